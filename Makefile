@@ -1,0 +1,19 @@
+.PHONY: run test bench build lint
+
+# Start PostgreSQL (.data/postgres, port 5433), build in release mode and run the three services.
+run:
+	scripts/run.sh
+
+# Throwaway PostgreSQL, the whole test suite, exit status of the tests.
+test:
+	scripts/test.sh
+
+# Benchmarks (never part of make test).
+bench:
+	Benchmarks/run.sh
+
+build:
+	swift build
+
+lint:
+	swift format lint --recursive Shared Services Tests

@@ -1,0 +1,35 @@
+import ArgumentParser
+import CatalogService
+import Foundation
+import ServiceSupport
+
+/// `catalog serve` (the default) runs the service; `catalog ingest PATH...` ingests EPUB files in bulk.
+@main
+struct CatalogCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "catalog", abstract: "Bookmobile catalog service", subcommands: [Serve.self, Ingest.self], defaultSubcommand: Serve.self)
+
+    struct Serve: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Run the HTTP service (configuration from the environment).")
+
+        func run() async throws {
+            let app = try await buildCatalogApplication(config: ServiceConfig())
+            try await app.runService()
+        }
+    }
+
+    struct Ingest: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Ingest EPUB files and folders of them.")
+
+        @Argument(help: "EPUB files or folders to walk") var paths: [String]
+        @Option(help: "Copies of each book") var copies = 1
+        @Flag(help: "Mark the books open access") var openAccess = false
+        @Option(help: "Files ingested at once") var concurrency = 4
+
+        func run() async throws {
+            let summary = try await BulkIngest.run(
+                paths: paths, copies: copies, openAccess: openAccess, concurrency: concurrency, config: ServiceConfig())
+            if summary.ingested + summary.unchanged == 0 && !summary.refused.isEmpty { throw ExitCode(1) }
+        }
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+import Hummingbird
+import Logging
+import PostgresNIO
+import PostgresSupport
+import ServiceSupport
+import Shared
+
+/// The parts of the catalog service, shared by the HTTP server and the `ingest` command.
+struct CatalogParts: Sendable {
+    let settings: CatalogSettings
+    let logger: Logger
+    let postgres: PostgresClient
+    let blobs: DirectoryBlobStore
+    let books: BookPostgresRepository
+    let ingester: Ingester
+    let patron: InternalClient
+    let token: ServiceToken
+
+    init(config: ServiceConfig) throws {
+        settings = try CatalogSettings(config: config)
+        logger = Observability.logger(service: "catalog", config: config)
+        postgres = PostgresClient(configuration: try DatabaseURL.configuration(settings.databaseURL), backgroundLogger: logger)
+        blobs = try DirectoryBlobStore(root: settings.blobDirectory)
+        books = BookPostgresRepository(client: postgres)
+        ingester = Ingester(client: postgres, blobs: blobs, books: books)
+        token = ServiceToken(settings.serviceToken)
+        patron = InternalClient(baseURLs: settings.patronURLs, token: token)
+    }
+}
+
+/// Builds the catalog service: ingest, feeds, search, covers, downloads, and the outbox to patron.
+public func buildCatalogApplication(config: ServiceConfig) async throws -> some ApplicationProtocol {
+    let parts = try CatalogParts(config: config)
+    let router = ServiceRouter.make(readiness: HealthRoutes<BasicRequestContext>.database(parts.postgres))
+    AdminController(ingester: parts.ingester, adminToken: ServiceToken(parts.settings.adminToken), maxIngestBytes: parts.settings.maxIngestBytes)
+        .add(to: router)
+    BooksController(books: parts.books, blobs: parts.blobs, patron: parts.patron, token: parts.token, publicURL: parts.settings.publicURL)
+        .add(to: router)
+    FeedController(
+        feeds: FeedQueries(books: parts.books), patron: parts.patron, token: parts.token, publicURL: parts.settings.publicURL
+    ).add(to: router)
+    InternalController(books: parts.books, token: parts.token).add(to: router)
+
+    var app = Application(
+        router: router,
+        configuration: .init(address: .hostname("0.0.0.0", port: parts.settings.port), serverName: "bookmobile-catalog"),
+        logger: parts.logger)
+    app.addServices(parts.postgres, OutboxDeliverer(client: parts.postgres, destination: parts.patron, logger: parts.logger))
+    app.beforeServerStarts { try await applyMigrations(catalogMigrations, client: parts.postgres, logger: parts.logger) }
+    return app
+}

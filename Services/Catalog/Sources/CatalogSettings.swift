@@ -1,0 +1,25 @@
+import Foundation
+import ServiceSupport
+
+/// Everything the catalog service reads from its configuration (README, "Configuration").
+struct CatalogSettings: Sendable {
+    var port: Int
+    var databaseURL: String
+    var patronURLs: [String]
+    var publicURL: String
+    var serviceToken: String
+    var adminToken: String
+    var blobDirectory: URL
+    var maxIngestBytes: Int
+
+    init(config: ServiceConfig) throws {
+        port = try config.int("CATALOG_PORT", default: 8081)
+        databaseURL = config.string("CATALOG_DATABASE_URL", default: "postgres://postgres@127.0.0.1:5433/bookmobile_catalog")
+        patronURLs = config.urls("PATRON_URLS", default: "http://127.0.0.1:8082")
+        publicURL = config.string("PUBLIC_URL", default: "http://127.0.0.1:8080")
+        serviceToken = try config.secret("SERVICE_TOKEN")
+        adminToken = try config.secret("ADMIN_TOKEN")
+        blobDirectory = URL(fileURLWithPath: config.string("BLOB_DIR", default: ".data/blobs"))
+        maxIngestBytes = try config.int("INGEST_MAX_BYTES", default: 200 << 20)
+    }
+}

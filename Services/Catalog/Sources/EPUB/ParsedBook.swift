@@ -1,0 +1,56 @@
+import Foundation
+
+/// A contributor with role (MARC relator, `aut` for authors) and sort name.
+struct Contributor: Codable, Sendable, Equatable {
+    var name: String
+    var sortAs: String?
+    var role: String
+}
+
+/// One entry of a table of contents, page list or landmarks list.
+struct TOCEntry: Codable, Sendable, Equatable {
+    var title: String
+    var href: String
+    var children: [TOCEntry]
+
+    var count: Int { 1 + children.reduce(0) { $0 + $1.count } }
+    var depth: Int { 1 + (children.map(\.depth).max() ?? 0) }
+}
+
+/// A resource of the package (manifest item) with its path inside the archive.
+struct PackageResource: Codable, Sendable, Equatable {
+    var href: String
+    var type: String
+    var properties: [String]
+}
+
+/// Everything ingest extracts from an EPUB.
+struct ParsedBook: Sendable {
+    var title: String
+    var subtitle: String?
+    var contributors: [Contributor]
+    var languages: [String]
+    var publisher: String?
+    var published: String?
+    var description: String?
+    var subjects: [String]
+    var genres: [String]
+    var isbn: String?
+    var identifiers: [String]
+    var series: String?
+    var seriesPosition: Double?
+    var pageProgression: String?
+    var fixedLayout: Bool
+    var wordCount: Int
+    var readingOrder: [PackageResource]
+    var resources: [PackageResource]
+    var toc: [TOCEntry]
+    var pageList: [TOCEntry]
+    var landmarks: [TOCEntry]
+    var cover: (data: Data, type: String)?
+    var warnings: [String]
+
+    var authors: [Contributor] { contributors.filter { $0.role == "aut" } }
+    /// Minutes at 250 words a minute.
+    var readingMinutes: Int { max(1, Int((Double(wordCount) / 250).rounded())) }
+}

@@ -1,0 +1,70 @@
+import Foundation
+import ZIPFoundation
+
+/// A ZIP archive read with limits: entry count, declared and actual uncompressed sizes, compression ratio,
+/// safe entry names and no duplicates. Every read stops at its limit however the headers lie.
+struct SafeArchive {
+    struct Limits {
+        var maxEntries = 10_000
+        var maxTotalUncompressed: UInt64 = 1 << 30
+        var maxEntryBytes = 64 << 20
+        var maxRatio: UInt64 = 200
+    }
+
+    let archive: Archive
+    let entries: [String: ZIPFoundation.Entry]
+    let limits: Limits
+
+    init(url: URL, limits: Limits = Limits()) throws {
+        let archive: Archive
+        do { archive = try Archive(url: url, accessMode: .read) } catch { throw EPUBError.notAZip }
+        var entries: [String: ZIPFoundation.Entry] = [:]
+        var total: UInt64 = 0
+        var count = 0
+        for entry in archive {
+            count += 1
+            guard count <= limits.maxEntries else { throw EPUBError.tooManyEntries(count) }
+            let path = entry.path(using: .utf8)
+            guard Self.isSafe(path) else { throw EPUBError.unsafePath(path) }
+            guard entries[path] == nil else { throw EPUBError.duplicateEntry(path) }
+            total += entry.uncompressedSize
+            guard total <= limits.maxTotalUncompressed else { throw EPUBError.zipBomb("more than \(limits.maxTotalUncompressed) bytes uncompressed") }
+            if entry.uncompressedSize > 1 << 20, entry.uncompressedSize / max(entry.compressedSize, 1) > limits.maxRatio {
+                throw EPUBError.zipBomb("\(path) expands \(entry.uncompressedSize / max(entry.compressedSize, 1)) times")
+            }
+            if entry.type == .file { entries[path] = entry }
+        }
+        guard count > 0 else { throw EPUBError.notAZip }
+        self.archive = archive
+        self.entries = entries
+        self.limits = limits
+    }
+
+    /// Relative, no `..` segment, no NUL or backslash, valid UTF-8.
+    static func isSafe(_ path: String) -> Bool {
+        guard !path.isEmpty, !path.hasPrefix("/"), !path.contains("\u{FFFD}"), !path.contains("\0"), !path.contains("\\") else { return false }
+        return !path.split(separator: "/").contains("..")
+    }
+
+    func contains(_ path: String) -> Bool { entries[path] != nil }
+
+    /// The bytes of entry `path`, or nil when there is no such entry. Throws when it exceeds `limit` bytes.
+    func read(_ path: String, limit: Int? = nil) throws -> Data? {
+        guard let entry = entries[path] else { return nil }
+        let cap = limit ?? limits.maxEntryBytes
+        guard entry.uncompressedSize <= UInt64(cap) else { throw EPUBError.zipBomb("\(path) is larger than \(cap) bytes") }
+        var data = Data()
+        data.reserveCapacity(Int(entry.uncompressedSize))
+        do {
+            _ = try archive.extract(entry, skipCRC32: true) { chunk in
+                data.append(chunk)
+                if data.count > cap { throw EPUBError.zipBomb("\(path) expands beyond its declared size") }
+            }
+        } catch let error as EPUBError {
+            throw error
+        } catch {
+            return nil
+        }
+        return data
+    }
+}

@@ -1,0 +1,115 @@
+import Foundation
+import Shared
+
+/// Renders a `Feed` as an OPDS 1.2 Atom feed, or one `Entry` as an OPDS 1.2 entry document.
+enum AtomRenderer {
+    static let namespaces = """
+        xmlns="http://www.w3.org/2005/Atom" xmlns:opds="http://opds-spec.org/2010/catalog" \
+        xmlns:dc="http://purl.org/dc/terms/" xmlns:opensearch="http://a9.com/-/spec/opensearch/1.1/" \
+        xmlns:simplified="http://librarysimplified.org/terms/" xmlns:schema="http://schema.org/"
+        """
+
+    static func feed(_ feed: Feed) -> String {
+        var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<feed \(namespaces)>\n"
+        xml += "<id>\(escape(feed.id))</id>\n<title>\(escape(feed.title))</title>\n<updated>\(date(feed.updated))</updated>\n"
+        xml += "<author><name>Bookmobile</name></author>\n"
+        if let total = feed.totalResults { xml += "<opensearch:totalResults>\(total)</opensearch:totalResults>\n" }
+        if let perPage = feed.itemsPerPage { xml += "<opensearch:itemsPerPage>\(perPage)</opensearch:itemsPerPage>\n" }
+        for link in feed.links { xml += self.link(link) }
+        for navigation in feed.navigation {
+            xml += "<entry>\n<id>\(escape(navigation.href))</id>\n<title>\(escape(navigation.title ?? ""))</title>\n"
+            xml += "<updated>\(date(feed.updated))</updated>\n<content type=\"text\">\(escape(navigation.title ?? ""))</content>\n"
+            xml += self.link(Feed.Link(rel: navigation.rel, href: navigation.href, type: navigation.type, title: navigation.title))
+            xml += "</entry>\n"
+        }
+        for group in feed.groups {
+            for entry in group.entries {
+                xml += self.entry(entry, collection: Feed.Link(rel: "collection", href: group.href, type: FeedController.acquisitionType, title: group.title))
+            }
+        }
+        for entry in feed.entries { xml += self.entry(entry) }
+        return xml + "</feed>\n"
+    }
+
+    static func entryDocument(_ entry: Entry) -> String {
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" + self.entry(entry, standalone: true)
+    }
+
+    static func entry(_ entry: Entry, collection: Feed.Link? = nil, standalone: Bool = false) -> String {
+        let book = entry.book
+        var xml = standalone ? "<entry \(namespaces)>\n" : "<entry>\n"
+        xml += "<id>\(entry.urn)</id>\n<title>\(escape(book.title))</title>\n<updated>\(date(book.updatedAt))</updated>\n"
+        for contributor in book.contributors where contributor.role == "aut" {
+            xml += "<author><name>\(escape(contributor.name))</name>"
+            if let sortAs = contributor.sortAs { xml += "<simplified:sort_name>\(escape(sortAs))</simplified:sort_name>" }
+            xml += "</author>\n"
+        }
+        if let summary = book.description { xml += "<summary type=\"text\">\(escape(summary))</summary>\n" }
+        for language in book.languages { xml += "<dc:language>\(escape(language))</dc:language>\n" }
+        if let publisher = book.publisher { xml += "<dc:publisher>\(escape(publisher))</dc:publisher>\n" }
+        if let published = book.published { xml += "<dc:issued>\(escape(published))</dc:issued>\n" }
+        if let isbn = book.isbn { xml += "<dc:identifier>urn:isbn:\(isbn)</dc:identifier>\n" }
+        if let series = book.series {
+            xml += "<schema:Series schema:name=\"\(escape(series))\"\(book.seriesPosition.map { " schema:position=\"\($0)\"" } ?? "")/>\n"
+        }
+        for subject in book.subjects { xml += "<category scheme=\"http://purl.org/dc/terms/subject\" term=\"\(escape(subject))\" label=\"\(escape(subject))\"/>\n" }
+        for genre in book.genres {
+            xml += "<category scheme=\"http://librarysimplified.org/terms/genres/Bookmobile/\" term=\"\(genre)\" label=\"\(escape(Genres.name(of: genre) ?? genre))\"/>\n"
+        }
+        if book.ratingCount > 0, let average = book.ratingAverage {
+            xml += "<schema:Rating schema:ratingValue=\"\(String(format: "%.2f", average))\" schema:ratingCount=\"\(book.ratingCount)\"/>\n"
+        }
+        xml += link(Feed.Link(rel: "alternate", href: entry.entryURL, type: "application/atom+xml;type=entry;profile=opds-catalog"))
+        if book.hasCover {
+            xml += link(Feed.Link(rel: "http://opds-spec.org/image", href: entry.bookURL + "/cover", type: book.coverType ?? "image/jpeg"))
+            xml += link(Feed.Link(rel: "http://opds-spec.org/image/thumbnail", href: entry.bookURL + "/cover?size=thumbnail", type: book.coverType ?? "image/jpeg"))
+        }
+        if let collection { xml += link(collection) }
+        let availability = entry.availability
+        for acquisition in entry.acquisitionLinks {
+            xml += "<link rel=\"\(acquisition.rel)\" href=\"\(escape(acquisition.href))\" type=\"\(acquisition.type)\">"
+            if acquisition.type != "application/epub+zip" { xml += "<opds:indirectAcquisition type=\"application/epub+zip\"/>" }
+            xml += "<opds:availability status=\"\(availability.status)\""
+            if let since = availability.since { xml += " since=\"\(date(since))\"" }
+            if let until = availability.until { xml += " until=\"\(date(until))\"" }
+            xml += "/>"
+            if !book.openAccess {
+                xml += "<opds:holds total=\"\(book.holds)\"\(entry.view?.holdPosition.map { " position=\"\($0)\"" } ?? "")/>"
+                xml += "<opds:copies total=\"\(book.copies)\" available=\"\(book.copiesAvailable)\"/>"
+            }
+            xml += "</link>\n"
+        }
+        if entry.view?.state.isOnLoan == true || book.openAccess {
+            xml += link(Feed.Link(rel: "http://www.w3.org/ns/oa#annotationService", href: entry.meURL + "/bookmarks", type: "application/json"))
+        }
+        return xml + "</entry>\n"
+    }
+
+    static func link(_ link: Feed.Link) -> String {
+        var xml = "<link rel=\"\(escape(link.rel))\" href=\"\(escape(link.href))\" type=\"\(escape(link.type))\""
+        if let title = link.title { xml += " title=\"\(escape(title))\"" }
+        if let group = link.facetGroup { xml += " opds:facetGroup=\"\(escape(group))\"" }
+        if link.activeFacet { xml += " opds:activeFacet=\"true\"" }
+        if let count = link.count { xml += " thr:count=\"\(count)\" xmlns:thr=\"http://purl.org/syndication/thread/1.0\"" }
+        return xml + "/>\n"
+    }
+
+    static func date(_ date: Date) -> String { WireFormat.formatDate(date) }
+
+    static func escape(_ text: String) -> String {
+        var result = ""
+        result.reserveCapacity(text.utf8.count)
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": result += "&amp;"
+            case "<": result += "&lt;"
+            case ">": result += "&gt;"
+            case "\"": result += "&quot;"
+            case "\t", "\n", "\r": result.unicodeScalars.append(scalar)
+            case _ where scalar.value < 0x20 || (0xFFFE...0xFFFF).contains(scalar.value): continue
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import Shared
+
+/// A feed, independent of its serialisation (OPDS 1.2 Atom or OPDS 2.0 JSON render the same content).
+struct Feed: Sendable {
+    enum Kind: Sendable { case navigation, acquisition }
+
+    struct Link: Sendable {
+        var rel: String
+        var href: String
+        var type: String
+        var title: String?
+        var facetGroup: String?
+        var activeFacet = false
+        var templated = false
+        var count: Int?
+    }
+
+    struct Group: Sendable {
+        var title: String
+        var href: String
+        var entries: [Entry]
+    }
+
+    var id: String
+    var title: String
+    var kind: Kind
+    var updated: Date
+    var links: [Link]
+    var navigation: [Link] = []
+    var entries: [Entry] = []
+    var groups: [Group] = []
+    var totalResults: Int?
+    var itemsPerPage: Int?
+}
+
+/// One book in a feed, with what the requesting patron may do with it.
+struct Entry: Sendable {
+    var book: BookDetail
+    var view: PatronBookView?
+    var publicURL: String
+
+    var bookURL: String { "\(publicURL)/books/\(book.id.uuidString.lowercased())" }
+    var meURL: String { "\(publicURL)/me/books/\(book.id.uuidString.lowercased())" }
+    var entryURL: String { "\(publicURL)/opds/books/\(book.id.uuidString.lowercased())" }
+    var urn: String { "urn:uuid:\(book.id.uuidString.lowercased())" }
+
+    struct Availability {
+        var status: String
+        var since: Date?
+        var until: Date?
+    }
+
+    var availability: Availability {
+        switch view?.state {
+        case .waitingForLoan?: Availability(status: "reserved", since: view?.since)
+        case .loanOffered?: Availability(status: "ready", until: view?.offerExpiresAt)
+        case let state? where state.isOnLoan: Availability(status: "available", until: view?.dueAt)
+        default: Availability(status: book.openAccess || book.copiesAvailable > 0 ? "available" : "unavailable")
+        }
+    }
+
+    /// Acquisition and action links allowed by the patron's state.
+    var acquisitionLinks: [Feed.Link] {
+        let epub = "application/epub+zip"
+        let entryType = "application/atom+xml;type=entry;profile=opds-catalog"
+        if book.openAccess {
+            return [Feed.Link(rel: "http://opds-spec.org/acquisition/open-access", href: bookURL + "/fulfill", type: epub)]
+        }
+        var links: [Feed.Link] = []
+        let state = view?.state ?? .none
+        switch state {
+        case .none, .saved:
+            let available = book.copiesAvailable > 0
+            links.append(Feed.Link(rel: "http://opds-spec.org/acquisition/borrow", href: meURL + (available ? "/borrow" : "/hold"), type: entryType))
+        case .loanOffered:
+            links.append(Feed.Link(rel: "http://opds-spec.org/acquisition/borrow", href: meURL + "/accept", type: entryType))
+            links.append(Feed.Link(rel: "http://librarysimplified.org/terms/rel/revoke", href: meURL + "/decline", type: entryType))
+        case .waitingForLoan:
+            links.append(Feed.Link(rel: "http://librarysimplified.org/terms/rel/revoke", href: meURL + "/hold", type: entryType))
+        case let state where state.isOnLoan:
+            links.append(Feed.Link(rel: "http://opds-spec.org/acquisition", href: bookURL + "/fulfill", type: epub))
+            links.append(Feed.Link(rel: "http://librarysimplified.org/terms/rel/revoke", href: meURL + "/return", type: entryType))
+        default:
+            links.append(Feed.Link(rel: "http://opds-spec.org/acquisition/borrow", href: meURL + "/dismiss", type: entryType))
+        }
+        return links
+    }
+}

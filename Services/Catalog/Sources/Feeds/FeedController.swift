@@ -1,0 +1,248 @@
+import Crypto
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+import ServiceSupport
+import Shared
+
+/// `/opds`, `/opds/groups`, `/opds/lanes/{lane}`, `/opds/search` and `/opds/books/{id}`: OPDS 1.2 Atom by default,
+/// OPDS 2.0 for `Accept: application/opds+json`; personalised for a signed-in patron with one call to patron.
+struct FeedController: Sendable {
+    static let navigationType = "application/atom+xml;profile=opds-catalog;kind=navigation"
+    static let acquisitionType = "application/atom+xml;profile=opds-catalog;kind=acquisition"
+    static let entryType = "application/atom+xml;type=entry;profile=opds-catalog"
+    static let opds2Type = "application/opds+json"
+    static let groupSize = 10
+
+    let feeds: FeedQueries
+    let patron: InternalClient
+    let token: ServiceToken
+    let publicURL: String
+
+    func add(to router: Router<BasicRequestContext>) {
+        router.get("/opds", use: root)
+        router.get("/opds/groups", use: groups)
+        router.get("/opds/lanes/:lane", use: lane)
+        router.get("/opds/search", use: search)
+        router.get("/opds/books/:id", use: book)
+    }
+
+    /// The requesting patron's shelf, when a patron is signed in.
+    struct Personal {
+        var shelf: PatronShelf?
+        var views: [UUID: PatronBookView] { Dictionary(shelf?.books.map { ($0.bookId, $0) } ?? [], uniquingKeysWith: { $1 }) }
+        var hidden: [UUID] { shelf?.ignored ?? [] }
+    }
+
+    func personal(_ request: Request, context: BasicRequestContext) async -> Personal {
+        guard let patronID = Caller(request: request, token: token).patronID else { return Personal(shelf: nil) }
+        do {
+            return Personal(shelf: try await patron.get("/internal/patrons/\(patronID.uuidString.lowercased())/shelf", as: PatronShelf.self, logger: context.logger))
+        } catch {
+            context.logger.warning("Patron shelf unavailable; serving an unpersonalised feed", metadata: ["error": "\(error)"])
+            return Personal(shelf: PatronShelf(books: [], ignored: [], waitingForAction: 0))
+        }
+    }
+
+    func entries(_ books: [BookDetail], _ personal: Personal) -> [Entry] {
+        let views = personal.views
+        return books.map { Entry(book: $0, view: views[$0.id], publicURL: publicURL) }
+    }
+
+    func root(request: Request, context: BasicRequestContext) async throws -> Response {
+        let personal = await personal(request, context: context)
+        var feed = Feed(id: publicURL + "/opds", title: "Bookmobile", kind: .navigation, updated: Date(), links: baseLinks(self: "/opds", type: Self.navigationType))
+        feed.links.append(Feed.Link(rel: "http://opds-spec.org/shelf", href: publicURL + "/me/books", type: Self.acquisitionType, title: "My books",
+                                    count: personal.shelf?.waitingForAction))
+        feed.navigation.append(Feed.Link(rel: "subsection", href: publicURL + "/opds/groups", type: Self.acquisitionType, title: "Browse all lanes"))
+        for lane in Lane.fixed + (try await feeds.genreLanes(logger: context.logger)) {
+            feed.navigation.append(Feed.Link(rel: "subsection", href: publicURL + "/opds/lanes/\(lane.slug)", type: Self.acquisitionType, title: lane.title))
+        }
+        return try respond(feed, request: request, personal: personal)
+    }
+
+    func groups(request: Request, context: BasicRequestContext) async throws -> Response {
+        let personal = await personal(request, context: context)
+        var feed = Feed(id: publicURL + "/opds/groups", title: "Browse", kind: .acquisition, updated: Date(), links: baseLinks(self: "/opds/groups", type: Self.acquisitionType))
+        for lane in Lane.fixed + (try await feeds.genreLanes(logger: context.logger)) {
+            let page = try await feeds.lane(
+                lane, sort: lane.defaultSort, order: lane.defaultOrder, availableOnly: false, size: Self.groupSize, after: nil, hidden: personal.hidden,
+                logger: context.logger)
+            guard !page.books.isEmpty else { continue }
+            feed.groups.append(Feed.Group(title: lane.title, href: publicURL + "/opds/lanes/\(lane.slug)", entries: entries(page.books, personal)))
+        }
+        return try respond(feed, request: request, personal: personal)
+    }
+
+    func lane(request: Request, context: BasicRequestContext) async throws -> Response {
+        let slug = context.parameters.get("lane") ?? ""
+        guard let lane = Lane.named(slug) else { throw Problem.notFound("No lane '\(slug)'") }
+        let query = request.uri.queryParameters
+        let sort = try query.get("sort").map { guard let key = SortKey(rawValue: $0) else { throw Problem.badRequest("sort must be one of \(SortKey.allCases.map(\.rawValue))") }; return key } ?? lane.defaultSort
+        let order = try query.get("order").map { guard let value = SortOrder(rawValue: $0) else { throw Problem.badRequest("order must be asc or desc") }; return value }
+            ?? (query.get("sort") == nil ? lane.defaultOrder : .asc)
+        let availableOnly = try availability(query.get("available"))
+        let size = try pageSize(query.get("size"))
+        var after: PageCursor?
+        if let text = query.get("after") {
+            guard let cursor = PageCursor(encoded: text), cursor.sort == sort.rawValue, cursor.order == order.rawValue else {
+                throw Problem.badRequest("after is not a cursor of this listing")
+            }
+            after = cursor
+        }
+        let personal = await personal(request, context: context)
+        let page = try await feeds.lane(lane, sort: sort, order: order, availableOnly: availableOnly, size: size, after: after, hidden: personal.hidden, logger: context.logger)
+        let base = "/opds/lanes/\(lane.slug)"
+        let facetQuery = { (sort: SortKey, order: SortOrder, available: Bool) in "\(base)?sort=\(sort.rawValue)&order=\(order.rawValue)&available=\(available ? "now" : "all")&size=\(size)" }
+        let current = facetQuery(sort, order, availableOnly)
+        var feed = Feed(id: publicURL + base, title: lane.title, kind: .acquisition, updated: Date(),
+                        links: baseLinks(self: current + (after.map { "&after=\($0.encoded)" } ?? ""), type: Self.acquisitionType))
+        feed.links.append(Feed.Link(rel: "first", href: publicURL + current, type: Self.acquisitionType))
+        if let next = page.next { feed.links.append(Feed.Link(rel: "next", href: publicURL + current + "&after=\(next.encoded)", type: Self.acquisitionType)) }
+        for key in SortKey.allCases {
+            for direction in SortOrder.allCases {
+                feed.links.append(Feed.Link(rel: "http://opds-spec.org/facet", href: publicURL + facetQuery(key, direction, availableOnly), type: Self.acquisitionType,
+                                            title: "\(key.label) (\(direction == .asc ? "ascending" : "descending"))", facetGroup: "Sort by",
+                                            activeFacet: key == sort && direction == order))
+            }
+        }
+        for available in [true, false] {
+            feed.links.append(Feed.Link(rel: "http://opds-spec.org/facet", href: publicURL + facetQuery(sort, order, available), type: Self.acquisitionType,
+                                        title: available ? "Available now" : "All", facetGroup: "Availability", activeFacet: available == availableOnly))
+        }
+        feed.entries = entries(page.books, personal)
+        feed.itemsPerPage = size
+        return try respond(feed, request: request, personal: personal)
+    }
+
+    func search(request: Request, context: BasicRequestContext) async throws -> Response {
+        let query = request.uri.queryParameters
+        let fields = ["q", "title", "author", "genre", "publisher", "language", "isbn"]
+        guard fields.contains(where: { query.get($0) != nil }) else { return openSearchDescription() }
+        var search = FeedQueries.SearchRequest()
+        for field in fields {
+            if let value = query.get(field), value.count > 1000 { throw Problem.badRequest("\(field) must be at most 1000 characters") }
+        }
+        search.q = query.get("q")
+        search.title = query.get("title")
+        search.author = query.get("author")
+        search.genre = query.get("genre")
+        search.publisher = query.get("publisher")
+        search.language = query.get("language")
+        search.isbn = query.get("isbn")
+        search.availableOnly = try availability(query.get("available"))
+        if let sort = query.get("sort"), sort != "relevance" {
+            guard let key = SortKey(rawValue: sort) else { throw Problem.badRequest("sort must be relevance or one of \(SortKey.allCases.map(\.rawValue))") }
+            search.sort = key
+        }
+        if let order = query.get("order") { guard let value = SortOrder(rawValue: order) else { throw Problem.badRequest("order must be asc or desc") }; search.order = value }
+        search.size = try pageSize(query.get("size"))
+        if let page = query.get("page") { guard let value = Int(page), (1...10_000).contains(value) else { throw Problem.badRequest("page must be from 1 to 10000") }; search.page = value }
+        let personal = await personal(request, context: context)
+        let page = try await feeds.search(search, hidden: personal.hidden, logger: context.logger)
+        let selfQuery = request.uri.query.map { "?" + $0 } ?? ""
+        var feed = Feed(id: publicURL + "/opds/search" + selfQuery, title: "Search results", kind: .acquisition, updated: Date(),
+                        links: baseLinks(self: "/opds/search" + selfQuery, type: Self.acquisitionType))
+        if (page.total ?? 0) > search.page * search.size {
+            var items = (request.uri.queryParameters.map { ($0.key, $0.value) }).filter { $0.0 != "page" }.map { "\($0.0)=\($0.1)" }
+            items.append("page=\(search.page + 1)")
+            feed.links.append(Feed.Link(rel: "next", href: publicURL + "/opds/search?" + items.joined(separator: "&"), type: Self.acquisitionType))
+        }
+        feed.entries = entries(page.books, personal)
+        feed.totalResults = page.total
+        feed.itemsPerPage = search.size
+        return try respond(feed, request: request, personal: personal)
+    }
+
+    func book(request: Request, context: BasicRequestContext) async throws -> Response {
+        let id = try context.uuid("id")
+        let personal = await personal(request, context: context)
+        guard let book = try await feeds.books.detail(id: id, logger: context.logger), !book.withdrawn, !personal.hidden.contains(id) else {
+            throw Problem.notFound("No book \(id)")
+        }
+        let entry = Entry(book: book, view: personal.views[id], publicURL: publicURL)
+        if wantsJSON(request) {
+            let data = try JSONSerialization.data(withJSONObject: OPDS2Renderer.publication(entry), options: [.sortedKeys, .withoutEscapingSlashes])
+            return cacheable(data, type: "application/opds-publication+json", request: request, personal: personal)
+        }
+        return cacheable(Data(AtomRenderer.entryDocument(entry).utf8), type: Self.entryType, request: request, personal: personal)
+    }
+
+    // MARK: helpers
+
+    func baseLinks(self path: String, type: String) -> [Feed.Link] {
+        [
+            Feed.Link(rel: "self", href: publicURL + path, type: type),
+            Feed.Link(rel: "start", href: publicURL + "/opds", type: Self.navigationType, title: "Bookmobile"),
+            Feed.Link(rel: "search", href: publicURL + "/opds/search", type: "application/opensearchdescription+xml", title: "Search"),
+            Feed.Link(rel: "http://opds-spec.org/auth/document", href: publicURL + "/auth/document", type: "application/vnd.opds.authentication.v1.0+json"),
+        ]
+    }
+
+    func wantsJSON(_ request: Request) -> Bool {
+        let accept = request.headers[.accept] ?? ""
+        return accept.contains("application/opds+json") || accept.contains("application/opds-publication+json")
+    }
+
+    func respond(_ feed: Feed, request: Request, personal: Personal) throws -> Response {
+        if wantsJSON(request) {
+            var document = OPDS2Renderer.feed(feed)
+            if feed.kind == .acquisition, var links = document["links"] as? [[String: Any]] {
+                links = links.map { link in
+                    var link = link
+                    if link["rel"] as? String == "search" { link["href"] = publicURL + "/opds/search{?query}"; link["type"] = Self.opds2Type; link["templated"] = true }
+                    return link
+                }
+                document["links"] = links
+            }
+            let data = try JSONSerialization.data(withJSONObject: document, options: [.sortedKeys, .withoutEscapingSlashes])
+            return cacheable(data, type: Self.opds2Type, request: request, personal: personal)
+        }
+        return cacheable(Data(AtomRenderer.feed(feed).utf8), type: feed.kind == .navigation ? Self.navigationType : Self.acquisitionType, request: request, personal: personal)
+    }
+
+    /// A strong ETag over the bytes, 304 on a match, and `Cache-Control` by audience.
+    func cacheable(_ data: Data, type: String, request: Request, personal: Personal) -> Response {
+        let etag = "\"" + SHA256.hash(data: data).prefix(16).map { String(format: "%02x", $0) }.joined() + "\""
+        var headers: HTTPFields = [
+            .eTag: etag, .cacheControl: personal.shelf == nil ? "public, max-age=30" : "private, no-cache", .vary: "Accept, Authorization",
+        ]
+        if let match = request.headers[.ifNoneMatch], match.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == etag || $0 == "*" }) {
+            return Response(status: .notModified, headers: headers)
+        }
+        headers[.contentType] = type
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    func availability(_ value: String?) throws -> Bool {
+        switch value {
+        case nil, "all": return false
+        case "now": return true
+        default: throw Problem.badRequest("available must be now or all")
+        }
+    }
+
+    func pageSize(_ value: String?) throws -> Int {
+        guard let value else { return 50 }
+        guard let size = Int(value), (1...100).contains(size) else { throw Problem.badRequest("size must be from 1 to 100") }
+        return size
+    }
+
+    func openSearchDescription() -> Response {
+        let xml = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <OpenSearchDescription xmlns="http://a9.com/-/spec/opensearch/1.1/">
+            <ShortName>Bookmobile</ShortName>
+            <Description>Search the library's catalog</Description>
+            <InputEncoding>UTF-8</InputEncoding>
+            <OutputEncoding>UTF-8</OutputEncoding>
+            <Url type="\(Self.acquisitionType)" template="\(publicURL)/opds/search?q={searchTerms}"/>
+            <Url type="\(Self.opds2Type)" template="\(publicURL)/opds/search?q={searchTerms}"/>
+            </OpenSearchDescription>
+            """
+        return Response(status: .ok, headers: [.contentType: "application/opensearchdescription+xml", .cacheControl: "public, max-age=3600"],
+                        body: .init(byteBuffer: ByteBuffer(string: xml)))
+    }
+}

@@ -1,0 +1,152 @@
+import Foundation
+import Logging
+import PostgresNIO
+import ServiceSupport
+import Shared
+
+/// The SQL behind lanes, groups and search. User input only ever reaches SQL as bind parameters.
+struct FeedQueries: Sendable {
+    let books: BookPostgresRepository
+
+    struct Page: Sendable {
+        var books: [BookDetail]
+        var next: PageCursor?
+        var total: Int?
+    }
+
+    /// A builder of SQL text with numbered bind parameters.
+    struct SQL {
+        var text = ""
+        var binds = PostgresBindings()
+        var count = 0
+
+        mutating func bind<T: PostgresEncodable & Sendable>(_ value: T) throws -> String {
+            try binds.append(value)
+            count += 1
+            return "$\(count)"
+        }
+
+        var query: PostgresQuery { PostgresQuery(unsafeSQL: text, binds: binds) }
+    }
+
+    /// One page of `lane`, keyset-paginated by (sort value, id): stable under concurrent inserts.
+    func lane(
+        _ lane: Lane, sort: SortKey, order: SortOrder, availableOnly: Bool, size: Int, after: PageCursor?, hidden: [UUID], logger: Logger
+    ) async throws -> Page {
+        var sql = SQL()
+        let (expression, type) = sort.expression
+        var conditions = ["withdrawn_at IS NULL", lane.condition]
+        if availableOnly { conditions.append("(open_access OR copies_available > 0)") }
+        if !hidden.isEmpty { conditions.append("NOT (id = ANY(\(try sql.bind(hidden))))") }
+        if let after {
+            let comparison = order == .asc ? ">" : "<"
+            conditions.append("(\(expression), id) \(comparison) (\(try sql.bind(after.value))::\(type), \(try sql.bind(after.id)))")
+        }
+        let direction = order == .asc ? "ASC" : "DESC"
+        sql.text = """
+            SELECT \(BookPostgresRepository.summaryColumns), (\(expression))::text FROM books WHERE \(conditions.joined(separator: " AND "))
+            ORDER BY \(expression) \(direction), id \(direction) LIMIT \(size + 1)
+            """
+        var rows: [(BookDetail, String)] = []
+        for try await row in try await books.client.query(sql.query, logger: logger) {
+            rows.append((try BookPostgresRepository.decodeSummary(row), try row.makeRandomAccess()[37].decode(String.self)))
+        }
+        let more = rows.count > size
+        let page = Array(rows.prefix(size))
+        let next = more ? page.last.map { PageCursor(value: $0.1, id: $0.0.id, sort: sort.rawValue, order: order.rawValue) } : nil
+        return Page(books: page.map(\.0), next: next, total: nil)
+    }
+
+    /// The genre lanes that have at least one book.
+    func genreLanes(logger: Logger) async throws -> [Lane] {
+        var present = Set<String>()
+        let rows = try await books.client.query("SELECT DISTINCT unnest(genres) FROM books WHERE withdrawn_at IS NULL", logger: logger)
+        for try await genre in rows.decode(String.self) { present.insert(genre) }
+        return Genres.all.filter { present.contains($0.slug) }.compactMap { Lane.genre($0.slug) }
+    }
+
+    struct SearchRequest: Sendable {
+        var q: String?
+        var title: String?
+        var author: String?
+        var genre: String?
+        var publisher: String?
+        var language: String?
+        var isbn: String?
+        var availableOnly = false
+        var sort: SortKey?
+        var order: SortOrder = .asc
+        var page = 1
+        var size = 50
+    }
+
+    /// Search, best first: full-text with prefixes over weighted fields; trigram similarity on titles when
+    /// full-text finds nothing; an ISBN finds its book directly.
+    func search(_ request: SearchRequest, hidden: [UUID], logger: Logger) async throws -> Page {
+        var page = try await runSearch(request, fuzzy: false, hidden: hidden, logger: logger)
+        if page.books.isEmpty, request.page == 1, let q = request.q, !q.isEmpty, ISBN.normalized(q) == nil {
+            page = try await runSearch(request, fuzzy: true, hidden: hidden, logger: logger)
+        }
+        return page
+    }
+
+    /// `q` as a prefix tsquery: letters and digits only, each word a prefix, all required.
+    static func tsquery(_ q: String) -> String? {
+        let words = q.lowercased().split(whereSeparator: { !($0.isLetter || $0.isNumber) }).prefix(16).map { String($0.prefix(64)) }
+        return words.isEmpty ? nil : words.map { "\($0):*" }.joined(separator: " & ")
+    }
+
+    private func runSearch(_ request: SearchRequest, fuzzy: Bool, hidden: [UUID], logger: Logger) async throws -> Page {
+        var sql = SQL()
+        var conditions = ["withdrawn_at IS NULL"]
+        var rank = "0"
+        if let q = request.q?.trimmingCharacters(in: .whitespacesAndNewlines), !q.isEmpty {
+            if let isbn = ISBN.normalized(q) {
+                conditions.append("isbn = \(try sql.bind(isbn))")
+            } else if fuzzy {
+                let parameter = try sql.bind(String(q.prefix(200)))
+                conditions.append("similarity(immutable_unaccent(lower(title)), immutable_unaccent(lower(\(parameter)))) > 0.2")
+                rank = "similarity(immutable_unaccent(lower(title)), immutable_unaccent(lower(\(parameter))))"
+            } else if let query = Self.tsquery(q) {
+                let parameter = try sql.bind(query)
+                conditions.append("search @@ to_tsquery('simple', immutable_unaccent(\(parameter)))")
+                rank = "ts_rank_cd('{0.1, 0.2, 0.4, 1.0}', search, to_tsquery('simple', immutable_unaccent(\(parameter))))"
+            } else {
+                conditions.append("false")
+            }
+        }
+        if let title = request.title { conditions.append("immutable_unaccent(title) ILIKE immutable_unaccent(\(try sql.bind("%" + Self.escapeLike(title) + "%")))") }
+        if let author = request.author {
+            conditions.append("immutable_unaccent(array_to_string(authors, ' ')) ILIKE immutable_unaccent(\(try sql.bind("%" + Self.escapeLike(author) + "%")))")
+        }
+        if let genre = request.genre { conditions.append("\(try sql.bind(genre)) = ANY(genres)") }
+        if let publisher = request.publisher { conditions.append("publisher ILIKE \(try sql.bind("%" + Self.escapeLike(publisher) + "%"))") }
+        if let language = request.language { conditions.append("EXISTS (SELECT 1 FROM unnest(languages) l WHERE lower(l) LIKE \(try sql.bind(Self.escapeLike(language.lowercased()) + "%")))") }
+        if let isbn = request.isbn { conditions.append("isbn = \(try sql.bind(ISBN.normalized(isbn) ?? "invalid"))") }
+        if request.availableOnly { conditions.append("(open_access OR copies_available > 0)") }
+        if !hidden.isEmpty { conditions.append("NOT (id = ANY(\(try sql.bind(hidden))))") }
+        let order: String
+        if let sort = request.sort {
+            let direction = request.order == .asc ? "ASC" : "DESC"
+            order = "\(sort.expression.sql) \(direction), id \(direction)"
+        } else {
+            order = "\(rank) DESC, sort_title ASC, id ASC"
+        }
+        sql.text = """
+            SELECT \(BookPostgresRepository.summaryColumns), count(*) OVER ()::int FROM books WHERE \(conditions.joined(separator: " AND "))
+            ORDER BY \(order) LIMIT \(request.size) OFFSET \((request.page - 1) * request.size)
+            """
+        var result: [BookDetail] = []
+        var total = 0
+        for try await row in try await books.client.query(sql.query, logger: logger) {
+            result.append(try BookPostgresRepository.decodeSummary(row))
+            total = try row.makeRandomAccess()[37].decode(Int.self)
+        }
+        return Page(books: result, next: nil, total: total)
+    }
+
+    static func escapeLike(_ text: String) -> String {
+        String(text.prefix(200)).replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
+            .replacingOccurrences(of: "_", with: "\\_")
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+import Shared
+
+/// Renders a `Feed` as an OPDS 2.0 feed, or one `Entry` as an OPDS 2.0 publication.
+enum OPDS2Renderer {
+    static func feed(_ feed: Feed) -> [String: Any] {
+        var metadata: [String: Any] = ["title": feed.title, "modified": WireFormat.formatDate(feed.updated)]
+        if let total = feed.totalResults { metadata["numberOfItems"] = total }
+        if let perPage = feed.itemsPerPage { metadata["itemsPerPage"] = perPage }
+        var document: [String: Any] = ["metadata": metadata, "links": feed.links.filter { $0.facetGroup == nil }.map(link)]
+        let facets = Dictionary(grouping: feed.links.filter { $0.facetGroup != nil }, by: { $0.facetGroup! })
+        if !facets.isEmpty {
+            document["facets"] = facets.keys.sorted().map { group in
+                ["metadata": ["title": group], "links": facets[group]!.map(link)] as [String: Any]
+            }
+        }
+        if !feed.navigation.isEmpty { document["navigation"] = feed.navigation.map(link) }
+        if feed.kind == .acquisition && feed.groups.isEmpty || !feed.entries.isEmpty { document["publications"] = feed.entries.map(publication) }
+        if !feed.groups.isEmpty {
+            document["groups"] = feed.groups.map { group in
+                [
+                    "metadata": ["title": group.title],
+                    "links": [["rel": "self", "href": group.href, "type": FeedController.opds2Type, "title": group.title]],
+                    "publications": group.entries.map(publication),
+                ] as [String: Any]
+            }
+        }
+        return document
+    }
+
+    static func link(_ link: Feed.Link) -> [String: Any] {
+        var result: [String: Any] = ["rel": link.rel, "href": link.href, "type": link.type == FeedController.acquisitionType || link.type == FeedController.navigationType ? FeedController.opds2Type : link.type]
+        if let title = link.title { result["title"] = title }
+        if link.templated { result["templated"] = true }
+        if link.activeFacet { result["rel"] = "self" }
+        if let count = link.count { result["properties"] = ["numberOfItems": count] }
+        return result
+    }
+
+    static func publication(_ entry: Entry) -> [String: Any] {
+        let book = entry.book
+        var metadata: [String: Any] = [
+            "@type": "http://schema.org/Book", "title": book.title, "identifier": entry.urn, "modified": WireFormat.formatDate(book.updatedAt),
+        ]
+        let authors = book.contributors.filter { $0.role == "aut" }.map { contributor -> [String: Any] in
+            var author: [String: Any] = ["name": contributor.name]
+            if let sortAs = contributor.sortAs { author["sortAs"] = sortAs }
+            return author
+        }
+        if !authors.isEmpty { metadata["author"] = authors }
+        if let subtitle = book.subtitle { metadata["subtitle"] = subtitle }
+        if !book.languages.isEmpty { metadata["language"] = book.languages.count == 1 ? book.languages[0] : book.languages }
+        if let publisher = book.publisher { metadata["publisher"] = publisher }
+        if let published = book.published, WireFormat.parseDate(published) != nil || published.range(of: #"^\d{4}(-\d{2}(-\d{2})?)?$"#, options: .regularExpression) != nil {
+            metadata["published"] = published
+        }
+        if let description = book.description { metadata["description"] = description }
+        let subjects = book.subjects.map { ["name": $0] } + book.genres.map { ["name": Genres.name(of: $0) ?? $0, "code": $0, "scheme": "http://librarysimplified.org/terms/genres/Bookmobile/"] }
+        if !subjects.isEmpty { metadata["subject"] = subjects }
+        if let series = book.series {
+            var collection: [String: Any] = ["name": series]
+            if let position = book.seriesPosition { collection["position"] = position }
+            metadata["belongsTo"] = ["series": [collection]]
+        }
+        if book.wordCount > 0 { metadata["duration"] = book.readingMinutes * 60 }
+        if book.ratingCount > 0, let average = book.ratingAverage { metadata["rating"] = ["value": average, "count": book.ratingCount] }
+        let availability = entry.availability
+        var availabilityObject: [String: Any] = ["state": availability.status]
+        if let since = availability.since { availabilityObject["since"] = WireFormat.formatDate(since) }
+        if let until = availability.until { availabilityObject["until"] = WireFormat.formatDate(until) }
+        var links: [[String: Any]] = [["rel": "self", "href": entry.entryURL, "type": "application/opds-publication+json"]]
+        for acquisition in entry.acquisitionLinks {
+            var properties: [String: Any] = ["availability": availabilityObject]
+            if acquisition.type != "application/epub+zip" { properties["indirectAcquisition"] = [["type": "application/epub+zip"]] }
+            if !book.openAccess {
+                properties["copies"] = ["total": book.copies, "available": book.copiesAvailable]
+                var holds: [String: Any] = ["total": book.holds]
+                if let position = entry.view?.holdPosition { holds["position"] = position }
+                properties["holds"] = holds
+            }
+            let type = acquisition.type == "application/epub+zip" ? acquisition.type : "application/opds-publication+json"
+            links.append(["rel": acquisition.rel, "href": acquisition.href, "type": type, "properties": properties])
+        }
+        if entry.view?.state.isOnLoan == true || book.openAccess {
+            links.append(["rel": "http://www.w3.org/ns/oa#annotationService", "href": entry.meURL + "/bookmarks", "type": "application/json"])
+        }
+        var publication: [String: Any] = ["metadata": metadata, "links": links]
+        if book.hasCover {
+            let type = book.coverType ?? "image/jpeg"
+            publication["images"] = [
+                ["href": entry.bookURL + "/cover", "type": type, "rel": "cover"],
+                ["href": entry.bookURL + "/cover?size=thumbnail", "type": type, "rel": "http://opds-spec.org/image/thumbnail"],
+            ]
+        }
+        return publication
+    }
+}

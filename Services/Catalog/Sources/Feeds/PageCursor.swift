@@ -1,0 +1,32 @@
+import Foundation
+
+/// The opaque `after` cursor of keyset pagination: the sort value and id of the last book of a page, and the
+/// sort it belongs to.
+struct PageCursor: Codable, Equatable, Sendable {
+    var value: String
+    var id: UUID
+    var sort: String
+    var order: String
+
+    var encoded: String {
+        let data = (try? JSONEncoder().encode(self)) ?? Data()
+        return data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    init(value: String, id: UUID, sort: String, order: String) {
+        self.value = value
+        self.id = id
+        self.sort = sort
+        self.order = order
+    }
+
+    /// Nil for anything that is not a cursor this server made.
+    init?(encoded: String) {
+        guard encoded.count < 2048 else { return nil }
+        var base64 = encoded.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while base64.count % 4 != 0 { base64 += "=" }
+        guard let data = Data(base64Encoded: base64), let cursor = try? JSONDecoder().decode(PageCursor.self, from: data) else { return nil }
+        self = cursor
+    }
+}

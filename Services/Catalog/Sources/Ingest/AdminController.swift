@@ -1,0 +1,152 @@
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import PostgresNIO
+import ServiceSupport
+import Shared
+
+/// `/admin/books`: ingest, inspect, change and withdraw books. Needs `Authorization: Bearer <ADMIN_TOKEN>`.
+struct AdminController: Sendable {
+    let ingester: Ingester
+    let adminToken: ServiceToken
+    let maxIngestBytes: Int
+
+    func add(to router: Router<BasicRequestContext>) {
+        router.post("/admin/books", use: ingest)
+        router.get("/admin/books/:id", use: get)
+        router.patch("/admin/books/:id", use: edit)
+        router.delete("/admin/books/:id", use: withdraw)
+    }
+
+    private func requireAdmin(_ request: Request) throws {
+        guard adminToken.matches(BasicAuthorization.bearer(request.headers[.authorization])) else {
+            throw Problem.unauthorized("The admin token is required (Authorization: Bearer <ADMIN_TOKEN>)")
+        }
+    }
+
+    /// `POST /admin/books?copies=N&open_access=&featured=` with an EPUB body → 201 new, 200 known file or new edition.
+    func ingest(request: Request, context: BasicRequestContext) async throws -> Response {
+        try requireAdmin(request)
+        var options = Ingester.Options()
+        let query = request.uri.queryParameters
+        if let copies = query.get("copies") {
+            guard let value = Int(copies), (0...100_000).contains(value) else { throw Problem.badRequest("copies must be a whole number from 0 to 100000") }
+            options.copies = value
+        }
+        options.openAccess = try flag(query.get("open_access"), name: "open_access")
+        options.featured = try flag(query.get("featured"), name: "featured")
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("ingest-\(UUID().uuidString).epub")
+        defer { try? FileManager.default.removeItem(at: file) }
+        guard FileManager.default.createFile(atPath: file.path, contents: nil), let handle = try? FileHandle(forWritingTo: file) else {
+            throw Problem(status: 507, slug: "no-space", title: "Insufficient storage")
+        }
+        var size = 0
+        do {
+            for try await chunk in request.body {
+                size += chunk.readableBytes
+                guard size <= maxIngestBytes else { throw EPUBError.tooLarge(maxIngestBytes) }
+                try handle.write(contentsOf: Data(buffer: chunk))
+            }
+            try handle.close()
+        } catch {
+            try? handle.close()
+            throw error
+        }
+        guard size > 0 else { throw Problem.badRequest("The body must be the EPUB file") }
+        let result = try await ingester.ingest(file: file, options: options, logger: context.logger)
+        return try JSONMessages.response(IngestResponse(result), status: result.outcome == .created ? .created : .ok)
+    }
+
+    private func flag(_ value: String?, name: String) throws -> Bool {
+        switch value {
+        case nil, "false", "0": return false
+        case "true", "1": return true
+        default: throw Problem.badRequest("\(name) must be true or false")
+        }
+    }
+
+    func get(request: Request, context: BasicRequestContext) async throws -> Response {
+        try requireAdmin(request)
+        let id = try context.uuid("id")
+        guard let book = try await ingester.books.detail(id: id, logger: context.logger) else { throw Problem.notFound("No book \(id)") }
+        return try JSONMessages.response(book)
+    }
+
+    struct Edit: Decodable {
+        var copies: Int?
+        var featured: Bool?
+        var staffPick: Bool?
+        var openAccess: Bool?
+
+        enum CodingKeys: String, CodingKey, CaseIterable { case copies, featured, staffPick, openAccess }
+
+        init(from decoder: any Decoder) throws {
+            try decoder.rejectUnknownKeys(Set(CodingKeys.allCases.map(\.rawValue)))
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            copies = try container.decodeIfPresent(Int.self, forKey: .copies)
+            featured = try container.decodeIfPresent(Bool.self, forKey: .featured)
+            staffPick = try container.decodeIfPresent(Bool.self, forKey: .staffPick)
+            openAccess = try container.decodeIfPresent(Bool.self, forKey: .openAccess)
+        }
+    }
+
+    /// `PATCH /admin/books/{id}` `{copies?, featured?, staffPick?, openAccess?}` → the book; the licence goes to patron.
+    func edit(request: Request, context: BasicRequestContext) async throws -> Response {
+        try requireAdmin(request)
+        let id = try context.uuid("id")
+        let edit = try await JSONMessages.decode(Edit.self, from: request)
+        if let copies = edit.copies, !(0...100_000).contains(copies) { throw Problem.badRequest("copies must be from 0 to 100000") }
+        try await change(id, logger: context.logger) { connection in
+            try await connection.query(
+                """
+                UPDATE books SET copies = coalesce(\(edit.copies), copies), featured = coalesce(\(edit.featured), featured),
+                    staff_pick = coalesce(\(edit.staffPick), staff_pick), open_access = coalesce(\(edit.openAccess), open_access),
+                    license_version = license_version + 1, updated_at = now()
+                WHERE id = \(id)
+                """, logger: context.logger)
+        }
+        return try await get(request: request, context: context)
+    }
+
+    /// `DELETE /admin/books/{id}` → 204: the book leaves every feed; loans in progress end at their due date.
+    func withdraw(request: Request, context: BasicRequestContext) async throws -> Response {
+        try requireAdmin(request)
+        let id = try context.uuid("id")
+        try await change(id, logger: context.logger) { connection in
+            try await connection.query(
+                "UPDATE books SET withdrawn_at = coalesce(withdrawn_at, now()), license_version = license_version + 1 WHERE id = \(id)",
+                logger: context.logger)
+        }
+        return Response(status: .noContent)
+    }
+
+    private func change(_ id: UUID, logger: Logger, _ update: (PostgresConnection) async throws -> Void) async throws {
+        try await ingester.client.withTransaction(logger: logger) { connection in
+            var found = false
+            for try await _ in try await connection.query("SELECT 1 FROM books WHERE id = \(id) FOR UPDATE", logger: logger) { found = true }
+            guard found else { throw Problem.notFound("No book \(id)") }
+            try await update(connection)
+            try await ingester.books.enqueueLicense(id, on: connection, logger: logger)
+        }
+    }
+}
+
+/// The ingest answer: the book with its warnings and what happened.
+struct IngestResponse: Encodable {
+    var outcome: String
+    var id: UUID
+    var title: String
+    var authors: [String]
+    var warnings: [String]
+    var book: BookDetail
+
+    init(_ result: IngestResult) {
+        outcome = result.outcome.rawValue
+        id = result.book.id
+        title = result.book.title
+        authors = result.book.authors
+        warnings = result.book.warnings
+        book = result.book
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+import Logging
+import PostgresSupport
+import ServiceSupport
+
+/// `catalog ingest PATH...`: walks folders for `.epub` files, ingests them concurrently and reports progress
+/// (a bar with rate and ETA on a terminal, plain lines otherwise) and a summary.
+public enum BulkIngest {
+    public struct Summary: Sendable {
+        public var ingested = 0
+        public var unchanged = 0
+        public var refused: [(String, String)] = []
+    }
+
+    public static func run(paths: [String], copies: Int, openAccess: Bool, concurrency: Int, config: ServiceConfig) async throws -> Summary {
+        let parts = try CatalogParts(config: config)
+        let files = collect(paths)
+        let options = Ingester.Options(copies: copies, openAccess: openAccess, featured: false)
+        let terminal = isatty(STDERR_FILENO) == 1
+        let start = Date()
+        var summary = Summary()
+        try await withThrowingTaskGroup(of: Void.self) { outer in
+            outer.addTask { await parts.postgres.run() }
+            try await applyMigrations(catalogMigrations, client: parts.postgres, logger: parts.logger)
+            try await withThrowingTaskGroup(of: (String, Result<IngestResult.Outcome, any Error>).self) { group in
+                var iterator = files.makeIterator()
+                func launch() {
+                    guard let file = iterator.next() else { return }
+                    group.addTask {
+                        do {
+                            let result = try await parts.ingester.ingest(file: file, options: options, logger: parts.logger)
+                            return (file.path, .success(result.outcome))
+                        } catch {
+                            return (file.path, .failure(error))
+                        }
+                    }
+                }
+                for _ in 0..<max(1, concurrency) { launch() }
+                var done = 0
+                while let (path, result) = try await group.next() {
+                    done += 1
+                    switch result {
+                    case .success(.unchanged): summary.unchanged += 1
+                    case .success: summary.ingested += 1
+                    case .failure(let error):
+                        let reason = (error as? any ProblemConvertible)?.problem.detail ?? "\(error)"
+                        summary.refused.append((path, reason))
+                    }
+                    report(done: done, total: files.count, start: start, terminal: terminal, path: path)
+                    launch()
+                }
+            }
+            outer.cancelAll()
+        }
+        if terminal { FileHandle.standardError.write(Data("\n".utf8)) }
+        print("ingested \(summary.ingested), unchanged \(summary.unchanged), refused \(summary.refused.count) in \(String(format: "%.1f", Date().timeIntervalSince(start))) s")
+        for (path, reason) in summary.refused { print("refused \(path): \(reason)") }
+        return summary
+    }
+
+    static func collect(_ paths: [String]) -> [URL] {
+        var files: [URL] = []
+        for path in paths {
+            let url = URL(fileURLWithPath: path)
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { continue }
+            if !isDirectory.boolValue {
+                files.append(url)
+                continue
+            }
+            let enumerator = FileManager.default.enumerator(at: url, includingPropertiesForKeys: nil)
+            while let next = enumerator?.nextObject() as? URL {
+                if next.pathExtension.lowercased() == "epub" { files.append(next) }
+            }
+        }
+        return files.sorted { $0.path < $1.path }
+    }
+
+    static func report(done: Int, total: Int, start: Date, terminal: Bool, path: String) {
+        let elapsed = max(Date().timeIntervalSince(start), 0.001)
+        let rate = Double(done) / elapsed
+        let eta = rate > 0 ? Double(total - done) / rate : 0
+        if terminal {
+            let width = 30
+            let filled = total > 0 ? width * done / total : width
+            let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
+            FileHandle.standardError.write(Data(String(format: "\r[%@] %d/%d %.1f books/s ETA %.0fs", bar, done, total, rate, eta).utf8))
+        } else if done % 50 == 0 || done == total {
+            FileHandle.standardError.write(Data(String(format: "%d/%d ingested (%.1f books/s, ETA %.0fs)\n", done, total, rate, eta).utf8))
+        }
+    }
+}

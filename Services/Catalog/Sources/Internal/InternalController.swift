@@ -1,0 +1,25 @@
+import Foundation
+import Hummingbird
+import ServiceSupport
+import Shared
+
+/// `/internal/...` routes for patron; every one needs the service token.
+struct InternalController: Sendable {
+    let books: BookPostgresRepository
+    let token: ServiceToken
+
+    func add(to router: Router<BasicRequestContext>) {
+        let group = router.group("/internal").add(middleware: ServiceTokenMiddleware(token: token))
+        group.put("/books/:id/figures") { request, context in
+            let figures = try await JSONMessages.decode(CirculationFigures.self, from: request)
+            guard figures.bookId == (try context.uuid("id")) else { throw Problem.badRequest("figures do not match the path") }
+            try await books.applyFigures(figures, logger: context.logger)
+            return Response(status: .noContent)
+        }
+        group.get("/books/:id/reading-order") { request, context in
+            let id = try context.uuid("id")
+            guard let book = try await books.detail(id: id, logger: context.logger) else { throw Problem.notFound("No book \(id)") }
+            return try JSONMessages.response((book.readingOrder ?? []).map(\.href))
+        }
+    }
+}

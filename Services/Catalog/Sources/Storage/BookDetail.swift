@@ -1,0 +1,49 @@
+import Foundation
+
+/// A book as the catalog knows it: what feeds, the admin API and the ingest response show.
+struct BookDetail: Codable, Sendable {
+    var id: UUID
+    var title: String
+    var subtitle: String?
+    var authors: [String]
+    var contributors: [Contributor]
+    var languages: [String]
+    var publisher: String?
+    var published: String?
+    var description: String?
+    var subjects: [String]
+    var genres: [String]
+    var isbn: String?
+    var identifiers: [String]
+    var series: String?
+    var seriesPosition: Double?
+    var pageProgression: String?
+    var fixedLayout: Bool
+    var wordCount: Int
+    var readingMinutes: Int
+    var epubSha256: String
+    var epubSize: Int
+    var hasCover: Bool
+    var coverType: String?
+    var openAccess: Bool
+    var featured: Bool
+    var staffPick: Bool
+    var copies: Int
+    var copiesAvailable: Int
+    var holds: Int
+    var checkouts: Int
+    var ratingAverage: Double?
+    var ratingCount: Int
+    var edition: Int
+    var addedAt: Date
+    var updatedAt: Date
+    var withdrawn: Bool
+    var warnings: [String]
+    /// Only on single-book reads.
+    var toc: [TOCEntry]?
+    var pageList: [TOCEntry]?
+    var landmarks: [TOCEntry]?
+    var readingOrder: [PackageResource]?
+
+    var sortAuthor: String { contributors.first { $0.role == "aut" }?.sortAs ?? authors.first ?? "" }
+}

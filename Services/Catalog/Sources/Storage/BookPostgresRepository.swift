@@ -1,0 +1,154 @@
+import Foundation
+import Logging
+import PostgresNIO
+import PostgresSupport
+import ServiceSupport
+import Shared
+
+/// Books in the catalog database.
+struct BookPostgresRepository: Sendable {
+    let client: PostgresClient
+
+    /// Columns of a `BookDetail`, without the heavy navigation documents.
+    static let summaryColumns = """
+        id, title, subtitle, authors, contributors::text, languages, publisher, published, description, subjects, genres, isbn, identifiers,
+        series, series_position, page_progression, fixed_layout, word_count, reading_minutes, epub_sha256, epub_size, cover_sha256 IS NOT NULL,
+        cover_type, open_access, featured, staff_pick, copies, copies_available, holds, checkouts, rating_average, rating_count, edition,
+        added_at, updated_at, withdrawn_at IS NOT NULL, warnings
+        """
+
+    static func decodeSummary(_ row: PostgresRow) throws -> BookDetail {
+        var cells = row.makeRandomAccess()
+        func cell<T: PostgresDecodable>(_ index: Int, _ type: T.Type = T.self) throws -> T { try cells[index].decode(T.self) }
+        _ = cells.count
+        return BookDetail(
+            id: try cell(0), title: try cell(1), subtitle: try cell(2), authors: try cell(3),
+            contributors: try WireFormat.decoder().decode([Contributor].self, from: Data((try cell(4, String.self)).utf8)),
+            languages: try cell(5), publisher: try cell(6), published: try cell(7), description: try cell(8), subjects: try cell(9),
+            genres: try cell(10), isbn: try cell(11), identifiers: try cell(12), series: try cell(13), seriesPosition: try cell(14),
+            pageProgression: try cell(15), fixedLayout: try cell(16), wordCount: try cell(17), readingMinutes: try cell(18),
+            epubSha256: try cell(19), epubSize: Int(try cell(20, Int64.self)), hasCover: try cell(21), coverType: try cell(22),
+            openAccess: try cell(23), featured: try cell(24), staffPick: try cell(25), copies: try cell(26), copiesAvailable: try cell(27),
+            holds: try cell(28), checkouts: try cell(29), ratingAverage: try cell(30), ratingCount: try cell(31), edition: try cell(32),
+            addedAt: try cell(33), updatedAt: try cell(34), withdrawn: try cell(35), warnings: try cell(36))
+    }
+
+    /// Books from a query that selects `summaryColumns`.
+    func summaries(_ query: PostgresQuery, logger: Logger) async throws -> [BookDetail] {
+        var result: [BookDetail] = []
+        for try await row in try await client.query(query, logger: logger) { result.append(try Self.decodeSummary(row)) }
+        return result
+    }
+
+    /// One book with its table of contents, page list, landmarks and reading order.
+    func detail(id: UUID, logger: Logger) async throws -> BookDetail? {
+        let rows = try await client.query(
+            PostgresQuery(
+                unsafeSQL: "SELECT \(Self.summaryColumns), toc::text, page_list::text, landmarks::text, reading_order::text FROM books WHERE id = $1",
+                binds: binds(id)), logger: logger)
+        for try await row in rows {
+            var book = try Self.decodeSummary(row)
+            let cells = row.makeRandomAccess()
+            let decoder = WireFormat.decoder()
+            book.toc = try decoder.decode([TOCEntry].self, from: Data(try cells[37].decode(String.self).utf8))
+            book.pageList = try decoder.decode([TOCEntry].self, from: Data(try cells[38].decode(String.self).utf8))
+            book.landmarks = try decoder.decode([TOCEntry].self, from: Data(try cells[39].decode(String.self).utf8))
+            book.readingOrder = try decoder.decode([PackageResource].self, from: Data(try cells[40].decode(String.self).utf8))
+            return book
+        }
+        return nil
+    }
+
+    func detail(epubSHA256: String, logger: Logger) async throws -> BookDetail? {
+        let rows = try await client.query("SELECT id FROM books WHERE epub_sha256 = \(epubSHA256)", logger: logger)
+        for try await id in rows.decode(UUID.self) { return try await detail(id: id, logger: logger) }
+        return nil
+    }
+
+    /// Inserts a new book, or replaces the file of the book with the same ISBN (a new edition); queues the licence.
+    func insertOrReplace(
+        _ book: ParsedBook, epubSHA256: String, epubSize: Int, coverSHA256: String?, options: Ingester.Options, logger: Logger
+    ) async throws -> (UUID, IngestResult.Outcome) {
+        let encoder = WireFormat.encoder()
+        func json<T: Encodable>(_ value: T) throws -> String { String(decoding: try encoder.encode(value), as: UTF8.self) }
+        let authors = book.authors.map(\.name)
+        let sortAuthor = book.authors.first.map { $0.sortAs ?? $0.name } ?? ""
+        let sortTitle = Self.sortTitle(book.title)
+        let contributors = try json(book.contributors), toc = try json(book.toc), pageList = try json(book.pageList)
+        let landmarks = try json(book.landmarks), readingOrder = try json(book.readingOrder), resources = try json(book.resources)
+        do {
+            return try await client.withTransaction(logger: logger) { connection in
+                let rows = try await connection.query(
+                    """
+                    INSERT INTO books AS b (id, title, subtitle, sort_title, sort_author, authors, contributors, languages, publisher, published,
+                        description, subjects, genres, isbn, identifiers, series, series_position, page_progression, fixed_layout, word_count,
+                        reading_minutes, epub_sha256, epub_size, cover_sha256, cover_type, toc, page_list, landmarks, reading_order, resources,
+                        warnings, open_access, featured, copies, copies_available)
+                    VALUES (\(UUID()), \(book.title), \(book.subtitle), \(sortTitle), \(sortAuthor), \(authors), \(contributors)::jsonb,
+                        \(book.languages), \(book.publisher), \(book.published), \(book.description), \(book.subjects), \(book.genres), \(book.isbn),
+                        \(book.identifiers), \(book.series), \(book.seriesPosition), \(book.pageProgression), \(book.fixedLayout), \(book.wordCount),
+                        \(book.readingMinutes), \(epubSHA256), \(Int64(epubSize)), \(coverSHA256), \(book.cover?.type), \(toc)::jsonb,
+                        \(pageList)::jsonb, \(landmarks)::jsonb, \(readingOrder)::jsonb, \(resources)::jsonb, \(book.warnings), \(options.openAccess),
+                        \(options.featured), \(options.copies), \(options.copies))
+                    ON CONFLICT (isbn) DO UPDATE SET title = EXCLUDED.title, subtitle = EXCLUDED.subtitle, sort_title = EXCLUDED.sort_title,
+                        sort_author = EXCLUDED.sort_author, authors = EXCLUDED.authors, contributors = EXCLUDED.contributors,
+                        languages = EXCLUDED.languages, publisher = EXCLUDED.publisher, published = EXCLUDED.published,
+                        description = EXCLUDED.description, subjects = EXCLUDED.subjects, genres = EXCLUDED.genres,
+                        identifiers = EXCLUDED.identifiers, series = EXCLUDED.series, series_position = EXCLUDED.series_position,
+                        page_progression = EXCLUDED.page_progression, fixed_layout = EXCLUDED.fixed_layout, word_count = EXCLUDED.word_count,
+                        reading_minutes = EXCLUDED.reading_minutes, epub_sha256 = EXCLUDED.epub_sha256, epub_size = EXCLUDED.epub_size,
+                        cover_sha256 = EXCLUDED.cover_sha256, cover_type = EXCLUDED.cover_type, toc = EXCLUDED.toc, page_list = EXCLUDED.page_list,
+                        landmarks = EXCLUDED.landmarks, reading_order = EXCLUDED.reading_order, resources = EXCLUDED.resources,
+                        warnings = EXCLUDED.warnings, edition = b.edition + 1, updated_at = now(), license_version = b.license_version + 1
+                    RETURNING id, edition
+                    """, logger: logger)
+                var result: (UUID, Int)?
+                for try await row in rows.decode((UUID, Int).self) { result = row }
+                guard let (id, edition) = result else { throw CancellationError() }
+                try await enqueueLicense(id, on: connection, logger: logger)
+                return (id, edition > 1 ? .newEdition : .created)
+            }
+        } catch let error as PSQLError where error.isUniqueViolation {
+            // The same file, ingested concurrently by someone else.
+            let rows = try await client.query("SELECT id FROM books WHERE epub_sha256 = \(epubSHA256)", logger: logger)
+            for try await id in rows.decode(UUID.self) { return (id, .unchanged) }
+            throw error
+        }
+    }
+
+    /// Queues the book's licence (copies, open access, withdrawal) for patron, in the caller's transaction.
+    func enqueueLicense(_ id: UUID, on connection: PostgresConnection, logger: Logger) async throws {
+        let rows = try await connection.query(
+            "SELECT copies, open_access, withdrawn_at IS NOT NULL, title, authors, license_version FROM books WHERE id = \(id)", logger: logger)
+        for try await (copies, openAccess, withdrawn, title, authors, version) in rows.decode((Int, Bool, Bool, String, [String], Int64).self) {
+            let license = License(bookId: id, copies: copies, openAccess: openAccess, withdrawn: withdrawn, title: title, authors: authors, version: version)
+            let key = id.uuidString.lowercased()
+            try await Outbox.enqueue(key: "license:\(key)", path: "/internal/licenses/\(key)", payload: license, on: connection, logger: logger)
+        }
+    }
+
+    /// Applies circulation figures from patron unless a newer version is already stored.
+    func applyFigures(_ figures: CirculationFigures, logger: Logger) async throws {
+        try await client.query(
+            """
+            UPDATE books SET copies_available = \(figures.copiesAvailable), holds = \(figures.holds), checkouts = \(figures.checkouts),
+                rating_average = \(figures.ratingAverage), rating_count = \(figures.ratingCount), figures_version = \(figures.version)
+            WHERE id = \(figures.bookId) AND figures_version < \(figures.version)
+            """, logger: logger)
+    }
+
+    /// Title without a leading article, lower-cased, for sorting.
+    static func sortTitle(_ title: String) -> String {
+        let lower = title.lowercased()
+        for article in ["the ", "a ", "an ", "le ", "la ", "les ", "l'", "der ", "die ", "das "] where lower.hasPrefix(article) {
+            return String(lower.dropFirst(article.count))
+        }
+        return lower
+    }
+
+    private func binds(_ values: UUID...) -> PostgresBindings {
+        var bindings = PostgresBindings()
+        for value in values { bindings.append(value) }
+        return bindings
+    }
+}

@@ -1,0 +1,5 @@
+import GatewayService
+import ServiceSupport
+
+let app = try await buildGatewayApplication(config: ServiceConfig())
+try await app.runService()

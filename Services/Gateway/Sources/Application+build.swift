@@ -1,0 +1,45 @@
+import AsyncHTTPClient
+import Foundation
+import Hummingbird
+import Logging
+import ServiceSupport
+import Shared
+
+/// Builds the gateway: its own health, metrics and OpenAPI routes, and the proxy to catalog and patron.
+public func buildGatewayApplication(config: ServiceConfig) async throws -> some ApplicationProtocol {
+    let settings = try GatewaySettings(config: config)
+    let logger = Observability.logger(service: "gateway", config: config)
+    let token = ServiceToken(settings.serviceToken)
+    let catalog = Upstream(name: "catalog", replicas: settings.catalogURLs, downFor: settings.replicaDownFor)
+    let patron = Upstream(name: "patron", replicas: settings.patronURLs, downFor: settings.replicaDownFor)
+    let httpClient = HTTPClient.shared
+    let keys = await AccessTokenKeys(secret: settings.jwtSecret, previousSecret: settings.jwtPreviousSecret)
+    let authenticator = PatronAuthenticator(
+        keys: keys, patron: InternalClient(baseURLs: settings.patronURLs, token: token, timeout: .seconds(10)), cacheFor: settings.basicCacheFor)
+    let publicURL = config.string("PUBLIC_URL", default: "http://127.0.0.1:\(settings.port)")
+
+    let router = ServiceRouter.make(context: GatewayContext.self) { logger in
+        // Ready when at least one replica of each upstream answers its own readiness.
+        for upstream in [catalog, patron] {
+            var ready = false
+            for replica in upstream.replicas {
+                if let response = try? await httpClient.execute(HTTPClientRequest(url: replica + "/health/ready"), timeout: .seconds(2), logger: logger),
+                    response.status == .ok
+                {
+                    ready = true
+                    break
+                }
+            }
+            if !ready { throw Problem(status: 503, slug: "upstream-down", title: "\(upstream.name) is not ready") }
+        }
+    }
+    router.add(
+        middleware: ProxyMiddleware(
+            catalog: catalog, patron: patron, authenticator: authenticator, token: token, httpClient: httpClient, settings: settings,
+            authDocument: AuthDocumentCache(patron: patron, httpClient: httpClient, publicURL: publicURL)))
+    router.get("/openapi.yaml") { _, _ in
+        Response(status: .ok, headers: [.contentType: "application/yaml"], body: .init(byteBuffer: .init(string: OpenAPIDocument.yaml)))
+    }
+    return Application(
+        router: router, configuration: .init(address: .hostname("0.0.0.0", port: settings.port), serverName: "bookmobile-gateway"), logger: logger)
+}

@@ -1,0 +1,16 @@
+import Hummingbird
+import NIOCore
+
+/// The gateway's request context: Hummingbird's basics plus the client's socket address.
+struct GatewayContext: RequestContext, RemoteAddressRequestContext {
+    var coreContext: CoreRequestContextStorage
+    let remoteAddress: SocketAddress?
+
+    init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        remoteAddress = source.channel.remoteAddress
+    }
+
+    /// The client address as text, without the port.
+    var clientAddress: String? { remoteAddress?.ipAddress }
+}

@@ -1,0 +1,31 @@
+import Foundation
+import ServiceSupport
+
+/// Everything the gateway reads from its configuration (README, "Configuration").
+struct GatewaySettings: Sendable {
+    var port: Int
+    var catalogURLs: [String]
+    var patronURLs: [String]
+    var serviceToken: String
+    var jwtSecret: String
+    var jwtPreviousSecret: String?
+    var maxBodyBytes: Int
+    var maxIngestBytes: Int
+    var upstreamTimeout: TimeInterval
+    var replicaDownFor: TimeInterval
+    var basicCacheFor: TimeInterval
+
+    init(config: ServiceConfig) throws {
+        port = try config.int("GATEWAY_PORT", default: 8080)
+        catalogURLs = config.urls("CATALOG_URLS", default: "http://127.0.0.1:8081")
+        patronURLs = config.urls("PATRON_URLS", default: "http://127.0.0.1:8082")
+        serviceToken = try config.secret("SERVICE_TOKEN")
+        jwtSecret = try config.secret("JWT_SECRET")
+        jwtPreviousSecret = config.string("JWT_PREVIOUS_SECRET")
+        maxBodyBytes = try config.int("GATEWAY_MAX_BODY_BYTES", default: 1 << 20)
+        maxIngestBytes = try config.int("INGEST_MAX_BYTES", default: 200 << 20)
+        upstreamTimeout = try config.duration("UPSTREAM_TIMEOUT", default: 30)
+        replicaDownFor = try config.duration("REPLICA_DOWN_FOR", default: 2)
+        basicCacheFor = try config.duration("BASIC_AUTH_CACHE_TTL", default: 60)
+    }
+}

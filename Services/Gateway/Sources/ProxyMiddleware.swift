@@ -1,0 +1,123 @@
+import AsyncHTTPClient
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+import NIOHTTP1
+import ServiceSupport
+import Shared
+
+/// Forwards public routes to catalog or patron by path prefix (API.md), after authenticating the caller once.
+///
+/// Client-sent internal headers are dropped, the patron id, client address, request id and service token are
+/// set, `/internal/*` is never reachable, bodies are capped, idempotent requests are retried on the next replica
+/// when a connection fails, and upstream failures become 502/503/504 problem documents.
+struct ProxyMiddleware: RouterMiddleware {
+    typealias Context = GatewayContext
+
+    let catalog: Upstream
+    let patron: Upstream
+    let authenticator: PatronAuthenticator
+    let token: ServiceToken
+    let httpClient: HTTPClient
+    let settings: GatewaySettings
+    let authDocument: AuthDocumentCache
+
+    func route(_ path: String) -> Upstream? {
+        if path == "/feedback" || path.hasPrefix("/auth/") || path == "/me" || path.hasPrefix("/me/") || path.hasPrefix("/admin/feedback") {
+            return patron
+        }
+        if path == "/opds" || path.hasPrefix("/opds/") || path.hasPrefix("/books/") || path.hasPrefix("/admin/") { return catalog }
+        return nil
+    }
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let path = request.uri.path
+        if path == "/internal" || path.hasPrefix("/internal/") { throw Problem.notFound("No resource at \(path)") }
+        guard let upstream = route(path) else { return try await next(request, context) }
+
+        var patronID: UUID?
+        let carriesOwnCredentials = path.hasPrefix("/auth/") || path.hasPrefix("/admin/")
+        if !carriesOwnCredentials {
+            switch await authenticator.authenticate(
+                authorization: request.headers[.authorization], clientAddress: context.clientAddress, logger: context.logger)
+            {
+            case .anonymous: break
+            case .patron(let id): patronID = id
+            case .refused(let problem):
+                return problem.status == 401 ? await authDocument.unauthorized(logger: context.logger) : problem.response()
+            }
+        }
+
+        let limit = path == "/admin/books" ? settings.maxIngestBytes : settings.maxBodyBytes
+        if let length = request.headers[.contentLength].flatMap(Int.init), length > limit {
+            throw Problem.tooLarge("The body must not exceed \(limit) bytes")
+        }
+        let body: ByteBuffer
+        do { body = try await request.body.collect(upTo: limit) } catch { throw Problem.tooLarge("The body must not exceed \(limit) bytes") }
+
+        var headers = HTTPHeaders()
+        for field in request.headers where Self.forwards(field.name, keepAuthorization: carriesOwnCredentials) {
+            headers.add(name: field.name.rawName, value: field.value)
+        }
+        headers.add(name: InternalHeader.serviceToken, value: token.value)
+        headers.add(name: InternalHeader.requestID, value: RequestID.current ?? UUID().uuidString.lowercased())
+        if let patronID { headers.add(name: InternalHeader.patronID, value: patronID.uuidString.lowercased()) }
+        if let address = context.clientAddress { headers.add(name: InternalHeader.clientAddress, value: address) }
+
+        return try await forward(request, headers: headers, body: body, to: upstream, logger: context.logger)
+    }
+
+    static let hopByHop: Set<String> = ["connection", "keep-alive", "proxy-connection", "transfer-encoding", "te", "upgrade", "trailer", "host",
+                                        "content-length"]
+
+    /// Headers passed upstream: not hop-by-hop, not internal, and `Authorization` only where the service reads it.
+    static func forwards(_ name: HTTPField.Name, keepAuthorization: Bool) -> Bool {
+        let lower = name.canonicalName
+        if hopByHop.contains(lower) || lower.hasPrefix("x-patron") || lower.hasPrefix("x-internal") || lower == "x-service-token"
+            || lower == "x-client-address" || lower == "x-request-id"
+        {
+            return false
+        }
+        return lower != "authorization" || keepAuthorization
+    }
+
+    func forward(_ request: Request, headers: HTTPHeaders, body: ByteBuffer, to upstream: Upstream, logger: Logger) async throws -> Response {
+        let candidates = upstream.candidates()
+        guard !candidates.isEmpty else {
+            return Problem(
+                status: 503, slug: "upstream-down", title: "Service unavailable", detail: "Every \(upstream.name) replica is down", retryAfter: 2
+            ).response()
+        }
+        let method = HTTPMethod(rawValue: request.method.rawValue)
+        let idempotent = [.GET, .HEAD, .PUT, .DELETE, .OPTIONS].contains(method)
+        let target = request.uri.path + (request.uri.query.map { "?" + $0 } ?? "")
+        for replica in idempotent ? candidates : [candidates[0]] {
+            var outbound = HTTPClientRequest(url: replica + target)
+            outbound.method = method
+            outbound.headers = headers
+            if body.readableBytes > 0 { outbound.body = .bytes(body) }
+            do {
+                let response = try await httpClient.execute(outbound, timeout: .milliseconds(Int64(settings.upstreamTimeout * 1000)), logger: logger)
+                upstream.markUp(replica)
+                var fields = HTTPFields()
+                for header in response.headers where !Self.hopByHop.contains(header.name.lowercased()) || header.name.lowercased() == "content-length" {
+                    if let name = HTTPField.Name(header.name) { fields.append(HTTPField(name: name, value: header.value)) }
+                }
+                return Response(
+                    status: .init(code: Int(response.status.code), reasonPhrase: response.status.reasonPhrase), headers: fields,
+                    body: ResponseBody(asyncSequence: response.body))
+            } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout {
+                logger.warning("Upstream timed out", metadata: ["upstream": "\(upstream.name)", "replica": "\(replica)"])
+                return Problem(status: 504, slug: "upstream-timeout", title: "Gateway timeout", detail: "\(upstream.name) did not answer in time")
+                    .response()
+            } catch {
+                logger.warning("Upstream unreachable", metadata: ["upstream": "\(upstream.name)", "replica": "\(replica)", "error": "\(error)"])
+                upstream.markDown(replica)
+            }
+        }
+        return Problem(status: 502, slug: "upstream-unreachable", title: "Bad gateway", detail: "No \(upstream.name) replica could be reached")
+            .response()
+    }
+}

@@ -1,0 +1,47 @@
+import Foundation
+import Hummingbird
+import Logging
+import PostgresNIO
+import PostgresSupport
+import ServiceSupport
+import Shared
+
+/// Builds the patron service: accounts and tokens, circulation, reading data, the expiry job and the outbox to
+/// catalog. `main` and the tests both call it.
+public func buildPatronApplication(config: ServiceConfig) async throws -> some ApplicationProtocol {
+    let settings = try PatronSettings(config: config)
+    let logger = Observability.logger(service: "patron", config: config)
+    let postgres = PostgresClient(configuration: try DatabaseURL.configuration(settings.databaseURL), backgroundLogger: logger)
+    let token = ServiceToken(settings.serviceToken)
+    let rules = CirculationRules(loanPeriod: settings.loanPeriod, offerPeriod: settings.holdOfferPeriod, publicURL: settings.publicURL)
+    let circulation = CirculationPostgresRepository(client: postgres, rules: rules)
+    let accounts = AccountPostgresRepository(client: postgres)
+    let authenticator = Authenticator(
+        accounts: accounts, throttle: LoginThrottle(client: postgres), hasher: PasswordHasher(cost: settings.bcryptCost),
+        keys: await AccessTokenKeys(secret: settings.jwtSecret, previousSecret: settings.jwtPreviousSecret),
+        accessLifetime: settings.accessTokenLifetime, refreshLifetime: settings.refreshTokenLifetime)
+    let document = AuthDocument(publicURL: settings.publicURL)
+    let guardian = PatronGuard(token: token, client: postgres)
+
+    let router = ServiceRouter.make(readiness: HealthRoutes<BasicRequestContext>.database(postgres))
+    router.add(middleware: AuthenticationRequiredMiddleware<BasicRequestContext>(document: document))
+    AuthController(
+        accounts: accounts, authenticator: authenticator, document: document, token: token, loanLimit: settings.loanLimit,
+        holdLimit: settings.holdLimit
+    ).add(to: router)
+    ProfileController(client: postgres, guardian: guardian, circulation: circulation, publicURL: settings.publicURL).add(to: router)
+    CirculationController(circulation: circulation, guardian: guardian).add(to: router)
+    ReadingController(client: postgres, guardian: guardian, catalog: InternalClient(baseURLs: settings.catalogURLs, token: token))
+        .add(to: router)
+    FeedbackController(client: postgres, token: token, adminToken: settings.adminToken, perHour: settings.feedbackPerHour).add(to: router)
+    InternalController(client: postgres, authenticator: authenticator, circulation: circulation, token: token).add(to: router)
+
+    var app = Application(
+        router: router, configuration: .init(address: .hostname("0.0.0.0", port: settings.port), serverName: "bookmobile-patron"), logger: logger)
+    app.addServices(
+        postgres,
+        ExpiryJob(client: postgres, circulation: circulation, interval: settings.expiryInterval, logger: logger),
+        OutboxDeliverer(client: postgres, destination: InternalClient(baseURLs: settings.catalogURLs, token: token), logger: logger))
+    app.beforeServerStarts { try await applyMigrations(patronMigrations, client: postgres, logger: logger) }
+    return app
+}

@@ -1,0 +1,97 @@
+import Crypto
+import Foundation
+import Logging
+import PostgresNIO
+import PostgresSupport
+import ServiceSupport
+import Shared
+
+/// Patron accounts, sessions and refresh tokens in PostgreSQL.
+struct AccountPostgresRepository: Sendable {
+    let client: PostgresClient
+
+    /// Stores a new patron. Throws `AuthError.taken` when the username, email or barcode is registered already.
+    func create(_ account: NewAccount, secretHash: String, loanLimit: Int, holdLimit: Int, logger: Logger) async throws -> UUID {
+        let id = UUID()
+        do {
+            try await client.query(
+                """
+                INSERT INTO patrons (id, barcode, username, email, display_name, secret_hash, loan_limit, hold_limit)
+                VALUES (\(id), \(account.barcode), \(account.username), \(account.email), \(account.displayName), \(secretHash),
+                        \(loanLimit), \(holdLimit))
+                """, logger: logger)
+        } catch let error as PSQLError where error.isUniqueViolation {
+            let constraint = error.serverInfo?[.constraintName] ?? ""
+            throw AuthError.taken(field: constraint.contains("email") ? "email" : constraint.contains("username") ? "username" : "barcode")
+        }
+        return id
+    }
+
+    /// The id and secret hash of the patron whose barcode or username is `login`.
+    func credentials(login: String, logger: Logger) async throws -> (id: UUID, hash: String)? {
+        let rows = try await client.query(
+            "SELECT id, secret_hash FROM patrons WHERE barcode = \(login) OR lower(username) = lower(\(login)) LIMIT 1", logger: logger)
+        for try await (id, hash) in rows.decode((UUID, String).self) { return (id, hash) }
+        return nil
+    }
+
+    func recordLogin(patronID: UUID, logger: Logger) async throws {
+        try await client.query("UPDATE patrons SET last_login_at = now() WHERE id = \(patronID)", logger: logger)
+    }
+
+    /// Opens a session with its first refresh token.
+    func openSession(patronID: UUID, refreshHash: String, expiresAt: Date, logger: Logger) async throws -> UUID {
+        let sessionID = UUID()
+        try await client.withTransaction(logger: logger) { connection in
+            try await connection.query("INSERT INTO sessions (id, patron_id) VALUES (\(sessionID), \(patronID))", logger: logger)
+            try await connection.query(
+                "INSERT INTO refresh_tokens (token_hash, session_id, expires_at) VALUES (\(refreshHash), \(sessionID), \(expiresAt))",
+                logger: logger)
+        }
+        return sessionID
+    }
+
+    /// Exchanges a refresh token for a new one in the same session. A token used twice revokes its session.
+    func rotate(refreshHash: String, newHash: String, expiresAt: Date, logger: Logger) async throws -> (patronID: UUID, sessionID: UUID) {
+        let outcome: Result<(UUID, UUID), AuthError> = try await client.withTransaction(logger: logger) { connection in
+            let rows = try await connection.query(
+                """
+                SELECT s.patron_id, s.id, r.used_at IS NOT NULL, s.revoked_at IS NOT NULL, r.expires_at < now()
+                FROM refresh_tokens r JOIN sessions s ON s.id = r.session_id
+                WHERE r.token_hash = \(refreshHash) FOR UPDATE OF r, s
+                """, logger: logger)
+            var found: (UUID, UUID, Bool, Bool, Bool)?
+            for try await row in rows.decode((UUID, UUID, Bool, Bool, Bool).self) { found = row }
+            guard let (patronID, sessionID, used, revoked, expired) = found, !revoked, !expired else {
+                return .failure(.invalidRefreshToken)
+            }
+            if used {
+                try await connection.query("UPDATE sessions SET revoked_at = now() WHERE id = \(sessionID)", logger: logger)
+                return .failure(.refreshTokenReused)
+            }
+            try await connection.query("UPDATE refresh_tokens SET used_at = now() WHERE token_hash = \(refreshHash)", logger: logger)
+            try await connection.query(
+                "INSERT INTO refresh_tokens (token_hash, session_id, expires_at) VALUES (\(newHash), \(sessionID), \(expiresAt))", logger: logger)
+            return .success((patronID, sessionID))
+        }
+        switch outcome {
+        case .success(let (patronID, sessionID)): return (patronID, sessionID)
+        case .failure(let error): throw error
+        }
+    }
+
+    /// Revokes the session of a refresh token. Returns false when the token is unknown.
+    func revoke(refreshHash: String, logger: Logger) async throws -> Bool {
+        let rows = try await client.query(
+            """
+            UPDATE sessions SET revoked_at = coalesce(revoked_at, now())
+            WHERE id = (SELECT session_id FROM refresh_tokens WHERE token_hash = \(refreshHash)) RETURNING id
+            """, logger: logger)
+        for try await _ in rows { return true }
+        return false
+    }
+
+    static func hashToken(_ token: String) -> String {
+        SHA256.hash(data: Data(token.utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+}

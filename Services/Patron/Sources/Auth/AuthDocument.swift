@@ -1,0 +1,81 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import ServiceSupport
+import Shared
+
+/// The Authentication for OPDS 1.0 document: how clients sign in (Basic with library card and PIN, or a bearer
+/// token from `/auth/token`), with the links an app needs.
+struct AuthDocument: Encodable, Sendable {
+    struct Link: Encodable, Sendable {
+        var rel: String
+        var href: String
+        var type: String?
+    }
+
+    struct Input: Encodable, Sendable {
+        var keyboard: String
+        var maximumLength: Int?
+        var barcodeFormat: String?
+
+        enum CodingKeys: String, CodingKey { case keyboard, maximumLength = "maximum_length", barcodeFormat = "barcode_format" }
+    }
+
+    struct Flow: Encodable, Sendable {
+        var type: String
+        var description: String?
+        var labels: [String: String]?
+        var inputs: [String: Input]?
+        var links: [Link]?
+    }
+
+    static let mediaType = "application/vnd.opds.authentication.v1.0+json"
+
+    var id: String
+    var title: String
+    var description: String
+    var authentication: [Flow]
+    var links: [Link]
+
+    init(publicURL: String) {
+        id = publicURL + "/auth/document"
+        title = "Bookmobile"
+        description = "Sign in with your library card number and PIN."
+        authentication = [
+            Flow(
+                type: "http://opds-spec.org/auth/basic", description: "Library card and PIN (or username and password)",
+                labels: ["login": "Library card", "password": "PIN"],
+                inputs: [
+                    "login": Input(keyboard: "Number pad", maximumLength: 14, barcodeFormat: "Codabar"),
+                    "password": Input(keyboard: "Number pad", maximumLength: 8, barcodeFormat: nil),
+                ]),
+            Flow(
+                type: "http://opds-spec.org/auth/oauth/password", description: "Bearer access tokens from Basic credentials",
+                links: [
+                    Link(rel: "authenticate", href: publicURL + "/auth/token", type: "application/json"),
+                    Link(rel: "refresh", href: publicURL + "/auth/refresh", type: "application/json"),
+                ]),
+        ]
+        links = [
+            Link(rel: "register", href: publicURL + "/auth/signup", type: "application/json"),
+            Link(rel: "http://librarysimplified.org/terms/rel/user-profile", href: publicURL + "/me", type: "application/vnd.librarysimplified.user-profile+json"),
+            Link(rel: "http://opds-spec.org/shelf", href: publicURL + "/me/books", type: "application/atom+xml;profile=opds-catalog;kind=acquisition"),
+            Link(rel: "start", href: publicURL + "/opds", type: "application/atom+xml;profile=opds-catalog;kind=navigation"),
+            Link(rel: "logo", href: publicURL + "/logo.svg", type: "image/svg+xml"),
+            Link(rel: "help", href: publicURL + "/help", type: "text/html"),
+        ]
+    }
+
+    func response(status: HTTPResponse.Status = .ok) throws -> Response {
+        var headers: HTTPFields = [:]
+        if status == .unauthorized {
+            headers[.wwwAuthenticate] = "Basic realm=\"Library card\""
+            headers[HTTPField.Name("Link")!] = "<\(id)>; rel=\"http://opds-spec.org/auth/document\"; type=\"\(AuthDocument.mediaType)\""
+        }
+        return try JSONMessages.response(self, status: status, contentType: AuthDocument.mediaType, headers: headers)
+    }
+}
+
+/// Thrown by `/me` routes when the request carries no authenticated patron; answered with the auth document.
+struct AuthenticationRequired: Error {}

@@ -1,0 +1,61 @@
+import Foundation
+import Logging
+import ServiceSupport
+import Shared
+
+/// Checks credentials (barcode or username with PIN or password) under the login throttle, and issues tokens.
+struct Authenticator: Sendable {
+    let accounts: AccountPostgresRepository
+    let throttle: LoginThrottle
+    let hasher: PasswordHasher
+    let keys: AccessTokenKeys
+    let accessLifetime: TimeInterval
+    let refreshLifetime: TimeInterval
+
+    /// The patron whose credentials these are. Throws `AuthError.throttled` while locked (before looking at the
+    /// secret, the same for known and unknown logins) and `AuthError.badCredentials` otherwise.
+    func authenticate(login: String, secret: String, clientAddress: String?, logger: Logger) async throws -> UUID {
+        let keys = LoginThrottle.keys(login: login, clientAddress: clientAddress)
+        if let seconds = try await throttle.retryAfter(keys: keys, logger: logger) { throw AuthError.throttled(retryAfter: seconds) }
+        let found = login.count <= 254 ? try await accounts.credentials(login: login, logger: logger) : nil
+        let valid = try await hasher.verify(String(secret.prefix(128)), hash: found?.hash ?? hasher.decoy) && found != nil
+        guard valid, let patronID = found?.id else {
+            logger.info("Sign-in refused")
+            if let seconds = try await throttle.recordFailure(keys: keys, logger: logger) { throw AuthError.throttled(retryAfter: seconds) }
+            throw AuthError.badCredentials
+        }
+        try await throttle.recordSuccess(login: login, logger: logger)
+        try await accounts.recordLogin(patronID: patronID, logger: logger)
+        return patronID
+    }
+
+    /// Opens a session and returns its first tokens.
+    func issueTokens(patronID: UUID, logger: Logger) async throws -> TokenResponse {
+        let refresh = Self.randomToken()
+        let sessionID = try await accounts.openSession(
+            patronID: patronID, refreshHash: AccountPostgresRepository.hashToken(refresh), expiresAt: Date().addingTimeInterval(refreshLifetime),
+            logger: logger)
+        return try await tokens(patronID: patronID, sessionID: sessionID, refresh: refresh)
+    }
+
+    /// Rotates a refresh token.
+    func refresh(_ token: String, logger: Logger) async throws -> TokenResponse {
+        let next = Self.randomToken()
+        let (patronID, sessionID) = try await accounts.rotate(
+            refreshHash: AccountPostgresRepository.hashToken(token), newHash: AccountPostgresRepository.hashToken(next),
+            expiresAt: Date().addingTimeInterval(refreshLifetime), logger: logger)
+        return try await tokens(patronID: patronID, sessionID: sessionID, refresh: next)
+    }
+
+    private func tokens(patronID: UUID, sessionID: UUID, refresh: String) async throws -> TokenResponse {
+        let payload = AccessTokenPayload(patronID: patronID, sessionID: sessionID, issuedAt: Date(), lifetime: accessLifetime)
+        return TokenResponse(accessToken: try await keys.sign(payload), expiresIn: Int(accessLifetime), refreshToken: refresh)
+    }
+
+    static func randomToken() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        return Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+}

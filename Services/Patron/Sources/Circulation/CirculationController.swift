@@ -1,0 +1,98 @@
+import Foundation
+import Hummingbird
+import ServiceSupport
+import Shared
+
+/// `/me/books/...`: the patron's books, circulation actions and client-reported events.
+struct CirculationController: Sendable {
+    let circulation: CirculationPostgresRepository
+    let guardian: PatronGuard
+
+    func add(to router: Router<BasicRequestContext>) {
+        let books = router.group("/me/books")
+        books.get(use: list)
+        books.get("/:id", use: get)
+        for (path, event) in [("borrow", BookEvent.borrow), ("accept", .accept), ("decline", .decline), ("return", .returnLoan), ("dismiss", .dismiss)] {
+            books.post("/:id/\(path)") { request, context in try await perform(event, request: request, context: context) }
+        }
+        books.post("/:id/hold") { request, context in try await perform(.hold, request: request, context: context) }
+        books.delete("/:id/hold") { request, context in try await perform(.cancelHold, request: request, context: context) }
+        books.put("/:id/saved") { request, context in try await perform(.save, request: request, context: context) }
+        books.delete("/:id/saved") { request, context in try await perform(.unsave, request: request, context: context) }
+        books.post("/:id/renew", use: renew)
+        books.post("/:id/events", use: reportEvent)
+        books.put("/:id/ignored") { request, context in try await ignore(true, request: request, context: context) }
+        books.delete("/:id/ignored") { request, context in try await ignore(false, request: request, context: context) }
+    }
+
+    /// `GET /me/books?filter=all|saved|loans|holds` → `{"books": [...]}`.
+    func list(request: Request, context: BasicRequestContext) async throws -> Response {
+        let patronID = try await guardian.require(request, logger: context.logger)
+        let filter = request.uri.queryParameters.get("filter") ?? "all"
+        let keep: (BookState) -> Bool
+        switch filter {
+        case "all": keep = { _ in true }
+        case "saved": keep = { $0 == .saved }
+        case "loans": keep = { $0.isOnLoan || $0 == .loanExpired }
+        case "holds": keep = { [.waitingForLoan, .loanOffered, .loanOfferExpired].contains($0) }
+        default: throw Problem.badRequest("filter must be all, saved, loans or holds")
+        }
+        let rows = try await circulation.shelf(patronID: patronID, logger: context.logger)
+        let books = rows.filter { keep($0.state) }.map { $0.status(rules: circulation.rules) }
+        return try JSONMessages.response(["books": books], headers: [.cacheControl: "private, no-store"])
+    }
+
+    /// `GET /me/books/{id}` → the state and the events it allows.
+    func get(request: Request, context: BasicRequestContext) async throws -> Response {
+        let patronID = try await guardian.require(request, logger: context.logger)
+        let bookID = try context.uuid("id")
+        return try JSONMessages.response(try await circulation.status(patronID: patronID, bookID: bookID, logger: context.logger))
+    }
+
+    func perform(_ event: BookEvent, request: Request, context: BasicRequestContext) async throws -> Response {
+        let patronID = try await guardian.require(request, logger: context.logger)
+        let bookID = try context.uuid("id")
+        let outcome = try await circulation.apply(event, patronID: patronID, bookID: bookID, logger: context.logger)!
+        let creates = event == .borrow || event == .hold
+        return try JSONMessages.response(outcome.status, status: creates && outcome.changed ? .created : .ok)
+    }
+
+    /// `POST /me/books/{id}/renew` → the loan with its new due date; 409 when others wait.
+    func renew(request: Request, context: BasicRequestContext) async throws -> Response {
+        let patronID = try await guardian.require(request, logger: context.logger)
+        let bookID = try context.uuid("id")
+        return try JSONMessages.response(try await circulation.renew(patronID: patronID, bookID: bookID, logger: context.logger))
+    }
+
+    struct EventRequest: Decodable {
+        var event: String
+    }
+
+    /// `POST /me/books/{id}/events` `{"event": "download_completed"}` → the new state; 409 when the state forbids it.
+    func reportEvent(request: Request, context: BasicRequestContext) async throws -> Response {
+        let patronID = try await guardian.require(request, logger: context.logger)
+        let bookID = try context.uuid("id")
+        let name = try await JSONMessages.decode(EventRequest.self, from: request).event
+        guard let event = BookEvent(rawValue: name), BookEvent.clientReported.contains(event) else { throw CirculationError.notClientEvent(name) }
+        let outcome = try await circulation.apply(event, patronID: patronID, bookID: bookID, logger: context.logger)!
+        return try JSONMessages.response(outcome.status)
+    }
+
+    /// `PUT`/`DELETE /me/books/{id}/ignored`: hide a book from every feed and search for this patron, or show it again.
+    func ignore(_ ignored: Bool, request: Request, context: BasicRequestContext) async throws -> Response {
+        let patronID = try await guardian.require(request, logger: context.logger)
+        let bookID = try context.uuid("id")
+        let client = circulation.client
+        if ignored {
+            let exists = try await client.query("SELECT 1 FROM licenses WHERE book_id = \(bookID)", logger: context.logger)
+            var found = false
+            for try await _ in exists { found = true }
+            guard found else { throw CirculationError.unknownBook(bookID) }
+            try await client.query(
+                "INSERT INTO ignored_books (patron_id, book_id) VALUES (\(patronID), \(bookID)) ON CONFLICT DO NOTHING", logger: context.logger)
+        } else {
+            try await client.query("DELETE FROM ignored_books WHERE patron_id = \(patronID) AND book_id = \(bookID)", logger: context.logger)
+        }
+        return Response(status: .noContent)
+    }
+}

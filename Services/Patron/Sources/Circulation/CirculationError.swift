@@ -1,0 +1,46 @@
+import Foundation
+import ServiceSupport
+import Shared
+
+/// Why a circulation request was refused.
+enum CirculationError: ProblemConvertible, Equatable {
+    case unknownBook(UUID)
+    case illegal(IllegalTransition)
+    case noCopiesAvailable(UUID, publicURL: String)
+    case loanLimit(Int)
+    case holdLimit(Int)
+    case holdsWaiting
+    case notClientEvent(String)
+    case openAccess
+
+    var problem: Problem {
+        switch self {
+        case .unknownBook(let id):
+            Problem.notFound("No book \(id) is lendable here")
+        case .illegal(let refusal):
+            Problem(
+                status: 409, slug: "illegal-transition", title: "Conflict",
+                detail: "'\(refusal.event.rawValue)' is not allowed while the book is '\(refusal.state.rawValue)'",
+                state: refusal.state.rawValue, allowedEvents: refusal.allowedEvents.map(\.rawValue))
+        case .noCopiesAvailable(let id, let publicURL):
+            Problem(
+                status: 409, slug: "no-copies-available", title: "Conflict", detail: "Every copy is on loan; join the hold queue instead",
+                links: [ProblemLink(rel: "http://opds-spec.org/acquisition/hold", href: "\(publicURL)/me/books/\(id.lowercased)/hold", method: "POST")])
+        case .loanLimit(let limit):
+            Problem(status: 403, slug: "loan-limit-reached", title: "Forbidden", detail: "You may have at most \(limit) loans at once", limit: limit)
+        case .holdLimit(let limit):
+            Problem(status: 403, slug: "hold-limit-reached", title: "Forbidden", detail: "You may have at most \(limit) holds at once", limit: limit)
+        case .holdsWaiting:
+            Problem.conflict("holds-waiting", "Other patrons are waiting for this book, so the loan cannot be renewed")
+        case .openAccess:
+            Problem.conflict("open-access", "Open-access books need no loan or hold: download them directly")
+        case .notClientEvent(let name):
+            Problem.badRequest("event must be one of \(BookEvent.clientReported.map(\.rawValue).sorted()), got '\(name)'")
+        }
+    }
+}
+
+extension UUID {
+    /// The lower-case form used on the wire and in URLs.
+    var lowercased: String { uuidString.lowercased() }
+}

@@ -1,0 +1,260 @@
+import Foundation
+import Logging
+import PostgresNIO
+import ServiceSupport
+import Shared
+
+/// Loans, holds, offers and the per-book state of each patron, in PostgreSQL.
+///
+/// Every change runs in one transaction that first locks the book's licence row: changes to one book are
+/// serialised across every replica, so copies are never over-lent and the hold queue advances exactly once.
+struct CirculationPostgresRepository: Sendable {
+    let client: PostgresClient
+    let rules: CirculationRules
+
+    static let occupyingStates = BookState.allCases.filter(\.occupiesCopy).map(\.rawValue)
+    static let loanStates = BookState.onLoan.map(\.rawValue)
+
+    struct Outcome: Sendable {
+        var status: BookStatus
+        /// False when the request changed nothing (an idempotent repeat).
+        var changed: Bool
+    }
+
+    /// Applies `event` to the patron's book. `onlyIfDueBy` makes expiry events conditional on the deadline having
+    /// passed (returns nil, changing nothing, when it has not or the state moved on).
+    @discardableResult
+    func apply(_ event: BookEvent, patronID: UUID, bookID: UUID, onlyIfDueBy: Date? = nil, logger: Logger) async throws -> Outcome? {
+        try await client.withTransaction(logger: logger) { connection in
+            try await apply(event, patronID: patronID, bookID: bookID, onlyIfDueBy: onlyIfDueBy, on: connection, logger: logger)
+        }
+    }
+
+    func apply(_ event: BookEvent, patronID: UUID, bookID: UUID, onlyIfDueBy: Date?, on connection: PostgresConnection, logger: Logger) async throws
+        -> Outcome?
+    {
+        guard let license = try await lockLicense(bookID, on: connection, logger: logger) else { throw CirculationError.unknownBook(bookID) }
+        let current = try await lockRow(patronID: patronID, bookID: bookID, on: connection, logger: logger)
+        let state = current?.state ?? .none
+
+        if let deadline = onlyIfDueBy {
+            let due = event == .offerExpired ? current?.offerExpiresAt : current?.dueAt
+            guard let due, due <= deadline, (try? BookMachine.next(from: state, on: event)) != nil else { return nil }
+        }
+        if (event == .borrow && state.isOnLoan) || (event == .save && state == .saved) || (event == .unsave && state == .none) {
+            return Outcome(status: try await status(patronID: patronID, bookID: bookID, on: connection, logger: logger), changed: false)
+        }
+        let next: BookState
+        do { next = try BookMachine.next(from: state, on: event) } catch { throw CirculationError.illegal(error) }
+
+        switch event {
+        case .borrow:
+            guard !license.withdrawn else { throw CirculationError.unknownBook(bookID) }
+            try await checkLoanLimit(patronID: patronID, on: connection, logger: logger)
+            if !license.openAccess, try await occupied(bookID, on: connection, logger: logger) >= license.copies {
+                throw CirculationError.noCopiesAvailable(bookID, publicURL: rules.publicURL)
+            }
+        case .hold:
+            guard !license.withdrawn else { throw CirculationError.unknownBook(bookID) }
+            guard !license.openAccess else { throw CirculationError.openAccess }
+            try await checkHoldLimit(patronID: patronID, on: connection, logger: logger)
+        case .accept:
+            try await checkLoanLimit(patronID: patronID, on: connection, logger: logger)
+        default: break
+        }
+
+        try await write(next, after: event, patronID: patronID, bookID: bookID, on: connection, logger: logger)
+        try await recordHistory(event, patronID: patronID, bookID: bookID, on: connection, logger: logger)
+        if [.returnLoan, .loanExpired, .decline, .offerExpired, .cancelHold, .hold].contains(event) {
+            try await promoteHolds(bookID: bookID, copies: license.openAccess ? Int.max / 2 : license.copies, on: connection, logger: logger)
+        }
+        if [.borrow, .hold, .cancelHold, .accept, .decline, .returnLoan, .offerExpired, .loanExpired].contains(event) {
+            try await Figures.publish(bookID: bookID, on: connection, logger: logger)
+        }
+        if let kind = NotificationKind(after: event) {
+            try await Notifications.record(kind, patronID: patronID, bookID: bookID, reference: "\(Date().timeIntervalSince1970)", on: connection, logger: logger)
+        }
+        logger.info(
+            "Book state changed",
+            metadata: ["patron.id": "\(patronID)", "book.id": "\(bookID)", "event": "\(event.rawValue)", "from": "\(state.rawValue)", "to": "\(next.rawValue)"])
+        return Outcome(status: try await status(patronID: patronID, bookID: bookID, on: connection, logger: logger), changed: true)
+    }
+
+    /// Extends an active loan by a loan period when nobody is waiting for the book.
+    func renew(patronID: UUID, bookID: UUID, logger: Logger) async throws -> BookStatus {
+        try await client.withTransaction(logger: logger) { connection in
+            guard try await lockLicense(bookID, on: connection, logger: logger) != nil else { throw CirculationError.unknownBook(bookID) }
+            let state = try await lockRow(patronID: patronID, bookID: bookID, on: connection, logger: logger)?.state ?? .none
+            guard state.isOnLoan else {
+                throw Problem(
+                    status: 409, slug: "illegal-transition", title: "Conflict", detail: "Only a book on loan can be renewed",
+                    state: state.rawValue, allowedEvents: BookMachine.allowedEvents(from: state).map(\.rawValue))
+            }
+            let waiting = try await connection.query(
+                "SELECT count(*)::int FROM patron_books WHERE book_id = \(bookID) AND state IN ('waiting_for_loan', 'loan_offered')", logger: logger)
+            for try await count in waiting.decode(Int.self) where count > 0 { throw CirculationError.holdsWaiting }
+            try await connection.query(
+                """
+                UPDATE patron_books SET due_at = now() + make_interval(secs => \(rules.loanPeriod)), updated_at = now()
+                WHERE patron_id = \(patronID) AND book_id = \(bookID)
+                """, logger: logger)
+            return try await status(patronID: patronID, bookID: bookID, on: connection, logger: logger)
+        }
+    }
+
+    // MARK: reading
+
+    /// The patron's relation to one book (state `none` when there is none).
+    func status(patronID: UUID, bookID: UUID, logger: Logger) async throws -> BookStatus {
+        try await client.withConnection { try await status(patronID: patronID, bookID: bookID, on: $0, logger: logger) }
+    }
+
+    func status(patronID: UUID, bookID: UUID, on connection: PostgresConnection, logger: Logger) async throws -> BookStatus {
+        let rows = try await shelfRows(patronID: patronID, bookID: bookID, on: connection, logger: logger)
+        if let row = rows.first { return row.status(rules: rules) }
+        return PatronBookRow(bookID: bookID, state: .none, copies: 0).status(rules: rules)
+    }
+
+    /// Every book of the patron not in state NONE ("My books"), newest change first.
+    func shelf(patronID: UUID, logger: Logger) async throws -> [PatronBookRow] {
+        try await client.withConnection { try await shelfRows(patronID: patronID, bookID: nil, on: $0, logger: logger) }
+    }
+
+    private func shelfRows(patronID: UUID, bookID: UUID?, on connection: PostgresConnection, logger: Logger) async throws -> [PatronBookRow] {
+        let rows = try await connection.query(
+            """
+            SELECT pb.book_id, pb.state, pb.due_at, pb.offer_expires_at, pb.hold_placed_at,
+                CASE WHEN pb.state = 'waiting_for_loan' THEN (SELECT count(*)::int + 1 FROM patron_books q
+                    WHERE q.book_id = pb.book_id AND q.state = 'waiting_for_loan'
+                    AND (q.hold_placed_at, q.patron_id) < (pb.hold_placed_at, pb.patron_id)) END,
+                coalesce(l.copies, 0), l.title, l.authors::text
+            FROM patron_books pb LEFT JOIN licenses l ON l.book_id = pb.book_id
+            WHERE pb.patron_id = \(patronID) AND (\(bookID)::uuid IS NULL OR pb.book_id = \(bookID))
+            ORDER BY pb.updated_at DESC, pb.book_id
+            """, logger: logger)
+        var result: [PatronBookRow] = []
+        for try await (book, state, due, offer, placed, position, copies, title, authors) in rows.decode(
+            (UUID, String, Date?, Date?, Date?, Int?, Int, String?, String?).self)
+        {
+            result.append(
+                PatronBookRow(
+                    bookID: book, state: BookState(rawValue: state) ?? .none, dueAt: due, offerExpiresAt: offer, holdPlacedAt: placed,
+                    holdPosition: position, copies: copies, title: title,
+                    authors: authors.flatMap { try? JSONDecoder().decode([String].self, from: Data($0.utf8)) }))
+        }
+        return result
+    }
+
+    // MARK: steps
+
+    struct LicenseRow {
+        var copies: Int
+        var openAccess: Bool
+        var withdrawn: Bool
+    }
+
+    private func lockLicense(_ bookID: UUID, on connection: PostgresConnection, logger: Logger) async throws -> LicenseRow? {
+        let rows = try await connection.query(
+            "SELECT copies, open_access, withdrawn FROM licenses WHERE book_id = \(bookID) FOR UPDATE", logger: logger)
+        for try await (copies, openAccess, withdrawn) in rows.decode((Int, Bool, Bool).self) {
+            return LicenseRow(copies: copies, openAccess: openAccess, withdrawn: withdrawn)
+        }
+        return nil
+    }
+
+    private func lockRow(patronID: UUID, bookID: UUID, on connection: PostgresConnection, logger: Logger) async throws -> PatronBookRow? {
+        let rows = try await connection.query(
+            "SELECT state, due_at, offer_expires_at FROM patron_books WHERE patron_id = \(patronID) AND book_id = \(bookID) FOR UPDATE",
+            logger: logger)
+        for try await (state, due, offer) in rows.decode((String, Date?, Date?).self) {
+            return PatronBookRow(bookID: bookID, state: BookState(rawValue: state) ?? .none, dueAt: due, offerExpiresAt: offer, copies: 0)
+        }
+        return nil
+    }
+
+    private func occupied(_ bookID: UUID, on connection: PostgresConnection, logger: Logger) async throws -> Int {
+        let rows = try await connection.query(
+            "SELECT count(*)::int FROM patron_books WHERE book_id = \(bookID) AND state = ANY(\(Self.occupyingStates))", logger: logger)
+        for try await count in rows.decode(Int.self) { return count }
+        return 0
+    }
+
+    private func checkLoanLimit(patronID: UUID, on connection: PostgresConnection, logger: Logger) async throws {
+        let rows = try await connection.query(
+            """
+            SELECT (SELECT count(*)::int FROM patron_books WHERE patron_id = \(patronID) AND state = ANY(\(Self.loanStates))), loan_limit
+            FROM patrons WHERE id = \(patronID)
+            """, logger: logger)
+        for try await (count, limit) in rows.decode((Int, Int).self) where count >= limit { throw CirculationError.loanLimit(limit) }
+    }
+
+    private func checkHoldLimit(patronID: UUID, on connection: PostgresConnection, logger: Logger) async throws {
+        let rows = try await connection.query(
+            """
+            SELECT (SELECT count(*)::int FROM patron_books WHERE patron_id = \(patronID) AND state IN ('waiting_for_loan', 'loan_offered')),
+                hold_limit FROM patrons WHERE id = \(patronID)
+            """, logger: logger)
+        for try await (count, limit) in rows.decode((Int, Int).self) where count >= limit { throw CirculationError.holdLimit(limit) }
+    }
+
+    private func write(_ next: BookState, after event: BookEvent, patronID: UUID, bookID: UUID, on connection: PostgresConnection, logger: Logger)
+        async throws
+    {
+        guard next != .none else {
+            try await connection.query("DELETE FROM patron_books WHERE patron_id = \(patronID) AND book_id = \(bookID)", logger: logger)
+            return
+        }
+        let startsLoan = event == .borrow || event == .accept
+        let loanSeconds = rules.loanPeriod
+        try await connection.query(
+            """
+            INSERT INTO patron_books (patron_id, book_id, state, hold_placed_at, loaned_at, due_at)
+            VALUES (\(patronID), \(bookID), \(next.rawValue),
+                CASE WHEN \(next.rawValue) = 'waiting_for_loan' THEN clock_timestamp() END,
+                CASE WHEN \(startsLoan) THEN now() END,
+                CASE WHEN \(startsLoan) THEN now() + make_interval(secs => \(loanSeconds)) END)
+            ON CONFLICT (patron_id, book_id) DO UPDATE SET
+                state = EXCLUDED.state,
+                hold_placed_at = CASE WHEN EXCLUDED.state = 'waiting_for_loan' THEN EXCLUDED.hold_placed_at ELSE patron_books.hold_placed_at END,
+                offer_expires_at = CASE WHEN EXCLUDED.state IN ('loan_offered', 'loan_offer_expired') THEN patron_books.offer_expires_at END,
+                loaned_at = coalesce(EXCLUDED.loaned_at, patron_books.loaned_at),
+                due_at = CASE WHEN \(startsLoan) THEN EXCLUDED.due_at ELSE patron_books.due_at END,
+                updated_at = now()
+            """, logger: logger)
+    }
+
+    private func recordHistory(_ event: BookEvent, patronID: UUID, bookID: UUID, on connection: PostgresConnection, logger: Logger) async throws {
+        switch event {
+        case .borrow, .accept:
+            try await connection.query(
+                "INSERT INTO loan_history (patron_id, book_id, loaned_at) VALUES (\(patronID), \(bookID), now())", logger: logger)
+            try await connection.query("UPDATE licenses SET checkouts = checkouts + 1 WHERE book_id = \(bookID)", logger: logger)
+        case .returnLoan, .loanExpired:
+            try await connection.query(
+                """
+                UPDATE loan_history SET ended_at = now(), end_reason = \(event.rawValue)
+                WHERE patron_id = \(patronID) AND book_id = \(bookID) AND ended_at IS NULL
+                """, logger: logger)
+        default: break
+        }
+    }
+
+    /// Offers every free copy to the patrons at the head of the queue, first come first served.
+    func promoteHolds(bookID: UUID, copies: Int, on connection: PostgresConnection, logger: Logger) async throws {
+        let free = max(0, copies - (try await occupied(bookID, on: connection, logger: logger)))
+        guard free > 0 else { return }
+        let rows = try await connection.query(
+            """
+            UPDATE patron_books SET state = 'loan_offered', offer_expires_at = now() + make_interval(secs => \(rules.offerPeriod)), updated_at = now()
+            WHERE (patron_id, book_id) IN (
+                SELECT patron_id, book_id FROM patron_books WHERE book_id = \(bookID) AND state = 'waiting_for_loan'
+                ORDER BY hold_placed_at, patron_id LIMIT \(min(free, 10_000)) FOR UPDATE)
+            RETURNING patron_id, offer_expires_at
+            """, logger: logger)
+        for try await (patronID, expires) in rows.decode((UUID, Date).self) {
+            logger.info("Loan offered", metadata: ["patron.id": "\(patronID)", "book.id": "\(bookID)"])
+            try await Notifications.record(
+                .loanOffered, patronID: patronID, bookID: bookID, reference: "\(expires.timeIntervalSince1970)", on: connection, logger: logger)
+        }
+    }
+}

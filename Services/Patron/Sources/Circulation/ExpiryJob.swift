@@ -1,0 +1,74 @@
+import Foundation
+import Logging
+import PostgresNIO
+import ServiceLifecycle
+import Shared
+
+/// Expires loans and loan offers whose time has passed and records reminders, every `interval`.
+///
+/// Safe with several replicas: each expiry re-checks its row under the licence lock (`apply(onlyIfDueBy:)`), so a
+/// row that another replica expired first is skipped, and reminders are de-duplicated by a unique key.
+struct ExpiryJob: Service {
+    let client: PostgresClient
+    let circulation: CirculationPostgresRepository
+    let interval: TimeInterval
+    let logger: Logger
+
+    func run() async throws {
+        while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            do {
+                try await runOnce()
+            } catch is CancellationError {
+                return
+            } catch {
+                logger.warning("Expiry run failed", metadata: ["error": "\(String(reflecting: error))"])
+            }
+            try? await Task.sleep(for: .milliseconds(Int(interval * 1000)))
+        }
+    }
+
+    /// One pass: expires what is due now and records reminders. Returns how many expiries it applied.
+    @discardableResult
+    func runOnce(now: Date = Date()) async throws -> Int {
+        var applied = 0
+        let due = try await client.query(
+            """
+            (SELECT patron_id, book_id, 'offer' FROM patron_books WHERE state = 'loan_offered' AND offer_expires_at <= \(now)
+                ORDER BY offer_expires_at LIMIT 500)
+            UNION ALL
+            (SELECT patron_id, book_id, 'loan' FROM patron_books
+                WHERE state IN ('not_downloaded', 'download_failed', 'download_completed', 'opened') AND due_at <= \(now)
+                ORDER BY due_at LIMIT 500)
+            """, logger: logger)
+        var candidates: [(UUID, UUID, String)] = []
+        for try await row in due.decode((UUID, UUID, String).self) { candidates.append(row) }
+        for (patronID, bookID, kind) in candidates {
+            let event: BookEvent = kind == "offer" ? .offerExpired : .loanExpired
+            if try await circulation.apply(event, patronID: patronID, bookID: bookID, onlyIfDueBy: now, logger: logger) != nil { applied += 1 }
+        }
+        try await remind(now: now)
+        return applied
+    }
+
+    /// Offers expiring within a day and loans due within three days get one reminder per deadline.
+    private func remind(now: Date) async throws {
+        try await client.withConnection { connection in
+            let rows = try await connection.query(
+                """
+                SELECT patron_id, book_id, 'offer_expiring', offer_expires_at FROM patron_books
+                    WHERE state = 'loan_offered' AND offer_expires_at > \(now) AND offer_expires_at <= \(now) + interval '1 day'
+                UNION ALL
+                SELECT patron_id, book_id, 'loan_due_soon', due_at FROM patron_books
+                    WHERE state IN ('not_downloaded', 'download_queued', 'downloading', 'download_failed', 'download_completed', 'opened')
+                    AND due_at > \(now) AND due_at <= \(now) + interval '3 days'
+                """, logger: logger)
+            var reminders: [(UUID, UUID, String, Date)] = []
+            for try await row in rows.decode((UUID, UUID, String, Date).self) { reminders.append(row) }
+            for (patronID, bookID, kind, deadline) in reminders {
+                try await Notifications.record(
+                    NotificationKind(rawValue: kind)!, patronID: patronID, bookID: bookID, reference: "\(deadline.timeIntervalSince1970)",
+                    on: connection, logger: logger)
+            }
+        }
+    }
+}

@@ -1,0 +1,34 @@
+import Foundation
+import Logging
+import PostgresNIO
+import ServiceSupport
+import Shared
+
+/// Circulation figures of one book (copies, availability, holds, checkouts, rating), queued for catalog in the
+/// caller's transaction with a new version.
+enum Figures {
+    static func publish(bookID: UUID, on connection: PostgresConnection, logger: Logger) async throws {
+        let rows = try await connection.query(
+            """
+            WITH bumped AS (
+                UPDATE licenses SET figures_version = figures_version + 1 WHERE book_id = \(bookID)
+                RETURNING copies, open_access, checkouts, figures_version)
+            SELECT b.copies, b.open_access, b.checkouts, b.figures_version,
+                (SELECT count(*)::int FROM patron_books WHERE book_id = \(bookID) AND state = ANY(\(CirculationPostgresRepository.occupyingStates))),
+                (SELECT count(*)::int FROM patron_books WHERE book_id = \(bookID) AND state IN ('waiting_for_loan', 'loan_offered')),
+                (SELECT avg(stars)::float8 FROM ratings WHERE book_id = \(bookID)),
+                (SELECT count(*)::int FROM ratings WHERE book_id = \(bookID))
+            FROM bumped b
+            """, logger: logger)
+        for try await (copies, openAccess, checkouts, version, occupied, holds, average, ratings) in rows.decode(
+            (Int, Bool, Int, Int64, Int, Int, Double?, Int).self)
+        {
+            let figures = CirculationFigures(
+                bookId: bookID, copiesTotal: copies, copiesAvailable: openAccess ? copies : max(0, copies - occupied), holds: holds,
+                checkouts: checkouts, ratingAverage: average, ratingCount: ratings, version: version)
+            try await Outbox.enqueue(
+                key: "figures:\(bookID.lowercased)", path: "/internal/books/\(bookID.lowercased)/figures", payload: figures, on: connection,
+                logger: logger)
+        }
+    }
+}

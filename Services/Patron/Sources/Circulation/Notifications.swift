@@ -1,0 +1,80 @@
+import Foundation
+import Hummingbird
+import Logging
+import PostgresNIO
+import ServiceSupport
+import Shared
+
+/// What a notification tells the patron.
+enum NotificationKind: String, Codable, Sendable {
+    case loanOffered = "loan_offered"
+    case offerExpiring = "offer_expiring"
+    case loanDueSoon = "loan_due_soon"
+    case loanExpired = "loan_expired"
+    case offerExpired = "offer_expired"
+
+    /// The notification an event leaves behind, if any (offers are recorded when the queue advances).
+    init?(after event: BookEvent) {
+        switch event {
+        case .loanExpired: self = .loanExpired
+        case .offerExpired: self = .offerExpired
+        default: return nil
+        }
+    }
+}
+
+/// A notification as `GET /me/notifications` lists it.
+struct PatronNotification: Codable, Sendable {
+    var id: UUID
+    var bookId: UUID
+    var kind: NotificationKind
+    var title: String?
+    var createdAt: Date
+    var readAt: Date?
+}
+
+/// Stored notifications. `reference` makes each one unique (the deadline it is about), so that several
+/// replicas of the expiry job record it once.
+enum Notifications {
+    static func record(
+        _ kind: NotificationKind, patronID: UUID, bookID: UUID, reference: String, on connection: PostgresConnection, logger: Logger
+    ) async throws {
+        let key = "\(kind.rawValue):\(patronID.lowercased):\(bookID.lowercased):\(reference)"
+        try await connection.query(
+            """
+            INSERT INTO notifications (id, patron_id, book_id, kind, dedupe_key) VALUES (\(UUID()), \(patronID), \(bookID), \(kind.rawValue), \(key))
+            ON CONFLICT (dedupe_key) DO NOTHING
+            """, logger: logger)
+    }
+
+    static func list(patronID: UUID, client: PostgresClient, logger: Logger) async throws -> [PatronNotification] {
+        let rows = try await client.query(
+            """
+            SELECT n.id, n.book_id, n.kind, l.title, n.created_at, n.read_at FROM notifications n
+            LEFT JOIN licenses l ON l.book_id = n.book_id
+            WHERE n.patron_id = \(patronID) ORDER BY n.created_at DESC, n.id LIMIT 200
+            """, logger: logger)
+        var result: [PatronNotification] = []
+        for try await (id, book, kind, title, created, read) in rows.decode((UUID, UUID, String, String?, Date, Date?).self) {
+            guard let kind = NotificationKind(rawValue: kind) else { continue }
+            result.append(PatronNotification(id: id, bookId: book, kind: kind, title: title, createdAt: created, readAt: read))
+        }
+        return result
+    }
+
+    /// Unread notifications: the "items waiting for action".
+    static func unreadCount(patronID: UUID, on connection: PostgresConnection, logger: Logger) async throws -> Int {
+        let rows = try await connection.query(
+            "SELECT count(*)::int FROM notifications WHERE patron_id = \(patronID) AND read_at IS NULL", logger: logger)
+        for try await count in rows.decode(Int.self) { return count }
+        return 0
+    }
+
+    /// Marks one of the patron's notifications read; false when the patron has no such notification.
+    static func markRead(id: UUID, patronID: UUID, client: PostgresClient, logger: Logger) async throws -> Bool {
+        let rows = try await client.query(
+            "UPDATE notifications SET read_at = coalesce(read_at, now()) WHERE id = \(id) AND patron_id = \(patronID) RETURNING id", logger: logger)
+        for try await _ in rows { return true }
+        return false
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+import Hummingbird
+import Logging
+import PostgresNIO
+import ServiceSupport
+import Shared
+
+/// `/internal/...` routes for the gateway and catalog; every one needs the service token.
+struct InternalController: Sendable {
+    let client: PostgresClient
+    let authenticator: Authenticator
+    let circulation: CirculationPostgresRepository
+    let token: ServiceToken
+
+    func add(to router: Router<BasicRequestContext>) {
+        let group = router.group("/internal").add(middleware: ServiceTokenMiddleware(token: token))
+        group.post("/auth/basic", use: checkBasic)
+        group.put("/licenses/:id", use: putLicense)
+        group.get("/patrons/:patron/shelf", use: shelf)
+        group.get("/patrons/:patron/loans/:id", use: loanCheck)
+        group.post("/patrons/:patron/books/:id/events", use: reportEvent)
+    }
+
+    /// Checks Basic credentials for the gateway: 200 `{patronId}`, 401 or 429.
+    func checkBasic(request: Request, context: BasicRequestContext) async throws -> Response {
+        let credentials = try await JSONMessages.decode(BasicCredentials.self, from: request)
+        let patronID = try await authenticator.authenticate(
+            login: credentials.login, secret: credentials.secret, clientAddress: credentials.clientAddress, logger: context.logger)
+        return try JSONMessages.response(AuthenticatedPatron(patronId: patronID))
+    }
+
+    /// Stores a book's licence from catalog (ignoring versions older than the stored one); more copies offer
+    /// themselves to the hold queue at once.
+    func putLicense(request: Request, context: BasicRequestContext) async throws -> Response {
+        let bookID = try context.uuid("id")
+        let license = try await JSONMessages.decode(License.self, from: request)
+        guard license.bookId == bookID, license.copies >= 0 else { throw Problem.badRequest("licence does not match the path or has negative copies") }
+        let logger = context.logger
+        let authors = String(decoding: try JSONEncoder().encode(license.authors), as: UTF8.self)
+        try await client.withTransaction(logger: logger) { connection in
+            let rows = try await connection.query(
+                """
+                INSERT INTO licenses AS l (book_id, copies, open_access, withdrawn, title, authors, version)
+                VALUES (\(bookID), \(license.copies), \(license.openAccess), \(license.withdrawn), \(license.title), \(authors)::jsonb, \(license.version))
+                ON CONFLICT (book_id) DO UPDATE SET copies = EXCLUDED.copies, open_access = EXCLUDED.open_access,
+                    withdrawn = EXCLUDED.withdrawn, title = EXCLUDED.title, authors = EXCLUDED.authors, version = EXCLUDED.version
+                WHERE l.version < EXCLUDED.version
+                RETURNING copies
+                """, logger: logger)
+            for try await copies in rows.decode(Int.self) {
+                try await circulation.promoteHolds(bookID: bookID, copies: license.openAccess ? 0 : copies, on: connection, logger: logger)
+                try await Figures.publish(bookID: bookID, on: connection, logger: logger)
+            }
+        }
+        return Response(status: .noContent)
+    }
+
+    /// Everything catalog needs to personalise one page for a patron.
+    func shelf(request: Request, context: BasicRequestContext) async throws -> Response {
+        let patronID = try context.uuid("patron")
+        let rows = try await circulation.shelf(patronID: patronID, logger: context.logger)
+        var ignored: [UUID] = []
+        for try await id in try await client.query("SELECT book_id FROM ignored_books WHERE patron_id = \(patronID)", logger: context.logger)
+            .decode(UUID.self)
+        {
+            ignored.append(id)
+        }
+        let waiting = try await client.withConnection { try await Notifications.unreadCount(patronID: patronID, on: $0, logger: context.logger) }
+        let books = rows.map {
+            PatronBookView(bookId: $0.bookID, state: $0.state, holdPosition: $0.holdPosition, dueAt: $0.dueAt, offerExpiresAt: $0.offerExpiresAt)
+        }
+        return try JSONMessages.response(PatronShelf(books: books, ignored: ignored, waitingForAction: waiting))
+    }
+
+    /// May the patron download the book now (an active loan)?
+    func loanCheck(request: Request, context: BasicRequestContext) async throws -> Response {
+        let status = try await circulation.status(patronID: try context.uuid("patron"), bookID: try context.uuid("id"), logger: context.logger)
+        return try JSONMessages.response(LoanCheck(active: status.state.isOnLoan, state: status.state))
+    }
+
+    /// Applies an event that catalog observed (a download started); 409 when the state does not allow it.
+    func reportEvent(request: Request, context: BasicRequestContext) async throws -> Response {
+        let event = try await JSONMessages.decode(ReportedEvent.self, from: request).event
+        guard BookEvent.clientReported.contains(event) else { throw CirculationError.notClientEvent(event.rawValue) }
+        let outcome = try await circulation.apply(event, patronID: try context.uuid("patron"), bookID: try context.uuid("id"), logger: context.logger)
+        return try JSONMessages.response(outcome!.status)
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+import ServiceSupport
+
+/// Everything the patron service reads from its configuration (README, "Configuration").
+struct PatronSettings: Sendable {
+    var port: Int
+    var databaseURL: String
+    var catalogURLs: [String]
+    var publicURL: String
+    var serviceToken: String
+    var jwtSecret: String
+    var jwtPreviousSecret: String?
+    var adminToken: String
+    var bcryptCost: Int
+    var accessTokenLifetime: TimeInterval
+    var refreshTokenLifetime: TimeInterval
+    var loanPeriod: TimeInterval
+    var holdOfferPeriod: TimeInterval
+    var expiryInterval: TimeInterval
+    var loanLimit: Int
+    var holdLimit: Int
+    var feedbackPerHour: Int
+
+    init(config: ServiceConfig) throws {
+        port = try config.int("PATRON_PORT", default: 8082)
+        databaseURL = config.string("PATRON_DATABASE_URL", default: "postgres://postgres@127.0.0.1:5433/bookmobile_patron")
+        catalogURLs = config.urls("CATALOG_URLS", default: "http://127.0.0.1:8081")
+        publicURL = config.string("PUBLIC_URL", default: "http://127.0.0.1:8080")
+        serviceToken = try config.secret("SERVICE_TOKEN")
+        jwtSecret = try config.secret("JWT_SECRET")
+        jwtPreviousSecret = config.string("JWT_PREVIOUS_SECRET")
+        adminToken = try config.secret("ADMIN_TOKEN")
+        bcryptCost = try config.int("BCRYPT_COST", default: 12)
+        guard (4...31).contains(bcryptCost) else { throw ServiceConfig.Invalid(description: "BCRYPT_COST must be between 4 and 31") }
+        accessTokenLifetime = try config.duration("ACCESS_TOKEN_TTL", default: 15 * 60)
+        refreshTokenLifetime = try config.duration("REFRESH_TOKEN_TTL", default: 30 * 86_400)
+        loanPeriod = try config.duration("LOAN_PERIOD", default: 21 * 86_400)
+        holdOfferPeriod = try config.duration("HOLD_OFFER_PERIOD", default: 3 * 86_400)
+        expiryInterval = try config.duration("EXPIRY_INTERVAL", default: 30)
+        loanLimit = try config.int("LOAN_LIMIT", default: 10)
+        holdLimit = try config.int("HOLD_LIMIT", default: 10)
+        feedbackPerHour = try config.int("FEEDBACK_PER_HOUR", default: 20)
+    }
+}

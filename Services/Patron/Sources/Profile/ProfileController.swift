@@ -1,0 +1,166 @@
+import Foundation
+import Hummingbird
+import Logging
+import PostgresNIO
+import PostgresSupport
+import ServiceSupport
+import Shared
+
+/// `/me`, `/me/settings` and `/me/notifications`.
+struct ProfileController: Sendable {
+    let client: PostgresClient
+    let guardian: PatronGuard
+    let circulation: CirculationPostgresRepository
+    let publicURL: String
+
+    func add(to router: Router<BasicRequestContext>) {
+        router.get("/me", use: get)
+        router.patch("/me", use: edit)
+        router.delete("/me", use: delete)
+        router.get("/me/settings", use: getSettings)
+        router.put("/me/settings", use: putSettings)
+        router.get("/me/notifications", use: notifications)
+        router.post("/me/notifications/:id/read", use: markRead)
+    }
+
+    /// `GET /me` → the profile (JSON, or OPDS User Profile for `Accept: application/opds-profile+json`).
+    func get(request: Request, context: BasicRequestContext) async throws -> Response {
+        let patronID = try await guardian.require(request, logger: context.logger)
+        guard let profile = try await ProfileQueries(client: client).profile(patronID: patronID, logger: context.logger) else {
+            throw AuthenticationRequired()
+        }
+        if request.headers[.accept]?.contains(OPDSProfile.mediaType) == true {
+            return try JSONMessages.response(OPDSProfile(profile, publicURL: publicURL), contentType: OPDSProfile.mediaType)
+        }
+        return try JSONMessages.response(profile, headers: [.cacheControl: "private, no-store"])
+    }
+
+    struct ProfileEdit: Decodable {
+        var displayName: String?
+        var bio: String?
+        var email: String?
+
+        enum CodingKeys: String, CodingKey, CaseIterable { case displayName, bio, email }
+
+        init(from decoder: any Decoder) throws {
+            try decoder.rejectUnknownKeys(Set(CodingKeys.allCases.map(\.rawValue)))
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            displayName = try container.decodeIfPresent(String.self, forKey: .displayName)
+            bio = try container.decodeIfPresent(String.self, forKey: .bio)
+            email = try container.decodeIfPresent(String.self, forKey: .email)
+        }
+    }
+
+    /// `PATCH /me` `{displayName?, bio?, email?}` → the profile.
+    func edit(request: Request, context: BasicRequestContext) async throws -> Response {
+        let patronID = try await guardian.require(request, logger: context.logger)
+        let edit = try await JSONMessages.decode(ProfileEdit.self, from: request)
+        if let name = edit.displayName, name.count > 100 { throw Problem.badRequest("displayName must be at most 100 characters") }
+        if let bio = edit.bio, bio.count > 2000 { throw Problem.badRequest("bio must be at most 2000 characters") }
+        if let email = edit.email { try Validation.email(email) }
+        do {
+            try await client.query(
+                """
+                UPDATE patrons SET display_name = coalesce(\(edit.displayName), display_name), bio = coalesce(\(edit.bio), bio),
+                    email = coalesce(\(edit.email), email) WHERE id = \(patronID)
+                """, logger: context.logger)
+        } catch let error as PSQLError where error.isUniqueViolation {
+            throw AuthError.taken(field: "email")
+        }
+        return try await get(request: request, context: context)
+    }
+
+    /// `DELETE /me` → 204. Returns the loans, cancels the holds (advancing each queue) and erases every row of
+    /// the patron, in one transaction.
+    func delete(request: Request, context: BasicRequestContext) async throws -> Response {
+        let patronID = try await guardian.require(request, logger: context.logger)
+        let logger = context.logger
+        try await client.withTransaction(logger: logger) { connection in
+            let rows = try await connection.query(
+                "SELECT book_id, state FROM patron_books WHERE patron_id = \(patronID) ORDER BY book_id", logger: logger)
+            var books: [(UUID, String)] = []
+            for try await row in rows.decode((UUID, String).self) { books.append(row) }
+            for (bookID, raw) in books {
+                let state = BookState(rawValue: raw) ?? .none
+                let event: BookEvent? =
+                    state.isOnLoan ? (BookMachine.allowedEvents(from: state).contains(.returnLoan) ? .returnLoan : nil)
+                    : state == .waitingForLoan ? .cancelHold : state == .loanOffered ? .decline : nil
+                if let event {
+                    _ = try await circulation.apply(event, patronID: patronID, bookID: bookID, onlyIfDueBy: nil, on: connection, logger: logger)
+                }
+            }
+            // Loans in a download state cannot be returned by the machine; they free their copy here all the same.
+            let freed = try await connection.query(
+                "DELETE FROM patron_books WHERE patron_id = \(patronID) RETURNING book_id, state", logger: logger)
+            var affected: [UUID] = []
+            for try await (bookID, state) in freed.decode((UUID, String).self) where BookState(rawValue: state)?.occupiesCopy == true {
+                affected.append(bookID)
+            }
+            let rated = try await connection.query("DELETE FROM ratings WHERE patron_id = \(patronID) RETURNING book_id", logger: logger)
+            for try await bookID in rated.decode(UUID.self) { affected.append(bookID) }
+            try await connection.query("DELETE FROM patrons WHERE id = \(patronID)", logger: logger)
+            for bookID in Set(affected) {
+                let copies = try await connection.query("SELECT copies FROM licenses WHERE book_id = \(bookID) FOR UPDATE", logger: logger)
+                for try await count in copies.decode(Int.self) {
+                    try await circulation.promoteHolds(bookID: bookID, copies: count, on: connection, logger: logger)
+                }
+                try await Figures.publish(bookID: bookID, on: connection, logger: logger)
+            }
+        }
+        logger.info("Patron deleted", metadata: ["patron.id": "\(patronID)"])
+        return Response(status: .noContent)
+    }
+
+    /// `GET /me/settings` → the reader settings (defaults until set).
+    func getSettings(request: Request, context: BasicRequestContext) async throws -> Response {
+        let patronID = try await guardian.require(request, logger: context.logger)
+        let rows = try await client.query("SELECT settings::text FROM settings WHERE patron_id = \(patronID)", logger: context.logger)
+        var settings = ReaderSettings()
+        for try await text in rows.decode(String.self) { settings = try WireFormat.decoder().decode(ReaderSettings.self, from: Data(text.utf8)) }
+        return try JSONMessages.response(settings)
+    }
+
+    struct StrictSettings: Decodable {
+        var settings: ReaderSettings
+
+        init(from decoder: any Decoder) throws {
+            try decoder.rejectUnknownKeys(["fontFamily", "fontSize", "theme", "brightness", "syncBookmarks"])
+            settings = try ReaderSettings(from: decoder)
+        }
+    }
+
+    /// `PUT /me/settings` → replaces the settings; unknown keys and out-of-range values are refused.
+    func putSettings(request: Request, context: BasicRequestContext) async throws -> Response {
+        let patronID = try await guardian.require(request, logger: context.logger)
+        let settings = try await JSONMessages.decode(StrictSettings.self, from: request).settings
+        if let failure = settings.validationFailure { throw Problem.badRequest(failure) }
+        let json = String(decoding: try WireFormat.encoder().encode(settings), as: UTF8.self)
+        try await client.query(
+            """
+            INSERT INTO settings (patron_id, settings) VALUES (\(patronID), \(json)::jsonb)
+            ON CONFLICT (patron_id) DO UPDATE SET settings = EXCLUDED.settings
+            """, logger: context.logger)
+        return try JSONMessages.response(settings)
+    }
+
+    /// `GET /me/notifications` → `{"notifications": [...], "unread": N}`.
+    func notifications(request: Request, context: BasicRequestContext) async throws -> Response {
+        let patronID = try await guardian.require(request, logger: context.logger)
+        let list = try await Notifications.list(patronID: patronID, client: client, logger: context.logger)
+        struct Body: Encodable {
+            var notifications: [PatronNotification]
+            var unread: Int
+        }
+        return try JSONMessages.response(Body(notifications: list, unread: list.filter { $0.readAt == nil }.count))
+    }
+
+    /// `POST /me/notifications/{id}/read` → 204; 404 for another patron's or an unknown notification.
+    func markRead(request: Request, context: BasicRequestContext) async throws -> Response {
+        let patronID = try await guardian.require(request, logger: context.logger)
+        let id = try context.uuid("id")
+        guard try await Notifications.markRead(id: id, patronID: patronID, client: client, logger: context.logger) else {
+            throw Problem.notFound("No notification \(id)")
+        }
+        return Response(status: .noContent)
+    }
+}

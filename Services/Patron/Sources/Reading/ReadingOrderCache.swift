@@ -1,0 +1,22 @@
+import Foundation
+import Logging
+import ServiceSupport
+import Synchronization
+
+/// The reading order (spine hrefs) of each book, asked of catalog once and kept.
+final class ReadingOrderCache: Sendable {
+    let catalog: InternalClient
+    private let entries = Mutex<[UUID: Set<String>]>([:])
+
+    init(catalog: InternalClient) { self.catalog = catalog }
+
+    /// The hrefs of the book's reading order; nil when catalog cannot be asked (validation is then skipped).
+    func hrefs(of bookID: UUID, logger: Logger) async -> Set<String>? {
+        if let cached = entries.withLock({ $0[bookID] }) { return cached }
+        guard let list = try? await catalog.get("/internal/books/\(bookID.uuidString.lowercased())/reading-order", as: [String].self, logger: logger)
+        else { return nil }
+        let set = Set(list)
+        entries.withLock { $0[bookID] = set }
+        return set
+    }
+}

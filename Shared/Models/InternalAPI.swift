@@ -1,0 +1,134 @@
+import Foundation
+
+/// Circulation figures of one book, sent by patron to catalog through the outbox
+/// (`PUT /internal/books/{id}/figures`). `version` grows with every change; catalog ignores older versions.
+public struct CirculationFigures: Codable, Sendable, Equatable {
+    public var bookId: UUID
+    public var copiesTotal: Int
+    public var copiesAvailable: Int
+    public var holds: Int
+    public var checkouts: Int
+    public var ratingAverage: Double?
+    public var ratingCount: Int
+    public var version: Int64
+
+    public init(
+        bookId: UUID, copiesTotal: Int, copiesAvailable: Int, holds: Int, checkouts: Int, ratingAverage: Double?, ratingCount: Int,
+        version: Int64
+    ) {
+        self.bookId = bookId
+        self.copiesTotal = copiesTotal
+        self.copiesAvailable = copiesAvailable
+        self.holds = holds
+        self.checkouts = checkouts
+        self.ratingAverage = ratingAverage
+        self.ratingCount = ratingCount
+        self.version = version
+    }
+}
+
+/// The licence of one book, sent by catalog to patron through its outbox (`PUT /internal/licenses/{id}`).
+/// `version` grows with every change; patron ignores older versions.
+public struct License: Codable, Sendable, Equatable {
+    public var bookId: UUID
+    public var copies: Int
+    public var openAccess: Bool
+    public var withdrawn: Bool
+    public var title: String
+    public var authors: [String]
+    public var version: Int64
+
+    public init(bookId: UUID, copies: Int, openAccess: Bool, withdrawn: Bool, title: String, authors: [String], version: Int64) {
+        self.bookId = bookId
+        self.copies = copies
+        self.openAccess = openAccess
+        self.withdrawn = withdrawn
+        self.title = title
+        self.authors = authors
+        self.version = version
+    }
+}
+
+/// One patron's relation to one book as catalog needs it to personalise an entry.
+public struct PatronBookView: Codable, Sendable, Equatable {
+    public var bookId: UUID
+    public var state: BookState
+    public var holdPosition: Int?
+    public var dueAt: Date?
+    public var offerExpiresAt: Date?
+    public var since: Date?
+
+    public init(bookId: UUID, state: BookState, holdPosition: Int? = nil, dueAt: Date? = nil, offerExpiresAt: Date? = nil, since: Date? = nil) {
+        self.bookId = bookId
+        self.state = state
+        self.holdPosition = holdPosition
+        self.dueAt = dueAt
+        self.offerExpiresAt = offerExpiresAt
+        self.since = since
+    }
+}
+
+/// Everything catalog needs to personalise a page for one patron, fetched once per page
+/// (`GET /internal/patrons/{id}/shelf`): the books not in state NONE, the ignored books and the count of items
+/// waiting for action.
+public struct PatronShelf: Codable, Sendable, Equatable {
+    public var books: [PatronBookView]
+    public var ignored: [UUID]
+    public var waitingForAction: Int
+
+    public init(books: [PatronBookView], ignored: [UUID], waitingForAction: Int) {
+        self.books = books
+        self.ignored = ignored
+        self.waitingForAction = waitingForAction
+    }
+}
+
+/// Request of `POST /internal/auth/basic`: credentials that the gateway received as HTTP Basic.
+public struct BasicCredentials: Codable, Sendable {
+    public var login: String
+    public var secret: String
+    public var clientAddress: String?
+
+    public init(login: String, secret: String, clientAddress: String?) {
+        self.login = login
+        self.secret = secret
+        self.clientAddress = clientAddress
+    }
+}
+
+/// Answer of `POST /internal/auth/basic` when the credentials are good.
+public struct AuthenticatedPatron: Codable, Sendable {
+    public var patronId: UUID
+
+    public init(patronId: UUID) { self.patronId = patronId }
+}
+
+/// Answer of `GET /internal/patrons/{id}/loans/{bookId}`: may this patron download this book now?
+public struct LoanCheck: Codable, Sendable {
+    public var active: Bool
+    public var state: BookState
+
+    public init(active: Bool, state: BookState) {
+        self.active = active
+        self.state = state
+    }
+}
+
+/// Request of `POST /internal/patrons/{id}/books/{bookId}/events`: an event catalog saw (a download).
+public struct ReportedEvent: Codable, Sendable {
+    public var event: BookEvent
+
+    public init(event: BookEvent) { self.event = event }
+}
+
+/// Header names shared by the gateway and the services.
+public enum InternalHeader {
+    /// The authenticated patron, set by the gateway only.
+    public static let patronID = "X-Patron-ID"
+    /// The client's address as the gateway saw it.
+    public static let clientAddress = "X-Client-Address"
+    /// The service token, proof that a request comes from inside.
+    public static let serviceToken = "X-Service-Token"
+    /// The request id, end to end.
+    public static let requestID = "X-Request-ID"
+}

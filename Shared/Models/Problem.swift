@@ -1,0 +1,69 @@
+import Foundation
+
+/// An RFC 9457 problem document, the body of every error response (`application/problem+json`).
+///
+/// `type` is a URI naming the kind of problem (`https://bookmobile.dev/problems/<slug>` or `about:blank`).
+/// The optional members carry machine-readable context for some problems (the book state and the events it
+/// allows for an illegal transition, the limit for a limit breach, the link to follow for a missing copy).
+public struct Problem: Codable, Sendable, Equatable, Error {
+    public var type: String
+    public var title: String
+    public var status: Int
+    public var detail: String?
+    public var state: String?
+    public var allowedEvents: [String]?
+    public var limit: Int?
+    public var links: [ProblemLink]?
+    public var retryAfter: Int?
+
+    public init(
+        status: Int,
+        slug: String?,
+        title: String,
+        detail: String? = nil,
+        state: String? = nil,
+        allowedEvents: [String]? = nil,
+        limit: Int? = nil,
+        links: [ProblemLink]? = nil,
+        retryAfter: Int? = nil
+    ) {
+        self.type = slug.map { Problem.typeBase + $0 } ?? "about:blank"
+        self.title = title
+        self.status = status
+        self.detail = detail
+        self.state = state
+        self.allowedEvents = allowedEvents
+        self.limit = limit
+        self.links = links
+        self.retryAfter = retryAfter
+    }
+
+    public static let typeBase = "https://bookmobile.dev/problems/"
+    public static let mediaType = "application/problem+json"
+
+    /// The slug of `type` (`no-copies-available`), or nil for `about:blank`.
+    public var slug: String? { type.hasPrefix(Problem.typeBase) ? String(type.dropFirst(Problem.typeBase.count)) : nil }
+
+    public static func badRequest(_ detail: String) -> Problem { Problem(status: 400, slug: "bad-request", title: "Bad request", detail: detail) }
+    public static func notFound(_ detail: String) -> Problem { Problem(status: 404, slug: "not-found", title: "Not found", detail: detail) }
+    public static func unauthorized(_ detail: String) -> Problem { Problem(status: 401, slug: "unauthorized", title: "Unauthorized", detail: detail) }
+    public static func forbidden(_ detail: String) -> Problem { Problem(status: 403, slug: "forbidden", title: "Forbidden", detail: detail) }
+    public static func conflict(_ slug: String, _ detail: String) -> Problem { Problem(status: 409, slug: slug, title: "Conflict", detail: detail) }
+    public static func unprocessable(_ slug: String, _ detail: String) -> Problem {
+        Problem(status: 422, slug: slug, title: "Unprocessable content", detail: detail)
+    }
+    public static func tooLarge(_ detail: String) -> Problem { Problem(status: 413, slug: "payload-too-large", title: "Payload too large", detail: detail) }
+}
+
+/// A link carried by a problem document, e.g. the hold link of `no-copies-available`.
+public struct ProblemLink: Codable, Sendable, Equatable {
+    public var rel: String
+    public var href: String
+    public var method: String?
+
+    public init(rel: String, href: String, method: String? = nil) {
+        self.rel = rel
+        self.href = href
+        self.method = method
+    }
+}

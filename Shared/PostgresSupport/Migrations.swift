@@ -1,0 +1,42 @@
+import Logging
+import PostgresNIO
+
+/// One versioned schema change. Never edit a migration once it has shipped; add a new one.
+public struct Migration: Sendable {
+    public let version: Int
+    public let name: String
+    public let sql: String
+
+    public init(version: Int, name: String, sql: String) {
+        self.version = version
+        self.name = name
+        self.sql = sql
+    }
+}
+
+/// Applies the migrations not yet recorded in `schema_migrations`, in order, in one transaction that holds a
+/// transaction-scoped advisory lock: replicas starting together apply each migration exactly once.
+public func applyMigrations(_ migrations: [Migration], client: PostgresClient, logger: Logger) async throws {
+    try await client.withTransaction(logger: logger) { connection in
+        try await connection.query("SELECT pg_advisory_xact_lock(7238001)", logger: logger)
+        try await connection.query(
+            """
+            CREATE TABLE IF NOT EXISTS schema_migrations (
+                version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())
+            """,
+            logger: logger
+        )
+        var applied = Set<Int>()
+        for try await version in try await connection.query("SELECT version FROM schema_migrations", logger: logger).decode(Int.self) {
+            applied.insert(version)
+        }
+        for migration in migrations.sorted(by: { $0.version < $1.version }) where !applied.contains(migration.version) {
+            logger.info("Applying migration", metadata: ["migration.version": "\(migration.version)", "migration.name": "\(migration.name)"])
+            try await connection.query(PostgresQuery(unsafeSQL: migration.sql), logger: logger)
+            try await connection.query(
+                "INSERT INTO schema_migrations (version, name) VALUES (\(migration.version), \(migration.name))",
+                logger: logger
+            )
+        }
+    }
+}

@@ -1,0 +1,85 @@
+import Foundation
+import Hummingbird
+import NIOCore
+import NIOFoundationCompat
+import Shared
+
+/// Reading JSON request bodies and writing JSON responses in the wire format.
+public enum JSONMessages {
+    /// Decodes the request body as `T`, refusing bodies over `limit` bytes (413) and malformed JSON or wrong types (400).
+    public static func decode<T: Decodable>(_ type: T.Type, from request: Request, limit: Int = 64 * 1024) async throws -> T {
+        let buffer: ByteBuffer
+        do {
+            buffer = try await request.body.collect(upTo: limit)
+        } catch {
+            throw Problem.tooLarge("The body must not exceed \(limit) bytes")
+        }
+        return try decode(type, from: Data(buffer: buffer))
+    }
+
+    /// Decodes `data` as `T`, turning every decoding failure into a 400 problem naming the offending field.
+    public static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
+        do {
+            return try WireFormat.decoder().decode(T.self, from: data)
+        } catch let error as DecodingError {
+            throw Problem.badRequest(describe(error))
+        } catch {
+            throw Problem.badRequest("The body is not valid JSON")
+        }
+    }
+
+    static func describe(_ error: DecodingError) -> String {
+        func path(_ keys: [any CodingKey]) -> String {
+            keys.isEmpty ? "the body" : keys.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+        }
+        switch error {
+        case .typeMismatch(let type, let context): return "\(path(context.codingPath)) must be of type \(type)"
+        case .valueNotFound(_, let context): return "\(path(context.codingPath)) must not be null"
+        case .keyNotFound(let key, let context): return "\(path(context.codingPath + [key])) is required"
+        case .dataCorrupted(let context):
+            return context.codingPath.isEmpty ? "The body is not valid JSON" : "\(path(context.codingPath)): \(context.debugDescription)"
+        @unknown default: return "The body could not be read"
+        }
+    }
+
+    /// `value` encoded as `application/json` (or `contentType`).
+    public static func response<T: Encodable>(
+        _ value: T, status: HTTPResponse.Status = .ok, contentType: String = "application/json", headers: HTTPFields = [:]
+    ) throws -> Response {
+        var headers = headers
+        headers[.contentType] = contentType
+        let data = try WireFormat.encoder().encode(value)
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+}
+
+/// Keys of a JSON object that a strict decoder refuses when unknown.
+public struct AnyCodingKey: CodingKey {
+    public var stringValue: String
+    public var intValue: Int?
+    public init(stringValue: String) { self.stringValue = stringValue }
+    public init?(intValue: Int) {
+        self.stringValue = "\(intValue)"
+        self.intValue = intValue
+    }
+}
+
+extension Decoder {
+    /// Throws when the JSON object has keys other than `allowed` (for "unknown keys are refused").
+    public func rejectUnknownKeys(_ allowed: Set<String>) throws {
+        let container = try container(keyedBy: AnyCodingKey.self)
+        if let unknown = container.allKeys.first(where: { !allowed.contains($0.stringValue) }) {
+            throw DecodingError.dataCorruptedError(forKey: unknown, in: container, debugDescription: "unknown key \(unknown.stringValue)")
+        }
+    }
+}
+
+extension RequestContext {
+    /// The path parameter `name` as a UUID; a 400 problem when it is not one.
+    public func uuid(_ name: String) throws -> UUID {
+        guard let text = parameters.get(name), let id = UUID(uuidString: text) else {
+            throw Problem.badRequest("\(name) must be a UUID")
+        }
+        return id
+    }
+}

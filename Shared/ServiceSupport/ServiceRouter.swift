@@ -1,0 +1,17 @@
+import Hummingbird
+import Prometheus
+
+/// The router every service starts from: request ids, metrics and problem documents on every route, plus
+/// `/health/live`, `/health/ready` and `/metrics`.
+public enum ServiceRouter {
+    public static func make<Context: RequestContext>(
+        context: Context.Type = BasicRequestContext.self, readiness: @escaping HealthRoutes<Context>.ReadinessCheck
+    ) -> Router<Context> {
+        let router = Router(context: Context.self)
+        router.add(middleware: RequestIDMiddleware())
+        router.add(middleware: MetricsMiddleware())
+        router.add(middleware: ProblemMiddleware())
+        HealthRoutes(registry: Observability.bootstrap(), readiness: readiness).add(to: router)
+        return router
+    }
+}

@@ -1,0 +1,141 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Shared
+import Testing
+import TestSupport
+
+@testable import PatronService
+
+@Suite struct AuthTests {
+    func app() async throws -> some ApplicationProtocol {
+        try await buildPatronApplication(config: TestConfig.base(["PATRON_DATABASE_URL": try await TestDatabase.create(prefix: "patron")]))
+    }
+
+    func basic(_ login: String, _ secret: String) -> HTTPFields {
+        [.authorization: "Basic " + Data("\(login):\(secret)".utf8).base64EncodedString()]
+    }
+
+    @Test func signupValidatesEveryFieldAndRefusesTakenNames() async throws {
+        try await app().test(.router) { client in
+            let api = PatronTestClient(client: client)
+            #expect(try await api.call(.post, "/auth/signup", json: #"{"username":"ann","email":"bad","password":"Secret-pass-1"}"#).status == .badRequest)
+            #expect(try await api.call(.post, "/auth/signup", json: #"{"username":"ann","email":"ann@example.org","password":"short"}"#).status == .badRequest)
+            #expect(try await api.call(.post, "/auth/signup", json: #"{"pin":"12ab"}"#).status == .badRequest)
+            #expect(try await api.call(.post, "/auth/signup", json: #"{"pin":"1234","extra":1}"#).status == .badRequest)
+            #expect(try await api.call(.post, "/auth/signup", json: #"{"pin":1234}"#).status == .badRequest)
+            #expect(try await api.call(.post, "/auth/signup", json: "{not json").status == .badRequest)
+            let created = try await api.call(.post, "/auth/signup", json: #"{"username":"ann","email":"Ann@example.org","password":"Secret-pass-1"}"#)
+            #expect(created.status == .created)
+            let barcode = (created.json["patron"] as? [String: Any])?["barcode"] as? String
+            #expect(barcode?.count == 14)
+            let again = try await api.call(.post, "/auth/signup", json: #"{"username":"ANN","email":"other@example.org","password":"Secret-pass-1"}"#)
+            #expect(again.status == .conflict)
+            #expect(try await api.call(.post, "/auth/signup", json: #"{"username":"bob","email":"ann@EXAMPLE.org","password":"Secret-pass-1"}"#).status == .conflict)
+        }
+    }
+
+    @Test func tokensComeFromBarcodeAndPinOrUsernameAndPassword() async throws {
+        try await app().test(.router) { client in
+            let api = PatronTestClient(client: client)
+            let card = try await api.call(.post, "/auth/signup", json: #"{"pin":"4321"}"#)
+            let barcode = try #require((card.json["patron"] as? [String: Any])?["barcode"] as? String)
+            let good = try await api.call(.post, "/auth/token", headers: basic(barcode, "4321"))
+            #expect(good.status == .ok)
+            let tokens = try good.decode(TokenResponse.self)
+            #expect(tokens.tokenType == "Bearer" && tokens.expiresIn == 900)
+            let wrong = try await api.call(.post, "/auth/token", headers: basic(barcode, "0000"))
+            #expect(wrong.status == .unauthorized)
+            let unknown = try await api.call(.post, "/auth/token", headers: basic("29999999999999", "0000"))
+            #expect(unknown.status == .unauthorized)
+            #expect(unknown.json["detail"] as? String == wrong.json["detail"] as? String)
+
+            _ = try await api.call(.post, "/auth/signup", json: #"{"username":"reader","email":"r@example.org","password":"Secret-pass-1"}"#)
+            #expect(try await api.call(.post, "/auth/token", headers: basic("READER", "Secret-pass-1")).status == .ok)
+            let missing = try await api.call(.post, "/auth/token")
+            #expect(missing.status == .unauthorized)
+            #expect(missing.headers[.wwwAuthenticate]?.hasPrefix("Basic") == true)
+        }
+    }
+
+    @Test func repeatedFailuresLockTheLoginWhetherOrNotItExists() async throws {
+        try await app().test(.router) { client in
+            let api = PatronTestClient(client: client)
+            let card = try await api.call(.post, "/auth/signup", json: #"{"pin":"4321"}"#)
+            let barcode = try #require((card.json["patron"] as? [String: Any])?["barcode"] as? String)
+            for login in [barcode, "20000000000004"] {
+                var statuses: [HTTPResponse.Status] = []
+                for _ in 0..<6 { statuses.append(try await api.call(.post, "/auth/token", headers: basic(login, "9999")).status) }
+                #expect(statuses.prefix(4).allSatisfy { $0 == .unauthorized })
+                let locked = try await api.call(.post, "/auth/token", headers: basic(login, "4321"))
+                #expect(locked.status == .tooManyRequests)
+                #expect(locked.headers[.retryAfter] != nil)
+            }
+        }
+    }
+
+    @Test func refreshRotatesAndReuseRevokesTheSession() async throws {
+        try await app().test(.router) { client in
+            let api = PatronTestClient(client: client)
+            let first = try (try await api.call(.post, "/auth/signup", json: #"{"pin":"1111"}"#)).json["tokens"] as? [String: Any]
+            let refresh = try #require(first?["refresh_token"] as? String)
+            let rotated = try await api.call(.post, "/auth/refresh", json: #"{"refresh_token":"\#(refresh)"}"#)
+            #expect(rotated.status == .ok)
+            let next = try rotated.decode(TokenResponse.self).refreshToken
+            let reuse = try await api.call(.post, "/auth/refresh", json: #"{"refresh_token":"\#(refresh)"}"#)
+            #expect(reuse.status == .unauthorized)
+            #expect(try await api.call(.post, "/auth/refresh", json: #"{"refresh_token":"\#(next)"}"#).status == .unauthorized)
+        }
+    }
+
+    @Test func onePatronCannotSeeOrChangeAnothersProfileOrSettings() async throws {
+        try await app().test(.router) { client in
+            let api = PatronTestClient(client: client)
+            let ann = try await api.newPatron()
+            let bob = try await api.newPatron()
+            #expect(try await api.call(.put, "/me/settings", patron: ann, json: #"{"fontFamily":"sans-serif","fontSize":150,"theme":"night","brightness":0.5,"syncBookmarks":true}"#).status == .ok)
+            #expect(try await api.call(.put, "/me/settings", patron: ann, json: #"{"fontFamily":"comic","fontSize":150,"theme":"night","brightness":0.5,"syncBookmarks":true}"#).status == .badRequest)
+            #expect(try await api.call(.put, "/me/settings", patron: ann, json: #"{"fontFamily":"serif","fontSize":150,"theme":"night","brightness":0.5,"syncBookmarks":true,"x":1}"#).status == .badRequest)
+            let bobs = try await api.call(.get, "/me/settings", patron: bob).decode(ReaderSettings.self)
+            #expect(bobs == ReaderSettings())
+            _ = try await api.call(.patch, "/me", patron: ann, json: #"{"displayName":"Ann"}"#)
+            let bobProfile = try await api.call(.get, "/me", patron: bob)
+            #expect(bobProfile.json["displayName"] as? String != "Ann")
+            #expect(bobProfile.json["id"] as? String == bob.uuidString.lowercased())
+            // Without the service token the patron header is not believed.
+            let spoofed = try await client.execute(uri: "/me", method: .get, headers: [.patronID: ann.uuidString]) { $0.status }
+            #expect(spoofed == .unauthorized)
+            let profile = try await api.call(.get, "/me", patron: ann, headers: [.accept: "application/opds-profile+json"])
+            #expect((profile.json["loans"] as? [String: Any])?["total"] as? Int == 10)
+        }
+    }
+
+    @Test func deletingTheAccountLeavesNoRowBehind() async throws {
+        try await app().test(.router) { client in
+            let api = PatronTestClient(client: client)
+            let ann = try await api.newPatron()
+            let book = UUID()
+            try await api.license(book, copies: 1)
+            #expect(try await api.call(.post, "/me/books/\(book)/borrow", patron: ann).status == .created)
+            #expect(try await api.call(.put, "/me/books/\(book)/rating", patron: ann, json: #"{"stars":4}"#).status == .ok)
+            #expect(try await api.call(.delete, "/me", patron: ann).status == .noContent)
+            #expect(try await api.call(.get, "/me", patron: ann).status == .unauthorized)
+            let bob = try await api.newPatron()
+            #expect(try await api.call(.post, "/me/books/\(book)/borrow", patron: bob).status == .created)
+        }
+    }
+
+    @Test func internalRoutesRefuseAMissingOrWrongToken() async throws {
+        try await app().test(.router) { client in
+            let missing = try await client.execute(uri: "/internal/patrons/\(UUID())/shelf", method: .get) { $0.status }
+            #expect(missing == .unauthorized)
+            let wrong = try await client.execute(uri: "/internal/patrons/\(UUID())/shelf", method: .get, headers: [.serviceToken: "nope"]) { $0.status }
+            #expect(wrong == .unauthorized)
+            let right = try await client.execute(uri: "/internal/patrons/\(UUID())/shelf", method: .get, headers: [.serviceToken: TestConfig.serviceToken]) {
+                $0.status
+            }
+            #expect(right == .ok)
+        }
+    }
+}

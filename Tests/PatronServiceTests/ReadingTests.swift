@@ -1,0 +1,69 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Shared
+import Testing
+import TestSupport
+
+@testable import PatronService
+
+@Suite struct ReadingTests {
+    @Test func bookmarksArePrivateIdempotentAndValidated() async throws {
+        let app = try await buildPatronApplication(config: TestConfig.base(["PATRON_DATABASE_URL": try await TestDatabase.create(prefix: "read")]))
+        try await app.test(.router) { client in
+            let api = PatronTestClient(client: client)
+            let book = UUID()
+            try await api.license(book, copies: 2)
+            let ann = try await api.newPatron()
+            let bob = try await api.newPatron()
+            let body = #"{"locator":{"href":"ch1.xhtml","progression":0.25},"chapter":"One","device":"phone"}"#
+            #expect(try await api.call(.post, "/me/books/\(book)/bookmarks", patron: ann, json: body).status == .forbidden)
+            _ = try await api.call(.post, "/me/books/\(book)/borrow", patron: ann)
+            let created = try await api.call(.post, "/me/books/\(book)/bookmarks", patron: ann, json: body)
+            #expect(created.status == .created)
+            #expect(try await api.call(.post, "/me/books/\(book)/bookmarks", patron: ann, json: body).status == .ok)
+            #expect(try await api.call(.post, "/me/books/\(book)/bookmarks", patron: ann, json: #"{"locator":{"href":"ch1.xhtml","progression":1.5}}"#).status == .badRequest)
+            let id = try #require(created.json["id"] as? String)
+            #expect(try await api.call(.delete, "/me/bookmarks/\(id)", patron: bob).status == .notFound)
+            let bobs = try await api.call(.get, "/me/books/\(book)/bookmarks", patron: bob).json["bookmarks"] as? [Any]
+            #expect(bobs?.isEmpty == true)
+            #expect(try await api.call(.delete, "/me/bookmarks/\(id)", patron: ann).status == .noContent)
+        }
+    }
+
+    @Test func theNewestPositionWinsWhateverTheOrderOfWrites() async throws {
+        let app = try await buildPatronApplication(config: TestConfig.base(["PATRON_DATABASE_URL": try await TestDatabase.create(prefix: "pos")]))
+        try await app.test(.router) { client in
+            let api = PatronTestClient(client: client)
+            let book = UUID()
+            try await api.license(book, copies: 1, openAccess: true)
+            let ann = try await api.newPatron()
+            let newer = #"{"locator":{"href":"c2.xhtml","locations":{"progression":0.5}},"timestamp":"2026-01-02T00:00:00Z","device":"tablet"}"#
+            let older = #"{"locator":{"href":"c1.xhtml","locations":{"progression":0.1}},"timestamp":"2026-01-01T00:00:00Z","device":"phone"}"#
+            #expect(try await api.call(.put, "/me/books/\(book)/position", patron: ann, json: newer).status == .ok)
+            let stale = try await api.call(.put, "/me/books/\(book)/position", patron: ann, json: older)
+            #expect(stale.status == .conflict)
+            #expect(stale.json["device"] as? String == "tablet")
+            let current = try await api.call(.get, "/me/books/\(book)/position", patron: ann)
+            #expect((current.json["locator"] as? [String: Any])?["href"] as? String == "c2.xhtml")
+        }
+    }
+
+    @Test func feedbackIsValidatedAndListedForOperatorsOnly() async throws {
+        let app = try await buildPatronApplication(
+            config: TestConfig.base(["PATRON_DATABASE_URL": try await TestDatabase.create(prefix: "fb"), "FEEDBACK_PER_HOUR": "2"]))
+        try await app.test(.router) { client in
+            let api = PatronTestClient(client: client)
+            let from: HTTPFields = [.clientAddress: "10.0.0.9"]
+            #expect(try await api.call(.post, "/feedback", json: #"{"message":""}"#, headers: from).status == .badRequest)
+            #expect(try await api.call(.post, "/feedback", json: #"{"message":"hi","email":"nope"}"#, headers: from).status == .badRequest)
+            #expect(try await api.call(.post, "/feedback", json: #"{"message":"hi","kind":"odd"}"#, headers: from).status == .badRequest)
+            #expect(try await api.call(.post, "/feedback", json: #"{"message":"Great app"}"#, headers: from).status == .created)
+            #expect(try await api.call(.post, "/feedback", json: #"{"message":"Again"}"#, headers: from).status == .created)
+            #expect(try await api.call(.post, "/feedback", json: #"{"message":"Third"}"#, headers: from).status == .tooManyRequests)
+            #expect(try await api.call(.get, "/admin/feedback").status == .unauthorized)
+            let list = try await api.call(.get, "/admin/feedback", headers: [.authorization: "Bearer \(TestConfig.adminToken)"])
+            #expect((list.json["feedback"] as? [Any])?.count == 2)
+        }
+    }
+}

@@ -1,0 +1,47 @@
+import Shared
+import Testing
+
+/// The book-state machine: every state × every event, against the product notes' table written out by hand.
+@Suite struct BookMachineTests {
+    static let expected: [BookState: [BookEvent: BookState]] = [
+        .none: [.save: .saved, .hold: .waitingForLoan, .borrow: .notDownloaded],
+        .saved: [.unsave: .none, .hold: .waitingForLoan, .borrow: .notDownloaded],
+        .waitingForLoan: [.cancelHold: .none, .offer: .loanOffered],
+        .loanOffered: [.accept: .notDownloaded, .decline: .none, .offerExpired: .loanOfferExpired],
+        .loanOfferExpired: [.dismiss: .none],
+        .notDownloaded: [.downloadQueued: .downloadQueued, .downloadStarted: .downloading, .returnLoan: .none, .loanExpired: .loanExpired],
+        .downloadQueued: [.downloadStarted: .downloading, .downloadCancelled: .notDownloaded, .downloadFailed: .downloadFailed],
+        .downloading: [.downloadCompleted: .downloadCompleted, .downloadCancelled: .notDownloaded, .downloadFailed: .downloadFailed],
+        .downloadFailed: [.downloadQueued: .downloadQueued, .downloadStarted: .downloading, .returnLoan: .none, .loanExpired: .loanExpired],
+        .downloadCompleted: [.opened: .opened, .returnLoan: .none, .loanExpired: .loanExpired],
+        .opened: [.returnLoan: .none, .loanExpired: .loanExpired],
+        .loanExpired: [.dismiss: .none],
+    ]
+
+    @Test(arguments: BookState.allCases)
+    func everyEventFromEveryStateIsAllowedExactlyAsTheProductNotesSay(state: BookState) {
+        for event in BookEvent.allCases {
+            if let target = Self.expected[state]?[event] {
+                #expect((try? BookMachine.next(from: state, on: event)) == target)
+            } else {
+                #expect(throws: IllegalTransition(state: state, event: event)) { try BookMachine.next(from: state, on: event) }
+            }
+        }
+        #expect(Set(BookMachine.allowedEvents(from: state)) == Set(Self.expected[state]!.keys))
+    }
+
+    @Test func refusalNamesTheStateAndTheAllowedEvents() {
+        do {
+            _ = try BookMachine.next(from: .waitingForLoan, on: .borrow)
+            Issue.record("borrow while waiting must be refused")
+        } catch {
+            #expect(error.state == .waitingForLoan)
+            #expect(Set(error.allowedEvents) == [.cancelHold, .offer])
+        }
+    }
+
+    @Test func copiesAreOccupiedByLoansAndOffersOnly() {
+        let occupying = Set(BookState.allCases.filter(\.occupiesCopy))
+        #expect(occupying == [.loanOffered, .notDownloaded, .downloadQueued, .downloading, .downloadFailed, .downloadCompleted, .opened])
+    }
+}

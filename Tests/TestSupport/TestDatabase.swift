@@ -1,0 +1,51 @@
+import Foundation
+import Logging
+import PostgresNIO
+import PostgresSupport
+import ServiceSupport
+
+/// Fresh PostgreSQL databases for tests, on the server `make test` starts (`TEST_DATABASE_URL`).
+/// A test that needs one fails loudly when none is configured; it never skips itself.
+public enum TestDatabase {
+    public struct NotConfigured: Error, CustomStringConvertible {
+        public var description: String { "TEST_DATABASE_URL is not set: run the tests with `make test`, which starts PostgreSQL" }
+    }
+
+    /// Creates an empty database and returns its URL.
+    public static func create(prefix: String = "t") async throws -> String {
+        guard let admin = ProcessInfo.processInfo.environment["TEST_DATABASE_URL"] else { throw NotConfigured() }
+        let name = "\(prefix)_\(UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(16).lowercased())"
+        let logger = Logger(label: "test-db")
+        let client = PostgresClient(configuration: try DatabaseURL.configuration(admin), backgroundLogger: logger)
+        try await withThrowingDiscardingTaskGroup { group in
+            group.addTask { await client.run() }
+            try await client.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"), logger: logger)
+            group.cancelAll()
+        }
+        var components = URLComponents(string: admin)!
+        components.path = "/" + name
+        return components.string!
+    }
+
+    /// The shared folder beside the repository (`../shared`), or `SHARED_DIR`.
+    public static var sharedDirectory: URL {
+        if let dir = ProcessInfo.processInfo.environment["SHARED_DIR"] { return URL(fileURLWithPath: dir) }
+        return URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../../shared").standardized
+    }
+}
+
+/// The configuration every service test starts from: secrets for tests, fast bcrypt.
+public enum TestConfig {
+    public static let serviceToken = "test-service-token"
+    public static let adminToken = "test-admin-token"
+    public static let jwtSecret = "test-jwt-secret-0123456789abcdef0123456789"
+
+    public static func base(_ overrides: [String: String] = [:]) -> ServiceConfig {
+        ServiceConfig(
+            environment: [:],
+            overrides: [
+                "SERVICE_TOKEN": serviceToken, "ADMIN_TOKEN": adminToken, "JWT_SECRET": jwtSecret, "BCRYPT_COST": "4", "LOG_LEVEL": "warning",
+                "CATALOG_URLS": "http://127.0.0.1:1", "PATRON_URLS": "http://127.0.0.1:1",
+            ].merging(overrides) { $1 })
+    }
+}

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# PostgreSQL helpers for make run / make test.
+#   scripts/postgres.sh ensure-installed
+#   scripts/postgres.sh start DATADIR PORT     (initdb on first use; runs as the postgres user when root)
+#   scripts/postgres.sh stop DATADIR
+set -euo pipefail
+
+pg_bindir() {
+  if command -v pg_config >/dev/null 2>&1 && [ -x "$(pg_config --bindir)/initdb" ]; then pg_config --bindir; return; fi
+  ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1
+}
+
+ensure_installed() {
+  local bin; bin=$(pg_bindir || true)
+  if [ -n "$bin" ] && [ -x "$bin/initdb" ] && [ -d "$(dirname "$bin")/../$(basename "$(dirname "$bin")")" ]; then :; fi
+  if [ -z "$bin" ] || [ ! -x "$bin/initdb" ] || [ ! -f "/usr/share/postgresql/$(basename "$(dirname "$bin")")/extension/pg_trgm.control" ]; then
+    if [ "$(id -u)" = 0 ]; then
+      echo "Installing PostgreSQL with apt-get..." >&2
+      DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
+      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql postgresql-contrib >&2
+    else
+      echo "PostgreSQL 15+ is missing: run 'sudo apt-get install -y postgresql postgresql-contrib'" >&2
+      exit 1
+    fi
+  fi
+}
+
+as_owner() {
+  if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+
+start() {
+  local data=$1 port=$2 bin; bin=$(pg_bindir)
+  mkdir -p "$data"
+  local sock="$data/socket"
+  mkdir -p "$sock"
+  if [ "$(id -u)" = 0 ]; then
+    chown -R postgres:postgres "$data"
+    # the postgres user must be able to reach the folder
+    local d; d=$(dirname "$(readlink -f "$data")")
+    while [ "$d" != "/" ]; do chmod o+x "$d" 2>/dev/null || true; d=$(dirname "$d"); done
+  fi
+  chmod 700 "$data"
+  local cluster="$data/cluster"
+  if [ ! -s "$cluster/PG_VERSION" ]; then
+    as_owner mkdir -p "$cluster"
+    as_owner "$bin/initdb" -D "$cluster" -U postgres --auth=trust -E UTF8 --locale=C.UTF-8 >/dev/null
+  fi
+  local extra=()
+  [ "${PG_FAST:-0}" = 1 ] && extra=(-c fsync=off -c synchronous_commit=off -c full_page_writes=off)
+  as_owner "$bin/pg_ctl" -D "$cluster" -l "$data/server.log" -w -t 60 \
+    -o "-c listen_addresses=127.0.0.1 -p $port -k $sock -c max_connections=300 ${extra[*]}" start >/dev/null
+}
+
+stop() {
+  local data=$1 bin; bin=$(pg_bindir)
+  [ -s "$data/cluster/postmaster.pid" ] && as_owner "$bin/pg_ctl" -D "$data/cluster" -m fast -w stop >/dev/null || true
+}
+
+case "${1:-}" in
+  ensure-installed) ensure_installed ;;
+  start) start "$2" "$3" ;;
+  stop) stop "$2" ;;
+  *) echo "usage: $0 ensure-installed | start DATADIR PORT | stop DATADIR" >&2; exit 2 ;;
+esac

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# make test: a throwaway PostgreSQL on a free port in a temporary folder, the whole test suite against it,
+# then the cluster is stopped and removed. Exits with the tests' status.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/postgres.sh ensure-installed
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+tmp=$(mktemp -d /tmp/bookmobile-test.XXXXXX)
+cleanup() { scripts/postgres.sh stop "$tmp"; rm -rf "$tmp"; }
+trap cleanup EXIT
+PG_FAST=1 scripts/postgres.sh start "$tmp" "$port"
+export TEST_DATABASE_URL="postgres://postgres@127.0.0.1:$port/postgres"
+export SHARED_DIR="${SHARED_DIR:-$(cd .. && pwd)/shared}"
+echo "Test database: $TEST_DATABASE_URL"
+swift build --build-tests
+set +e
+swift test --skip-build "$@"
+status=$?
+set -e
+exit $status
