@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import PostgresNIO
 
@@ -6,6 +7,21 @@ public struct Migration: Sendable {
     public let version: Int
     public let name: String
     public let sql: String
+
+    /// The statements of `sql`: the extended protocol runs one at a time. A statement ends with `;` at the end of a line.
+    var statements: [String] {
+        var result: [String] = []
+        var current = ""
+        for line in sql.split(separator: "\n", omittingEmptySubsequences: false) {
+            current += line + "\n"
+            if line.trimmingCharacters(in: .whitespaces).hasSuffix(";") {
+                result.append(current)
+                current = ""
+            }
+        }
+        if !current.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty { result.append(current) }
+        return result
+    }
 
     public init(version: Int, name: String, sql: String) {
         self.version = version
@@ -32,7 +48,9 @@ public func applyMigrations(_ migrations: [Migration], client: PostgresClient, l
         }
         for migration in migrations.sorted(by: { $0.version < $1.version }) where !applied.contains(migration.version) {
             logger.info("Applying migration", metadata: ["migration.version": "\(migration.version)", "migration.name": "\(migration.name)"])
-            try await connection.query(PostgresQuery(unsafeSQL: migration.sql), logger: logger)
+            for statement in migration.statements {
+                try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+            }
             try await connection.query(
                 "INSERT INTO schema_migrations (version, name) VALUES (\(migration.version), \(migration.name))",
                 logger: logger

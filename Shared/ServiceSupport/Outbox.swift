@@ -56,6 +56,10 @@ public struct OutboxDeliverer: Service {
     }
 
     public func run() async throws {
+        try await cancelWhenGracefulShutdown { try await loop() }
+    }
+
+    private func loop() async throws {
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             do {
                 let delivered = try await deliverDue()

@@ -59,10 +59,9 @@ import TestSupport
             for (index, patron) in queue.enumerated() {
                 let status = try await api.call(.get, "/me/books/\(book)", patron: patron).decode(BookStatus.self)
                 #expect(status.state == (index == 0 ? .loanOffered : .waitingForLoan))
-                if index == 0 {
-                    #expect(try await api.call(.post, "/me/books/\(book)/decline", patron: patron).status == .ok)
-                }
+                if index > 0 { #expect(status.holdPosition == index) }
             }
+            #expect(try await api.call(.post, "/me/books/\(book)/decline", patron: queue[0]).status == .ok)
             let second = try await api.call(.get, "/me/books/\(book)", patron: queue[1]).decode(BookStatus.self)
             #expect(second.state == .loanOffered)
             #expect(try await api.call(.post, "/me/books/\(book)/accept", patron: queue[1]).status == .ok)
@@ -85,7 +84,8 @@ import TestSupport
             #expect(try await api.call(.post, "/me/books/\(book)/borrow", patron: patron).status == .created)
             #expect(try await api.call(.post, "/me/books/\(book)/borrow", patron: patron).status == .ok)
             #expect(try await api.call(.post, "/me/books/\(book)/events", patron: patron, json: #"{"event":"opened"}"#).status == .conflict)
-            #expect(try await api.call(.post, "/me/books/\(book)/events", patron: patron, json: #"{"event":"download_started"}"#).status == .ok)
+            let started = try await api.call(.post, "/me/books/\(book)/events", patron: patron, json: #"{"event":"download_started"}"#)
+            #expect(started.status == .ok, "\(String(decoding: started.body, as: UTF8.self))")
             #expect(try await api.call(.post, "/me/books/\(book)/events", patron: patron, json: #"{"event":"borrow"}"#).status == .badRequest)
             let state = try await api.call(.get, "/me/books/\(book)", patron: patron).decode(BookStatus.self)
             #expect(state.state == .downloading)

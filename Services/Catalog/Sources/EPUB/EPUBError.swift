@@ -11,7 +11,6 @@ enum EPUBError: ProblemConvertible, Equatable {
     case tooManyEntries(Int)
     case zipBomb(String)
     case unsafePath(String)
-    case duplicateEntry(String)
     case hostileXML(String)
     case tooLarge(Int)
 
@@ -25,7 +24,6 @@ enum EPUBError: ProblemConvertible, Equatable {
         case .tooManyEntries: "too-many-entries"
         case .zipBomb: "zip-bomb"
         case .unsafePath: "unsafe-path"
-        case .duplicateEntry: "duplicate-entry"
         case .hostileXML: "hostile-xml"
         case .tooLarge: "too-large"
         }
@@ -41,7 +39,6 @@ enum EPUBError: ProblemConvertible, Equatable {
         case .tooManyEntries(let count): "The archive has \(count) entries, more than an EPUB may have here"
         case .zipBomb(let reason): "The archive looks like a zip bomb: \(reason)"
         case .unsafePath(let path): "The archive entry name '\(path)' is unsafe (absolute, '..' or not UTF-8)"
-        case .duplicateEntry(let path): "The archive has two entries named '\(path)'"
         case .hostileXML(let path): "\(path) declares XML entities, which are refused"
         case .tooLarge(let limit): "The file is larger than the limit of \(limit) bytes"
         }

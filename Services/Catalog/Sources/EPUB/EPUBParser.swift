@@ -6,7 +6,10 @@ struct EPUBParser {
     let archive: SafeArchive
     private(set) var warnings: [String] = []
 
-    init(url: URL) throws { archive = try SafeArchive(url: url) }
+    init(url: URL) throws {
+        archive = try SafeArchive(url: url)
+        for path in archive.duplicates { warnings.append("the archive has two entries named \(path); the first was read") }
+    }
 
     mutating func parse() throws -> ParsedBook {
         checkMimetype()
@@ -19,8 +22,9 @@ struct EPUBParser {
         guard !rootfiles.isEmpty else { throw EPUBError.missingPackage("(none named)") }
         guard let opfPath = rootfiles.first(where: { archive.contains($0) }) else { throw EPUBError.missingPackage(rootfiles[0]) }
         if rootfiles.count > 1 { warnings.append("container.xml names \(rootfiles.count) package documents; the first usable one was read") }
+        guard let opfData = try archive.read(opfPath) else { throw EPUBError.unreadablePackage("\(opfPath) cannot be extracted") }
         let opf: XMLNode
-        do { opf = try XMLNode.parse(try archive.read(opfPath)!, path: opfPath) } catch let error as XMLNode.Malformed {
+        do { opf = try XMLNode.parse(opfData, path: opfPath) } catch let error as XMLNode.Malformed {
             throw EPUBError.unreadablePackage(error.description)
         }
         let base = Self.directory(of: opfPath)

@@ -21,12 +21,16 @@ struct SafeArchive {
         var entries: [String: ZIPFoundation.Entry] = [:]
         var total: UInt64 = 0
         var count = 0
+        var duplicates: [String] = []
         for entry in archive {
             count += 1
             guard count <= limits.maxEntries else { throw EPUBError.tooManyEntries(count) }
             let path = entry.path(using: .utf8)
             guard Self.isSafe(path) else { throw EPUBError.unsafePath(path) }
-            guard entries[path] == nil else { throw EPUBError.duplicateEntry(path) }
+            if entries[path] != nil {
+                duplicates.append(path)
+                continue
+            }
             total += entry.uncompressedSize
             guard total <= limits.maxTotalUncompressed else { throw EPUBError.zipBomb("more than \(limits.maxTotalUncompressed) bytes uncompressed") }
             if entry.uncompressedSize > 1 << 20, entry.uncompressedSize / max(entry.compressedSize, 1) > limits.maxRatio {
@@ -38,7 +42,11 @@ struct SafeArchive {
         self.archive = archive
         self.entries = entries
         self.limits = limits
+        self.duplicates = duplicates
     }
+
+    /// Names that appear more than once; the first entry of each is the one read.
+    let duplicates: [String]
 
     /// Relative, no `..` segment, no NUL or backslash, valid UTF-8.
     static func isSafe(_ path: String) -> Bool {

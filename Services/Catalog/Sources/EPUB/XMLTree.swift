@@ -50,7 +50,7 @@ final class XMLNode {
         parser.shouldProcessNamespaces = true
         parser.shouldResolveExternalEntities = false
         parser.delegate = delegate
-        guard parser.parse(), let root = delegate.root else {
+        guard parser.parse(), let root = delegate.root, delegate.stack.isEmpty else {
             throw Malformed(path: path, reason: parser.parserError.map { "\($0.localizedDescription)" } ?? "not well-formed")
         }
         return root

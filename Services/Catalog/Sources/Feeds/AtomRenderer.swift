@@ -69,13 +69,13 @@ enum AtomRenderer {
         for acquisition in entry.acquisitionLinks {
             xml += "<link rel=\"\(acquisition.rel)\" href=\"\(escape(acquisition.href))\" type=\"\(acquisition.type)\">"
             if acquisition.type != "application/epub+zip" { xml += "<opds:indirectAcquisition type=\"application/epub+zip\"/>" }
-            xml += "<opds:availability status=\"\(availability.status)\""
+            xml += "<simplified:availability status=\"\(availability.status)\""
             if let since = availability.since { xml += " since=\"\(date(since))\"" }
             if let until = availability.until { xml += " until=\"\(date(until))\"" }
             xml += "/>"
             if !book.openAccess {
-                xml += "<opds:holds total=\"\(book.holds)\"\(entry.view?.holdPosition.map { " position=\"\($0)\"" } ?? "")/>"
-                xml += "<opds:copies total=\"\(book.copies)\" available=\"\(book.copiesAvailable)\"/>"
+                xml += "<simplified:holds total=\"\(book.holds)\"\(entry.view?.holdPosition.map { " position=\"\($0)\"" } ?? "")/>"
+                xml += "<simplified:copies total=\"\(book.copies)\" available=\"\(book.copiesAvailable)\"/>"
             }
             xml += "</link>\n"
         }

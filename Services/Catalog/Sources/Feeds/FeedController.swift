@@ -123,7 +123,9 @@ struct FeedController: Sendable {
         guard fields.contains(where: { query.get($0) != nil }) else { return openSearchDescription() }
         var search = FeedQueries.SearchRequest()
         for field in fields {
-            if let value = query.get(field), value.count > 1000 { throw Problem.badRequest("\(field) must be at most 1000 characters") }
+            if let value = query.get(field), value.count > 1000 || value.unicodeScalars.contains(where: { $0.value < 0x20 }) {
+                throw Problem.badRequest("\(field) must be at most 1000 printable characters")
+            }
         }
         search.q = query.get("q")
         search.title = query.get("title")

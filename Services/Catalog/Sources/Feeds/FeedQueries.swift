@@ -44,7 +44,7 @@ struct FeedQueries: Sendable {
         }
         let direction = order == .asc ? "ASC" : "DESC"
         sql.text = """
-            SELECT \(BookPostgresRepository.summaryColumns), (\(expression))::text FROM books WHERE \(conditions.joined(separator: " AND "))
+            SELECT \(BookPostgresRepository.summaryColumns), (\(expression))::text AS cursor_value FROM books WHERE \(conditions.joined(separator: " AND "))
             ORDER BY \(expression) \(direction), id \(direction) LIMIT \(size + 1)
             """
         var rows: [(BookDetail, String)] = []
@@ -99,7 +99,7 @@ struct FeedQueries: Sendable {
     private func runSearch(_ request: SearchRequest, fuzzy: Bool, hidden: [UUID], logger: Logger) async throws -> Page {
         var sql = SQL()
         var conditions = ["withdrawn_at IS NULL"]
-        var rank = "0"
+        var rank = "0.0::float8"
         if let q = request.q?.trimmingCharacters(in: .whitespacesAndNewlines), !q.isEmpty {
             if let isbn = ISBN.normalized(q) {
                 conditions.append("isbn = \(try sql.bind(isbn))")
@@ -133,7 +133,7 @@ struct FeedQueries: Sendable {
             order = "\(rank) DESC, sort_title ASC, id ASC"
         }
         sql.text = """
-            SELECT \(BookPostgresRepository.summaryColumns), count(*) OVER ()::int FROM books WHERE \(conditions.joined(separator: " AND "))
+            SELECT \(BookPostgresRepository.summaryColumns), count(*) OVER ()::int AS total_results FROM books WHERE \(conditions.joined(separator: " AND "))
             ORDER BY \(order) LIMIT \(request.size) OFFSET \((request.page - 1) * request.size)
             """
         var result: [BookDetail] = []

@@ -53,7 +53,7 @@ struct AdminController: Sendable {
             try? handle.close()
             throw error
         }
-        guard size > 0 else { throw Problem.badRequest("The body must be the EPUB file") }
+        guard size > 0 else { throw EPUBError.notAZip }
         let result = try await ingester.ingest(file: file, options: options, logger: context.logger)
         return try JSONMessages.response(IngestResponse(result), status: result.outcome == .created ? .created : .ok)
     }

@@ -10,6 +10,8 @@ let catalogMigrations: [Migration] = [
             CREATE EXTENSION IF NOT EXISTS unaccent;
             CREATE FUNCTION immutable_unaccent(text) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE STRICT
                 AS $$ SELECT public.unaccent('public.unaccent'::regdictionary, $1) $$;
+            CREATE FUNCTION immutable_join(text[]) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE
+                AS $$ SELECT array_to_string($1, ' ') $$;
             CREATE TABLE books (
                 id uuid PRIMARY KEY,
                 title text NOT NULL,
@@ -59,8 +61,8 @@ let catalogMigrations: [Migration] = [
                 withdrawn_at timestamptz,
                 search tsvector GENERATED ALWAYS AS (
                     setweight(to_tsvector('simple', immutable_unaccent(coalesce(title, '') || ' ' || coalesce(subtitle, ''))), 'A') ||
-                    setweight(to_tsvector('simple', immutable_unaccent(array_to_string(authors, ' ') || ' ' || coalesce(series, ''))), 'B') ||
-                    setweight(to_tsvector('simple', immutable_unaccent(array_to_string(subjects, ' '))), 'C') ||
+                    setweight(to_tsvector('simple', immutable_unaccent(immutable_join(authors) || ' ' || coalesce(series, ''))), 'B') ||
+                    setweight(to_tsvector('simple', immutable_unaccent(immutable_join(subjects))), 'C') ||
                     setweight(to_tsvector('simple', immutable_unaccent(coalesce(description, ''))), 'D')) STORED
             );
             CREATE INDEX books_search ON books USING gin (search);
@@ -68,5 +70,5 @@ let catalogMigrations: [Migration] = [
             CREATE INDEX books_added ON books (added_at DESC, id);
             CREATE INDEX books_sort_title ON books (sort_title, id);
             CREATE INDEX books_genres ON books USING gin (genres);
-            """ + Outbox.migrationSQL),
+            """ + "\n" + Outbox.migrationSQL),
 ]

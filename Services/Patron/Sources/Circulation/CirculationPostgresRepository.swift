@@ -63,7 +63,7 @@ struct CirculationPostgresRepository: Sendable {
         default: break
         }
 
-        try await write(next, after: event, patronID: patronID, bookID: bookID, on: connection, logger: logger)
+        try await write(next, after: event, exists: current != nil, patronID: patronID, bookID: bookID, on: connection, logger: logger)
         try await recordHistory(event, patronID: patronID, bookID: bookID, on: connection, logger: logger)
         if [.returnLoan, .loanExpired, .decline, .offerExpired, .cancelHold, .hold].contains(event) {
             try await promoteHolds(bookID: bookID, copies: license.openAccess ? Int.max / 2 : license.copies, on: connection, logger: logger)
@@ -197,29 +197,36 @@ struct CirculationPostgresRepository: Sendable {
         for try await (count, limit) in rows.decode((Int, Int).self) where count >= limit { throw CirculationError.holdLimit(limit) }
     }
 
-    private func write(_ next: BookState, after event: BookEvent, patronID: UUID, bookID: UUID, on connection: PostgresConnection, logger: Logger)
-        async throws
-    {
+    private func write(
+        _ next: BookState, after event: BookEvent, exists: Bool, patronID: UUID, bookID: UUID, on connection: PostgresConnection, logger: Logger
+    ) async throws {
         guard next != .none else {
             try await connection.query("DELETE FROM patron_books WHERE patron_id = \(patronID) AND book_id = \(bookID)", logger: logger)
             return
         }
         let startsLoan = event == .borrow || event == .accept
         let loanSeconds = rules.loanPeriod
+        if !exists {
+            try await connection.query(
+                """
+                INSERT INTO patron_books (patron_id, book_id, state, hold_placed_at, loaned_at, due_at)
+                VALUES (\(patronID), \(bookID), \(next.rawValue),
+                    CASE WHEN \(next.rawValue) = 'waiting_for_loan' THEN clock_timestamp() END,
+                    CASE WHEN \(startsLoan) THEN now() END,
+                    CASE WHEN \(startsLoan) THEN now() + make_interval(secs => \(loanSeconds)) END)
+                """, logger: logger)
+            return
+        }
         try await connection.query(
             """
-            INSERT INTO patron_books (patron_id, book_id, state, hold_placed_at, loaned_at, due_at)
-            VALUES (\(patronID), \(bookID), \(next.rawValue),
-                CASE WHEN \(next.rawValue) = 'waiting_for_loan' THEN clock_timestamp() END,
-                CASE WHEN \(startsLoan) THEN now() END,
-                CASE WHEN \(startsLoan) THEN now() + make_interval(secs => \(loanSeconds)) END)
-            ON CONFLICT (patron_id, book_id) DO UPDATE SET
-                state = EXCLUDED.state,
-                hold_placed_at = CASE WHEN EXCLUDED.state = 'waiting_for_loan' THEN EXCLUDED.hold_placed_at ELSE patron_books.hold_placed_at END,
-                offer_expires_at = CASE WHEN EXCLUDED.state IN ('loan_offered', 'loan_offer_expired') THEN patron_books.offer_expires_at END,
-                loaned_at = coalesce(EXCLUDED.loaned_at, patron_books.loaned_at),
-                due_at = CASE WHEN \(startsLoan) THEN EXCLUDED.due_at ELSE patron_books.due_at END,
+            UPDATE patron_books SET
+                state = \(next.rawValue),
+                hold_placed_at = CASE WHEN \(next.rawValue) = 'waiting_for_loan' THEN clock_timestamp() ELSE hold_placed_at END,
+                offer_expires_at = CASE WHEN \(next.rawValue) IN ('loan_offered', 'loan_offer_expired') THEN offer_expires_at END,
+                loaned_at = CASE WHEN \(startsLoan) THEN now() ELSE loaned_at END,
+                due_at = CASE WHEN \(startsLoan) THEN now() + make_interval(secs => \(loanSeconds)) ELSE due_at END,
                 updated_at = now()
+            WHERE patron_id = \(patronID) AND book_id = \(bookID)
             """, logger: logger)
     }
 

@@ -15,6 +15,10 @@ struct ExpiryJob: Service {
     let logger: Logger
 
     func run() async throws {
+        try await cancelWhenGracefulShutdown { try await loop() }
+    }
+
+    private func loop() async throws {
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             do {
                 try await runOnce()

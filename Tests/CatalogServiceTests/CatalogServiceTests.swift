@@ -1,0 +1,176 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import ServiceSupport
+import Shared
+import Testing
+import TestSupport
+
+@testable import CatalogService
+
+/// The catalog through its router against a real database: the whole corpus ingested, then every kind of feed.
+@Suite struct CatalogServiceTests {
+    static let admin: HTTPFields = [.authorization: "Bearer \(TestConfig.adminToken)", .contentType: "application/epub+zip"]
+
+    func app() async throws -> (some ApplicationProtocol, URL) {
+        let blobs = FileManager.default.temporaryDirectory.appendingPathComponent("blobs-\(UUID().uuidString)")
+        let app = try await buildCatalogApplication(
+            config: TestConfig.base(["CATALOG_DATABASE_URL": try await TestDatabase.create(prefix: "catalog"), "BLOB_DIR": blobs.path]))
+        return (app, blobs)
+    }
+
+    func ingest(_ client: some TestClientProtocol, _ file: URL, query: String = "") async throws -> (HTTPResponse.Status, [String: Any]) {
+        let data = try Data(contentsOf: file)
+        return try await client.execute(uri: "/admin/books" + query, method: .post, headers: Self.admin, body: ByteBuffer(bytes: data)) { response in
+            (response.status, (try? JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any]) ?? [:])
+        }
+    }
+
+    @Test func theWholeCorpusIngestsOrIsRefusedAndFeedsValidate() async throws {
+        let (app, blobs) = try await app()
+        try await app.test(.router) { client in
+            var ids: [String] = []
+            for book in CorpusBook.all {
+                let (status, body) = try await ingest(client, book.file, query: "?copies=2")
+                if book.shouldIngest.hasPrefix("yes") {
+                    #expect(status == .created || status == .ok, "\(book): \(status) \(body["detail"] ?? "")")
+                    if status == .created { #expect(body["title"] as? String == book.title.collapsingWhitespace, "\(book)") }
+                    if let id = body["id"] as? String { ids.append(id) }
+                } else if book.shouldIngest == "no" {
+                    #expect(status == .unprocessableContent, "\(book): \(status)")
+                    #expect((body["type"] as? String)?.hasPrefix(Problem.typeBase) == true)
+                } else {
+                    #expect(status.code < 500, "\(book): \(status)")
+                }
+            }
+            // The same file again is 200 with the same book.
+            let again = try await ingest(client, CorpusBook.all.first { $0.shouldIngest == "yes" }!.file)
+            #expect(again.0 == .ok)
+            #expect(again.1["outcome"] as? String == "unchanged")
+            // Refused files left no blob behind: one EPUB blob per book plus covers.
+            let stored = FileManager.default.enumerator(at: blobs, includingPropertiesForKeys: nil)?.allObjects.compactMap { $0 as? URL }
+                .filter { !$0.hasDirectoryPath && !$0.lastPathComponent.hasPrefix(".") } ?? []
+            #expect(stored.count >= Set(ids).count)
+
+            let id = try #require(ids.first)
+            try await validate(client, "/opds", kind: "atom")
+            try await validate(client, "/opds", kind: "feed", json: true)
+            try await validate(client, "/opds/groups", kind: "atom")
+            try await validate(client, "/opds/groups", kind: "feed", json: true)
+            try await validate(client, "/opds/lanes/new?size=5", kind: "atom")
+            try await validate(client, "/opds/lanes/new?size=5", kind: "feed", json: true)
+            try await validate(client, "/opds/search?q=waste", kind: "atom")
+            try await validate(client, "/opds/search?q=waste", kind: "feed", json: true)
+            try await validate(client, "/opds/books/\(id)", kind: "atom")
+            try await validate(client, "/opds/books/\(id)", kind: "publication", json: true)
+            try await validate(client, "/books/\(id)/manifest.json", kind: "manifest", json: true)
+        }
+    }
+
+    /// Runs ../shared/tools/validate_opds.py on the document at `uri`.
+    func validate(_ client: some TestClientProtocol, _ uri: String, kind: String, json: Bool = false) async throws {
+        let headers: HTTPFields = json ? [.accept: "application/opds+json"] : [:]
+        let body = try await client.execute(uri: uri, method: .get, headers: headers) { response in
+            #expect(response.status == .ok, "\(uri)")
+            return Data(buffer: response.body)
+        }
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("doc-\(UUID().uuidString)")
+        try body.write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", TestDatabase.sharedDirectory.appendingPathComponent("tools/validate_opds.py").path, kind, file.path]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        process.waitUntilExit()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.terminationStatus == 0, "\(uri) as \(kind): \(output.prefix(2000))")
+    }
+
+    @Test func lanePagesAreStableUnderConcurrentInsertsAndFacetsValidate() async throws {
+        let (app, _) = try await app()
+        try await app.test(.router) { client in
+            let small = CorpusBook.all.filter { $0.shouldIngest == "yes" }.prefix(12)
+            for book in small.prefix(8) { _ = try await ingest(client, book.file) }
+            var seen: [String] = []
+            var uri = "/opds/lanes/new?sort=title&order=asc&size=3"
+            var inserted = false
+            while true {
+                let body = try await client.execute(uri: uri, method: .get, headers: [.accept: "application/opds+json"]) { Data(buffer: $0.body) }
+                let document = try #require(try JSONSerialization.jsonObject(with: body) as? [String: Any])
+                let publications = document["publications"] as? [[String: Any]] ?? []
+                seen += publications.compactMap { ($0["metadata"] as? [String: Any])?["identifier"] as? String }
+                if !inserted {
+                    for book in small.dropFirst(8) { _ = try await ingest(client, book.file) }
+                    inserted = true
+                }
+                guard let next = (document["links"] as? [[String: Any]])?.first(where: { $0["rel"] as? String == "next" })?["href"] as? String else { break }
+                uri = String(next.dropFirst("http://127.0.0.1:8080".count))
+            }
+            #expect(Set(seen).count == seen.count, "no duplicates across pages")
+            #expect(seen.count >= 8)
+            let bad = try await client.execute(uri: "/opds/lanes/new?after=garbage", method: .get) { $0.status }
+            #expect(bad == .badRequest)
+            #expect(try await client.execute(uri: "/opds/lanes/nope", method: .get) { $0.status } == .notFound)
+        }
+    }
+
+    @Test func searchFindsByMisspelledTitleSurnameAndISBNAndSurvivesHostileQueries() async throws {
+        let (app, _) = try await app()
+        try await app.test(.router) { client in
+            for name in ["otc-moby.epub", "otc-swann.epub", "idpf-wasteland.epub", "palace-charles-dickens_great-expectations.epub", "gutenberg-pg11-alice.epub"] {
+                _ = try await ingest(client, CorpusBook.all.first { $0.file.lastPathComponent == name }!.file)
+            }
+            func first(_ query: String) async throws -> String? {
+                let body = try await client.execute(uri: "/opds/search?\(query)", method: .get, headers: [.accept: "application/opds+json"]) { Data(buffer: $0.body) }
+                let document = try JSONSerialization.jsonObject(with: body) as? [String: Any]
+                return ((document?["publications"] as? [[String: Any]])?.first?["metadata"] as? [String: Any])?["title"] as? String
+            }
+            #expect(try await first("q=Moby") == "Moby-Dick")
+            #expect(try await first("q=expectatons") == "Great Expectations")
+            #expect(try await first("q=cote%20swann") == "Du côté de chez Swann")
+            #expect(try await first("q=Dickens") == "Great Expectations")
+            for hostile in ["q=%27%3B%20DROP%20TABLE%20books%3B--", "q=%28%28%28%21%21", "q=a%3A*%20%26%20%7C", "q=%00", "q=" + String(repeating: "x", count: 900), "q=%F0%9F%93%9A"] {
+                let status = try await client.execute(uri: "/opds/search?\(hostile)", method: .get) { $0.status }
+                #expect(status == .ok || status == .badRequest, "\(hostile)")
+            }
+        }
+    }
+
+    @Test func adminRoutesNeedTheAdminToken() async throws {
+        let (app, _) = try await app()
+        try await app.test(.router) { client in
+            let status = try await client.execute(uri: "/admin/books", method: .post, body: ByteBuffer(string: "x")) { $0.status }
+            #expect(status == .unauthorized)
+        }
+    }
+
+    @Test func downloadsNeedALoanUnlessOpenAccessAndHonourRanges() async throws {
+        let (app, _) = try await app()
+        try await app.test(.router) { client in
+            let file = CorpusBook.all.first { $0.file.lastPathComponent == "idpf-trees.epub" }!.file
+            let (_, lent) = try await ingest(client, file)
+            let lentID = try #require(lent["id"] as? String)
+            let anonymous = try await client.execute(uri: "/books/\(lentID)/fulfill", method: .get) { $0.status }
+            #expect(anonymous == .unauthorized)
+            let open = CorpusBook.all.first { $0.file.lastPathComponent == "palace-nestedtoc.epub" }!.file
+            let (_, openBook) = try await ingest(client, open, query: "?open_access=true")
+            let openID = try #require(openBook["id"] as? String)
+            let bytes = try Data(contentsOf: open)
+            try await client.execute(uri: "/books/\(openID)/fulfill", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(Data(buffer: response.body) == bytes)
+            }
+            try await client.execute(uri: "/books/\(openID)/fulfill", method: .get, headers: [.range: "bytes=10-19"]) { response in
+                #expect(response.status == .partialContent)
+                #expect(Data(buffer: response.body) == bytes.subdata(in: 10..<20))
+                #expect(response.headers[.contentRange] == "bytes 10-19/\(bytes.count)")
+            }
+            try await client.execute(uri: "/books/\(openID)/fulfill", method: .get, headers: [.range: "bytes=999999999-"]) { #expect($0.status.code == 416) }
+        }
+    }
+}

@@ -1,0 +1,134 @@
+import Foundation
+import Testing
+import TestSupport
+import ZIPFoundation
+
+@testable import CatalogService
+
+/// Parsing every file of the shared corpus, and hostile archives made here.
+@Suite struct EPUBParserTests {
+    @Test func theCorpusIsThere() {
+        #expect(CorpusBook.all.count >= 60, "../shared/epubs/INDEX.tsv must be readable (SHARED_DIR)")
+    }
+
+    @Test(arguments: CorpusBook.all.filter { $0.shouldIngest.hasPrefix("yes") })
+    func everyValidBookParsesWithItsTitleAndTableOfContents(book: CorpusBook) throws {
+        var parser = try EPUBParser(url: book.file)
+        let parsed = try parser.parse()
+        #expect(parsed.title == book.title.collapsingWhitespace)
+        if let expected = book.expectedTOC {
+            #expect(parsed.toc.reduce(0) { $0 + $1.count } == expected.count)
+            #expect(parsed.toc.map(\.depth).max() == expected.depth)
+        }
+    }
+
+    @Test(arguments: CorpusBook.all.filter { $0.shouldIngest == "no" })
+    func everyBrokenBookIsRefusedWithAReason(book: CorpusBook) throws {
+        #expect(throws: EPUBError.self) {
+            var parser = try EPUBParser(url: book.file)
+            _ = try parser.parse()
+        }
+    }
+
+    @Test(arguments: CorpusBook.all.filter { $0.shouldIngest.hasPrefix("maybe") })
+    func doubtfulBooksAreEitherReadOrRefusedCleanly(book: CorpusBook) {
+        do {
+            var parser = try EPUBParser(url: book.file)
+            _ = try parser.parse()
+        } catch {
+            #expect(error is EPUBError)
+        }
+    }
+
+    @Test func isbnsAreValidatedAndNormalised() {
+        #expect(ISBN.normalized("0-306-40615-2") == "9780306406157")
+        #expect(ISBN.normalized("urn:isbn:978-0-306-40615-7") == "9780306406157")
+        #expect(ISBN.normalized("0-306-40615-3") == nil)
+        #expect(ISBN.normalized("9780306406158") == nil)
+        #expect(ISBN.normalized("080442957X") == "9780804429573")
+    }
+
+    // MARK: hostile archives
+
+    func archive(_ entries: [(String, Data)], compress: Bool = true) throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("hostile-\(UUID().uuidString).epub")
+        let archive = try Archive(url: url, accessMode: .create)
+        for (path, data) in entries {
+            try archive.addEntry(with: path, type: .file, uncompressedSize: Int64(data.count), compressionMethod: compress ? .deflate : .none) { position, size in
+                data.subdata(in: Int(position)..<Int(position) + size)
+            }
+        }
+        return url
+    }
+
+    static let container = Data("""
+        <?xml version="1.0"?><container version="1.0" xmlns="urn:oasis:names:tc:opendocument:xmlns:container">
+        <rootfiles><rootfile full-path="OPS/book.opf" media-type="application/oebps-package+xml"/></rootfiles></container>
+        """.utf8)
+
+    func opf(title: String = "Hostile", extra: String = "") -> Data {
+        Data("""
+            <?xml version="1.0"?>\(extra)<package xmlns="http://www.idpf.org/2007/opf" version="3.0"><metadata xmlns:dc="http://purl.org/dc/elements/1.1/">
+            <dc:title>\(title)</dc:title></metadata><manifest/><spine/></package>
+            """.utf8)
+    }
+
+    func refusal(_ url: URL) -> EPUBError? {
+        defer { try? FileManager.default.removeItem(at: url) }
+        do {
+            var parser = try EPUBParser(url: url)
+            _ = try parser.parse()
+            return nil
+        } catch let error as EPUBError {
+            return error
+        } catch {
+            Issue.record("unexpected error \(error)")
+            return nil
+        }
+    }
+
+    @Test func aZipBombIsRefusedWithoutInflatingIt() throws {
+        let zeros = Data(count: 64 << 20)
+        let error = refusal(try archive([("mimetype", Data("application/epub+zip".utf8)), ("META-INF/container.xml", Self.container), ("OPS/book.opf", opf()), ("OPS/zeros.bin", zeros)]))
+        #expect(error?.slug == "zip-bomb")
+    }
+
+    @Test func pathTraversalIsRefused() throws {
+        #expect(refusal(try archive([("META-INF/container.xml", Self.container), ("../../etc/passwd", Data("x".utf8))]))?.slug == "unsafe-path")
+        #expect(EPUBParser.resolve("../../../etc/passwd", against: "OPS/") == nil)
+        #expect(EPUBParser.resolve("../images/a.jpg", against: "OPS/text/") == "OPS/images/a.jpg")
+    }
+
+    @Test func entityExpansionIsRefused() throws {
+        let laughs = #"<!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">]>"#
+        let error = refusal(try archive([("META-INF/container.xml", Self.container), ("OPS/book.opf", opf(title: "&lol2;", extra: laughs))]))
+        #expect(error?.slug == "hostile-xml")
+    }
+
+    @Test func missingPiecesAreNamed() throws {
+        #expect(refusal(try archive([("mimetype", Data("application/epub+zip".utf8))]))?.slug == "missing-container")
+        #expect(refusal(try archive([("META-INF/container.xml", Self.container)]))?.slug == "missing-package")
+        #expect(refusal(try archive([("META-INF/container.xml", Self.container), ("OPS/book.opf", Data("<package><metadata>".utf8))]))?.slug == "unreadable-package")
+        #expect(refusal(try archive([("META-INF/container.xml", Self.container), ("OPS/book.opf", opf(title: ""))]))?.slug == "no-title")
+    }
+
+    @Test func truncatedAndBitFlippedFilesNeverCrashTheParser() throws {
+        let source = try Data(contentsOf: CorpusBook.all.first { $0.file.lastPathComponent == "idpf-trees.epub" }!.file)
+        var generator = SystemRandomNumberGenerator()
+        for round in 0..<60 {
+            var data = round < 20 ? source.prefix(Int.random(in: 0..<source.count, using: &generator)) : source
+            if round >= 20 {
+                for _ in 0..<8 { let index = Int.random(in: 0..<data.count, using: &generator); data[index] ^= UInt8.random(in: 1...255, using: &generator) }
+            }
+            let url = FileManager.default.temporaryDirectory.appendingPathComponent("fuzz-\(UUID().uuidString).epub")
+            try data.write(to: url)
+            do {
+                var parser = try EPUBParser(url: url)
+                _ = try parser.parse()
+            } catch {
+                #expect(error is EPUBError || error is XMLNode.Malformed, "round \(round): \(error)")
+            }
+            try? FileManager.default.removeItem(at: url)
+        }
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import ServiceSupport
+import Shared
+import Testing
+import TestSupport
+
+@testable import GatewayService
+
+/// The gateway in front of an echo upstream that answers with the headers it received.
+@Suite struct GatewayTests {
+    func echoUpstream() -> some ApplicationProtocol {
+        let router = Router()
+        router.get("/opds/**") { request, _ in
+            var headers: [String: String] = [:]
+            for field in request.headers { headers[field.name.canonicalName] = field.value }
+            return try JSONMessages.response(headers)
+        }
+        return Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+    }
+
+    func gateway(catalog: String) async throws -> some ApplicationProtocol {
+        try await buildGatewayApplication(config: TestConfig.base(["CATALOG_URLS": catalog, "PATRON_URLS": "http://127.0.0.1:1", "GATEWAY_PORT": "0"]))
+    }
+
+    @Test func spoofedInternalHeadersNeverReachTheServicesAndTheRequestIDDoes() async throws {
+        try await echoUpstream().test(.live) { upstream in
+            let port = try #require(upstream.port)
+            try await gateway(catalog: "http://127.0.0.1:\(port)").test(.router) { client in
+                let headers: HTTPFields = [
+                    .patronID: UUID().uuidString, .serviceToken: "guess", .clientAddress: "1.2.3.4", HTTPField.Name("X-Patron-Admin")!: "yes",
+                    .requestID: "client-chosen-id-42",
+                ]
+                try await client.execute(uri: "/opds/lanes/new", method: .get, headers: headers) { response in
+                    #expect(response.status == .ok)
+                    let seen = try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: String] ?? [:]
+                    #expect(seen["x-patron-id"] == nil)
+                    #expect(seen["x-patron-admin"] == nil)
+                    #expect(seen["x-service-token"] == TestConfig.serviceToken)
+                    #expect(seen["x-client-address"] != "1.2.3.4")
+                    #expect(seen["x-request-id"] == "client-chosen-id-42")
+                    #expect(response.headers[.requestID] == "client-chosen-id-42")
+                }
+            }
+        }
+    }
+
+    @Test func internalRoutesAreNeverExposed() async throws {
+        try await gateway(catalog: "http://127.0.0.1:1").test(.router) { client in
+            try await client.execute(uri: "/internal/auth/basic", method: .post) { response in
+                #expect(response.status == .notFound)
+                #expect(response.headers[.contentType] == Problem.mediaType)
+            }
+        }
+    }
+
+    @Test func aGetIsRetriedOnTheNextReplicaWhenOneIsDown() async throws {
+        try await echoUpstream().test(.live) { upstream in
+            let port = try #require(upstream.port)
+            try await gateway(catalog: "http://127.0.0.1:1,http://127.0.0.1:\(port)").test(.router) { client in
+                for _ in 0..<4 {
+                    try await client.execute(uri: "/opds/lanes/new", method: .get) { #expect($0.status == .ok) }
+                }
+            }
+        }
+    }
+
+    @Test func noReplicaUpIsA502ProblemThenA503WhileMarkedDown() async throws {
+        try await gateway(catalog: "http://127.0.0.1:1").test(.router) { client in
+            try await client.execute(uri: "/opds", method: .get) { response in
+                #expect(response.status == .badGateway)
+                #expect(response.headers[.contentType] == Problem.mediaType)
+            }
+            try await client.execute(uri: "/opds", method: .get) { #expect($0.status == .serviceUnavailable) }
+        }
+    }
+
+    @Test func aBadBearerTokenIsA401WithBasicChallenge() async throws {
+        try await gateway(catalog: "http://127.0.0.1:1").test(.router) { client in
+            try await client.execute(uri: "/opds", method: .get, headers: [.authorization: "Bearer not.a.token"]) { response in
+                #expect(response.status == .unauthorized)
+                #expect(response.headers[.wwwAuthenticate]?.hasPrefix("Basic") == true)
+            }
+        }
+    }
+
+    @Test func oversizedBodiesAreRefused() async throws {
+        try await gateway(catalog: "http://127.0.0.1:1").test(.router) { client in
+            let body = ByteBuffer(repeating: 0x41, count: 2 << 20)
+            try await client.execute(uri: "/feedback", method: .post, body: body) { #expect($0.status.code == 413) }
+        }
+    }
+}

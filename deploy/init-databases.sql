@@ -1,0 +1,2 @@
+CREATE DATABASE bookmobile_catalog;
+CREATE DATABASE bookmobile_patron;
