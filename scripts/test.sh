@@ -19,6 +19,9 @@ export TEST_DATABASE_URL="postgres://postgres@127.0.0.1:$port/postgres"
 export SHARED_DIR="${SHARED_DIR:-$(cd .. && pwd)/shared}"
 echo "Test database: $TEST_DATABASE_URL"
 swift build --build-tests
+# The end-to-end tests start the three executables that this build made.
+BOOKMOBILE_BIN_DIR="$(swift build --show-bin-path)"
+export BOOKMOBILE_BIN_DIR
 set +e
 swift test --skip-build "$@"
 status=$?

@@ -47,7 +47,7 @@ public final class InternalClient: Sendable {
     public func send<B: Encodable, T: Decodable>(
         _ method: HTTPMethod, _ path: String, body: B, as type: T.Type = T.self, logger: Logger
     ) async throws -> T {
-        let data = try await send(method: method, path: path, body: try WireFormat.encoder().encode(body), logger: logger)
+        let data = try await send(method: method, path: path, body: try WireFormat.encode(body), logger: logger)
         return try WireFormat.decoder().decode(T.self, from: data)
     }
 

@@ -48,7 +48,7 @@ public enum JSONMessages {
     ) throws -> Response {
         var headers = headers
         headers[.contentType] = contentType
-        let data = try WireFormat.encoder().encode(value)
+        let data = try WireFormat.encode(value)
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 }

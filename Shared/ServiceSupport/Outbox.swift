@@ -28,7 +28,7 @@ public enum Outbox {
 
     /// Queues `PUT path` with `payload` inside the caller's transaction.
     public static func enqueue<T: Encodable>(key: String, path: String, payload: T, on connection: PostgresConnection, logger: Logger) async throws {
-        let json = String(decoding: try WireFormat.encoder().encode(payload), as: UTF8.self)
+        let json = String(decoding: try WireFormat.encode(payload), as: UTF8.self)
         try await connection.query(
             """
             INSERT INTO outbox (key, path, payload) VALUES (\(key), \(path), \(json)::jsonb)

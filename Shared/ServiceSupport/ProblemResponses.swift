@@ -19,7 +19,7 @@ extension Problem {
         var headers = extra
         headers[.contentType] = Problem.mediaType
         if let retryAfter { headers[.retryAfter] = "\(retryAfter)" }
-        let data = (try? WireFormat.encoder().encode(self)) ?? Data()
+        let data = (try? WireFormat.encode(self)) ?? Data()
         return Response(status: .init(code: status), headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 }

@@ -1,7 +1,7 @@
 import Hummingbird
 import Prometheus
 
-/// The router every service starts from: request ids, metrics and problem documents on every route, plus
+/// The router every service starts from: request ids, an access log, metrics and problem documents on every route, plus
 /// `/health/live`, `/health/ready` and `/metrics`.
 public enum ServiceRouter {
     public static func make<Context: RequestContext>(
@@ -9,6 +9,7 @@ public enum ServiceRouter {
     ) -> Router<Context> {
         let router = Router(context: Context.self)
         router.add(middleware: RequestIDMiddleware())
+        router.add(middleware: AccessLogMiddleware())
         router.add(middleware: MetricsMiddleware())
         router.add(middleware: ProblemMiddleware())
         HealthRoutes(registry: Observability.bootstrap(), readiness: readiness).add(to: router)

@@ -69,8 +69,7 @@ struct BookPostgresRepository: Sendable {
     func insertOrReplace(
         _ book: ParsedBook, epubSHA256: String, epubSize: Int, coverSHA256: String?, options: Ingester.Options, logger: Logger
     ) async throws -> (UUID, IngestResult.Outcome) {
-        let encoder = WireFormat.encoder()
-        func json<T: Encodable>(_ value: T) throws -> String { String(decoding: try encoder.encode(value), as: UTF8.self) }
+        func json<T: Encodable>(_ value: T) throws -> String { String(decoding: try WireFormat.encode(value), as: UTF8.self) }
         let authors = book.authors.map(\.name)
         let sortAuthor = book.authors.first.map { $0.sortAs ?? $0.name } ?? ""
         let sortTitle = Self.sortTitle(book.title)

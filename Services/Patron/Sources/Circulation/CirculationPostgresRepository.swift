@@ -112,7 +112,11 @@ struct CirculationPostgresRepository: Sendable {
     func status(patronID: UUID, bookID: UUID, on connection: PostgresConnection, logger: Logger) async throws -> BookStatus {
         let rows = try await shelfRows(patronID: patronID, bookID: bookID, on: connection, logger: logger)
         if let row = rows.first { return row.status(rules: rules) }
-        return PatronBookRow(bookID: bookID, state: .none, copies: 0).status(rules: rules)
+        // A book this service holds no licence for (unknown, withdrawn, or not yet announced by catalog) is not found.
+        let licence = try await connection.query(
+            "SELECT copies FROM licenses WHERE book_id = \(bookID) AND NOT withdrawn", logger: logger)
+        guard let copies = try await licence.decode(Int.self).first(where: { _ in true }) else { throw CirculationError.unknownBook(bookID) }
+        return PatronBookRow(bookID: bookID, state: .none, copies: copies).status(rules: rules)
     }
 
     /// Every book of the patron not in state NONE ("My books"), newest change first.

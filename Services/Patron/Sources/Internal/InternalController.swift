@@ -74,8 +74,13 @@ struct InternalController: Sendable {
 
     /// May the patron download the book now (an active loan)?
     func loanCheck(request: Request, context: BasicRequestContext) async throws -> Response {
-        let status = try await circulation.status(patronID: try context.uuid("patron"), bookID: try context.uuid("id"), logger: context.logger)
-        return try JSONMessages.response(LoanCheck(active: status.state.isOnLoan, state: status.state))
+        let state: BookState
+        do {
+            state = try await circulation.status(patronID: try context.uuid("patron"), bookID: try context.uuid("id"), logger: context.logger).state
+        } catch CirculationError.unknownBook {
+            state = .none
+        }
+        return try JSONMessages.response(LoanCheck(active: state.isOnLoan, state: state))
     }
 
     /// Applies an event that catalog observed (a download started); 409 when the state does not allow it.

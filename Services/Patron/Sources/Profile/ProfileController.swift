@@ -134,7 +134,7 @@ struct ProfileController: Sendable {
         let patronID = try await guardian.require(request, logger: context.logger)
         let settings = try await JSONMessages.decode(StrictSettings.self, from: request).settings
         if let failure = settings.validationFailure { throw Problem.badRequest(failure) }
-        let json = String(decoding: try WireFormat.encoder().encode(settings), as: UTF8.self)
+        let json = String(decoding: try WireFormat.encode(settings), as: UTF8.self)
         try await client.query(
             """
             INSERT INTO settings (patron_id, settings) VALUES (\(patronID), \(json)::jsonb)

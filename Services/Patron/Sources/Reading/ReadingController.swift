@@ -50,7 +50,7 @@ struct ReadingController: Sendable {
         try await requireReadable(patronID: patronID, bookID: bookID, logger: context.logger)
         try await requireSyncEnabled(patronID: patronID, logger: context.logger)
         try await checkHref(locator.href, bookID: bookID, logger: context.logger)
-        let json = String(decoding: try WireFormat.encoder().encode(locator), as: UTF8.self)
+        let json = String(decoding: try WireFormat.encode(locator), as: UTF8.self)
         let rows = try await client.query(
             """
             WITH inserted AS (
@@ -111,7 +111,7 @@ struct ReadingController: Sendable {
         let body = try await JSONMessages.decode(ReadingPosition.self, from: request)
         try ReadingValidation.check(body.locator)
         try await requireReadable(patronID: patronID, bookID: bookID, logger: context.logger)
-        let json = String(decoding: try WireFormat.encoder().encode(body.locator), as: UTF8.self)
+        let json = String(decoding: try WireFormat.encode(body.locator), as: UTF8.self)
         let rows = try await client.query(
             """
             INSERT INTO positions AS p (patron_id, book_id, locator, written_at, device)

@@ -1,0 +1,297 @@
+#!/usr/bin/env python3
+"""Bookmobile benchmark: seed a catalog, start the stack (release build), load it with wrk next to nginx.
+
+Run through `make bench` (Benchmarks/run.sh), which installs wrk and nginx and builds in release mode.
+Writes Benchmarks/results/latest.json and appends a table to docs/PERFORMANCE.md.
+"""
+import argparse
+import datetime
+import json
+import os
+import pathlib
+import platform
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+SHARED = pathlib.Path(os.environ.get("SHARED_DIR", ROOT.parent / "shared"))
+BIG_EPUB = "idpf-cole-voyage-of-life.epub"  # ~1 MB, from ../shared/epubs
+CONNECTIONS = 32
+
+
+def log(message):
+    print(f"[bench {time.strftime('%H:%M:%S')}] {message}", flush=True)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def psql(port, database, sql):
+    out = subprocess.run(["psql", "-h", "127.0.0.1", "-p", str(port), "-U", "postgres", "-d", database, "-tAc", sql],
+                         check=True, capture_output=True, text=True)
+    return out.stdout.strip()
+
+
+def http(method, url, headers=None, body=None):
+    request = urllib.request.Request(url, method=method, headers=headers or {}, data=body)
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.status, response.read()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read()
+
+
+def wait_for(condition, timeout, what):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        try:
+            if condition():
+                return
+        except Exception:
+            pass
+        time.sleep(0.5)
+    raise SystemExit(f"timed out waiting for {what}")
+
+
+def to_ms(value, unit):
+    return float(value) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[unit]
+
+
+def wrk(url, duration, headers=(), script=None, env=None):
+    command = ["wrk", "-t2", f"-c{CONNECTIONS}", f"-d{duration}s", "--latency", "--timeout", "10s"]
+    for header in headers:
+        command += ["-H", header]
+    if script:
+        command += ["-s", str(script)]
+    output = subprocess.run(command + [url], check=True, capture_output=True, text=True, env=env).stdout
+    rps = float(re.search(r"Requests/sec:\s+([\d.]+)", output).group(1))
+    latency = {p: to_ms(*re.search(rf"\s{p}%\s+([\d.]+)(us|ms|s)", output).groups()) for p in ("50", "99")}
+    non2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", output)
+    errors = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", output)
+    return {"rps": rps, "p50_ms": latency["50"], "p99_ms": latency["99"],
+            "non_2xx": int(non2xx.group(1)) if non2xx else 0,
+            "socket_errors": sum(map(int, errors.groups())) if errors else 0}
+
+
+def peak_rss_mb(pid):
+    for line in pathlib.Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return round(int(line.split()[1]) / 1024, 1)
+    return None
+
+
+class Stack:
+    """PostgreSQL in a temporary folder and the three release executables."""
+
+    def __init__(self, work, binary):
+        self.work, self.bin = work, pathlib.Path(binary)
+        self.pg_port = free_port()
+        self.ports = {name: free_port() for name in ("gateway", "catalog", "patron")}
+        self.gateway = f"http://127.0.0.1:{self.ports['gateway']}"
+        database = f"postgres://postgres@127.0.0.1:{self.pg_port}"
+        self.env = dict(os.environ,
+                        GATEWAY_PORT=str(self.ports["gateway"]), CATALOG_PORT=str(self.ports["catalog"]),
+                        PATRON_PORT=str(self.ports["patron"]),
+                        CATALOG_DATABASE_URL=f"{database}/catalog", PATRON_DATABASE_URL=f"{database}/patron",
+                        CATALOG_URLS=f"http://127.0.0.1:{self.ports['catalog']}",
+                        PATRON_URLS=f"http://127.0.0.1:{self.ports['patron']}",
+                        PUBLIC_URL=self.gateway, SERVICE_TOKEN="bench-service-token",
+                        JWT_SECRET="bench-jwt-secret-0123456789abcdef0123456789", ADMIN_TOKEN="bench-admin",
+                        BLOB_DIR=str(work / "blobs"), LOG_LEVEL="warning", LOAN_LIMIT="100000", HOLD_LIMIT="100000")
+        self.processes = {}
+
+    def start_postgres(self):
+        subprocess.run([ROOT / "scripts/postgres.sh", "start", self.work / "pg", str(self.pg_port)], check=True)
+        for name in ("catalog", "patron"):
+            psql(self.pg_port, "postgres", f"CREATE DATABASE {name}")
+
+    def start_services(self):
+        for name in ("catalog", "patron", "gateway"):
+            arguments = [self.bin / name] + (["serve"] if name == "catalog" else [])
+            output = open(self.work / f"{name}.log", "ab")
+            self.processes[name] = subprocess.Popen(arguments, env=self.env, stdout=output, stderr=output)
+        wait_for(lambda: http("GET", self.gateway + "/health/ready")[0] == 200, 60, "the stack to be ready")
+
+    def stop(self):
+        for process in self.processes.values():
+            process.terminate()
+        for process in self.processes.values():
+            process.wait(timeout=30)
+        subprocess.run([ROOT / "scripts/postgres.sh", "stop", self.work / "pg"], check=False)
+
+
+def seed(stack, args):
+    """Real EPUBs through `catalog ingest` (timed), then bulk metadata rows up to --books."""
+    epubs = stack.work / "epubs"
+    log(f"generating {args.ingest_files} EPUBs with make_epubs.py")
+    subprocess.run([sys.executable, SHARED / "tools/make_epubs.py", epubs, str(args.ingest_files), "7"], check=True,
+                   capture_output=True)
+    log("ingesting them with `catalog ingest`")
+    started = time.time()
+    result = subprocess.run([stack.bin / "catalog", "ingest", epubs, "--copies", "3"], env=stack.env, check=True,
+                            capture_output=True, text=True)
+    seconds = time.time() - started
+    ingested = int(re.search(r"ingested (\d+)", result.stdout).group(1))
+    subprocess.run([stack.bin / "catalog", "ingest", SHARED / "epubs" / BIG_EPUB, "--copies", "1000"], env=stack.env,
+                   check=True, capture_output=True)
+    bulk = max(0, args.books - ingested - 1)
+    log(f"inserting {bulk} more books as metadata rows")
+    psql(stack.pg_port, "catalog", f"""
+        INSERT INTO books (id, title, sort_title, sort_author, authors, contributors, languages, publisher, published,
+            description, subjects, genres, identifiers, word_count, reading_minutes, epub_sha256, epub_size,
+            cover_sha256, cover_type, toc, reading_order, resources, copies, copies_available, checkouts,
+            rating_average, rating_count, added_at)
+        SELECT gen_random_uuid(), b.title || ' ' || (ARRAY['Returns','Abroad','Revisited','at Dawn','Again'])[1 + g % 5],
+            b.sort_title || ' ' || g, b.sort_author, b.authors, b.contributors, b.languages, b.publisher, b.published,
+            b.description, b.subjects, b.genres, '{{}}', b.word_count + g % 997, b.reading_minutes, md5(g::text || random()::text),
+            b.epub_size, b.cover_sha256, b.cover_type, b.toc, b.reading_order, b.resources, 1 + g % 4, 1 + g % 4,
+            g % 50, 1 + (g % 40) / 10.0, g % 30, now() - make_interval(secs => g)
+        FROM generate_series(1, {bulk}) g
+        JOIN LATERAL (SELECT * FROM books WHERE epub_size < 500000 ORDER BY id OFFSET g % {max(ingested, 1)} LIMIT 1) b ON true;
+        ANALYZE books;""")
+    return {"files": ingested, "seconds": round(seconds, 1), "files_per_second": round(ingested / seconds, 1)}
+
+
+def nginx_ceiling(work, lane_bytes, epub_bytes, duration):
+    static = work / "static"
+    static.mkdir()
+    (static / "lane.xml").write_bytes(lane_bytes)
+    (static / "book.epub").write_bytes(epub_bytes)
+    port = free_port()
+    conf = work / "nginx.conf"
+    conf.write_text(f"""
+daemon off; worker_processes auto; pid {work}/nginx.pid; error_log {work}/nginx-error.log;
+events {{ worker_connections 1024; }}
+http {{
+  access_log off; sendfile on; keepalive_requests 100000;
+  client_body_temp_path {work}/nginx-tmp; proxy_temp_path {work}/nginx-tmp; fastcgi_temp_path {work}/nginx-tmp;
+  uwsgi_temp_path {work}/nginx-tmp; scgi_temp_path {work}/nginx-tmp;
+  types {{ application/atom+xml xml; application/epub+zip epub; }}
+  server {{ listen 127.0.0.1:{port}; root {static}; }}
+}}""")
+    nginx = shutil.which("nginx") or "/usr/sbin/nginx"
+    process = subprocess.Popen([nginx, "-c", str(conf), "-p", str(work)], stderr=subprocess.DEVNULL)
+    try:
+        wait_for(lambda: http("GET", f"http://127.0.0.1:{port}/lane.xml")[0] == 200, 20, "nginx")
+        return {"lane_page": wrk(f"http://127.0.0.1:{port}/lane.xml", duration),
+                "epub": wrk(f"http://127.0.0.1:{port}/book.epub", duration)}
+    finally:
+        process.terminate()
+        process.wait()
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--bin", required=True, help="folder of the release executables")
+    parser.add_argument("--books", type=int, default=10_000)
+    parser.add_argument("--ingest-files", type=int, default=2_000)
+    parser.add_argument("--duration", type=int, default=10, help="seconds per wrk scenario")
+    parser.add_argument("--keep", action="store_true", help="keep the work folder")
+    args = parser.parse_args()
+
+    work = pathlib.Path(tempfile.mkdtemp(prefix="bookmobile-bench-"))
+    stack = Stack(work, args.bin)
+    try:
+        stack.start_postgres()
+        ingest = seed(stack, args)
+        stack.start_services()
+        gw = stack.gateway
+
+        status, body = http("POST", gw + "/auth/signup", {"Content-Type": "application/json"},
+                            json.dumps({"username": "bench", "email": "bench@example.org", "password": "bench password 1"}).encode())
+        token = json.loads(body)["tokens"]["access_token"]
+        bearer = f"Authorization: Bearer {token}"
+        log("waiting for patron to learn every licence (catalog's outbox)")
+        wait_for(lambda: int(psql(stack.pg_port, "patron", "SELECT count(*) FROM licenses")) >= ingest["files"] + 1,
+                 600, "licences to reach patron")
+
+        big = psql(stack.pg_port, "catalog", f"SELECT id FROM books WHERE epub_size > 900000 ORDER BY epub_size DESC LIMIT 1")
+        status, _ = http("POST", f"{gw}/me/books/{big}/borrow", {"Authorization": f"Bearer {token}"})
+        assert status == 201, f"borrow of the 1 MB book: {status}"
+        row = psql(stack.pg_port, "catalog",
+                   "SELECT id, title, authors[1], isbn FROM books WHERE isbn IS NOT NULL AND epub_size < 500000 ORDER BY id LIMIT 1").split("|")
+        book, title, author, isbn = row
+        word = max(re.findall(r"[A-Za-z]{4,}", title), key=len).lower()
+        surname = author.split()[-1].lower()
+        typo = surname[:-2] + surname[-1] + surname[-2] if len(surname) > 3 else surname
+        lendable = psql(stack.pg_port, "patron", "SELECT book_id FROM licenses WHERE NOT open_access ORDER BY book_id LIMIT 400")
+        books_file = work / "books.txt"
+        books_file.write_text(lendable + "\n")
+
+        scenarios = {
+            "root feed": (gw + "/opds", []),
+            "grouped feed": (gw + "/opds/groups", []),
+            "lane page (50)": (gw + "/opds/lanes/new?size=50", []),
+            "book detail": (f"{gw}/opds/books/{book}", []),
+            "search: title word": (f"{gw}/opds/search?q={word}", []),
+            "search: misspelled author": (f"{gw}/opds/search?q={typo}", []),
+            "search: ISBN": (f"{gw}/opds/search?q={isbn}", []),
+            "/me (token verified)": (gw + "/me", [bearer]),
+            "fulfill 1 MB EPUB": (f"{gw}/books/{big}/fulfill", [bearer]),
+        }
+        results = {}
+        for name, (url, headers) in scenarios.items():
+            log(f"wrk: {name}")
+            results[name] = wrk(url, args.duration, headers)
+        log("wrk: borrow+return cycle")
+        results["borrow or return (one request)"] = wrk(
+            gw + "/", args.duration, script=ROOT / "Benchmarks/borrow_return.lua",
+            env=dict(os.environ, BOOKS_FILE=str(books_file), BENCH_TOKEN=f"Bearer {token}"))
+        rss = {name: peak_rss_mb(process.pid) for name, process in stack.processes.items()}
+
+        _, lane_bytes = http("GET", gw + "/opds/lanes/new?size=50")
+        _, epub_bytes = http("GET", f"{gw}/books/{big}/fulfill", {"Authorization": f"Bearer {token}"})
+        log("nginx ceiling")
+        ceiling = nginx_ceiling(work, lane_bytes, epub_bytes, args.duration)
+        for name, result in results.items():
+            base = ceiling["epub"] if name.startswith("fulfill") else ceiling["lane_page"]
+            result["vs_nginx"] = round(result["rps"] / base["rps"], 3)
+        report(args, ingest, results, ceiling, rss, len(lane_bytes), len(epub_bytes))
+    finally:
+        stack.stop()
+        if args.keep:
+            log(f"work folder kept: {work}")
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+def report(args, ingest, results, ceiling, rss, lane_size, epub_size):
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), platform.processor())
+    machine = f"{os.cpu_count()} cores, {cpu}, {round(os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') / 2**30)} GiB, {platform.system()} {platform.release()}"
+    date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    data = {"date": date, "commit": commit, "machine": machine, "books": args.books, "connections": CONNECTIONS,
+            "duration_s": args.duration, "ingest": ingest, "scenarios": results, "nginx": ceiling, "peak_rss_mb": rss,
+            "lane_page_bytes": lane_size, "epub_bytes": epub_size}
+    out = ROOT / "Benchmarks/results/latest.json"
+    out.write_text(json.dumps(data, indent=2) + "\n")
+    lines = [f"\n## Run of {date}, commit {commit}\n",
+             f"Machine: {machine}. Catalog of {args.books} books; wrk with {CONNECTIONS} connections, 2 threads, "
+             f"{args.duration} s per scenario; release build; PostgreSQL 15 with default durability.\n",
+             "| scenario | requests/s | p50 ms | p99 ms | non-2xx | ratio to nginx |", "|---|---:|---:|---:|---:|---:|"]
+    for name, r in results.items():
+        lines.append(f"| {name} | {r['rps']:.0f} | {r['p50_ms']:.2f} | {r['p99_ms']:.2f} | {r['non_2xx']} | {r['vs_nginx']:.3f} |")
+    lines.append(f"| *nginx: lane page bytes ({lane_size} B)* | {ceiling['lane_page']['rps']:.0f} | {ceiling['lane_page']['p50_ms']:.2f} | {ceiling['lane_page']['p99_ms']:.2f} | | 1 |")
+    lines.append(f"| *nginx: the EPUB ({epub_size} B)* | {ceiling['epub']['rps']:.0f} | {ceiling['epub']['p50_ms']:.2f} | {ceiling['epub']['p99_ms']:.2f} | | 1 |")
+    lines.append(f"\nIngest: {ingest['files']} generated EPUBs in {ingest['seconds']} s = **{ingest['files_per_second']} files/s** "
+                 f"(`catalog ingest`, concurrency 4). Peak RSS (VmHWM) after the run: "
+                 + ", ".join(f"{k} {v} MB" for k, v in rss.items()) + ".\n")
+    doc = ROOT / "docs/PERFORMANCE.md"
+    if not doc.exists():
+        doc.write_text("# Performance\n\nMeasured by `make bench` (Benchmarks/run.sh); one table per run, newest last.\n")
+    with doc.open("a") as f:
+        f.write("\n".join(lines))
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()

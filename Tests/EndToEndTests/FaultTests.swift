@@ -1,0 +1,93 @@
+import Foundation
+import Testing
+import TestSupport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The stack under failure: a crashed catalog, a restarted database, a service stopped under load.
+@Suite(.serialized) struct FaultTests {
+    @Test func loansKeepWorkingWhileTheCatalogIsDownAndItsRoutesRecover() async throws {
+        try await Stack.run { stack in
+            let api = stack.gateway
+            let first = try await stack.ingest(Stack.corpus[0], copies: 2)
+            let second = try await stack.ingest(Stack.corpus[1], copies: 2)
+            let (_, token) = try await stack.signUp()
+            let ann = GatewayClient.Credentials.bearer(token)
+            try await stack.waitForLicence(second, token: token)
+            let borrowed = try await api.call(.POST, "/me/books/\(first)/borrow", as: ann)
+            #expect(borrowed.status == 201, "\(borrowed.text)")
+
+            await stack.stop(.catalog, signal: SIGKILL)
+            for _ in 0..<3 {
+                let reply = try await api.call(.GET, "/opds")
+                #expect([502, 503].contains(reply.status) && reply.isProblem, "\(reply.status)")
+            }
+            #expect(try await api.call(.GET, "/opds/lanes/new").status == 503, "a replica that refused is skipped: 503 without waiting")
+            #expect(try await api.call(.POST, "/me/books/\(second)/borrow", as: ann).status == 201)
+            #expect(try await api.call(.POST, "/me/books/\(first)/return", as: ann).status == 200)
+            let shelf = (try await api.call(.GET, "/me/books", as: ann).json["books"] as? [[String: Any]]) ?? []
+            #expect(shelf.contains { $0["bookId"] as? String == second && $0["state"] as? String == "not_downloaded" })
+
+            try stack.launch(.catalog)
+            try await eventually("catalog routes never recovered") { try await api.call(.GET, "/opds").status == 200 }
+            #expect(try await api.call(.GET, "/books/\(second)/fulfill", as: ann).status == 200)
+        }
+    }
+
+    @Test func servicesReconnectWhenPostgreSQLRestarts() async throws {
+        try await Stack.run { stack in
+            let api = stack.gateway
+            let book = try await stack.ingest(Stack.corpus[0])
+            let (_, token) = try await stack.signUp()
+            try await stack.waitForLicence(book, token: token)
+
+            try await stack.stopPostgres()
+            let during = try await api.call(.GET, "/me/books/\(book)", as: .bearer(token))
+            #expect(during.status >= 500 && during.isProblem, "without a database: \(during.status) \(during.text)")
+            #expect(try await api.call(.GET, "/health/ready").status == 503)
+            try await stack.startPostgres()
+
+            try await eventually(timeout: .seconds(30), "the services never reconnected") {
+                let shelf = try await api.call(.GET, "/me/books/\(book)", as: .bearer(token)).status
+                let feed = try await api.call(.GET, "/opds/lanes/new").status
+                return shelf == 200 && feed == 200
+            }
+            #expect(try await api.call(.POST, "/me/books/\(book)/borrow", as: .bearer(token)).status == 201)
+            #expect(try await api.call(.GET, "/health/ready").status == 200)
+        }
+    }
+
+    @Test func sigtermLetsRequestsInFlightFinishAndHalfWritesNothing() async throws {
+        // A real bcrypt cost keeps each signup in flight long enough for SIGTERM to meet some of them.
+        try await Stack.run(["BCRYPT_COST": "10"]) { stack in
+            let api = stack.gateway
+            let outcomes = try await withThrowingTaskGroup(of: (pin: String, barcode: String?, status: Int, problem: Bool).self) { group in
+                for n in 0..<24 {
+                    group.addTask {
+                        let pin = String(format: "%04d", 1000 + n)
+                        let reply = try await api.call(.POST, "/auth/signup", json: #"{"pin": "\#(pin)"}"#)
+                        return (pin, (reply.json["patron"] as? [String: Any])?["barcode"] as? String, reply.status, reply.isProblem)
+                    }
+                }
+                try await Task.sleep(for: .milliseconds(150))
+                let status = await stack.stop(.patron, signal: SIGTERM)
+                #expect(status == 0, "patron exits cleanly on SIGTERM")
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            let created = outcomes.filter { $0.status == 201 }
+            #expect(!created.isEmpty, "some signups were in flight when SIGTERM came")
+            for outcome in outcomes where outcome.status != 201 {
+                #expect([502, 503, 504].contains(outcome.status) && outcome.problem, "a refused request is a gateway problem: \(outcome.status)")
+            }
+            try stack.launch(.patron)
+            try await stack.waitUntilReady()
+            for outcome in created {
+                let barcode = try #require(outcome.barcode)
+                let login = try await api.call(.POST, "/auth/token", as: .basic(barcode, outcome.pin))
+                #expect(login.status == 200, "patron \(barcode) was created whole: \(login.status)")
+            }
+        }
+    }
+}

@@ -1,0 +1,50 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOFoundationCompat
+import NIOHTTP1
+
+/// HTTP calls to the gateway, as an app makes them.
+struct GatewayClient: Sendable {
+    let base: String
+
+    enum Credentials: Sendable {
+        case bearer(String)
+        case basic(String, String)
+    }
+
+    struct Reply: Sendable {
+        var status: Int
+        var headers: HTTPHeaders
+        var body: Data
+
+        var json: [String: Any] { (try? JSONSerialization.jsonObject(with: body) as? [String: Any]) ?? [:] }
+        var text: String { String(decoding: body, as: UTF8.self) }
+        var isProblem: Bool { headers.first(name: "content-type")?.hasPrefix("application/problem+json") == true }
+    }
+
+    /// One request; `path` may also be an absolute URL (links in feeds are absolute).
+    func call(
+        _ method: HTTPMethod, _ path: String, as credentials: Credentials? = nil, json: String? = nil, body: Data? = nil,
+        headers extra: [(String, String)] = []
+    ) async throws -> Reply {
+        var request = HTTPClientRequest(url: path.hasPrefix("http") ? path : base + path)
+        request.method = method
+        switch credentials {
+        case .bearer(let token): request.headers.add(name: "Authorization", value: "Bearer \(token)")
+        case .basic(let user, let password):
+            request.headers.add(name: "Authorization", value: "Basic " + Data("\(user):\(password)".utf8).base64EncodedString())
+        case nil: break
+        }
+        if let json {
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.body = .bytes(ByteBuffer(string: json))
+        } else if let body {
+            request.body = .bytes(ByteBuffer(data: body))
+        }
+        for (name, value) in extra { request.headers.replaceOrAdd(name: name, value: value) }
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        let bytes = try await response.body.collect(upTo: 64 << 20)
+        return Reply(status: Int(response.status.code), headers: response.headers, body: Data(buffer: bytes))
+    }
+}

@@ -1,0 +1,171 @@
+import Foundation
+import Testing
+import TestSupport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The three real executables on free ports, with a PostgreSQL server of their own (so that a test may restart
+/// it without disturbing other suites), driven only through the gateway.
+///
+/// Executables come from `BOOKMOBILE_BIN_DIR` (set by `make test`) or `.build/debug`. Each service's output goes
+/// to a log file that tests may read. `shutdown()` must be called at the end of the test.
+final class Stack: @unchecked Sendable {
+    enum Service: String, CaseIterable { case catalog, patron, gateway }
+
+    let root: URL
+    let workDir: URL
+    let postgresPort: Int
+    let ports: [Service: Int]
+    let gateway: GatewayClient
+    private let environment: [String: String]
+    private let lock = NSLock()
+    private var processes: [Service: ChildProcess] = [:]
+
+    static let adminToken = "e2e-admin-token"
+
+    /// Starts a stack, runs `body` against it, records any error with the tails of the services' logs, and
+    /// always shuts the stack down.
+    static func run(_ overrides: [String: String] = [:], _ body: (Stack) async throws -> Void) async throws {
+        let stack = try await start(overrides)
+        do {
+            try await body(stack)
+        } catch {
+            let logs = Service.allCases.map { "--- \($0.rawValue) log (tail):\n\(stack.log($0).suffix(2000))" }.joined(separator: "\n")
+            Issue.record("\(error)\n\(logs)")
+        }
+        await stack.shutdown()
+    }
+
+    /// Starts PostgreSQL, creates both databases and starts the three services; returns once the gateway is ready.
+    static func start(_ overrides: [String: String] = [:]) async throws -> Stack {
+        let stack = try Stack(overrides: overrides)
+        do {
+            try await stack.startPostgres()
+            for database in ["catalog", "patron"] {
+                try await stack.run("/usr/bin/psql", ["-q", "-h", "127.0.0.1", "-p", "\(stack.postgresPort)", "-U", "postgres", "-c", "CREATE DATABASE \(database)"])
+            }
+            for service in Service.allCases { try stack.launch(service) }
+            try await stack.waitUntilReady()
+        } catch {
+            let logs = Service.allCases.map { "--- \($0.rawValue):\n\(stack.log($0).suffix(2000))" }.joined(separator: "\n")
+            await stack.shutdown()
+            throw StackError("\(error)\n\(logs)")
+        }
+        return stack
+    }
+
+    private init(overrides: [String: String]) throws {
+        root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardized
+        workDir = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("bookmobile-e2e-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: workDir, withIntermediateDirectories: true)
+        postgresPort = try FreePort.next()
+        var ports: [Service: Int] = [:]
+        for service in Service.allCases { ports[service] = try FreePort.next() }
+        self.ports = ports
+        let database = "postgres://postgres@127.0.0.1:\(postgresPort)"
+        let gatewayURL = "http://127.0.0.1:\(ports[.gateway]!)"
+        environment = ProcessInfo.processInfo.environment.merging(
+            [
+                "GATEWAY_PORT": "\(ports[.gateway]!)", "CATALOG_PORT": "\(ports[.catalog]!)", "PATRON_PORT": "\(ports[.patron]!)",
+                "CATALOG_DATABASE_URL": "\(database)/catalog", "PATRON_DATABASE_URL": "\(database)/patron",
+                "CATALOG_URLS": "http://127.0.0.1:\(ports[.catalog]!)", "PATRON_URLS": "http://127.0.0.1:\(ports[.patron]!)",
+                "PUBLIC_URL": gatewayURL, "SERVICE_TOKEN": "e2e-service-token", "JWT_SECRET": "e2e-jwt-secret-0123456789abcdef0123456789",
+                "ADMIN_TOKEN": Self.adminToken, "BLOB_DIR": workDir.appendingPathComponent("blobs").path, "LOG_LEVEL": "info",
+                "BCRYPT_COST": "4", "REPLICA_DOWN_FOR": "1s", "UPSTREAM_TIMEOUT": "10s", "BASIC_AUTH_CACHE_TTL": "1s",
+            ].merging(overrides) { $1 }
+        ) { $1 }
+        gateway = GatewayClient(base: gatewayURL)
+    }
+
+    static var binDirectory: URL {
+        if let dir = ProcessInfo.processInfo.environment["BOOKMOBILE_BIN_DIR"] { return URL(fileURLWithPath: dir) }
+        return URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../.build/debug").standardized
+    }
+
+    func logFile(_ service: Service) -> URL { workDir.appendingPathComponent("\(service.rawValue).log") }
+
+    /// Everything the service has logged so far (across restarts).
+    func log(_ service: Service) -> String { (try? String(contentsOf: logFile(service), encoding: .utf8)) ?? "" }
+
+    /// Starts (or restarts) one service; its output is appended to its log file.
+    func launch(_ service: Service) throws {
+        let child = try ChildProcess(
+            Self.binDirectory.appendingPathComponent(service.rawValue).path, service == .catalog ? ["serve"] : [], environment: environment,
+            output: logFile(service))
+        lock.withLock { processes[service] = child }
+    }
+
+    /// Sends `signal` to a service and, when `wait` is set, returns its exit status once it has exited.
+    @discardableResult
+    func stop(_ service: Service, signal: Int32 = SIGTERM, wait: Bool = true) async -> Int32? {
+        guard let child = lock.withLock({ processes[service] }), child.isRunning else { return nil }
+        child.signal(signal)
+        return wait ? await child.wait() : nil
+    }
+
+    func stopPostgres() async throws { try await run(root.appendingPathComponent("scripts/postgres.sh").path, ["stop", workDir.appendingPathComponent("pg").path]) }
+
+    func startPostgres() async throws {
+        try await run(root.appendingPathComponent("scripts/postgres.sh").path, ["start", workDir.appendingPathComponent("pg").path, "\(postgresPort)"], environment: ["PG_FAST": "1"])
+    }
+
+    /// Polls `/health/ready` on the gateway (which checks its upstreams) until it answers 200.
+    func waitUntilReady(timeout: Duration = .seconds(60)) async throws {
+        try await eventually(timeout: timeout, "the stack never became ready; logs in \(workDir.path)") {
+            (try? await gateway.call(.GET, "/health/ready").status) == 200
+        }
+    }
+
+    /// Stops the services and PostgreSQL and removes the work folder.
+    func shutdown() async {
+        for service in Service.allCases { await stop(service, signal: SIGKILL) }
+        try? await stopPostgres()
+        try? FileManager.default.removeItem(at: workDir)
+    }
+
+    private func run(_ executable: String, _ arguments: [String], environment extra: [String: String] = [:]) async throws {
+        let output = workDir.appendingPathComponent("command-\(UUID().uuidString.prefix(8)).out")
+        defer { try? FileManager.default.removeItem(at: output) }
+        let child = try ChildProcess(executable, arguments, environment: ProcessInfo.processInfo.environment.merging(extra) { $1 }, output: output)
+        guard await child.wait() == 0 else {
+            let text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
+            throw StackError("\(executable) \(arguments.joined(separator: " ")) failed: \(text)")
+        }
+    }
+}
+
+struct StackError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Retries `condition` every 100 ms until it holds, or throws after `timeout`.
+func eventually(timeout: Duration = .seconds(15), _ message: @autoclosure () -> String, _ condition: () async throws -> Bool) async throws {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if try await condition() { return }
+        try await Task.sleep(for: .milliseconds(100))
+    }
+    throw StackError("timed out: \(message())")
+}
+
+/// A port the kernel says is free now.
+enum FreePort {
+    static func next() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw StackError("socket() failed") }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        guard bound else { throw StackError("bind() failed") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
