@@ -108,6 +108,45 @@ import TestSupport
         }
     }
 
+    @Test func feedsCarryAStrongETagAnswer304AndGzipWhenAsked() async throws {
+        let (app, _) = try await app()
+        try await app.test(.router) { client in
+            for book in CorpusBook.all.filter({ $0.shouldIngest == "yes" }).prefix(4) { _ = try await ingest(client, book.file) }
+            let (plain, etag, control) = try await client.execute(uri: "/opds/lanes/new", method: .get) {
+                (Data(buffer: $0.body), $0.headers[.eTag], $0.headers[.cacheControl])
+            }
+            let tag = try #require(etag)
+            #expect(tag.hasPrefix("\"") && !tag.hasPrefix("W/"), "a strong ETag")
+            #expect(control?.hasPrefix("public") == true, "anonymous feeds are shared-cacheable")
+            #expect(try await client.execute(uri: "/opds/lanes/new", method: .get, headers: [.ifNoneMatch: tag]) { $0.status } == .notModified)
+            let (zipped, encoding, zippedTag) = try await client.execute(uri: "/opds/lanes/new", method: .get, headers: [.acceptEncoding: "br, gzip;q=0.8"]) {
+                (Data(buffer: $0.body), $0.headers[.contentEncoding], $0.headers[.eTag])
+            }
+            #expect(encoding == "gzip" && zippedTag != tag && zipped.count < plain.count)
+            #expect(zipped.prefix(2) == Data([0x1f, 0x8b]), "a gzip member")
+            let refused = try await client.execute(uri: "/opds/lanes/new", method: .get, headers: [.acceptEncoding: "gzip;q=0"]) { $0.headers[.contentEncoding] }
+            #expect(refused == nil)
+            let unzipped = try gunzip(zipped)
+            #expect(unzipped == plain)
+        }
+    }
+
+    /// Inflates with the system's gzip, so the check does not trust the code under test.
+    func gunzip(_ data: Data) throws -> Data {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("gz-\(UUID().uuidString).gz")
+        try data.write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/gzip")
+        process.arguments = ["-dc", file.path]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return output
+    }
+
     @Test func searchFindsByMisspelledTitleSurnameAndISBNAndSurvivesHostileQueries() async throws {
         let (app, _) = try await app()
         try await app.test(.router) { client in

@@ -25,13 +25,20 @@ struct Feed: Sendable {
     var id: String
     var title: String
     var kind: Kind
-    var updated: Date
     var links: [Link]
     var navigation: [Link] = []
     var entries: [Entry] = []
     var groups: [Group] = []
     var totalResults: Int?
     var itemsPerPage: Int?
+
+    /// The newest change among the feed's books. Derived from the content, never the clock, so that the same
+    /// content has the same bytes and ETag; a feed without books (navigation) has a fixed date.
+    var updated: Date {
+        (entries + groups.flatMap(\.entries)).map(\.book.updatedAt).max() ?? Self.navigationUpdated
+    }
+
+    static let navigationUpdated = Date(timeIntervalSince1970: 1_767_225_600)  // 2026-01-01
 }
 
 /// One book in a feed, with what the requesting patron may do with it.

@@ -53,7 +53,7 @@ struct FeedController: Sendable {
 
     func root(request: Request, context: BasicRequestContext) async throws -> Response {
         let personal = await personal(request, context: context)
-        var feed = Feed(id: publicURL + "/opds", title: "Bookmobile", kind: .navigation, updated: Date(), links: baseLinks(self: "/opds", type: Self.navigationType))
+        var feed = Feed(id: publicURL + "/opds", title: "Bookmobile", kind: .navigation, links: baseLinks(self: "/opds", type: Self.navigationType))
         feed.links.append(Feed.Link(rel: "http://opds-spec.org/shelf", href: publicURL + "/me/books", type: Self.acquisitionType, title: "My books",
                                     count: personal.shelf?.waitingForAction))
         feed.navigation.append(Feed.Link(rel: "subsection", href: publicURL + "/opds/groups", type: Self.acquisitionType, title: "Browse all lanes"))
@@ -65,7 +65,7 @@ struct FeedController: Sendable {
 
     func groups(request: Request, context: BasicRequestContext) async throws -> Response {
         let personal = await personal(request, context: context)
-        var feed = Feed(id: publicURL + "/opds/groups", title: "Browse", kind: .acquisition, updated: Date(), links: baseLinks(self: "/opds/groups", type: Self.acquisitionType))
+        var feed = Feed(id: publicURL + "/opds/groups", title: "Browse", kind: .acquisition, links: baseLinks(self: "/opds/groups", type: Self.acquisitionType))
         for lane in Lane.fixed + (try await feeds.genreLanes(logger: context.logger)) {
             let page = try await feeds.lane(
                 lane, sort: lane.defaultSort, order: lane.defaultOrder, availableOnly: false, size: Self.groupSize, after: nil, hidden: personal.hidden,
@@ -97,7 +97,7 @@ struct FeedController: Sendable {
         let base = "/opds/lanes/\(lane.slug)"
         let facetQuery = { (sort: SortKey, order: SortOrder, available: Bool) in "\(base)?sort=\(sort.rawValue)&order=\(order.rawValue)&available=\(available ? "now" : "all")&size=\(size)" }
         let current = facetQuery(sort, order, availableOnly)
-        var feed = Feed(id: publicURL + base, title: lane.title, kind: .acquisition, updated: Date(),
+        var feed = Feed(id: publicURL + base, title: lane.title, kind: .acquisition,
                         links: baseLinks(self: current + (after.map { "&after=\($0.encoded)" } ?? ""), type: Self.acquisitionType))
         feed.links.append(Feed.Link(rel: "first", href: publicURL + current, type: Self.acquisitionType))
         if let next = page.next { feed.links.append(Feed.Link(rel: "next", href: publicURL + current + "&after=\(next.encoded)", type: Self.acquisitionType)) }
@@ -145,7 +145,7 @@ struct FeedController: Sendable {
         let personal = await personal(request, context: context)
         let page = try await feeds.search(search, hidden: personal.hidden, logger: context.logger)
         let selfQuery = request.uri.query.map { "?" + $0 } ?? ""
-        var feed = Feed(id: publicURL + "/opds/search" + selfQuery, title: "Search results", kind: .acquisition, updated: Date(),
+        var feed = Feed(id: publicURL + "/opds/search" + selfQuery, title: "Search results", kind: .acquisition,
                         links: baseLinks(self: "/opds/search" + selfQuery, type: Self.acquisitionType))
         if (page.total ?? 0) > search.page * search.size {
             var items = (request.uri.queryParameters.map { ($0.key, $0.value) }).filter { $0.0 != "page" }.map { "\($0.0)=\($0.1)" }
@@ -205,17 +205,28 @@ struct FeedController: Sendable {
         return cacheable(Data(AtomRenderer.feed(feed).utf8), type: feed.kind == .navigation ? Self.navigationType : Self.acquisitionType, request: request, personal: personal)
     }
 
-    /// A strong ETag over the bytes, 304 on a match, and `Cache-Control` by audience.
+    /// A strong ETag over the bytes, 304 on a match, `Cache-Control` by audience, and gzip when the client
+    /// accepts it (a different representation, so a different ETag).
     func cacheable(_ data: Data, type: String, request: Request, personal: Personal) -> Response {
-        let etag = "\"" + SHA256.hash(data: data).prefix(16).map { String(format: "%02x", $0) }.joined() + "\""
+        var body = data
+        var etag = SHA256.hash(data: data).prefix(16).map { String(format: "%02x", $0) }.joined()
         var headers: HTTPFields = [
-            .eTag: etag, .cacheControl: personal.shelf == nil ? "public, max-age=30" : "private, no-cache", .vary: "Accept, Authorization",
+            .cacheControl: personal.shelf == nil ? "public, max-age=30" : "private, no-cache", .vary: "Accept, Accept-Encoding, Authorization",
         ]
-        if let match = request.headers[.ifNoneMatch], match.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == etag || $0 == "*" }) {
+        if data.count > 1024, Gzip.accepted(by: request.headers[.acceptEncoding]), let compressed = Gzip.compress(data) {
+            body = compressed
+            etag += "-gz"
+            headers[.contentEncoding] = "gzip"
+        }
+        headers[.eTag] = "\"\(etag)\""
+        if let match = request.headers[.ifNoneMatch],
+            match.split(separator: ",").contains(where: { ["\"\(etag)\"", "*"].contains($0.trimmingCharacters(in: .whitespaces)) })
+        {
+            headers[.contentEncoding] = nil
             return Response(status: .notModified, headers: headers)
         }
         headers[.contentType] = type
-        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
     }
 
     func availability(_ value: String?) throws -> Bool {
