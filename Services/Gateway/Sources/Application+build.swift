@@ -12,10 +12,10 @@ public func buildGatewayApplication(config: ServiceConfig) async throws -> some 
     let token = ServiceToken(settings.serviceToken)
     let catalog = Upstream(name: "catalog", replicas: settings.catalogURLs, downFor: settings.replicaDownFor)
     let patron = Upstream(name: "patron", replicas: settings.patronURLs, downFor: settings.replicaDownFor)
-    let httpClient = HTTPClient.shared
+    let httpClient = HTTPClient.proxy
     let keys = await AccessTokenKeys(secret: settings.jwtSecret, previousSecret: settings.jwtPreviousSecret)
     let authenticator = PatronAuthenticator(
-        keys: keys, patron: InternalClient(baseURLs: settings.patronURLs, token: token, timeout: .seconds(10)), cacheFor: settings.basicCacheFor)
+        keys: keys, patron: InternalClient(baseURLs: settings.patronURLs, token: token, timeout: .seconds(10), httpClient: httpClient), cacheFor: settings.basicCacheFor)
     let publicURL = config.string("PUBLIC_URL", default: "http://127.0.0.1:\(settings.port)")
 
     let router = ServiceRouter.make(context: GatewayContext.self) { logger in
