@@ -8,9 +8,9 @@ run:
 test:
 	scripts/test.sh
 
-# Benchmarks (never part of make test).
+# Benchmarks (never part of make test): make bench BENCH_ARGS="--books 100000 --duration 10"
 bench:
-	Benchmarks/run.sh
+	Benchmarks/run.sh $(BENCH_ARGS)
 
 build:
 	swift build
