@@ -30,7 +30,7 @@ public final class InternalClient: Sendable {
     let httpClient: HTTPClient
     private let next = Atomic<Int>(0)
 
-    public init(baseURLs: [String], token: ServiceToken, timeout: Duration = .seconds(5), httpClient: HTTPClient = .shared) {
+    public init(baseURLs: [String], token: ServiceToken, timeout: Duration = .seconds(5), httpClient: HTTPClient = .service) {
         self.baseURLs = baseURLs
         self.token = token
         self.timeout = .nanoseconds(Int64(timeout.components.seconds) * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000)

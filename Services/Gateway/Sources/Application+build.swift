@@ -12,7 +12,7 @@ public func buildGatewayApplication(config: ServiceConfig) async throws -> some 
     let token = ServiceToken(settings.serviceToken)
     let catalog = Upstream(name: "catalog", replicas: settings.catalogURLs, downFor: settings.replicaDownFor)
     let patron = Upstream(name: "patron", replicas: settings.patronURLs, downFor: settings.replicaDownFor)
-    let httpClient = HTTPClient.proxy
+    let httpClient = HTTPClient.service
     let keys = await AccessTokenKeys(secret: settings.jwtSecret, previousSecret: settings.jwtPreviousSecret)
     let authenticator = PatronAuthenticator(
         keys: keys, patron: InternalClient(baseURLs: settings.patronURLs, token: token, timeout: .seconds(10), httpClient: httpClient), cacheFor: settings.basicCacheFor)

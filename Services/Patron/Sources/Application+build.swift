@@ -31,8 +31,9 @@ public func buildPatronApplication(config: ServiceConfig) async throws -> some A
     ).add(to: router)
     ProfileController(client: postgres, guardian: guardian, circulation: circulation, publicURL: settings.publicURL).add(to: router)
     CirculationController(circulation: circulation, guardian: guardian).add(to: router)
-    ReadingController(client: postgres, guardian: guardian, catalog: InternalClient(baseURLs: settings.catalogURLs, token: token))
-        .add(to: router)
+    let reading = ReadingController(client: postgres, guardian: guardian, catalog: InternalClient(baseURLs: settings.catalogURLs, token: token))
+    reading.add(to: router)
+    AnnotationController(reading: reading, guardian: guardian, publicURL: settings.publicURL).add(to: router)
     FeedbackController(client: postgres, token: token, adminToken: settings.adminToken, perHour: settings.feedbackPerHour).add(to: router)
     InternalController(client: postgres, authenticator: authenticator, circulation: circulation, token: token).add(to: router)
 

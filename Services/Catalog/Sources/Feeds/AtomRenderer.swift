@@ -79,9 +79,7 @@ enum AtomRenderer {
             }
             xml += "</link>\n"
         }
-        if entry.view?.state.isOnLoan == true || book.openAccess {
-            xml += link(Feed.Link(rel: "http://www.w3.org/ns/oa#annotationService", href: entry.meURL + "/bookmarks", type: "application/json"))
-        }
+        if let annotations = entry.annotationService { xml += link(annotations) }
         return xml + "</entry>\n"
     }
 

@@ -49,6 +49,15 @@ struct Entry: Sendable {
 
     var bookURL: String { "\(publicURL)/books/\(book.id.uuidString.lowercased())" }
     var meURL: String { "\(publicURL)/me/books/\(book.id.uuidString.lowercased())" }
+
+    /// Where a reading app syncs bookmarks and the reading position of this book (W3C Web Annotations), for a
+    /// patron who has it on loan, or for an open-access book.
+    var annotationService: Feed.Link? {
+        guard view?.state.isOnLoan == true || book.openAccess else { return nil }
+        return Feed.Link(
+            rel: "http://www.w3.org/ns/oa#annotationService", href: "\(publicURL)/me/annotations/\(book.id.uuidString.lowercased())",
+            type: "application/ld+json; profile=\"http://www.w3.org/ns/anno.jsonld\"")
+    }
     var entryURL: String { "\(publicURL)/opds/books/\(book.id.uuidString.lowercased())" }
     var urn: String { "urn:uuid:\(book.id.uuidString.lowercased())" }
 

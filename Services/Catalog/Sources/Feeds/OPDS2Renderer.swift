@@ -81,9 +81,7 @@ enum OPDS2Renderer {
             let type = acquisition.type == "application/epub+zip" ? acquisition.type : "application/opds-publication+json"
             links.append(["rel": acquisition.rel, "href": acquisition.href, "type": type, "properties": properties])
         }
-        if entry.view?.state.isOnLoan == true || book.openAccess {
-            links.append(["rel": "http://www.w3.org/ns/oa#annotationService", "href": entry.meURL + "/bookmarks", "type": "application/json"])
-        }
+        if let annotations = entry.annotationService { links.append(["rel": annotations.rel, "href": annotations.href, "type": annotations.type]) }
         var publication: [String: Any] = ["metadata": metadata, "links": links]
         if book.hasCover {
             let type = book.coverType ?? "image/jpeg"

@@ -46,10 +46,16 @@ struct ReadingController: Sendable {
         let patronID = try await guardian.require(request, logger: context.logger)
         let bookID = try context.uuid("id")
         let body = try await JSONMessages.decode(BookmarkRequest.self, from: request)
+        let (bookmark, created) = try await saveBookmark(body, patronID: patronID, bookID: bookID, logger: context.logger)
+        return try JSONMessages.response(bookmark, status: created ? .created : .ok)
+    }
+
+    /// Validates and keeps a bookmark (once per place); also used by the annotations API.
+    func saveBookmark(_ body: BookmarkRequest, patronID: UUID, bookID: UUID, logger: Logger) async throws -> (Bookmark, created: Bool) {
         let locator = try body.validatedLocator()
-        try await requireReadable(patronID: patronID, bookID: bookID, logger: context.logger)
-        try await requireSyncEnabled(patronID: patronID, logger: context.logger)
-        try await checkHref(locator.href, bookID: bookID, logger: context.logger)
+        try await requireReadable(patronID: patronID, bookID: bookID, logger: logger)
+        try await requireSyncEnabled(patronID: patronID, logger: logger)
+        try await checkHref(locator.href, bookID: bookID, logger: logger)
         let json = String(decoding: try WireFormat.encode(locator), as: UTF8.self)
         let rows = try await client.query(
             """
@@ -60,20 +66,26 @@ struct ReadingController: Sendable {
             SELECT id, true FROM inserted
             UNION ALL SELECT id, false FROM bookmarks WHERE patron_id = \(patronID) AND book_id = \(bookID) AND locator_key = \(ReadingValidation.key(locator))
             LIMIT 1
-            """, logger: context.logger)
+            """, logger: logger)
         var result: (UUID, Bool)?
         for try await row in rows.decode((UUID, Bool).self) { result = row }
-        guard let (id, created) = result else { throw Problem.conflict("bookmark-race", "Try again") }
-        let bookmark = try await bookmarks(patronID: patronID, bookID: bookID, logger: context.logger).first { $0.id == id }!
-        return try JSONMessages.response(bookmark, status: created ? .created : .ok)
+        guard let (id, created) = result,
+            let bookmark = try await bookmarks(patronID: patronID, bookID: bookID, logger: logger).first(where: { $0.id == id })
+        else { throw Problem.conflict("bookmark-race", "The bookmark changed meanwhile; try again") }
+        return (bookmark, created)
     }
 
     /// `DELETE /me/bookmarks/{id}` → 204; 404 for an unknown bookmark or another patron's.
     func deleteBookmark(request: Request, context: BasicRequestContext) async throws -> Response {
         let patronID = try await guardian.require(request, logger: context.logger)
-        let id = try context.uuid("id")
-        let rows = try await client.query("DELETE FROM bookmarks WHERE id = \(id) AND patron_id = \(patronID) RETURNING id", logger: context.logger)
-        for try await _ in rows { return Response(status: .noContent) }
+        try await removeBookmark(try context.uuid("id"), patronID: patronID, logger: context.logger)
+        return Response(status: .noContent)
+    }
+
+    /// Deletes one of the patron's bookmarks; 404 for an unknown id or another patron's.
+    func removeBookmark(_ id: UUID, patronID: UUID, logger: Logger) async throws {
+        let rows = try await client.query("DELETE FROM bookmarks WHERE id = \(id) AND patron_id = \(patronID) RETURNING id", logger: logger)
+        for try await _ in rows { return }
         throw Problem.notFound("No bookmark \(id)")
     }
 
@@ -109,31 +121,46 @@ struct ReadingController: Sendable {
         let patronID = try await guardian.require(request, logger: context.logger)
         let bookID = try context.uuid("id")
         let body = try await JSONMessages.decode(ReadingPosition.self, from: request)
-        try ReadingValidation.check(body.locator)
-        try await requireReadable(patronID: patronID, bookID: bookID, logger: context.logger)
-        let json = String(decoding: try WireFormat.encode(body.locator), as: UTF8.self)
+        if let newer = try await savePosition(body, patronID: patronID, bookID: bookID, logger: context.logger) {
+            return try JSONMessages.response(newer, status: .conflict)
+        }
+        return try JSONMessages.response(body)
+    }
+
+    /// Keeps `position` unless a newer one exists, which is then returned (last writer by timestamp wins).
+    func savePosition(_ position: ReadingPosition, patronID: UUID, bookID: UUID, logger: Logger) async throws -> ReadingPosition? {
+        try ReadingValidation.check(position.locator)
+        try await requireReadable(patronID: patronID, bookID: bookID, logger: logger)
+        let json = String(decoding: try WireFormat.encode(position.locator), as: UTF8.self)
         let rows = try await client.query(
             """
             INSERT INTO positions AS p (patron_id, book_id, locator, written_at, device)
-            VALUES (\(patronID), \(bookID), \(json)::jsonb, \(body.timestamp), \(body.device))
+            VALUES (\(patronID), \(bookID), \(json)::jsonb, \(position.timestamp), \(position.device))
             ON CONFLICT (patron_id, book_id) DO UPDATE SET locator = EXCLUDED.locator, written_at = EXCLUDED.written_at, device = EXCLUDED.device
             WHERE p.written_at <= EXCLUDED.written_at
             RETURNING 1
-            """, logger: context.logger)
-        for try await _ in rows { return try JSONMessages.response(body) }
-        let newer = try await position(patronID: patronID, bookID: bookID, logger: context.logger)
-        var problem = Problem.conflict("stale-position", "A newer reading position exists")
-        problem.detail = "A newer reading position exists (from \(newer?.device ?? "another device") at \(newer.map { WireFormat.formatDate($0.timestamp) } ?? "?"))"
-        return try JSONMessages.response(newer, status: .conflict)
+            """, logger: logger)
+        for try await _ in rows { return nil }
+        return try await self.position(patronID: patronID, bookID: bookID, logger: logger)
     }
 
     func position(patronID: UUID, bookID: UUID, logger: Logger) async throws -> ReadingPosition? {
+        try await positions(patronID: patronID, bookID: bookID, logger: logger).first?.position
+    }
+
+    /// The patron's reading positions, of one book or of all.
+    func positions(patronID: UUID, bookID: UUID?, logger: Logger) async throws -> [(bookID: UUID, position: ReadingPosition)] {
         let rows = try await client.query(
-            "SELECT locator::text, written_at, device FROM positions WHERE patron_id = \(patronID) AND book_id = \(bookID)", logger: logger)
-        for try await (locator, written, device) in rows.decode((String, Date, String).self) {
-            return ReadingPosition(locator: try WireFormat.decoder().decode(Locator.self, from: Data(locator.utf8)), timestamp: written, device: device)
+            """
+            SELECT book_id, locator::text, written_at, device FROM positions
+            WHERE patron_id = \(patronID) AND (\(bookID)::uuid IS NULL OR book_id = \(bookID)) ORDER BY book_id
+            """, logger: logger)
+        var result: [(UUID, ReadingPosition)] = []
+        for try await (book, locator, written, device) in rows.decode((UUID, String, Date, String).self) {
+            let locator = try WireFormat.decoder().decode(Locator.self, from: Data(locator.utf8))
+            result.append((book, ReadingPosition(locator: locator, timestamp: written, device: device)))
         }
-        return nil
+        return result
     }
 
     // MARK: ratings and favourites

@@ -1,0 +1,68 @@
+import Foundation
+import Hummingbird
+import NIOCore
+import NIOFoundationCompat
+import ServiceSupport
+import Shared
+
+/// `/me/annotations/`: the patron's bookmarks and reading positions as W3C Web Annotations, for OPDS library
+/// apps (Palace/SimplyE). Backed by the same rows as `/me/books/{id}/bookmarks` and `/position`.
+struct AnnotationController: Sendable {
+    let reading: ReadingController
+    let guardian: PatronGuard
+    let publicURL: String
+
+    func add(to router: Router<BasicRequestContext>) {
+        router.get("/me/annotations", use: list)
+        router.get("/me/annotations/:id", use: list)
+        router.post("/me/annotations", use: create)
+        router.delete("/me/annotations/:id", use: delete)
+    }
+
+    /// `GET /me/annotations/` (all books) or `/me/annotations/{bookId}` → an `AnnotationCollection`.
+    func list(request: Request, context: BasicRequestContext) async throws -> Response {
+        let patronID = try await guardian.require(request, logger: context.logger)
+        let bookID = try context.parameters.get("id").map { _ in try context.uuid("id") }
+        let bookmarks = try await reading.bookmarks(patronID: patronID, bookID: bookID, logger: context.logger)
+        let positions = try await reading.positions(patronID: patronID, bookID: bookID, logger: context.logger)
+        let items = bookmarks.map { Annotation.json($0, publicURL: publicURL) }
+            + positions.map { Annotation.json($0.position, bookID: $0.bookID, publicURL: publicURL) }
+        let id = publicURL + "/me/annotations/" + (bookID.map { $0.uuidString.lowercased() } ?? "")
+        return try respond(Annotation.collection(items, id: id), status: .ok)
+    }
+
+    /// `POST /me/annotations/` → 201 with a new bookmark, 200 with the same place bookmarked before or with the
+    /// position kept; 409 with the newer position when this one is older; 409 when sync is off in the settings.
+    func create(request: Request, context: BasicRequestContext) async throws -> Response {
+        let patronID = try await guardian.require(request, logger: context.logger)
+        let buffer: ByteBuffer
+        do { buffer = try await request.body.collect(upTo: 64 * 1024) } catch { throw Problem.tooLarge("The body must not exceed 64 KB") }
+        guard let json = try? JSONSerialization.jsonObject(with: Data(buffer: buffer)) as? [String: Any] else {
+            throw Problem.badRequest("The body is not a JSON object")
+        }
+        switch try Annotation.parse(json) {
+        case .bookmark(let bookID, let body):
+            let (bookmark, created) = try await reading.saveBookmark(body, patronID: patronID, bookID: bookID, logger: context.logger)
+            return try respond(Annotation.json(bookmark, publicURL: publicURL), status: created ? .created : .ok)
+        case .position(let bookID, let position):
+            if let newer = try await reading.savePosition(position, patronID: patronID, bookID: bookID, logger: context.logger) {
+                return try respond(Annotation.json(newer, bookID: bookID, publicURL: publicURL), status: .conflict)
+            }
+            return try respond(Annotation.json(position, bookID: bookID, publicURL: publicURL), status: .ok)
+        }
+    }
+
+    /// `DELETE /me/annotations/{id}` → 204 for one of the patron's bookmarks; 404 otherwise.
+    func delete(request: Request, context: BasicRequestContext) async throws -> Response {
+        let patronID = try await guardian.require(request, logger: context.logger)
+        try await reading.removeBookmark(try context.uuid("id"), patronID: patronID, logger: context.logger)
+        return Response(status: .noContent)
+    }
+
+    private func respond(_ document: [String: Any], status: HTTPResponse.Status) throws -> Response {
+        let data = try JSONSerialization.data(withJSONObject: document, options: [.sortedKeys, .withoutEscapingSlashes])
+        return Response(
+            status: status, headers: [.contentType: Annotation.contentType, .cacheControl: "private, no-store"],
+            body: .init(byteBuffer: ByteBuffer(data: data)))
+    }
+}
