@@ -23,6 +23,12 @@ import TestSupport
             #expect(!mine.contains("http://opds-spec.org/acquisition/borrow"))
             let anonymous = try await rels(ids[0], as: nil)
             #expect(anonymous.contains("http://opds-spec.org/acquisition/borrow") && !anonymous.contains("http://librarysimplified.org/terms/rel/revoke"))
+            let shelf = try await stack.fetchValid("/opds/shelf", kind: "feed", json: true, as: ann).json
+            #expect(publicationIDs(shelf) == [ids[0]])
+            try await stack.fetchValid("/opds/shelf", kind: "atom", as: ann)
+            #expect(try await api.call(.GET, "/opds/shelf").status == 401)
+            let redirected = try await api.call(.GET, "/me/books", as: ann, headers: [("Accept", "application/atom+xml;profile=opds-catalog")])
+            #expect(redirected.status == 200 && redirected.text.contains("<feed"), "an OPDS client asking /me/books lands on the shelf feed")
             let personal = try await api.call(.GET, "/opds/lanes/new", as: ann)
             #expect(personal.headers.first(name: "cache-control")?.hasPrefix("private") == true)
 

@@ -27,6 +27,7 @@ struct FeedController: Sendable {
         router.get("/opds/lanes/:lane", use: lane)
         router.get("/opds/search", use: search)
         router.get("/opds/books/:id", use: book)
+        router.get("/opds/shelf", use: shelf)
     }
 
     /// The requesting patron's shelf, when a patron is signed in.
@@ -54,7 +55,7 @@ struct FeedController: Sendable {
     func root(request: Request, context: BasicRequestContext) async throws -> Response {
         let personal = await personal(request, context: context)
         var feed = Feed(id: publicURL + "/opds", title: "Bookmobile", kind: .navigation, links: baseLinks(self: "/opds", type: Self.navigationType))
-        feed.links.append(Feed.Link(rel: "http://opds-spec.org/shelf", href: publicURL + "/me/books", type: Self.acquisitionType, title: "My books",
+        feed.links.append(Feed.Link(rel: "http://opds-spec.org/shelf", href: publicURL + "/opds/shelf", type: Self.acquisitionType, title: "My books",
                                     count: personal.shelf?.waitingForAction))
         feed.navigation.append(Feed.Link(rel: "subsection", href: publicURL + "/opds/groups", type: Self.acquisitionType, title: "Browse all lanes"))
         for lane in Lane.fixed + (try await feeds.genreLanes(logger: context.logger)) {
@@ -155,6 +156,23 @@ struct FeedController: Sendable {
         feed.entries = entries(page.books, personal)
         feed.totalResults = page.total
         feed.itemsPerPage = search.size
+        return try respond(feed, request: request, personal: personal)
+    }
+
+    /// `GET /opds/shelf`: "My books" as an OPDS acquisition feed (the `http://opds-spec.org/shelf` of the root
+    /// feed): every book the signed-in patron has saved, holds or borrows, newest change first, with its links.
+    func shelf(request: Request, context: BasicRequestContext) async throws -> Response {
+        guard let patronID = Caller(request: request, token: token).patronID else { throw Problem.unauthorized("Sign in to see your books") }
+        let shelf: PatronShelf
+        do {
+            shelf = try await patron.get("/internal/patrons/\(patronID.uuidString.lowercased())/shelf", as: PatronShelf.self, logger: context.logger)
+        } catch {
+            throw Problem(status: 503, slug: "patron-unavailable", title: "Your books cannot be listed right now", detail: "Try again in a moment.")
+        }
+        let personal = Personal(shelf: shelf)
+        let books = try await feeds.books.summaries(ids: shelf.books.map(\.bookId), logger: context.logger)
+        var feed = Feed(id: publicURL + "/opds/shelf", title: "My books", kind: .acquisition, links: baseLinks(self: "/opds/shelf", type: Self.acquisitionType))
+        feed.entries = entries(books, personal)
         return try respond(feed, request: request, personal: personal)
     }
 

@@ -40,6 +40,15 @@ struct BookPostgresRepository: Sendable {
         return result
     }
 
+    /// The books with these ids that are not withdrawn, in the order of `ids`.
+    func summaries(ids: [UUID], logger: Logger) async throws -> [BookDetail] {
+        guard !ids.isEmpty else { return [] }
+        let books = try await summaries(
+            "SELECT \(unescaped: Self.summaryColumns) FROM books WHERE id = ANY(\(ids)) AND withdrawn_at IS NULL", logger: logger)
+        let byID = Dictionary(books.map { ($0.id, $0) }, uniquingKeysWith: { $1 })
+        return ids.compactMap { byID[$0] }
+    }
+
     /// One book with its table of contents, page list, landmarks and reading order.
     func detail(id: UUID, logger: Logger) async throws -> BookDetail? {
         let rows = try await client.query(

@@ -25,9 +25,14 @@ struct CirculationController: Sendable {
         books.delete("/:id/ignored") { request, context in try await ignore(false, request: request, context: context) }
     }
 
-    /// `GET /me/books?filter=all|saved|loans|holds` → `{"books": [...]}`.
+    /// `GET /me/books?filter=all|saved|loans|holds` → `{"books": [...]}`; an OPDS client (asking for Atom or
+    /// OPDS 2.0, not JSON) is sent to the shelf feed that catalog renders, `/opds/shelf`.
     func list(request: Request, context: BasicRequestContext) async throws -> Response {
         let patronID = try await guardian.require(request, logger: context.logger)
+        let accept = request.headers[.accept] ?? ""
+        if (accept.contains("application/atom+xml") || accept.contains("application/opds+json")) && !accept.contains("application/json") {
+            return Response(status: .seeOther, headers: [.location: circulation.rules.publicURL + "/opds/shelf"])
+        }
         let filter = request.uri.queryParameters.get("filter") ?? "all"
         let keep: (BookState) -> Bool
         switch filter {
