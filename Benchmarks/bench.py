@@ -196,6 +196,7 @@ def main():
     parser.add_argument("--ingest-files", type=int, default=2_000)
     parser.add_argument("--duration", type=int, default=10, help="seconds per wrk scenario")
     parser.add_argument("--keep", action="store_true", help="keep the work folder")
+    parser.add_argument("--hold", action="store_true", help="seed and start, then wait (for profiling) instead of measuring")
     args = parser.parse_args()
 
     work = pathlib.Path(tempfile.mkdtemp(prefix="bookmobile-bench-"))
@@ -209,6 +210,13 @@ def main():
         status, body = http("POST", gw + "/auth/signup", {"Content-Type": "application/json"},
                             json.dumps({"username": "bench", "email": "bench@example.org", "password": "bench password 1"}).encode())
         token = json.loads(body)["tokens"]["access_token"]
+        if args.hold:
+            log(f"stack up at {gw} (catalog :{stack.ports['catalog']}, patron :{stack.ports['patron']}, "
+                f"PostgreSQL :{stack.pg_port}); token {token}; Ctrl-C stops")
+            for name, process in stack.processes.items():
+                log(f"{name} pid {process.pid}")
+            while True:
+                time.sleep(3600)
         bearer = f"Authorization: Bearer {token}"
         log("waiting for patron to learn every licence (catalog's outbox)")
         wait_for(lambda: int(psql(stack.pg_port, "patron", "SELECT count(*) FROM licenses")) >= ingest["files"] + 1,

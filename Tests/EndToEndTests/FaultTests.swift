@@ -33,6 +33,11 @@ import TestSupport
             try stack.launch(.catalog)
             try await eventually("catalog routes never recovered") { try await api.call(.GET, "/opds").status == 200 }
             #expect(try await api.call(.GET, "/books/\(second)/fulfill", as: ann).status == 200)
+            // The figures patron wrote while catalog was down reach it: one of two copies of `second` is out.
+            try await eventually("the outbox never drained into catalog") {
+                let feed = try await api.call(.GET, "/opds/books/\(second)").text
+                return feed.contains(#"available="1""#) && feed.contains(#"total="2""#)
+            }
         }
     }
 

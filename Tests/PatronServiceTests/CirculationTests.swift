@@ -18,27 +18,31 @@ import TestSupport
         return (app, url)
     }
 
-    @Test func twoHundredSimultaneousBorrowersShareThreeCopies() async throws {
-        let (app, _) = try await app()
-        try await app.test(.router) { client in
-            let api = PatronTestClient(client: client)
-            let book = UUID()
-            try await api.license(book, copies: 3)
-            var patrons: [UUID] = []
-            for _ in 0..<200 { patrons.append(try await api.newPatron()) }
-            let statuses = try await withThrowingTaskGroup(of: (HTTPResponse.Status, String?).self) { group in
-                for patron in patrons {
-                    group.addTask {
-                        let reply = try await api.call(.post, "/me/books/\(book)/borrow", patron: patron)
-                        return (reply.status, reply.json["type"] as? String)
+    /// With one replica, then with two replicas of the service sharing the database.
+    @Test(arguments: [1, 2]) func twoHundredSimultaneousBorrowersShareThreeCopies(replicas: Int) async throws {
+        let (app, url) = try await app()
+        let second = try await buildPatronApplication(config: TestConfig.base(["PATRON_DATABASE_URL": url, "EXPIRY_INTERVAL": "3600"]))
+        try await app.test(.router) { first in
+            try await second.test(.router) { other in
+                let apis = [PatronTestClient(client: first), PatronTestClient(client: other)].prefix(replicas)
+                let book = UUID()
+                try await apis[0].license(book, copies: 3)
+                var patrons: [UUID] = []
+                for _ in 0..<200 { patrons.append(try await apis[0].newPatron()) }
+                let statuses = try await withThrowingTaskGroup(of: (HTTPResponse.Status, String?).self) { group in
+                    for (n, patron) in patrons.enumerated() {
+                        group.addTask {
+                            let reply = try await apis[n % replicas].call(.post, "/me/books/\(book)/borrow", patron: patron)
+                            return (reply.status, reply.json["type"] as? String)
+                        }
                     }
+                    return try await group.reduce(into: []) { $0.append($1) }
                 }
-                return try await group.reduce(into: []) { $0.append($1) }
+                #expect(statuses.filter { $0.0 == .created }.count == 3)
+                let refused = statuses.filter { $0.0 == .conflict }
+                #expect(refused.count == 197)
+                #expect(refused.allSatisfy { $0.1 == Problem.typeBase + "no-copies-available" })
             }
-            #expect(statuses.filter { $0.0 == .created }.count == 3)
-            let refused = statuses.filter { $0.0 == .conflict }
-            #expect(refused.count == 197)
-            #expect(refused.allSatisfy { $0.1 == Problem.typeBase + "no-copies-available" })
         }
     }
 

@@ -33,12 +33,15 @@ struct CatalogParts: Sendable {
 public func buildCatalogApplication(config: ServiceConfig) async throws -> some ApplicationProtocol {
     let parts = try CatalogParts(config: config)
     let router = ServiceRouter.make(readiness: HealthRoutes<BasicRequestContext>.database(parts.postgres))
-    AdminController(ingester: parts.ingester, adminToken: ServiceToken(parts.settings.adminToken), maxIngestBytes: parts.settings.maxIngestBytes)
-        .add(to: router)
+    let feedCache = FeedCache(lifetime: .seconds(parts.settings.feedCacheLifetime))
+    AdminController(
+        ingester: parts.ingester, adminToken: ServiceToken(parts.settings.adminToken), maxIngestBytes: parts.settings.maxIngestBytes,
+        feedCache: feedCache
+    ).add(to: router)
     BooksController(books: parts.books, blobs: parts.blobs, patron: parts.patron, token: parts.token, publicURL: parts.settings.publicURL)
         .add(to: router)
     FeedController(
-        feeds: FeedQueries(books: parts.books), patron: parts.patron, token: parts.token, publicURL: parts.settings.publicURL
+        feeds: FeedQueries(books: parts.books), patron: parts.patron, token: parts.token, publicURL: parts.settings.publicURL, cache: feedCache
     ).add(to: router)
     InternalController(books: parts.books, token: parts.token).add(to: router)
 

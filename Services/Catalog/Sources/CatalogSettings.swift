@@ -11,6 +11,7 @@ struct CatalogSettings: Sendable {
     var adminToken: String
     var blobDirectory: URL
     var maxIngestBytes: Int
+    var feedCacheLifetime: Double
 
     init(config: ServiceConfig) throws {
         port = try config.int("CATALOG_PORT", default: 8081)
@@ -21,5 +22,6 @@ struct CatalogSettings: Sendable {
         adminToken = try config.secret("ADMIN_TOKEN")
         blobDirectory = URL(fileURLWithPath: config.string("BLOB_DIR", default: ".data/blobs"))
         maxIngestBytes = try config.int("INGEST_MAX_BYTES", default: 200 << 20)
+        feedCacheLifetime = try config.duration("FEED_CACHE_TTL", default: 5)
     }
 }

@@ -94,20 +94,41 @@ enum AtomRenderer {
 
     static func date(_ date: Date) -> String { WireFormat.formatDate(date) }
 
+    /// XML text: `& < > "` escaped, control characters that XML 1.0 forbids dropped. Works on UTF-8 bytes
+    /// and returns the text untouched when nothing needs escaping (the common case: it dominates feed rendering).
     static func escape(_ text: String) -> String {
-        var result = ""
-        result.reserveCapacity(text.utf8.count)
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": result += "&amp;"
-            case "<": result += "&lt;"
-            case ">": result += "&gt;"
-            case "\"": result += "&quot;"
-            case "\t", "\n", "\r": result.unicodeScalars.append(scalar)
-            case _ where scalar.value < 0x20 || (0xFFFE...0xFFFF).contains(scalar.value): continue
-            default: result.unicodeScalars.append(scalar)
-            }
+        let utf8 = text.utf8
+        let needsWork = utf8.contains { byte in
+            byte == UInt8(ascii: "&") || byte == UInt8(ascii: "<") || byte == UInt8(ascii: ">") || byte == UInt8(ascii: "\"") || byte < 0x20
+                || byte == 0xEF  // the lead byte of U+FFFE and U+FFFF (checked below)
         }
-        return result
+        guard needsWork else { return text }
+        var result: [UInt8] = []
+        result.reserveCapacity(utf8.count + 16)
+        var index = utf8.startIndex
+        while index != utf8.endIndex {
+            let byte = utf8[index]
+            switch byte {
+            case UInt8(ascii: "&"): result += Array("&amp;".utf8)
+            case UInt8(ascii: "<"): result += Array("&lt;".utf8)
+            case UInt8(ascii: ">"): result += Array("&gt;".utf8)
+            case UInt8(ascii: "\""): result += Array("&quot;".utf8)
+            case UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r"): result.append(byte)
+            case ..<0x20: break
+            case 0xEF:
+                // U+FFFE and U+FFFF are EF BF BE and EF BF BF: not characters in XML.
+                let second = utf8.index(after: index)
+                if second != utf8.endIndex, utf8[second] == 0xBF, utf8.index(after: second) != utf8.endIndex,
+                    [0xBE, 0xBF].contains(utf8[utf8.index(after: second)])
+                {
+                    index = utf8.index(after: utf8.index(after: second))
+                    continue
+                }
+                result.append(byte)
+            default: result.append(byte)
+            }
+            index = utf8.index(after: index)
+        }
+        return String(decoding: result, as: UTF8.self)
     }
 }

@@ -20,14 +20,33 @@ struct FeedController: Sendable {
     let patron: InternalClient
     let token: ServiceToken
     let publicURL: String
+    let cache: FeedCache
 
     func add(to router: Router<BasicRequestContext>) {
-        router.get("/opds", use: root)
-        router.get("/opds/groups", use: groups)
-        router.get("/opds/lanes/:lane", use: lane)
-        router.get("/opds/search", use: search)
-        router.get("/opds/books/:id", use: book)
+        router.get("/opds", use: cached(root))
+        router.get("/opds/groups", use: cached(groups))
+        router.get("/opds/lanes/:lane", use: cached(lane))
+        router.get("/opds/search", use: cached(search))
+        router.get("/opds/books/:id", use: cached(book))
         router.get("/opds/shelf", use: shelf)
+    }
+
+    /// Answers an anonymous request from the feed cache when it can, otherwise runs `handler` (which stores
+    /// anonymous results through `cacheable`).
+    func cached(
+        _ handler: @escaping @Sendable (Request, BasicRequestContext) async throws -> Response
+    ) -> @Sendable (Request, BasicRequestContext) async throws -> Response {
+        { request, context in
+            guard Caller(request: request, token: token).patronID == nil, let hit = cache.get(cacheKey(request)) else {
+                return try await handler(request, context)
+            }
+            return respond(hit, request: request)
+        }
+    }
+
+    /// What makes two anonymous requests get the same bytes: the URI, OPDS 1 or 2, gzip or not.
+    func cacheKey(_ request: Request) -> String {
+        "\(request.uri)|\(wantsJSON(request) ? "json" : "atom")|\(Gzip.accepted(by: request.headers[.acceptEncoding]) ? "gzip" : "")"
     }
 
     /// The requesting patron's shelf, when a patron is signed in.
@@ -224,12 +243,13 @@ struct FeedController: Sendable {
     }
 
     /// A strong ETag over the bytes, 304 on a match, `Cache-Control` by audience, and gzip when the client
-    /// accepts it (a different representation, so a different ETag).
+    /// accepts it (a different representation, so a different ETag). Anonymous results go to the feed cache.
     func cacheable(_ data: Data, type: String, request: Request, personal: Personal) -> Response {
         var body = data
         var etag = SHA256.hash(data: data).prefix(16).map { String(format: "%02x", $0) }.joined()
         var headers: HTTPFields = [
-            .cacheControl: personal.shelf == nil ? "public, max-age=30" : "private, no-cache", .vary: "Accept, Accept-Encoding, Authorization",
+            .contentType: type, .cacheControl: personal.shelf == nil ? "public, max-age=30" : "private, no-cache",
+            .vary: "Accept, Accept-Encoding, Authorization",
         ]
         if data.count > 1024, Gzip.accepted(by: request.headers[.acceptEncoding]), let compressed = Gzip.compress(data) {
             body = compressed
@@ -237,14 +257,22 @@ struct FeedController: Sendable {
             headers[.contentEncoding] = "gzip"
         }
         headers[.eTag] = "\"\(etag)\""
-        if let match = request.headers[.ifNoneMatch],
-            match.split(separator: ",").contains(where: { ["\"\(etag)\"", "*"].contains($0.trimmingCharacters(in: .whitespaces)) })
+        let representation = FeedCache.Representation(body: body, headers: headers)
+        if personal.shelf == nil { cache.put(cacheKey(request), representation) }
+        return respond(representation, request: request)
+    }
+
+    /// 304 when the client holds these bytes (`If-None-Match`), else 200 with them.
+    func respond(_ representation: FeedCache.Representation, request: Request) -> Response {
+        var headers = representation.headers
+        if let match = request.headers[.ifNoneMatch], let etag = headers[.eTag],
+            match.split(separator: ",").contains(where: { [etag, "*"].contains($0.trimmingCharacters(in: .whitespaces)) })
         {
             headers[.contentEncoding] = nil
+            headers[.contentType] = nil
             return Response(status: .notModified, headers: headers)
         }
-        headers[.contentType] = type
-        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: representation.body)))
     }
 
     func availability(_ value: String?) throws -> Bool {

@@ -11,6 +11,8 @@ struct AdminController: Sendable {
     let ingester: Ingester
     let adminToken: ServiceToken
     let maxIngestBytes: Int
+    /// Cleared after every change, so that an operator sees the change in the feeds at once.
+    let feedCache: FeedCache
 
     func add(to router: Router<BasicRequestContext>) {
         router.post("/admin/books", use: ingest)
@@ -55,6 +57,7 @@ struct AdminController: Sendable {
         }
         guard size > 0 else { throw EPUBError.notAZip }
         let result = try await ingester.ingest(file: file, options: options, logger: context.logger)
+        feedCache.clear()
         return try JSONMessages.response(IngestResponse(result), status: result.outcome == .created ? .created : .ok)
     }
 
@@ -129,6 +132,7 @@ struct AdminController: Sendable {
             try await update(connection)
             try await ingester.books.enqueueLicense(id, on: connection, logger: logger)
         }
+        feedCache.clear()
     }
 }
 
