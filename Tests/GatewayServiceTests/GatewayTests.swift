@@ -87,6 +87,38 @@ import TestSupport
         }
     }
 
+    @Test func expiredTamperedAndForeignTokensAreRefusedAndAValidOneReachesTheService() async throws {
+        let upstream = echoUpstream()
+        try await upstream.test(.live) { live in
+            let port = try #require(live.port)
+            let keys = await AccessTokenKeys(secret: TestConfig.jwtSecret)
+            let stranger = await AccessTokenKeys(secret: "another-secret-0123456789abcdef0123456789")
+            let patron = UUID()
+            func token(_ keys: AccessTokenKeys, issued: Date, lifetime: TimeInterval) async throws -> String {
+                try await keys.sign(AccessTokenPayload(patronID: patron, sessionID: UUID(), issuedAt: issued, lifetime: lifetime))
+            }
+            let valid = try await token(keys, issued: Date(), lifetime: 900)
+            let expired = try await token(keys, issued: Date().addingTimeInterval(-3600), lifetime: 900)
+            let foreign = try await token(stranger, issued: Date(), lifetime: 900)
+            var parts = valid.split(separator: ".").map(String.init)
+            parts[1] = Data(#"{"sub":"\#(UUID().uuidString)","exp":9999999999,"iat":0,"sid":"x"}"#.utf8).base64EncodedString()
+                .replacingOccurrences(of: "=", with: "").replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            let tampered = parts.joined(separator: ".")
+            try await gateway(catalog: "http://127.0.0.1:\(port)").test(.router) { client in
+                for bad in [expired, foreign, tampered] {
+                    try await client.execute(uri: "/opds/x", method: .get, headers: [.authorization: "Bearer \(bad)"]) { response in
+                        #expect(response.status == .unauthorized)
+                    }
+                }
+                try await client.execute(uri: "/opds/x", method: .get, headers: [.authorization: "Bearer \(valid)"]) { response in
+                    #expect(response.status == .ok)
+                    let seen = try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: String]
+                    #expect(seen?["x-patron-id"]?.lowercased() == patron.uuidString.lowercased())
+                }
+            }
+        }
+    }
+
     @Test func oversizedBodiesAreRefused() async throws {
         try await gateway(catalog: "http://127.0.0.1:1").test(.router) { client in
             let body = ByteBuffer(repeating: 0x41, count: 2 << 20)

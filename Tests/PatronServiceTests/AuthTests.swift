@@ -75,7 +75,7 @@ import TestSupport
         }
     }
 
-    @Test func refreshRotatesAndReuseRevokesTheSession() async throws {
+    @Test func refreshRotatesReuseRevokesTheSessionAndLogoutEndsIt() async throws {
         try await app().test(.router) { client in
             let api = PatronTestClient(client: client)
             let first = try (try await api.call(.post, "/auth/signup", json: #"{"pin":"1111"}"#)).json["tokens"] as? [String: Any]
@@ -86,6 +86,13 @@ import TestSupport
             let reuse = try await api.call(.post, "/auth/refresh", json: #"{"refresh_token":"\#(refresh)"}"#)
             #expect(reuse.status == .unauthorized)
             #expect(try await api.call(.post, "/auth/refresh", json: #"{"refresh_token":"\#(next)"}"#).status == .unauthorized)
+
+            let other = try (try await api.call(.post, "/auth/signup", json: #"{"pin":"2222"}"#)).json["tokens"] as? [String: Any]
+            let otherRefresh = try #require(other?["refresh_token"] as? String)
+            #expect(try await api.call(.post, "/auth/logout", json: #"{"refresh_token":"\#(otherRefresh)"}"#).status == .noContent)
+            #expect(try await api.call(.post, "/auth/refresh", json: #"{"refresh_token":"\#(otherRefresh)"}"#).status == .unauthorized)
+            #expect(try await api.call(.post, "/auth/logout", json: #"{"refresh_token":"\#(otherRefresh)"}"#).status == .noContent, "logout is idempotent")
+            #expect(try await api.call(.post, "/auth/logout", json: #"{"refresh_token":"not-a-token"}"#).status == .unauthorized)
         }
     }
 

@@ -85,7 +85,7 @@ struct FeedQueries: Sendable {
         var size = 50
     }
 
-    /// Search, best first: full-text with prefixes over weighted fields; trigram similarity on titles when
+    /// Search, best first: full-text with prefixes over weighted fields; trigram similarity on titles (index-assisted) when
     /// full-text finds nothing; an ISBN finds its book directly.
     func search(_ request: SearchRequest, hidden: [UUID], logger: Logger) async throws -> Page {
         var page = try await runSearch(request, fuzzy: false, hidden: hidden, logger: logger)
@@ -110,7 +110,8 @@ struct FeedQueries: Sendable {
                 conditions.append("isbn = \(try sql.bind(isbn))")
             } else if fuzzy {
                 let parameter = try sql.bind(String(q.prefix(200)))
-                conditions.append("similarity(immutable_unaccent(lower(title)), immutable_unaccent(lower(\(parameter)))) > 0.2")
+                // `%` (similarity above pg_trgm's threshold, 0.3) can use the trigram index; `similarity() > x` cannot.
+                conditions.append("immutable_unaccent(lower(title)) % immutable_unaccent(lower(\(parameter)))")
                 rank = "similarity(immutable_unaccent(lower(title)), immutable_unaccent(lower(\(parameter))))"
             } else if let query = Self.tsquery(q) {
                 let parameter = try sql.bind(query)
