@@ -22,8 +22,9 @@ export ADMIN_TOKEN=${ADMIN_TOKEN:-dev-admin-token}
 export BLOB_DIR=${BLOB_DIR:-$PWD/.data/blobs}
 export LOG_LEVEL=${LOG_LEVEL:-info}
 
-swift build -c release
-bin=$(swift build -c release --show-bin-path)
+# The release build lives in .build-release (as for make bench), so that it never waits on the debug build of make test.
+swift build -c release --scratch-path .build-release
+bin=$(swift build -c release --scratch-path .build-release --show-bin-path)
 pids=()
 stop() { kill "${pids[@]}" 2>/dev/null || true; wait 2>/dev/null || true; scripts/postgres.sh stop "$PWD/.data/postgres"; }
 trap stop EXIT INT TERM

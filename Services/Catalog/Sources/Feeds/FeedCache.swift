@@ -14,6 +14,8 @@ final class FeedCache: Sendable {
     }
 
     private let entries = Mutex<[String: (representation: Representation, expires: ContinuousClock.Instant)]>([:])
+    /// Keys being computed now, with the requests waiting for them.
+    private let inFlight = Mutex<[String: [CheckedContinuation<Void, Never>]]>([:])
     private let lifetime: Duration
     private let capacity: Int
 
@@ -46,4 +48,32 @@ final class FeedCache: Sendable {
     }
 
     func clear() { entries.withLock { $0.removeAll() } }
+
+    /// For a missed `key`: true when the caller should compute it (and then call `finished`); otherwise waits
+    /// until the request computing it has finished and returns false, so that a page that expires under load
+    /// is computed once, not by every request that arrives meanwhile.
+    func leadOrWait(_ key: String) async -> Bool {
+        guard lifetime > .zero else { return true }
+        let leads = inFlight.withLock { inFlight in
+            guard inFlight[key] == nil else { return false }
+            inFlight[key] = []
+            return true
+        }
+        guard !leads else { return true }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let waiting = inFlight.withLock { inFlight in
+                guard inFlight[key] != nil else { return false }
+                inFlight[key]!.append(continuation)
+                return true
+            }
+            if !waiting { continuation.resume() }
+        }
+        return false
+    }
+
+    /// Ends the computation of `key` that `leadOrWait` granted, releasing the requests waiting for it.
+    func finished(_ key: String) {
+        let waiting = inFlight.withLock { $0.removeValue(forKey: key) ?? [] }
+        for continuation in waiting { continuation.resume() }
+    }
 }

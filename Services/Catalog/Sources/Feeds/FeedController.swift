@@ -32,15 +32,20 @@ struct FeedController: Sendable {
     }
 
     /// Answers an anonymous request from the feed cache when it can, otherwise runs `handler` (which stores
-    /// anonymous results through `cacheable`).
+    /// anonymous results through `cacheable`); concurrent misses of one page wait for the first to compute it.
     func cached(
         _ handler: @escaping @Sendable (Request, BasicRequestContext) async throws -> Response
     ) -> @Sendable (Request, BasicRequestContext) async throws -> Response {
         { request, context in
-            guard Caller(request: request, token: token).patronID == nil, let hit = cache.get(cacheKey(request)) else {
+            guard Caller(request: request, token: token).patronID == nil else { return try await handler(request, context) }
+            let key = cacheKey(request)
+            if let hit = cache.get(key) { return respond(hit, request: request) }
+            if await cache.leadOrWait(key) {
+                defer { cache.finished(key) }
                 return try await handler(request, context)
             }
-            return respond(hit, request: request)
+            if let hit = cache.get(key) { return respond(hit, request: request) }
+            return try await handler(request, context)
         }
     }
 
