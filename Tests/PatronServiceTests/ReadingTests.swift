@@ -66,4 +66,36 @@ import TestSupport
             #expect((list.json["feedback"] as? [Any])?.count == 2)
         }
     }
+
+    @Test func theExportHoldsEverythingOfThePatronAndNothingOfAnother() async throws {
+        let app = try await buildPatronApplication(config: TestConfig.base(["PATRON_DATABASE_URL": try await TestDatabase.create(prefix: "exp")]))
+        try await app.test(.router) { client in
+            let api = PatronTestClient(client: client)
+            let (mine, theirs) = (UUID(), UUID())
+            try await api.license(mine, copies: 2)
+            try await api.license(theirs, copies: 2)
+            let ann = try await api.newPatron()
+            let bob = try await api.newPatron()
+            for (patron, book) in [(ann, mine), (bob, theirs)] {
+                _ = try await api.call(.post, "/me/books/\(book)/borrow", patron: patron)
+                _ = try await api.call(.post, "/me/books/\(book)/bookmarks", patron: patron, json: #"{"locator":{"href":"c1.xhtml","progression":0.3}}"#)
+                _ = try await api.call(
+                    .put, "/me/books/\(book)/position", patron: patron,
+                    json: #"{"locator":{"href":"c1.xhtml","locations":{"progression":0.4}},"timestamp":"2026-11-01T00:00:00Z","device":"d"}"#)
+                _ = try await api.call(.put, "/me/books/\(book)/rating", patron: patron, json: #"{"stars":5}"#)
+                _ = try await api.call(.put, "/me/favorites/\(book)", patron: patron)
+                _ = try await api.call(.post, "/feedback", patron: patron, json: #"{"message":"from \#(patron)"}"#, headers: [.clientAddress: "10.1.1.1"])
+            }
+            let export = try await api.call(.get, "/me/export", patron: ann)
+            #expect(export.status == .ok)
+            let json = export.json
+            let text = String(decoding: export.body, as: UTF8.self).lowercased()
+            #expect(!text.contains(theirs.uuidString.lowercased()) && !text.contains(bob.uuidString.lowercased()), "nothing of Bob's")
+            #expect(text.contains(mine.uuidString.lowercased()))
+            #expect((json["profile"] as? [String: Any]) != nil && (json["books"] as? [Any])?.count == 1)
+            #expect((json["loanHistory"] as? [Any])?.count == 1 && (json["bookmarks"] as? [Any])?.count == 1)
+            #expect((json["positions"] as? [String: Any])?.count == 1 && (json["ratings"] as? [String: Int])?[mine.uuidString.lowercased()] == 5)
+            #expect((json["favorites"] as? [Any])?.count == 1 && (json["feedback"] as? [Any])?.count == 1)
+        }
+    }
 }

@@ -249,11 +249,8 @@ struct ReadingController: Sendable {
             history.append(HistoryEntry(bookId: book, loanedAt: loaned, endedAt: ended, endReason: reason))
         }
         var positions: [String: ReadingPosition] = [:]
-        for try await (book, locator, written, device) in try await client.query(
-            "SELECT book_id, locator::text, written_at, device FROM positions WHERE patron_id = \(patronID)", logger: logger
-        ).decode((UUID, String, Date, String).self) {
-            positions[book.uuidString.lowercased()] = ReadingPosition(
-                locator: try WireFormat.decoder().decode(Locator.self, from: Data(locator.utf8)), timestamp: written, device: device)
+        for (book, position) in try await self.positions(patronID: patronID, bookID: nil, logger: logger) {
+            positions[book.uuidString.lowercased()] = position
         }
         var ratings: [String: Int] = [:]
         for try await (book, stars) in try await client.query("SELECT book_id, stars FROM ratings WHERE patron_id = \(patronID)", logger: logger)
