@@ -8,13 +8,16 @@ import Shared
 public enum JSONMessages {
     /// Decodes the request body as `T`, refusing bodies over `limit` bytes (413) and malformed JSON or wrong types (400).
     public static func decode<T: Decodable>(_ type: T.Type, from request: Request, limit: Int = 64 * 1024) async throws -> T {
-        let buffer: ByteBuffer
+        try decode(type, from: try await body(of: request, limit: limit))
+    }
+
+    /// The request body, refusing bodies over `limit` bytes with a 413 problem.
+    public static func body(of request: Request, limit: Int = 64 * 1024) async throws -> Data {
         do {
-            buffer = try await request.body.collect(upTo: limit)
+            return Data(buffer: try await request.body.collect(upTo: limit))
         } catch {
             throw Problem.tooLarge("The body must not exceed \(limit) bytes")
         }
-        return try decode(type, from: Data(buffer: buffer))
     }
 
     /// Decodes `data` as `T`, turning every decoding failure into a 400 problem naming the offending field.

@@ -32,8 +32,7 @@ final class Stack: @unchecked Sendable {
         do {
             try await body(stack)
         } catch {
-            let logs = Service.allCases.map { "--- \($0.rawValue) log (tail):\n\(stack.log($0).suffix(2000))" }.joined(separator: "\n")
-            Issue.record("\(error)\n\(logs)")
+            Issue.record("\(error)\n\(stack.logTails())")
         }
         await stack.shutdown()
     }
@@ -49,7 +48,7 @@ final class Stack: @unchecked Sendable {
             for service in Service.allCases { try stack.launch(service) }
             try await stack.waitUntilReady()
         } catch {
-            let logs = Service.allCases.map { "--- \($0.rawValue):\n\(stack.log($0).suffix(2000))" }.joined(separator: "\n")
+            let logs = stack.logTails()
             await stack.shutdown()
             throw StackError("\(error)\n\(logs)")
         }
@@ -88,6 +87,11 @@ final class Stack: @unchecked Sendable {
 
     /// Everything the service has logged so far (across restarts).
     func log(_ service: Service) -> String { (try? String(contentsOf: logFile(service), encoding: .utf8)) ?? "" }
+
+    /// The last lines of every service's log, for a failure message.
+    func logTails() -> String {
+        Service.allCases.map { "--- \($0.rawValue) log (tail):\n\(log($0).suffix(2000))" }.joined(separator: "\n")
+    }
 
     /// Starts (or restarts) one service; its output is appended to its log file.
     func launch(_ service: Service) throws {

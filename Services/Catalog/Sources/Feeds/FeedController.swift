@@ -64,7 +64,7 @@ struct FeedController: Sendable {
     func personal(_ request: Request, context: BasicRequestContext) async -> Personal {
         guard let patronID = Caller(request: request, token: token).patronID else { return Personal(shelf: nil) }
         do {
-            return Personal(shelf: try await patron.get("/internal/patrons/\(patronID.uuidString.lowercased())/shelf", as: PatronShelf.self, logger: context.logger))
+            return Personal(shelf: try await shelf(of: patronID, logger: context.logger))
         } catch {
             context.logger.warning("Patron shelf unavailable; serving an unpersonalised feed", metadata: ["error": "\(error)"])
             return Personal(shelf: PatronShelf(books: [], ignored: [], waitingForAction: 0))
@@ -74,6 +74,11 @@ struct FeedController: Sendable {
     func entries(_ books: [BookDetail], _ personal: Personal) -> [Entry] {
         let views = personal.views
         return books.map { Entry(book: $0, view: views[$0.id], publicURL: publicURL) }
+    }
+
+    /// The patron's books, ignored books and waiting count: the one call a personalised page makes to patron.
+    func shelf(of patronID: UUID, logger: Logger) async throws -> PatronShelf {
+        try await patron.get("/internal/patrons/\(patronID.uuidString.lowercased())/shelf", as: PatronShelf.self, logger: logger)
     }
 
     func root(request: Request, context: BasicRequestContext) async throws -> Response {
@@ -189,7 +194,7 @@ struct FeedController: Sendable {
         guard let patronID = Caller(request: request, token: token).patronID else { throw Problem.unauthorized("Sign in to see your books") }
         let shelf: PatronShelf
         do {
-            shelf = try await patron.get("/internal/patrons/\(patronID.uuidString.lowercased())/shelf", as: PatronShelf.self, logger: context.logger)
+            shelf = try await self.shelf(of: patronID, logger: context.logger)
         } catch {
             throw Problem(status: 503, slug: "patron-unavailable", title: "Your books cannot be listed right now", detail: "Try again in a moment.")
         }

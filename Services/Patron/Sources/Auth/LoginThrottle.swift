@@ -8,6 +8,8 @@ struct LoginThrottle: Sendable {
     let client: PostgresClient
     /// Failures allowed before the back-off starts.
     let freeFailures = 5
+    /// The first lock, in seconds, doubled at each further failure.
+    let firstLock = 30
     /// The longest lock.
     let maximumLock = 900
 
@@ -39,7 +41,7 @@ struct LoginThrottle: Sendable {
             var failures = 0
             for try await value in rows.decode(Int.self) { failures = value }
             guard failures >= freeFailures else { continue }
-            let seconds = min(maximumLock, 1 << min(20, failures - freeFailures))
+            let seconds = min(maximumLock, firstLock << min(20, failures - freeFailures))
             try await client.query(
                 "UPDATE login_throttle SET blocked_until = now() + make_interval(secs => \(Double(seconds))) WHERE key = \(key)", logger: logger)
             longest = max(longest ?? 0, seconds)

@@ -35,9 +35,7 @@ struct AnnotationController: Sendable {
     /// position kept; 409 with the newer position when this one is older; 409 when sync is off in the settings.
     func create(request: Request, context: BasicRequestContext) async throws -> Response {
         let patronID = try await guardian.require(request, logger: context.logger)
-        let buffer: ByteBuffer
-        do { buffer = try await request.body.collect(upTo: 64 * 1024) } catch { throw Problem.tooLarge("The body must not exceed 64 KB") }
-        guard let json = try? JSONSerialization.jsonObject(with: Data(buffer: buffer)) as? [String: Any] else {
+        guard let json = try? JSONSerialization.jsonObject(with: try await JSONMessages.body(of: request)) as? [String: Any] else {
             throw Problem.badRequest("The body is not a JSON object")
         }
         switch try Annotation.parse(json) {
