@@ -65,10 +65,13 @@ let package = Package(
             path: "Shared/ServiceSupport",
             swiftSettings: swiftSettings
         ),
+        // libvips (Debian's libvips-dev) and a small C shim over its variadic API, for cover thumbnails.
+        .systemLibrary(name: "CVips", path: "Services/Catalog/CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
+        .target(name: "Thumbnailer", dependencies: ["CVips"], path: "Services/Catalog/Thumbnailer"),
         .target(
             name: "CatalogService",
             dependencies: [
-                "Shared", "PostgresSupport", "ServiceSupport",
+                "Shared", "PostgresSupport", "ServiceSupport", "Thumbnailer",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -4,12 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/postgres.sh ensure-installed
-# The OPDS 1.2 schema check (../shared/tools/validate_opds.py atom) needs xmllint.
-if ! command -v xmllint >/dev/null 2>&1; then
-  if [ "$(id -u)" = 0 ]; then DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libxml2-utils >/dev/null 2>&1 \
-      || { apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libxml2-utils >/dev/null; }
-  else echo "xmllint is missing: run 'sudo apt-get install -y libxml2-utils'" >&2; exit 1; fi
-fi
+# libvips for cover thumbnails; xmllint for the OPDS 1.2 schema check (../shared/tools/validate_opds.py atom).
+scripts/apt-ensure.sh libvips-dev libxml2-utils
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 tmp=$(mktemp -d /tmp/bookmobile-test.XXXXXX)
 cleanup() { scripts/postgres.sh stop "$tmp"; rm -rf "$tmp"; }

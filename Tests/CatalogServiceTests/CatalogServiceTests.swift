@@ -202,3 +202,28 @@ import TestSupport
         }
     }
 }
+
+extension CatalogServiceTests {
+    @Test func coversHaveAThumbnailAtMost200PixelsHighAndFeedsSayItsType() async throws {
+        let (app, _) = try await app()
+        try await app.test(.router) { client in
+            let book = try #require(CorpusBook.all.first { $0.file.lastPathComponent == "bmaupin-basic-v3plus2.epub" })
+            let (status, body) = try await ingest(client, book.file)
+            #expect(status == .created)
+            let id = try #require(body["id"] as? String)
+            let (cover, coverType) = try await client.execute(uri: "/books/\(id)/cover", method: .get) { (Data(buffer: $0.body), $0.headers[.contentType]) }
+            let (thumbnail, thumbnailType, etag) = try await client.execute(uri: "/books/\(id)/cover?size=thumbnail", method: .get) {
+                (Data(buffer: $0.body), $0.headers[.contentType], $0.headers[.eTag])
+            }
+            #expect(coverType == "image/jpeg" && thumbnailType == "image/jpeg")
+            #expect(try #require(ImageSize.of(cover)).height > 200)
+            #expect(try #require(ImageSize.of(thumbnail)).height == 200)
+            let tag = try #require(etag)
+            #expect(try await client.execute(uri: "/books/\(id)/cover?size=thumbnail", method: .get, headers: [.ifNoneMatch: tag]) { $0.status } == .notModified)
+            let entry = try await client.execute(uri: "/opds/books/\(id)", method: .get) { String(buffer: $0.body) }
+            #expect(entry.contains(#"rel="http://opds-spec.org/image/thumbnail" href="http://127.0.0.1:8080/books/\#(id)/cover?size=thumbnail" type="image/jpeg""#))
+            let missing = try await client.execute(uri: "/books/\(UUID())/cover?size=thumbnail", method: .get) { $0.status }
+            #expect(missing == .notFound)
+        }
+    }
+}

@@ -32,22 +32,25 @@ struct BooksController: Sendable {
         try JSONMessages.response(try await book(context).toc ?? [], headers: [.cacheControl: "public, max-age=3600"])
     }
 
-    /// The cover image (the same image for `?size=thumbnail`; see README, "Known gaps").
+    /// The cover image, or with `?size=thumbnail` its thumbnail (at most 200 px high; the cover itself when none could be made).
     func cover(request: Request, context: BasicRequestContext) async throws -> Response {
-        let book = try await book(context)
-        guard book.hasCover, let hash = try await coverHash(book.id, logger: context.logger) else { throw Problem.notFound("This book has no cover") }
-        if request.headers[.ifNoneMatch] == "\"\(hash)\"" { return Response(status: .notModified, headers: [.eTag: "\"\(hash)\""]) }
-        let data = try Data(contentsOf: blobs.url(for: hash))
-        return Response(
-            status: .ok, headers: [.contentType: book.coverType ?? "image/jpeg", .eTag: "\"\(hash)\"", .cacheControl: "public, max-age=86400"],
-            body: .init(byteBuffer: ByteBuffer(bytes: data)))
-    }
-
-    private func coverHash(_ id: UUID, logger: Logger) async throws -> String? {
-        for try await hash in try await books.client.query("SELECT cover_sha256 FROM books WHERE id = \(id)", logger: logger).decode(String?.self) {
-            return hash
+        let id = try context.uuid("id")
+        let thumbnail = request.uri.queryParameters.get("size") == "thumbnail"
+        let rows = try await books.client.query(
+            """
+            SELECT cover_sha256, cover_type, thumbnail_sha256, thumbnail_type FROM books
+            WHERE id = \(id) AND withdrawn_at IS NULL AND cover_sha256 IS NOT NULL
+            """, logger: context.logger)
+        var image: (hash: String, type: String?)?
+        for try await (coverHash, coverType, thumbnailHash, thumbnailType) in rows.decode((String, String?, String?, String?).self) {
+            if thumbnail, let thumbnailHash { image = (thumbnailHash, thumbnailType) } else { image = (coverHash, coverType) }
         }
-        return nil
+        guard let image else { throw Problem.notFound("No cover for book \(id)") }
+        if request.headers[.ifNoneMatch] == "\"\(image.hash)\"" { return Response(status: .notModified, headers: [.eTag: "\"\(image.hash)\""]) }
+        let data = try Data(contentsOf: blobs.url(for: image.hash))
+        return Response(
+            status: .ok, headers: [.contentType: image.type ?? "image/jpeg", .eTag: "\"\(image.hash)\"", .cacheControl: "public, max-age=86400"],
+            body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 
     /// The EPUB: open-access books for anyone, others for a patron with an active loan. Supports one `Range`.

@@ -62,7 +62,7 @@ enum AtomRenderer {
         xml += link(Feed.Link(rel: "alternate", href: entry.entryURL, type: "application/atom+xml;type=entry;profile=opds-catalog"))
         if book.hasCover {
             xml += link(Feed.Link(rel: "http://opds-spec.org/image", href: entry.bookURL + "/cover", type: book.coverType ?? "image/jpeg"))
-            xml += link(Feed.Link(rel: "http://opds-spec.org/image/thumbnail", href: entry.bookURL + "/cover?size=thumbnail", type: book.coverType ?? "image/jpeg"))
+            xml += link(Feed.Link(rel: "http://opds-spec.org/image/thumbnail", href: entry.bookURL + "/cover?size=thumbnail", type: book.thumbnailType ?? "image/jpeg"))
         }
         if let collection { xml += link(collection) }
         let availability = entry.availability

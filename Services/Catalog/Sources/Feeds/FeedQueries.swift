@@ -49,7 +49,7 @@ struct FeedQueries: Sendable {
             """
         var rows: [(BookDetail, String)] = []
         for try await row in try await books.client.query(sql.query, logger: logger) {
-            rows.append((try BookPostgresRepository.decodeSummary(row), try row.makeRandomAccess()[37].decode(String.self)))
+            rows.append((try BookPostgresRepository.decodeSummary(row), try row.makeRandomAccess()[BookPostgresRepository.summaryColumnCount].decode(String.self)))
         }
         let more = rows.count > size
         let page = Array(rows.prefix(size))
@@ -146,7 +146,7 @@ struct FeedQueries: Sendable {
         var total = 0
         for try await row in try await books.client.query(sql.query, logger: logger) {
             result.append(try BookPostgresRepository.decodeSummary(row))
-            total = try row.makeRandomAccess()[37].decode(Int.self)
+            total = try row.makeRandomAccess()[BookPostgresRepository.summaryColumnCount].decode(Int.self)
         }
         return Page(books: result, next: nil, total: total)
     }

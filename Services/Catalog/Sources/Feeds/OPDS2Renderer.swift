@@ -84,10 +84,9 @@ enum OPDS2Renderer {
         if let annotations = entry.annotationService { links.append(["rel": annotations.rel, "href": annotations.href, "type": annotations.type]) }
         var publication: [String: Any] = ["metadata": metadata, "links": links]
         if book.hasCover {
-            let type = book.coverType ?? "image/jpeg"
             publication["images"] = [
-                ["href": entry.bookURL + "/cover", "type": type, "rel": "cover"],
-                ["href": entry.bookURL + "/cover?size=thumbnail", "type": type, "rel": "http://opds-spec.org/image/thumbnail"],
+                ["href": entry.bookURL + "/cover", "type": book.coverType ?? "image/jpeg", "rel": "cover"],
+                ["href": entry.bookURL + "/cover?size=thumbnail", "type": book.thumbnailType ?? "image/jpeg", "rel": "http://opds-spec.org/image/thumbnail"],
             ]
         }
         return publication

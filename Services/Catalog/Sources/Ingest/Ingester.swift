@@ -20,6 +20,13 @@ struct IngestResult: Encodable, Sendable {
     var book: BookDetail
 }
 
+/// The blobs of a book's cover and its thumbnail.
+struct StoredImages: Sendable {
+    var coverSHA256: String?
+    var thumbnailSHA256: String?
+    var thumbnailType: String?
+}
+
 /// Ingests EPUB files: parse, store the blobs, write the book and queue its licence for patron, all or nothing.
 struct Ingester: Sendable {
     let client: PostgresClient
@@ -37,21 +44,26 @@ struct Ingester: Sendable {
         let sha = try DirectoryBlobStore.sha256(of: file)
         if let existing = try await books.detail(epubSHA256: sha, logger: logger) { return IngestResult(outcome: .unchanged, book: existing) }
         var parser = try EPUBParser(url: file)
-        let parsed = try parser.parse()
+        var parsed = try parser.parse()
+        var thumbnail: CoverThumbnail?
+        if let cover = parsed.cover {
+            do { thumbnail = try CoverThumbnail.make(from: cover.data) } catch { parsed.warnings.append("no thumbnail of the cover: \(error)") }
+        }
         let size = (try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int) ?? 0
 
         var created: [String] = []
         do {
             let epub = try blobs.put(file: file)
             if epub.created { created.append(epub.sha256) }
-            var coverHash: String?
-            if let cover = parsed.cover {
-                let stored = try blobs.put(cover.data)
+            func store(_ data: Data) throws -> String {
+                let stored = try blobs.put(data)
                 if stored.created { created.append(stored.sha256) }
-                coverHash = stored.sha256
+                return stored.sha256
             }
-            let (id, outcome) = try await books.insertOrReplace(
-                parsed, epubSHA256: sha, epubSize: size, coverSHA256: coverHash, options: options, logger: logger)
+            let images = StoredImages(
+                coverSHA256: try parsed.cover.map { try store($0.data) }, thumbnailSHA256: try thumbnail.map { try store($0.data) },
+                thumbnailType: thumbnail?.type)
+            let (id, outcome) = try await books.insertOrReplace(parsed, epubSHA256: sha, epubSize: size, images: images, options: options, logger: logger)
             logger.info("Book ingested", metadata: ["book.id": "\(id)", "outcome": "\(outcome.rawValue)", "title": "\(parsed.title)"])
             guard let detail = try await books.detail(id: id, logger: logger) else { throw CancellationError() }
             return IngestResult(outcome: outcome, book: detail)

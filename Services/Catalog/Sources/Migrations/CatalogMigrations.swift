@@ -81,4 +81,9 @@ let catalogMigrations: [Migration] = [
             CREATE INDEX books_featured ON books (added_at, id) WHERE featured;
             CREATE INDEX books_staff_picks ON books (added_at, id) WHERE staff_pick;
             """),
+    Migration(
+        version: 3, name: "cover thumbnails",
+        sql: """
+            ALTER TABLE books ADD COLUMN thumbnail_sha256 text, ADD COLUMN thumbnail_type text;
+            """),
 ]

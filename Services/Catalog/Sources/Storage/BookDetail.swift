@@ -39,6 +39,8 @@ struct BookDetail: Codable, Sendable {
     var updatedAt: Date
     var withdrawn: Bool
     var warnings: [String]
+    /// The media type of `/cover?size=thumbnail` (the cover's own when no thumbnail could be made).
+    var thumbnailType: String?
     /// Only on single-book reads.
     var toc: [TOCEntry]?
     var pageList: [TOCEntry]?

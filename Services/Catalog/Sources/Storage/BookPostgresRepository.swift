@@ -14,13 +14,15 @@ struct BookPostgresRepository: Sendable {
         id, title, subtitle, authors, contributors::text, languages, publisher, published, description, subjects, genres, isbn, identifiers,
         series, series_position, page_progression, fixed_layout, word_count, reading_minutes, epub_sha256, epub_size, cover_sha256 IS NOT NULL,
         cover_type, open_access, featured, staff_pick, copies, copies_available, holds, checkouts, rating_average, rating_count, edition,
-        added_at, updated_at, withdrawn_at IS NOT NULL, warnings
+        added_at, updated_at, withdrawn_at IS NOT NULL, warnings, coalesce(thumbnail_type, cover_type)
         """
 
+    /// How many columns `summaryColumns` selects; a query's own columns follow them.
+    static let summaryColumnCount = 38
+
     static func decodeSummary(_ row: PostgresRow) throws -> BookDetail {
-        var cells = row.makeRandomAccess()
+        let cells = row.makeRandomAccess()
         func cell<T: PostgresDecodable>(_ index: Int, _ type: T.Type = T.self) throws -> T { try cells[index].decode(T.self) }
-        _ = cells.count
         return BookDetail(
             id: try cell(0), title: try cell(1), subtitle: try cell(2), authors: try cell(3),
             contributors: try WireFormat.decoder().decode([Contributor].self, from: Data((try cell(4, String.self)).utf8)),
@@ -30,7 +32,8 @@ struct BookPostgresRepository: Sendable {
             epubSha256: try cell(19), epubSize: Int(try cell(20, Int64.self)), hasCover: try cell(21), coverType: try cell(22),
             openAccess: try cell(23), featured: try cell(24), staffPick: try cell(25), copies: try cell(26), copiesAvailable: try cell(27),
             holds: try cell(28), checkouts: try cell(29), ratingAverage: try cell(30), ratingCount: try cell(31), edition: try cell(32),
-            addedAt: try cell(33), updatedAt: try cell(34), withdrawn: try cell(35), warnings: try cell(36))
+            addedAt: try cell(33), updatedAt: try cell(34), withdrawn: try cell(35), warnings: try cell(36),
+            thumbnailType: try cell(37))
     }
 
     /// Books from a query that selects `summaryColumns`.
@@ -59,10 +62,10 @@ struct BookPostgresRepository: Sendable {
             var book = try Self.decodeSummary(row)
             let cells = row.makeRandomAccess()
             let decoder = WireFormat.decoder()
-            book.toc = try decoder.decode([TOCEntry].self, from: Data(try cells[37].decode(String.self).utf8))
-            book.pageList = try decoder.decode([TOCEntry].self, from: Data(try cells[38].decode(String.self).utf8))
-            book.landmarks = try decoder.decode([TOCEntry].self, from: Data(try cells[39].decode(String.self).utf8))
-            book.readingOrder = try decoder.decode([PackageResource].self, from: Data(try cells[40].decode(String.self).utf8))
+            book.toc = try decoder.decode([TOCEntry].self, from: Data(try cells[Self.summaryColumnCount + 0].decode(String.self).utf8))
+            book.pageList = try decoder.decode([TOCEntry].self, from: Data(try cells[Self.summaryColumnCount + 1].decode(String.self).utf8))
+            book.landmarks = try decoder.decode([TOCEntry].self, from: Data(try cells[Self.summaryColumnCount + 2].decode(String.self).utf8))
+            book.readingOrder = try decoder.decode([PackageResource].self, from: Data(try cells[Self.summaryColumnCount + 3].decode(String.self).utf8))
             return book
         }
         return nil
@@ -76,7 +79,7 @@ struct BookPostgresRepository: Sendable {
 
     /// Inserts a new book, or replaces the file of the book with the same ISBN (a new edition); queues the licence.
     func insertOrReplace(
-        _ book: ParsedBook, epubSHA256: String, epubSize: Int, coverSHA256: String?, options: Ingester.Options, logger: Logger
+        _ book: ParsedBook, epubSHA256: String, epubSize: Int, images: StoredImages, options: Ingester.Options, logger: Logger
     ) async throws -> (UUID, IngestResult.Outcome) {
         func json<T: Encodable>(_ value: T) throws -> String { String(decoding: try WireFormat.encode(value), as: UTF8.self) }
         let authors = book.authors.map(\.name)
@@ -90,12 +93,13 @@ struct BookPostgresRepository: Sendable {
                     """
                     INSERT INTO books AS b (id, title, subtitle, sort_title, sort_author, authors, contributors, languages, publisher, published,
                         description, subjects, genres, isbn, identifiers, series, series_position, page_progression, fixed_layout, word_count,
-                        reading_minutes, epub_sha256, epub_size, cover_sha256, cover_type, toc, page_list, landmarks, reading_order, resources,
+                        reading_minutes, epub_sha256, epub_size, cover_sha256, cover_type, thumbnail_sha256, thumbnail_type, toc, page_list, landmarks, reading_order, resources,
                         warnings, open_access, featured, copies, copies_available)
                     VALUES (\(UUID()), \(book.title), \(book.subtitle), \(sortTitle), \(sortAuthor), \(authors), \(contributors)::jsonb,
                         \(book.languages), \(book.publisher), \(book.published), \(book.description), \(book.subjects), \(book.genres), \(book.isbn),
                         \(book.identifiers), \(book.series), \(book.seriesPosition), \(book.pageProgression), \(book.fixedLayout), \(book.wordCount),
-                        \(book.readingMinutes), \(epubSHA256), \(Int64(epubSize)), \(coverSHA256), \(book.cover?.type), \(toc)::jsonb,
+                        \(book.readingMinutes), \(epubSHA256), \(Int64(epubSize)), \(images.coverSHA256), \(book.cover?.type),
+                        \(images.thumbnailSHA256), \(images.thumbnailType), \(toc)::jsonb,
                         \(pageList)::jsonb, \(landmarks)::jsonb, \(readingOrder)::jsonb, \(resources)::jsonb, \(book.warnings), \(options.openAccess),
                         \(options.featured), \(options.copies), \(options.copies))
                     ON CONFLICT (isbn) DO UPDATE SET title = EXCLUDED.title, subtitle = EXCLUDED.subtitle, sort_title = EXCLUDED.sort_title,
@@ -105,7 +109,8 @@ struct BookPostgresRepository: Sendable {
                         identifiers = EXCLUDED.identifiers, series = EXCLUDED.series, series_position = EXCLUDED.series_position,
                         page_progression = EXCLUDED.page_progression, fixed_layout = EXCLUDED.fixed_layout, word_count = EXCLUDED.word_count,
                         reading_minutes = EXCLUDED.reading_minutes, epub_sha256 = EXCLUDED.epub_sha256, epub_size = EXCLUDED.epub_size,
-                        cover_sha256 = EXCLUDED.cover_sha256, cover_type = EXCLUDED.cover_type, toc = EXCLUDED.toc, page_list = EXCLUDED.page_list,
+                        cover_sha256 = EXCLUDED.cover_sha256, cover_type = EXCLUDED.cover_type,
+                        thumbnail_sha256 = EXCLUDED.thumbnail_sha256, thumbnail_type = EXCLUDED.thumbnail_type, toc = EXCLUDED.toc, page_list = EXCLUDED.page_list,
                         landmarks = EXCLUDED.landmarks, reading_order = EXCLUDED.reading_order, resources = EXCLUDED.resources,
                         warnings = EXCLUDED.warnings, edition = b.edition + 1, updated_at = now(), license_version = b.license_version + 1
                     RETURNING id, edition
