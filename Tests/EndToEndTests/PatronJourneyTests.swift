@@ -72,6 +72,10 @@ import TestSupport
         #expect(try await api.call(.GET, "/me/books/\(book)", as: ann).json["state"] as? String == "opened")
         let manifest = try await stack.fetchValid("/books/\(book)/manifest.json", kind: "manifest", json: true).json
         let chapter = try #require((manifest["readingOrder"] as? [[String: Any]])?.first?["href"] as? String)
+        // The reading order is served from inside the archive, through the gateway, to the borrower.
+        let page = try await api.call(.GET, chapter, as: ann)
+        #expect(page.status == 200 && page.text.contains("<html"), "\(chapter): \(page.status)")
+        #expect(try await api.call(.GET, chapter).status == 401)
         let bookmark = #"{"locator": {"href": "\#(chapter)", "locations": {"progression": 0.4}}, "chapter": "One", "device": "e2e"}"#
         let marked = try await api.call(.POST, "/me/books/\(book)/bookmarks", as: ann, json: bookmark)
         #expect(marked.status == 201, "\(marked.text)")
@@ -89,6 +93,7 @@ import TestSupport
         let bob = GatewayClient.Credentials.bearer(try await stack.signUp().token)
         let refused = try await api.call(.POST, "/me/books/\(book)/borrow", as: bob)
         #expect(refused.status == 409 && refused.isProblem)
+        #expect(try await api.call(.GET, chapter, as: bob).status == 403, "no loan, no pages")
         let hold = try await api.call(.POST, "/me/books/\(book)/hold", as: bob)
         #expect(hold.status == 201 && hold.json["holdPosition"] as? Int == 1, "\(hold.text)")
         #expect(try await api.call(.POST, "/me/books/\(book)/return", as: ann).status == 200)

@@ -38,8 +38,9 @@ public func buildCatalogApplication(config: ServiceConfig) async throws -> some 
         ingester: parts.ingester, adminToken: ServiceToken(parts.settings.adminToken), maxIngestBytes: parts.settings.maxIngestBytes,
         feedCache: feedCache
     ).add(to: router)
-    BooksController(books: parts.books, blobs: parts.blobs, patron: parts.patron, token: parts.token, publicURL: parts.settings.publicURL)
-        .add(to: router)
+    let access = BookAccess(patron: parts.patron, token: parts.token)
+    BooksController(books: parts.books, blobs: parts.blobs, access: access).add(to: router)
+    PublicationController(books: parts.books, blobs: parts.blobs, access: access, publicURL: parts.settings.publicURL).add(to: router)
     FeedController(
         feeds: FeedQueries(books: parts.books), patron: parts.patron, token: parts.token, publicURL: parts.settings.publicURL, cache: feedCache
     ).add(to: router)

@@ -7,29 +7,20 @@ import NIOPosix
 import ServiceSupport
 import Shared
 
-/// `/books/{id}/toc`, `/books/{id}/cover`, `/books/{id}/fulfill` and `/books/{id}/manifest.json`.
+/// `/books/{id}/toc`, `/books/{id}/cover` and `/books/{id}/fulfill`.
 struct BooksController: Sendable {
     let books: BookPostgresRepository
     let blobs: any BlobStore
-    let patron: InternalClient
-    let token: ServiceToken
-    let publicURL: String
+    let access: BookAccess
 
     func add(to router: Router<BasicRequestContext>) {
         router.get("/books/:id/toc", use: toc)
         router.get("/books/:id/cover", use: cover)
         router.get("/books/:id/fulfill", use: fulfill)
-        router.get("/books/:id/manifest.json", use: manifest)
-    }
-
-    private func book(_ context: BasicRequestContext) async throws -> BookDetail {
-        let id = try context.uuid("id")
-        guard let book = try await books.detail(id: id, logger: context.logger), !book.withdrawn else { throw Problem.notFound("No book \(id)") }
-        return book
     }
 
     func toc(request: Request, context: BasicRequestContext) async throws -> Response {
-        try JSONMessages.response(try await book(context).toc ?? [], headers: [.cacheControl: "public, max-age=3600"])
+        try JSONMessages.response(try await books.available(id: try context.uuid("id"), logger: context.logger).toc ?? [], headers: [.cacheControl: "public, max-age=3600"])
     }
 
     /// The cover image, or with `?size=thumbnail` its thumbnail (at most 200 px high; the cover itself when none could be made).
@@ -55,26 +46,20 @@ struct BooksController: Sendable {
 
     /// The EPUB: open-access books for anyone, others for a patron with an active loan. Supports one `Range`.
     func fulfill(request: Request, context: BasicRequestContext) async throws -> Response {
-        let book = try await book(context)
-        if !book.openAccess {
-            guard let patronID = Caller(request: request, token: token).patronID else {
-                throw Problem.unauthorized("Sign in and borrow this book to download it")
-            }
-            let check = try await patron.get("/internal/patrons/\(patronID.uuidString.lowercased())/loans/\(book.id.uuidString.lowercased())",
-                as: LoanCheck.self, logger: context.logger)
-            guard check.active else { throw Problem.forbidden("You have no active loan of this book (its state is '\(check.state.rawValue)')") }
-            if check.state == .notDownloaded || check.state == .downloadQueued || check.state == .downloadFailed {
-                _ = try? await patron.send(
-                    .POST, "/internal/patrons/\(patronID.uuidString.lowercased())/books/\(book.id.uuidString.lowercased())/events",
-                    body: ReportedEvent(event: .downloadStarted), as: BookStatusEcho.self, logger: context.logger)
-            }
+        let book = try await books.available(id: try context.uuid("id"), logger: context.logger)
+        if let (patronID, state) = try await access.check(book, request: request, logger: context.logger),
+            state == .notDownloaded || state == .downloadQueued || state == .downloadFailed
+        {
+            _ = try? await access.patron.send(
+                .POST, "/internal/patrons/\(patronID.uuidString.lowercased())/books/\(book.id.uuidString.lowercased())/events",
+                body: ReportedEvent(event: .downloadStarted), as: BookStatusEcho.self, logger: context.logger)
         }
         let url = blobs.url(for: book.epubSha256)
         let size = book.epubSize
         var headers: HTTPFields = [
             .contentType: "application/epub+zip", .acceptRanges: "bytes", .eTag: "\"\(book.epubSha256)\"",
             .contentDisposition: "attachment; filename=\"\(Self.fileName(book.title)).epub\"",
-            .cacheControl: book.openAccess ? "public, max-age=86400" : "private, no-store",
+            .cacheControl: BookAccess.cacheControl(book),
         ]
         var range = 0..<size
         var status = HTTPResponse.Status.ok
@@ -121,33 +106,6 @@ struct BooksController: Sendable {
     static func fileName(_ title: String) -> String {
         let cleaned = title.filter { $0.isLetter || $0.isNumber || $0 == " " || $0 == "-" }.prefix(80)
         return cleaned.isEmpty ? "book" : String(cleaned)
-    }
-
-    /// A Readium Web Publication Manifest of the book.
-    func manifest(request: Request, context: BasicRequestContext) async throws -> Response {
-        let book = try await book(context)
-        let base = "\(publicURL)/books/\(book.id.uuidString.lowercased())"
-        var metadata: [String: Any] = ["title": book.title, "identifier": "urn:uuid:\(book.id.uuidString.lowercased())", "@type": "http://schema.org/Book"]
-        if !book.authors.isEmpty { metadata["author"] = book.authors }
-        if let language = book.languages.first { metadata["language"] = language }
-        if let publisher = book.publisher { metadata["publisher"] = publisher }
-        if let description = book.description { metadata["description"] = description }
-        let readingOrder = (book.readingOrder ?? []).map { ["href": $0.href, "type": $0.type] }
-        func tocLinks(_ entries: [TOCEntry]) -> [[String: Any]] {
-            entries.filter { !$0.href.isEmpty }.map { entry in
-                var link: [String: Any] = ["href": entry.href, "title": entry.title]
-                if !entry.children.isEmpty { link["children"] = tocLinks(entry.children) }
-                return link
-            }
-        }
-        let document: [String: Any] = [
-            "@context": "https://readium.org/webpub-manifest/context.jsonld", "metadata": metadata,
-            "links": [["rel": "self", "href": base + "/manifest.json", "type": "application/webpub+json"]],
-            "readingOrder": readingOrder.isEmpty ? [["href": "fulfill", "type": "application/epub+zip"]] : readingOrder,
-            "toc": tocLinks(book.toc ?? []),
-        ]
-        let data = try JSONSerialization.data(withJSONObject: document, options: [.sortedKeys])
-        return Response(status: .ok, headers: [.contentType: "application/webpub+json"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 }
 

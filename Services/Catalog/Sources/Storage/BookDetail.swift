@@ -46,6 +46,8 @@ struct BookDetail: Codable, Sendable {
     var pageList: [TOCEntry]?
     var landmarks: [TOCEntry]?
     var readingOrder: [PackageResource]?
+    /// Every item of the package's manifest (the reading order included).
+    var resources: [PackageResource]?
 
     var sortAuthor: String { contributors.first { $0.role == "aut" }?.sortAs ?? authors.first ?? "" }
 }

@@ -52,11 +52,11 @@ struct BookPostgresRepository: Sendable {
         return ids.compactMap { byID[$0] }
     }
 
-    /// One book with its table of contents, page list, landmarks and reading order.
+    /// One book with its table of contents, page list, landmarks, reading order and resources.
     func detail(id: UUID, logger: Logger) async throws -> BookDetail? {
         let rows = try await client.query(
             PostgresQuery(
-                unsafeSQL: "SELECT \(Self.summaryColumns), toc::text, page_list::text, landmarks::text, reading_order::text FROM books WHERE id = $1",
+                unsafeSQL: "SELECT \(Self.summaryColumns), toc::text, page_list::text, landmarks::text, reading_order::text, resources::text FROM books WHERE id = $1",
                 binds: binds(id)), logger: logger)
         for try await row in rows {
             var book = try Self.decodeSummary(row)
@@ -66,9 +66,16 @@ struct BookPostgresRepository: Sendable {
             book.pageList = try decoder.decode([TOCEntry].self, from: Data(try cells[Self.summaryColumnCount + 1].decode(String.self).utf8))
             book.landmarks = try decoder.decode([TOCEntry].self, from: Data(try cells[Self.summaryColumnCount + 2].decode(String.self).utf8))
             book.readingOrder = try decoder.decode([PackageResource].self, from: Data(try cells[Self.summaryColumnCount + 3].decode(String.self).utf8))
+            book.resources = try decoder.decode([PackageResource].self, from: Data(try cells[Self.summaryColumnCount + 4].decode(String.self).utf8))
             return book
         }
         return nil
+    }
+
+    /// The book with `id` unless it is unknown or withdrawn (a 404 problem).
+    func available(id: UUID, logger: Logger) async throws -> BookDetail {
+        guard let book = try await detail(id: id, logger: logger), !book.withdrawn else { throw Problem.notFound("No book \(id)") }
+        return book
     }
 
     func detail(epubSHA256: String, logger: Logger) async throws -> BookDetail? {

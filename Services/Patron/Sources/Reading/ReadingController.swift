@@ -309,7 +309,7 @@ struct ReadingController: Sendable {
     }
 
     private func checkHref(_ href: String, bookID: UUID, logger: Logger) async throws {
-        let path = href.split(separator: "#", maxSplits: 1).first.map(String.init) ?? href
+        let path = PublicationPath.archivePath(of: href)
         guard let hrefs = await readingOrder.hrefs(of: bookID, logger: logger) else { return }
         guard hrefs.contains(path) else { throw Problem.badRequest("locator.href '\(path)' is not in the book's reading order") }
     }

@@ -1,0 +1,27 @@
+import Foundation
+import Hummingbird
+import Logging
+import ServiceSupport
+import Shared
+
+/// Who may read a book's content (the EPUB, or its resources one by one): anyone for an open-access book,
+/// otherwise a signed-in patron whose loan is active, as patron says over an internal call.
+struct BookAccess: Sendable {
+    let patron: InternalClient
+    let token: ServiceToken
+
+    /// The patron and their loan's state, nil for an open-access book. Throws 401 without a patron, 403 without an active loan.
+    func check(_ book: BookDetail, request: Request, logger: Logger) async throws -> (patronID: UUID, state: BookState)? {
+        guard !book.openAccess else { return nil }
+        guard let patronID = Caller(request: request, token: token).patronID else {
+            throw Problem.unauthorized("Sign in and borrow this book to read it")
+        }
+        let check = try await patron.get(
+            "/internal/patrons/\(patronID.uuidString.lowercased())/loans/\(book.id.uuidString.lowercased())", as: LoanCheck.self, logger: logger)
+        guard check.active else { throw Problem.forbidden("You have no active loan of this book (its state is '\(check.state.rawValue)')") }
+        return (patronID, check.state)
+    }
+
+    /// `Cache-Control` for the book's content: shared caches only for open access.
+    static func cacheControl(_ book: BookDetail) -> String { book.openAccess ? "public, max-age=86400" : "private, no-store" }
+}

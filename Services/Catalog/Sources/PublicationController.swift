@@ -1,0 +1,105 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import ServiceSupport
+import Shared
+
+/// The book as a Readium Web Publication: `GET /books/{id}/manifest.json` (metadata, reading order, resources, table of
+/// contents, page list, landmarks) and every resource it lists, served from inside the EPUB at
+/// `/books/{id}/publication/{path in the archive}` to the same patrons that may download the book.
+struct PublicationController: Sendable {
+    let books: BookPostgresRepository
+    let blobs: any BlobStore
+    let access: BookAccess
+    let publicURL: String
+
+    func add(to router: Router<BasicRequestContext>) {
+        router.get("/books/:id/manifest.json", use: manifest)
+        router.get("/books/:id/publication/**", use: resource)
+    }
+
+    /// A Readium Web Publication Manifest of the book. Hrefs are absolute, under `/publication/`.
+    func manifest(request: Request, context: BasicRequestContext) async throws -> Response {
+        let book = try await books.available(id: try context.uuid("id"), logger: context.logger)
+        let base = "\(publicURL)/books/\(book.id.uuidString.lowercased())"
+        let content = base + PublicationPath.folder
+        var metadata: [String: Any] = [
+            "title": book.title, "identifier": "urn:uuid:\(book.id.uuidString.lowercased())", "@type": "http://schema.org/Book",
+            "modified": WireFormat.formatDate(book.updatedAt),
+        ]
+        if let subtitle = book.subtitle { metadata["subtitle"] = subtitle }
+        if !book.authors.isEmpty { metadata["author"] = book.authors }
+        if !book.languages.isEmpty { metadata["language"] = book.languages.count == 1 ? book.languages[0] : book.languages }
+        if let publisher = book.publisher { metadata["publisher"] = publisher }
+        if let description = book.description { metadata["description"] = description }
+        if let direction = book.pageProgression, direction == "rtl" || direction == "ltr" { metadata["readingProgression"] = direction }
+        if book.fixedLayout { metadata["presentation"] = ["layout": "fixed"] }
+
+        func link(_ resource: PackageResource) -> [String: Any] {
+            var link: [String: Any] = ["href": content + Self.encode(resource.href), "type": resource.type]
+            if resource.properties.contains("cover-image") { link["rel"] = "cover" }
+            return link
+        }
+        func links(_ entries: [TOCEntry]) -> [[String: Any]] {
+            entries.filter { !$0.href.isEmpty && !$0.href.hasPrefix("#") }.map { entry in
+                var link: [String: Any] = ["href": content + Self.encode(entry.href), "title": entry.title]
+                if !entry.children.isEmpty { link["children"] = links(entry.children) }
+                return link
+            }
+        }
+        let readingOrder = book.readingOrder ?? []
+        let spine = Set(readingOrder.map(\.href))
+        var document: [String: Any] = [
+            "@context": "https://readium.org/webpub-manifest/context.jsonld", "metadata": metadata,
+            "links": [
+                ["rel": "self", "href": base + "/manifest.json", "type": "application/webpub+json"],
+                ["rel": "alternate", "href": base + "/fulfill", "type": "application/epub+zip"],
+            ],
+            "readingOrder": readingOrder.map(link),
+            "resources": (book.resources ?? []).filter { !spine.contains($0.href) }.map(link),
+            "toc": links(book.toc ?? []),
+        ]
+        if let pageList = book.pageList, !pageList.isEmpty { document["pageList"] = links(pageList) }
+        if let landmarks = book.landmarks, !landmarks.isEmpty { document["landmarks"] = links(landmarks) }
+        let data = try JSONSerialization.data(withJSONObject: document, options: [.sortedKeys, .withoutEscapingSlashes])
+        return Response(
+            status: .ok, headers: [.contentType: "application/webpub+json", .cacheControl: "public, max-age=300"],
+            body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    /// One resource of the manifest, read from the stored EPUB. Files the package does not list are not served.
+    func resource(request: Request, context: BasicRequestContext) async throws -> Response {
+        let book = try await books.available(id: try context.uuid("id"), logger: context.logger)
+        let segments = context.parameters.getCatchAll().map { String($0).removingPercentEncoding ?? String($0) }
+        let path = segments.joined(separator: "/")
+        guard let resource = (book.resources ?? []).first(where: { $0.href == path }) else {
+            throw Problem.notFound("This book has no resource '\(path.prefix(200))'")
+        }
+        _ = try await access.check(book, request: request, logger: context.logger)
+        let archive = try SafeArchive(url: blobs.url(for: book.epubSha256))
+        guard let entry = archive.entries[path], let data = try archive.read(path) else {
+            throw Problem.notFound("The resource '\(path.prefix(200))' is listed by the book but missing from its file")
+        }
+        let etag = "\"\(book.epubSha256.prefix(32))-\(String(entry.checksum, radix: 16))\""
+        if request.headers[.ifNoneMatch] == etag { return Response(status: .notModified, headers: [.eTag: etag]) }
+        return Response(
+            status: .ok,
+            headers: [
+                .contentType: resource.type, .eTag: etag, .cacheControl: BookAccess.cacheControl(book),
+                // The book's own scripts never run on this origin.
+                .contentSecurityPolicy: "script-src 'none'; object-src 'none'", .xContentTypeOptions: "nosniff",
+            ],
+            body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    /// A path inside the archive as a URL path (each segment percent-encoded, `#fragment` kept).
+    static func encode(_ href: String) -> String {
+        let parts = href.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)
+        var allowed = CharacterSet.urlPathAllowed
+        allowed.remove(charactersIn: ";?#%")
+        let path = parts[0].split(separator: "/", omittingEmptySubsequences: false)
+            .map { $0.addingPercentEncoding(withAllowedCharacters: allowed) ?? String($0) }.joined(separator: "/")
+        return parts.count > 1 ? path + "#" + parts[1] : path
+    }
+}
