@@ -37,8 +37,12 @@ public struct License: Codable, Sendable, Equatable {
     public var title: String
     public var authors: [String]
     public var version: Int64
+    /// Whether the book has a cover image (nil from a catalog older than this field: assume it has).
+    public var hasCover: Bool?
 
-    public init(bookId: UUID, copies: Int, openAccess: Bool, withdrawn: Bool, title: String, authors: [String], version: Int64) {
+    public init(
+        bookId: UUID, copies: Int, openAccess: Bool, withdrawn: Bool, title: String, authors: [String], version: Int64, hasCover: Bool? = nil
+    ) {
         self.bookId = bookId
         self.copies = copies
         self.openAccess = openAccess
@@ -46,6 +50,7 @@ public struct License: Codable, Sendable, Equatable {
         self.title = title
         self.authors = authors
         self.version = version
+        self.hasCover = hasCover
     }
 }
 

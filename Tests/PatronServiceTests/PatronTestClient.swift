@@ -42,8 +42,10 @@ struct PatronTestClient {
     }
 
     /// Registers a book's licence as catalog would.
-    func license(_ book: UUID, copies: Int, openAccess: Bool = false, version: Int64 = 1) async throws {
-        let license = License(bookId: book, copies: copies, openAccess: openAccess, withdrawn: false, title: "Book", authors: ["A. Writer"], version: version)
+    func license(_ book: UUID, copies: Int, openAccess: Bool = false, version: Int64 = 1, hasCover: Bool = true) async throws {
+        let license = License(
+            bookId: book, copies: copies, openAccess: openAccess, withdrawn: false, title: "Book", authors: ["A. Writer"], version: version,
+            hasCover: hasCover)
         let body = String(decoding: try WireFormat.encode(license), as: UTF8.self)
         let reply = try await call(.put, "/internal/licenses/\(book.uuidString.lowercased())", json: body)
         guard reply.status == .noContent else { throw TestFailure("licence refused: \(reply.status)") }

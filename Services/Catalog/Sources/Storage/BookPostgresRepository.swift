@@ -139,9 +139,16 @@ struct BookPostgresRepository: Sendable {
     /// Queues the book's licence (copies, open access, withdrawal) for patron, in the caller's transaction.
     func enqueueLicense(_ id: UUID, on connection: PostgresConnection, logger: Logger) async throws {
         let rows = try await connection.query(
-            "SELECT copies, open_access, withdrawn_at IS NOT NULL, title, authors, license_version FROM books WHERE id = \(id)", logger: logger)
-        for try await (copies, openAccess, withdrawn, title, authors, version) in rows.decode((Int, Bool, Bool, String, [String], Int64).self) {
-            let license = License(bookId: id, copies: copies, openAccess: openAccess, withdrawn: withdrawn, title: title, authors: authors, version: version)
+            """
+            SELECT copies, open_access, withdrawn_at IS NOT NULL, title, authors, license_version, cover_sha256 IS NOT NULL FROM books
+            WHERE id = \(id)
+            """, logger: logger)
+        for try await (copies, openAccess, withdrawn, title, authors, version, hasCover) in rows.decode(
+            (Int, Bool, Bool, String, [String], Int64, Bool).self)
+        {
+            let license = License(
+                bookId: id, copies: copies, openAccess: openAccess, withdrawn: withdrawn, title: title, authors: authors, version: version,
+                hasCover: hasCover)
             let key = id.uuidString.lowercased()
             try await Outbox.enqueue(key: "license:\(key)", path: "/internal/licenses/\(key)", payload: license, on: connection, logger: logger)
         }

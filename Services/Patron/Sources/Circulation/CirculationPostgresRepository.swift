@@ -131,20 +131,20 @@ struct CirculationPostgresRepository: Sendable {
                 CASE WHEN pb.state = 'waiting_for_loan' THEN (SELECT count(*)::int + 1 FROM patron_books q
                     WHERE q.book_id = pb.book_id AND q.state = 'waiting_for_loan'
                     AND (q.hold_placed_at, q.patron_id) < (pb.hold_placed_at, pb.patron_id)) END,
-                coalesce(l.copies, 0), l.title, l.authors::text
+                coalesce(l.copies, 0), l.title, l.authors::text, coalesce(l.has_cover, true)
             FROM patron_books pb LEFT JOIN licenses l ON l.book_id = pb.book_id
             WHERE pb.patron_id = \(patronID) AND (\(bookID)::uuid IS NULL OR pb.book_id = \(bookID))
             ORDER BY pb.updated_at DESC, pb.book_id
             """, logger: logger)
         var result: [PatronBookRow] = []
-        for try await (book, state, due, offer, placed, position, copies, title, authors) in rows.decode(
-            (UUID, String, Date?, Date?, Date?, Int?, Int, String?, String?).self)
+        for try await (book, state, due, offer, placed, position, copies, title, authors, hasCover) in rows.decode(
+            (UUID, String, Date?, Date?, Date?, Int?, Int, String?, String?, Bool).self)
         {
             result.append(
                 PatronBookRow(
                     bookID: book, state: BookState(rawValue: state) ?? .none, dueAt: due, offerExpiresAt: offer, holdPlacedAt: placed,
                     holdPosition: position, copies: copies, title: title,
-                    authors: authors.flatMap { try? JSONDecoder().decode([String].self, from: Data($0.utf8)) }))
+                    authors: authors.flatMap { try? JSONDecoder().decode([String].self, from: Data($0.utf8)) }, hasCover: hasCover))
         }
         return result
     }

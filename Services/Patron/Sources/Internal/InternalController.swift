@@ -40,10 +40,12 @@ struct InternalController: Sendable {
         try await client.withTransaction(logger: logger) { connection in
             let rows = try await connection.query(
                 """
-                INSERT INTO licenses AS l (book_id, copies, open_access, withdrawn, title, authors, version)
-                VALUES (\(bookID), \(license.copies), \(license.openAccess), \(license.withdrawn), \(license.title), \(authors)::jsonb, \(license.version))
+                INSERT INTO licenses AS l (book_id, copies, open_access, withdrawn, title, authors, version, has_cover)
+                VALUES (\(bookID), \(license.copies), \(license.openAccess), \(license.withdrawn), \(license.title), \(authors)::jsonb, \(license.version),
+                    \(license.hasCover))
                 ON CONFLICT (book_id) DO UPDATE SET copies = EXCLUDED.copies, open_access = EXCLUDED.open_access,
-                    withdrawn = EXCLUDED.withdrawn, title = EXCLUDED.title, authors = EXCLUDED.authors, version = EXCLUDED.version
+                    withdrawn = EXCLUDED.withdrawn, title = EXCLUDED.title, authors = EXCLUDED.authors, version = EXCLUDED.version,
+                    has_cover = EXCLUDED.has_cover
                 WHERE l.version < EXCLUDED.version
                 RETURNING copies
                 """, logger: logger)

@@ -154,4 +154,9 @@ let patronMigrations: [Migration] = [
             );
             CREATE INDEX feedback_created ON feedback (created_at DESC, id);
             """),
+    Migration(
+        version: 4, name: "covers on My books",
+        sql: """
+            ALTER TABLE licenses ADD COLUMN has_cover boolean;
+            """),
 ]
