@@ -14,6 +14,7 @@ import platform
 import re
 import shutil
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -24,6 +25,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 SHARED = pathlib.Path(os.environ.get("SHARED_DIR", ROOT.parent / "shared"))
 BIG_EPUB = "idpf-cole-voyage-of-life.epub"  # ~1 MB, from ../shared/epubs
 CONNECTIONS = 32
+BCRYPT_COST = 12  # the production default, set explicitly for the stack
 
 
 def log(message):
@@ -107,7 +109,8 @@ class Stack:
                         PATRON_URLS=f"http://127.0.0.1:{self.ports['patron']}",
                         PUBLIC_URL=self.gateway, SERVICE_TOKEN="bench-service-token",
                         JWT_SECRET="bench-jwt-secret-0123456789abcdef0123456789", ADMIN_TOKEN="bench-admin",
-                        BLOB_DIR=str(work / "blobs"), LOG_LEVEL="warning", LOAN_LIMIT="100000", HOLD_LIMIT="100000")
+                        BLOB_DIR=str(work / "blobs"), LOG_LEVEL="warning", LOAN_LIMIT="100000", HOLD_LIMIT="100000",
+                        BCRYPT_COST=str(BCRYPT_COST))
         self.processes = {}
 
     def start_postgres(self):
@@ -262,8 +265,10 @@ def main():
             env=dict(os.environ, BOOKS_FILE=str(books_file), BENCH_TOKEN=f"Bearer {token}"))
         basic = "Basic " + base64.b64encode(b"bench:bench password 1").decode()
         log("wrk: login")
-        results["login (bcrypt cost 12)"] = wrk(gw + "/auth/token", args.duration, script=ROOT / "Benchmarks/login.lua",
+        results[f"login (bcrypt cost {BCRYPT_COST})"] = wrk(gw + "/auth/token", args.duration, script=ROOT / "Benchmarks/login.lua",
                                                env=dict(os.environ, BENCH_BASIC=basic))
+        log("login timings by outcome")
+        logins = login_timings(stack)
         rss = {name: peak_rss_mb(process.pid) for name, process in stack.processes.items()}
 
         _, lane_bytes = http("GET", gw + "/opds/lanes/new?size=50")
@@ -273,7 +278,7 @@ def main():
         for name, result in results.items():
             base = ceiling["epub"] if name.startswith("fulfill") else ceiling["lane_page"]
             result["vs_nginx"] = round(result["rps"] / base["rps"], 3)
-        report(args, ingest, results, ceiling, rss, len(lane_bytes), len(epub_bytes))
+        report(args, ingest, results, ceiling, rss, len(lane_bytes), len(epub_bytes), logins)
     finally:
         stack.stop()
         if args.keep:
@@ -282,14 +287,51 @@ def main():
             shutil.rmtree(work, ignore_errors=True)
 
 
-def report(args, ingest, results, ceiling, rss, lane_size, epub_size):
+def login_timings(stack, samples=15):
+    """Milliseconds of one sign-in through the gateway, by outcome: a wrong password and an unknown login must cost
+    what a good one costs (the unknown login is checked against a decoy bcrypt hash), and a locked login answers
+    alike whether or not it exists. The throttle is cleared before each attempt so that every one is judged."""
+    gw = stack.gateway
+    def basic(user, password):
+        return {"Authorization": "Basic " + base64.b64encode(f"{user}:{password}".encode()).decode()}
+    cases = {
+        "good password": (basic("bench", "bench password 1"), 200),
+        "wrong password": (basic("bench", "wrong password 1"), 401),
+        "unknown login": (basic("nobody-here", "bench password 1"), 401),
+    }
+    timings = {}
+    for name, (headers, expected) in cases.items():
+        values = []
+        for _ in range(samples):
+            psql(stack.pg_port, "patron", "DELETE FROM login_throttle")
+            start = time.perf_counter()
+            status, _ = http("POST", gw + "/auth/token", headers)
+            values.append((time.perf_counter() - start) * 1000)
+            assert status == expected, f"{name}: {status}"
+        timings[name] = values
+    for name, user in (("locked, login exists", "bench"), ("locked, no such login", "nobody-here")):
+        values = []
+        for _ in range(samples):
+            psql(stack.pg_port, "patron", "DELETE FROM login_throttle")
+            psql(stack.pg_port, "patron", f"INSERT INTO login_throttle (key, failures, blocked_until) VALUES ('login:{user}', 9, now() + interval '1 hour')")
+            start = time.perf_counter()
+            status, _ = http("POST", gw + "/auth/token", basic(user, "wrong password 1"))
+            values.append((time.perf_counter() - start) * 1000)
+            assert status == 429, f"{name}: {status}"
+        timings[name] = values
+    psql(stack.pg_port, "patron", "DELETE FROM login_throttle")
+    return {name: {"median_ms": round(statistics.median(v), 1), "min_ms": round(min(v), 1), "max_ms": round(max(v), 1)}
+            for name, v in timings.items()}
+
+
+def report(args, ingest, results, ceiling, rss, lane_size, epub_size, logins):
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
     cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), platform.processor())
     machine = f"{os.cpu_count()} cores, {cpu}, {round(os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') / 2**30)} GiB, {platform.system()} {platform.release()}"
     date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     data = {"date": date, "commit": commit, "machine": machine, "books": args.books, "connections": CONNECTIONS,
             "duration_s": args.duration, "ingest": ingest, "scenarios": results, "nginx": ceiling, "peak_rss_mb": rss,
-            "lane_page_bytes": lane_size, "epub_bytes": epub_size}
+            "lane_page_bytes": lane_size, "epub_bytes": epub_size, "login_ms_by_outcome": logins}
     out = ROOT / "Benchmarks/results/latest.json"
     out.write_text(json.dumps(data, indent=2) + "\n")
     lines = [f"\n## Run of {date}, commit {commit}\n",
@@ -303,6 +345,8 @@ def report(args, ingest, results, ceiling, rss, lane_size, epub_size):
     lines.append(f"\nIngest: {ingest['files']} generated EPUBs in {ingest['seconds']} s = **{ingest['files_per_second']} files/s** "
                  f"(`catalog ingest`, concurrency 4, peak RSS {ingest['peak_rss_mb']} MB). Peak RSS (VmHWM) after the run: "
                  + ", ".join(f"{k} {v} MB" for k, v in rss.items()) + ".\n")
+    lines.append(f"\nOne sign-in at a time through the gateway (bcrypt cost {BCRYPT_COST}), by outcome, "
+                 f"median (min-max) ms of 15: " + "; ".join(f"{k} {v['median_ms']} ({v['min_ms']}-{v['max_ms']})" for k, v in logins.items()) + ".\n")
     doc = ROOT / "docs/PERFORMANCE.md"
     if not doc.exists():
         doc.write_text("# Performance\n\nMeasured by `make bench` (Benchmarks/run.sh); one table per run, newest last.\n")
