@@ -84,26 +84,50 @@ public struct OutboxDeliverer: Service {
             """,
             logger: logger
         )
-        var claimed: [(String, String, String, Int64, Int)] = []
-        for try await row in rows.decode((String, String, String, Int64, Int).self) { claimed.append(row) }
+        var claimed: [Message] = []
+        for try await (key, path, payload, revision, attempts) in rows.decode((String, String, String, Int64, Int).self) {
+            claimed.append(Message(key: key, path: path, payload: payload, revision: revision, attempts: attempts))
+        }
+        // Several at a time: each message is independent (one key each), and the receiver is idempotent.
         var delivered = 0
-        for (key, path, payload, revision, attempts) in claimed {
-            do {
-                try await destination.send(method: .PUT, path: path, body: Data(payload.utf8), logger: logger)
-                try await client.query("DELETE FROM outbox WHERE key = \(key) AND revision = \(revision)", logger: logger)
-                delivered += 1
-            } catch {
-                let backoff = min(60.0, pow(2.0, Double(attempts)) * 0.5)
-                logger.debug("Outbox message not delivered", metadata: ["outbox.key": "\(key)", "error": "\(String(reflecting: error))"])
-                try await client.query(
-                    """
-                    UPDATE outbox SET attempts = attempts + 1, next_attempt_at = now() + make_interval(secs => \(backoff))
-                    WHERE key = \(key) AND revision = \(revision)
-                    """,
-                    logger: logger
-                )
+        for start in stride(from: 0, to: claimed.count, by: Self.parallelism) {
+            let batch = claimed[start..<min(start + Self.parallelism, claimed.count)]
+            delivered += try await withThrowingTaskGroup(of: Bool.self) { group in
+                for message in batch { group.addTask { try await deliver(message) } }
+                return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
             }
         }
         return delivered
+    }
+
+    /// Messages delivered at once.
+    static let parallelism = 8
+
+    struct Message: Sendable {
+        var key: String
+        var path: String
+        var payload: String
+        var revision: Int64
+        var attempts: Int
+    }
+
+    /// Sends one message; on success deletes it unless it was replaced meanwhile, otherwise schedules a retry with back-off.
+    private func deliver(_ message: Message) async throws -> Bool {
+        do {
+            try await destination.send(method: .PUT, path: message.path, body: Data(message.payload.utf8), logger: logger)
+            try await client.query("DELETE FROM outbox WHERE key = \(message.key) AND revision = \(message.revision)", logger: logger)
+            return true
+        } catch {
+            let backoff = min(60.0, pow(2.0, Double(message.attempts)) * 0.5)
+            logger.debug("Outbox message not delivered", metadata: ["outbox.key": "\(message.key)", "error": "\(String(reflecting: error))"])
+            try await client.query(
+                """
+                UPDATE outbox SET attempts = attempts + 1, next_attempt_at = now() + make_interval(secs => \(backoff))
+                WHERE key = \(message.key) AND revision = \(message.revision)
+                """,
+                logger: logger
+            )
+            return false
+        }
     }
 }

@@ -39,9 +39,11 @@ int bm_thumbnail(const void *data, size_t length, int max_height, long long max_
     // The header only: refuse huge images before any pixel is decoded.
     VipsImage *header = vips_image_new_from_buffer(data, length, "", "access", VIPS_ACCESS_SEQUENTIAL, NULL);
     if (header == NULL) return fail(error, error_size, "unreadable image");
-    long long pixels = (long long)vips_image_get_width(header) * (long long)vips_image_get_height(header);
+    int height = vips_image_get_height(header);
+    long long pixels = (long long)vips_image_get_width(header) * (long long)height;
     int has_alpha = vips_image_hasalpha(header);
     g_object_unref(header);
+    if (height <= max_height) return 1;
     if (pixels > max_pixels) {
         snprintf(error, error_size, "image of %lld pixels is larger than the limit of %lld", pixels, max_pixels);
         return -1;

@@ -16,8 +16,8 @@ struct CoverThumbnail: Sendable {
     }
 
     /// Scales `image` (any format libvips reads safely: JPEG, PNG, GIF, WebP, SVG is refused as untrusted) down.
-    /// PNG when the image has transparency, JPEG otherwise.
-    static func make(from image: Data) throws(Failure) -> CoverThumbnail {
+    /// PNG when the image has transparency, JPEG otherwise; nil when the image is no higher than `maxHeight` already.
+    static func make(from image: Data) throws(Failure) -> CoverThumbnail? {
         var output: UnsafeMutableRawPointer?
         var length = 0
         var format = BM_THUMBNAIL_JPEG
@@ -25,6 +25,7 @@ struct CoverThumbnail: Sendable {
         let status = image.withUnsafeBytes { bytes in
             bm_thumbnail(bytes.baseAddress, bytes.count, Int32(maxHeight), maxPixels, &output, &length, &format, &message, message.count)
         }
+        if status == 1 { return nil }
         guard status == 0, let output else {
             throw .unreadable(String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
         }

@@ -47,7 +47,11 @@ struct Ingester: Sendable {
         var parsed = try parser.parse()
         var thumbnail: CoverThumbnail?
         if let cover = parsed.cover {
-            do { thumbnail = try CoverThumbnail.make(from: cover.data) } catch { parsed.warnings.append("no thumbnail of the cover: \(error)") }
+            do {
+                thumbnail = try CoverThumbnail.make(from: cover.data) ?? CoverThumbnail(data: cover.data, type: cover.type)
+            } catch {
+                parsed.warnings.append("no thumbnail of the cover: \(error)")
+            }
         }
         let size = (try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int) ?? 0
 

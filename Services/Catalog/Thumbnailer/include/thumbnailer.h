@@ -12,6 +12,7 @@ typedef enum {
 
 /// Scales the encoded image in `data` down to at most `max_height` pixels high (never up), keeping its aspect ratio.
 /// Images of more than `max_pixels` pixels are refused before they are decoded (decompression bombs).
+/// Returns 1, and produces nothing, when the image is no higher than `max_height` already (it is its own thumbnail).
 /// On success returns 0 and sets `*out` (free it with `bm_thumbnail_free`), `*out_length` and `*format`
 /// (PNG when the image has transparency, JPEG otherwise). On failure returns -1 and writes a message to `error`.
 int bm_thumbnail(const void *data, size_t length, int max_height, long long max_pixels,
