@@ -59,6 +59,18 @@ import TestSupport
         }
     }
 
+    /// An unknown login is checked against a decoy hash of the configured cost, so it costs what a wrong PIN costs.
+    /// (The times themselves are measured by the benchmark: `make bench`, "One sign-in at a time ... by outcome".)
+    @Test func anUnknownLoginCostsOneBcryptVerificationOfTheConfiguredCost() async throws {
+        for cost in [4, 6] {
+            let hasher = PasswordHasher(cost: cost)
+            #expect(hasher.decoy.hasPrefix("$2b$0\(cost)$"), "\(hasher.decoy)")
+            let real = try await hasher.hash("1234")
+            #expect(real.prefix(7) == hasher.decoy.prefix(7), "the decoy is as expensive as a stored hash")
+            #expect(try await hasher.verify("1234", hash: hasher.decoy) == false)
+        }
+    }
+
     @Test func repeatedFailuresLockTheLoginWhetherOrNotItExists() async throws {
         try await app().test(.router) { client in
             let api = PatronTestClient(client: client)
