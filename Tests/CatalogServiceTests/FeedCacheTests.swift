@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import Testing
 
 @testable import CatalogService
@@ -12,24 +13,24 @@ import Testing
     @Test func concurrentMissesComputeAPageOnceAndEntriesExpire() async throws {
         let cache = FeedCache(lifetime: .milliseconds(300))
         let computations = Counter()
-        let served = try await withThrowingTaskGroup(of: Data.self) { group in
+        let served = try await withThrowingTaskGroup(of: String.self) { group in
             for _ in 0..<20 {
                 group.addTask {
-                    if let hit = cache.get("k") { return hit.body }
+                    if let hit = cache.get("k") { return String(buffer: hit.body) }
                     if await cache.leadOrWait("k") {
                         defer { cache.finished("k") }
                         await computations.increment()
                         try await Task.sleep(for: .milliseconds(50))
-                        cache.put("k", FeedCache.Representation(body: Data("page".utf8), headers: [:]))
-                        return Data("page".utf8)
+                        cache.put("k", FeedCache.Representation(body: ByteBuffer(string: "page"), headers: [:]))
+                        return "page"
                     }
-                    return try #require(cache.get("k")).body
+                    return String(buffer: try #require(cache.get("k")).body)
                 }
             }
             return try await group.reduce(into: []) { $0.append($1) }
         }
         #expect(await computations.value == 1)
-        #expect(served.allSatisfy { $0 == Data("page".utf8) })
+        #expect(served.allSatisfy { $0 == "page" })
         try await Task.sleep(for: .milliseconds(400))
         #expect(cache.get("k") == nil, "expired")
         #expect(await cache.leadOrWait("k"), "after expiry the next request computes again")

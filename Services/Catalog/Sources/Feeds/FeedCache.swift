@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import NIOCore
 import Synchronization
 
 /// Anonymous feed documents kept in memory for a few seconds (`FEED_CACHE_TTL`, default 5 s; 0 turns it off),
@@ -7,9 +8,10 @@ import Synchronization
 /// without a query. Personalised responses are never kept. Each replica has its own; anonymous responses say
 /// `Cache-Control: public, max-age=30` anyway, and this replica's admin changes clear it at once.
 final class FeedCache: Sendable {
-    /// One stored response: the bytes as sent (gzipped or not) and their headers, ETag included.
+    /// One stored response: the bytes as sent (gzipped or not) and their headers, ETag included. The buffer is
+    /// shared by every response that sends it, never copied.
     struct Representation: Sendable {
-        var body: Data
+        var body: ByteBuffer
         var headers: HTTPFields
     }
 

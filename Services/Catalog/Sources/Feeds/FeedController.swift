@@ -267,7 +267,7 @@ struct FeedController: Sendable {
             headers[.contentEncoding] = "gzip"
         }
         headers[.eTag] = "\"\(etag)\""
-        let representation = FeedCache.Representation(body: body, headers: headers)
+        let representation = FeedCache.Representation(body: ByteBuffer(bytes: body), headers: headers)
         if personal.shelf == nil { cache.put(cacheKey(request), representation) }
         return respond(representation, request: request)
     }
@@ -282,7 +282,7 @@ struct FeedController: Sendable {
             headers[.contentType] = nil
             return Response(status: .notModified, headers: headers)
         }
-        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: representation.body)))
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: representation.body))
     }
 
     func availability(_ value: String?) throws -> Bool {
