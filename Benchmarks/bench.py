@@ -128,8 +128,13 @@ class Stack:
     def stop(self):
         for process in self.processes.values():
             process.terminate()
-        for process in self.processes.values():
-            process.wait(timeout=30)
+        for name, process in self.processes.items():
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                log(f"{name} did not exit within 30 s of SIGTERM; killed (see its log in the kept work folder)")
+                process.kill()
+                process.wait()
         subprocess.run([ROOT / "scripts/postgres.sh", "stop", self.work / "pg"], check=False)
 
 

@@ -309,4 +309,37 @@ import TestSupport
             #expect(saved["state"] as? String == "saved" && saved["coverUrl"] == nil && saved["thumbnailUrl"] == nil)
         }
     }
+
+    /// DOWNLOAD QUEUED and DOWNLOADING have no expiry of their own: a download that never ends is recorded as failed
+    /// and the loan expires anyway, so the copy reaches the next patron in line.
+    @Test func aLoanWhoseDownloadNeverFinishedStillExpires() async throws {
+        let (app, url) = try await app(["LOAN_PERIOD": "1s"])
+        try await app.test(.router) { client in
+            let api = PatronTestClient(client: client)
+            let (stuck, queued) = (UUID(), UUID())
+            try await api.license(stuck, copies: 1)
+            try await api.license(queued, copies: 1)
+            let (owner, next) = (try await api.newPatron(), try await api.newPatron())
+            for (book, event) in [(stuck, "download_started"), (queued, "download_queued")] {
+                #expect(try await api.call(.post, "/me/books/\(book)/borrow", patron: owner).status == .created)
+                #expect(try await api.call(.post, "/me/books/\(book)/events", patron: owner, json: #"{"event":"\#(event)"}"#).status == .ok)
+                #expect(try await api.call(.post, "/me/books/\(book)/hold", patron: next).status == .created)
+            }
+            try await Task.sleep(for: .milliseconds(1200))
+            let logger = Logger(label: "test")
+            let postgres = PostgresClient(configuration: try DatabaseURL.configuration(url), backgroundLogger: logger)
+            try await withThrowingDiscardingTaskGroup { group in
+                group.addTask { await postgres.run() }
+                let rules = CirculationRules(loanPeriod: 1, offerPeriod: 3600, publicURL: "")
+                let job = ExpiryJob(client: postgres, circulation: .init(client: postgres, rules: rules), interval: 1, logger: logger)
+                let (first, second) = (try await job.runOnce(), try await job.runOnce())
+                #expect(first == 2 && second == 0, "each loan expires once")
+                for book in [stuck, queued] {
+                    #expect(try await api.call(.get, "/me/books/\(book)", patron: owner).decode(BookStatus.self).state == .loanExpired)
+                    #expect(try await api.call(.get, "/me/books/\(book)", patron: next).decode(BookStatus.self).state == .loanOffered)
+                }
+                group.cancelAll()
+            }
+        }
+    }
 }

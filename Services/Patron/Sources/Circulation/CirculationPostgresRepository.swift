@@ -30,6 +30,19 @@ struct CirculationPostgresRepository: Sendable {
         }
     }
 
+    /// Expires a loan due by `dueBy`. A download still queued or under way when the loan ends (the machine has no expiry
+    /// from those states) is first recorded as failed, then the loan expires: both in one transaction.
+    func expireLoan(patronID: UUID, bookID: UUID, dueBy: Date, logger: Logger) async throws -> Outcome? {
+        try await client.withTransaction(logger: logger) { connection in
+            if let expired = try await apply(.loanExpired, patronID: patronID, bookID: bookID, onlyIfDueBy: dueBy, on: connection, logger: logger) {
+                return expired
+            }
+            guard try await apply(.downloadFailed, patronID: patronID, bookID: bookID, onlyIfDueBy: dueBy, on: connection, logger: logger) != nil
+            else { return nil }
+            return try await apply(.loanExpired, patronID: patronID, bookID: bookID, onlyIfDueBy: dueBy, on: connection, logger: logger)
+        }
+    }
+
     func apply(_ event: BookEvent, patronID: UUID, bookID: UUID, onlyIfDueBy: Date?, on connection: PostgresConnection, logger: Logger) async throws
         -> Outcome?
     {

@@ -41,14 +41,18 @@ struct ExpiryJob: Service {
                 ORDER BY offer_expires_at LIMIT 500)
             UNION ALL
             (SELECT patron_id, book_id, 'loan' FROM patron_books
-                WHERE state IN ('not_downloaded', 'download_failed', 'download_completed', 'opened') AND due_at <= \(now)
+                WHERE state IN ('not_downloaded', 'download_queued', 'downloading', 'download_failed', 'download_completed', 'opened')
+                AND due_at <= \(now)
                 ORDER BY due_at LIMIT 500)
             """, logger: logger)
         var candidates: [(UUID, UUID, String)] = []
         for try await row in due.decode((UUID, UUID, String).self) { candidates.append(row) }
         for (patronID, bookID, kind) in candidates {
-            let event: BookEvent = kind == "offer" ? .offerExpired : .loanExpired
-            if try await circulation.apply(event, patronID: patronID, bookID: bookID, onlyIfDueBy: now, logger: logger) != nil { applied += 1 }
+            let outcome =
+                kind == "offer"
+                ? try await circulation.apply(.offerExpired, patronID: patronID, bookID: bookID, onlyIfDueBy: now, logger: logger)
+                : try await circulation.expireLoan(patronID: patronID, bookID: bookID, dueBy: now, logger: logger)
+            if outcome != nil { applied += 1 }
         }
         try await remind(now: now)
         return applied
