@@ -7,6 +7,8 @@ import Synchronization
 /// so that the most requested pages (root, groups, the first page of each lane, popular searches) are served
 /// without a query. Personalised responses are never kept. Each replica has its own; anonymous responses say
 /// `Cache-Control: public, max-age=30` anyway, and this replica's admin changes clear it at once.
+/// For one more lifetime after it expires an entry is kept as *stale*: while one request recomputes the page,
+/// the others are answered with the previous copy instead of waiting (stale-while-revalidate).
 final class FeedCache: Sendable {
     /// One stored response: the bytes as sent (gzipped or not) and their headers, ETag included. The buffer is
     /// shared by every response that sends it, never copied.
@@ -20,28 +22,38 @@ final class FeedCache: Sendable {
     private let inFlight = Mutex<[String: [CheckedContinuation<Void, Never>]]>([:])
     private let lifetime: Duration
     private let capacity: Int
+    private let now: @Sendable () -> ContinuousClock.Instant
 
-    init(lifetime: Duration, capacity: Int = 2_000) {
+    /// `now` is the clock (tests move it by hand).
+    init(lifetime: Duration, capacity: Int = 2_000, now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }) {
         self.lifetime = lifetime
         self.capacity = capacity
+        self.now = now
     }
 
-    func get(_ key: String) -> Representation? {
+    /// The entry for `key` if it has not expired.
+    func get(_ key: String) -> Representation? { lookup(key, fresh: true) }
+
+    /// The entry for `key` if it expired less than a lifetime ago.
+    func stale(_ key: String) -> Representation? { lookup(key, fresh: false) }
+
+    private func lookup(_ key: String, fresh: Bool) -> Representation? {
         guard lifetime > .zero else { return nil }
-        let now = ContinuousClock.now
+        let now = now()
         return entries.withLock { entries in
             guard let entry = entries[key] else { return nil }
-            guard entry.expires > now else {
+            if entry.expires > now { return fresh ? entry.representation : nil }
+            guard entry.expires + lifetime > now else {
                 entries[key] = nil
                 return nil
             }
-            return entry.representation
+            return fresh ? nil : entry.representation
         }
     }
 
     func put(_ key: String, _ representation: Representation) {
         guard lifetime > .zero else { return }
-        let expires = ContinuousClock.now + lifetime
+        let expires = now() + lifetime
         entries.withLock { entries in
             // A full cache starts over: simpler than LRU, and a few seconds refill the hot pages.
             if entries.count >= capacity { entries.removeAll(keepingCapacity: true) }
@@ -55,13 +67,7 @@ final class FeedCache: Sendable {
     /// until the request computing it has finished and returns false, so that a page that expires under load
     /// is computed once, not by every request that arrives meanwhile.
     func leadOrWait(_ key: String) async -> Bool {
-        guard lifetime > .zero else { return true }
-        let leads = inFlight.withLock { inFlight in
-            guard inFlight[key] == nil else { return false }
-            inFlight[key] = []
-            return true
-        }
-        guard !leads else { return true }
+        guard !tryLead(key) else { return true }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let waiting = inFlight.withLock { inFlight in
                 guard inFlight[key] != nil else { return false }
@@ -71,6 +77,16 @@ final class FeedCache: Sendable {
             if !waiting { continuation.resume() }
         }
         return false
+    }
+
+    /// True when nobody computes `key` now: the caller does (and then calls `finished`). Never waits.
+    func tryLead(_ key: String) -> Bool {
+        guard lifetime > .zero else { return true }
+        return inFlight.withLock { inFlight in
+            guard inFlight[key] == nil else { return false }
+            inFlight[key] = []
+            return true
+        }
     }
 
     /// Ends the computation of `key` that `leadOrWait` granted, releasing the requests waiting for it.

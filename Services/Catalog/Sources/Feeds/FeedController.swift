@@ -32,7 +32,8 @@ struct FeedController: Sendable {
     }
 
     /// Answers an anonymous request from the feed cache when it can, otherwise runs `handler` (which stores
-    /// anonymous results through `cacheable`); concurrent misses of one page wait for the first to compute it.
+    /// anonymous results through `cacheable`). Concurrent misses of one page wait for the first to compute it,
+    /// unless a copy that has just expired exists: that one answers them while the first recomputes.
     func cached(
         _ handler: @escaping @Sendable (Request, BasicRequestContext) async throws -> Response
     ) -> @Sendable (Request, BasicRequestContext) async throws -> Response {
@@ -40,6 +41,11 @@ struct FeedController: Sendable {
             guard Caller(request: request, token: token).patronID == nil else { return try await handler(request, context) }
             let key = cacheKey(request)
             if let hit = cache.get(key) { return respond(hit, request: request) }
+            if let stale = cache.stale(key) {
+                guard cache.tryLead(key) else { return respond(stale, request: request) }
+                defer { cache.finished(key) }
+                return try await handler(request, context)
+            }
             if await cache.leadOrWait(key) {
                 defer { cache.finished(key) }
                 return try await handler(request, context)
