@@ -76,16 +76,17 @@ struct BooksController: Sendable {
         let handle = try FileHandle(forReadingFrom: url)
         try handle.seek(toOffset: UInt64(range.lowerBound))
         let length = range.count
-        let stream = AsyncStream<ByteBuffer> { continuation in
+        // Chunk by chunk as the client takes them: at most one chunk of a download is in memory.
+        let body = ResponseBody(contentLength: length) { writer in
+            defer { try? handle.close() }
             var remaining = length
-            while remaining > 0, let chunk = try? handle.read(upToCount: min(remaining, 256 << 10)), !chunk.isEmpty {
+            while remaining > 0, let chunk = try handle.read(upToCount: min(remaining, 256 << 10)), !chunk.isEmpty {
                 remaining -= chunk.count
-                continuation.yield(ByteBuffer(bytes: chunk))
+                try await writer.write(ByteBuffer(bytes: chunk))
             }
-            try? handle.close()
-            continuation.finish()
+            try await writer.finish(nil)
         }
-        return Response(status: status, headers: headers, body: ResponseBody(asyncSequence: stream))
+        return Response(status: status, headers: headers, body: body)
     }
 
     /// `bytes=a-b`, `bytes=a-` or `bytes=-n` within `size`.
