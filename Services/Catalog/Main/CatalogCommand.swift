@@ -13,8 +13,9 @@ struct CatalogCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Run the HTTP service (configuration from the environment).")
 
         func run() async throws {
-            let app = try await buildCatalogApplication(config: ServiceConfig())
-            try await app.runService()
+            let config = ServiceConfig()
+            let app = try await buildCatalogApplication(config: config)
+            try await app.runUntilTerminated(config: config)
         }
     }
 

@@ -1,5 +1,6 @@
 import GatewayService
 import ServiceSupport
 
-let app = try await buildGatewayApplication(config: ServiceConfig())
-try await app.runService()
+let config = ServiceConfig()
+let app = try await buildGatewayApplication(config: config)
+try await app.runUntilTerminated(config: config)

@@ -1,5 +1,6 @@
 import PatronService
 import ServiceSupport
 
-let app = try await buildPatronApplication(config: ServiceConfig())
-try await app.runService()
+let config = ServiceConfig()
+let app = try await buildPatronApplication(config: config)
+try await app.runUntilTerminated(config: config)
