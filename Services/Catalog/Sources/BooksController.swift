@@ -27,16 +27,9 @@ struct BooksController: Sendable {
     func cover(request: Request, context: BasicRequestContext) async throws -> Response {
         let id = try context.uuid("id")
         let thumbnail = request.uri.queryParameters.get("size") == "thumbnail"
-        let rows = try await books.client.query(
-            """
-            SELECT cover_sha256, cover_type, thumbnail_sha256, thumbnail_type FROM books
-            WHERE id = \(id) AND withdrawn_at IS NULL AND cover_sha256 IS NOT NULL
-            """, logger: context.logger)
-        var image: (hash: String, type: String?)?
-        for try await (coverHash, coverType, thumbnailHash, thumbnailType) in rows.decode((String, String?, String?, String?).self) {
-            if thumbnail, let thumbnailHash { image = (thumbnailHash, thumbnailType) } else { image = (coverHash, coverType) }
+        guard let image = try await books.coverImage(of: id, thumbnail: thumbnail, logger: context.logger) else {
+            throw Problem.notFound("No cover for book \(id)")
         }
-        guard let image else { throw Problem.notFound("No cover for book \(id)") }
         if request.headers[.ifNoneMatch] == "\"\(image.hash)\"" { return Response(status: .notModified, headers: [.eTag: "\"\(image.hash)\""]) }
         let data = try Data(contentsOf: blobs.url(for: image.hash))
         return Response(

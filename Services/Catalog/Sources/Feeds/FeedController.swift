@@ -41,16 +41,13 @@ struct FeedController: Sendable {
             guard Caller(request: request, token: token).patronID == nil else { return try await handler(request, context) }
             let key = cacheKey(request)
             if let hit = cache.get(key) { return respond(hit, request: request) }
-            if let stale = cache.stale(key) {
-                guard cache.tryLead(key) else { return respond(stale, request: request) }
+            let stale = cache.stale(key)
+            let leads = stale == nil ? await cache.leadOrWait(key) : cache.tryLead(key)
+            if leads {
                 defer { cache.finished(key) }
                 return try await handler(request, context)
             }
-            if await cache.leadOrWait(key) {
-                defer { cache.finished(key) }
-                return try await handler(request, context)
-            }
-            if let hit = cache.get(key) { return respond(hit, request: request) }
+            if let copy = stale ?? cache.get(key) { return respond(copy, request: request) }
             return try await handler(request, context)
         }
     }

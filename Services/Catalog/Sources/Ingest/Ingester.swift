@@ -47,8 +47,9 @@ struct Ingester: Sendable {
         var parsed = try parser.parse()
         var thumbnail: CoverThumbnail?
         if let cover = parsed.cover {
+            // nil for a cover that is small already: `/cover?size=thumbnail` then serves the cover itself.
             do {
-                thumbnail = try CoverThumbnail.make(from: cover.data) ?? CoverThumbnail(data: cover.data, type: cover.type)
+                thumbnail = try CoverThumbnail.make(from: cover.data)
             } catch {
                 parsed.warnings.append("no thumbnail of the cover: \(error)")
             }

@@ -78,6 +78,20 @@ struct BookPostgresRepository: Sendable {
         return book
     }
 
+    /// The blob and media type of an available book's cover, or of its thumbnail when it has one of its own.
+    func coverImage(of id: UUID, thumbnail: Bool, logger: Logger) async throws -> (hash: String, type: String?)? {
+        let rows = try await client.query(
+            """
+            SELECT cover_sha256, cover_type, thumbnail_sha256, thumbnail_type FROM books
+            WHERE id = \(id) AND withdrawn_at IS NULL AND cover_sha256 IS NOT NULL
+            """, logger: logger)
+        for try await (coverHash, coverType, thumbnailHash, thumbnailType) in rows.decode((String, String?, String?, String?).self) {
+            if thumbnail, let thumbnailHash { return (thumbnailHash, thumbnailType) }
+            return (coverHash, coverType)
+        }
+        return nil
+    }
+
     func detail(epubSHA256: String, logger: Logger) async throws -> BookDetail? {
         let rows = try await client.query("SELECT id FROM books WHERE epub_sha256 = \(epubSHA256)", logger: logger)
         for try await id in rows.decode(UUID.self) { return try await detail(id: id, logger: logger) }

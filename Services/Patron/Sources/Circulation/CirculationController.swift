@@ -57,10 +57,7 @@ struct CirculationController: Sendable {
     func perform(_ event: BookEvent, request: Request, context: BasicRequestContext) async throws -> Response {
         let patronID = try await guardian.require(request, logger: context.logger)
         let bookID = try context.uuid("id")
-        // nil only for a deadline-guarded expiry (`onlyIfDueBy`), which these requests never set.
-        guard let outcome = try await circulation.apply(event, patronID: patronID, bookID: bookID, logger: context.logger) else {
-            throw Problem.conflict("changed-meanwhile", "The book changed meanwhile; try again")
-        }
+        let outcome = try await circulation.apply(event, patronID: patronID, bookID: bookID, logger: context.logger)
         let creates = event == .borrow || event == .hold
         return try JSONMessages.response(outcome.status, status: creates && outcome.changed ? .created : .ok)
     }
@@ -82,10 +79,7 @@ struct CirculationController: Sendable {
         let bookID = try context.uuid("id")
         let name = try await JSONMessages.decode(EventRequest.self, from: request).event
         guard let event = BookEvent(rawValue: name), BookEvent.clientReported.contains(event) else { throw CirculationError.notClientEvent(name) }
-        // nil only for a deadline-guarded expiry (`onlyIfDueBy`), which these requests never set.
-        guard let outcome = try await circulation.apply(event, patronID: patronID, bookID: bookID, logger: context.logger) else {
-            throw Problem.conflict("changed-meanwhile", "The book changed meanwhile; try again")
-        }
+        let outcome = try await circulation.apply(event, patronID: patronID, bookID: bookID, logger: context.logger)
         return try JSONMessages.response(outcome.status)
     }
 

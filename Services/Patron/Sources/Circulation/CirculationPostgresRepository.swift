@@ -21,39 +21,54 @@ struct CirculationPostgresRepository: Sendable {
         var changed: Bool
     }
 
-    /// Applies `event` to the patron's book. `onlyIfDueBy` makes expiry events conditional on the deadline having
-    /// passed (returns nil, changing nothing, when it has not or the state moved on).
+    /// Applies `event` to the patron's book in a transaction of its own.
     @discardableResult
-    func apply(_ event: BookEvent, patronID: UUID, bookID: UUID, onlyIfDueBy: Date? = nil, logger: Logger) async throws -> Outcome? {
+    func apply(_ event: BookEvent, patronID: UUID, bookID: UUID, logger: Logger) async throws -> Outcome {
         try await client.withTransaction(logger: logger) { connection in
-            try await apply(event, patronID: patronID, bookID: bookID, onlyIfDueBy: onlyIfDueBy, on: connection, logger: logger)
+            try await apply(event, patronID: patronID, bookID: bookID, on: connection, logger: logger)
         }
     }
 
-    /// Expires a loan due by `dueBy`. A download still queued or under way when the loan ends (the machine has no expiry
-    /// from those states) is first recorded as failed, then the loan expires: both in one transaction.
+    /// Expires an offer (`offerExpired`) whose deadline has passed by `dueBy`; nil, changing nothing, when it has not
+    /// or the state moved on (another replica was first).
+    func expireOffer(patronID: UUID, bookID: UUID, dueBy: Date, logger: Logger) async throws -> Outcome? {
+        try await client.withTransaction(logger: logger) { connection in
+            try await applyIfDue(.offerExpired, patronID: patronID, bookID: bookID, dueBy: dueBy, on: connection, logger: logger)
+        }
+    }
+
+    /// Expires a loan due by `dueBy`, as `expireOffer` does. A download still queued or under way when the loan ends
+    /// (the machine has no expiry from those states) is first recorded as failed, then the loan expires: both in one
+    /// transaction.
     func expireLoan(patronID: UUID, bookID: UUID, dueBy: Date, logger: Logger) async throws -> Outcome? {
         try await client.withTransaction(logger: logger) { connection in
-            if let expired = try await apply(.loanExpired, patronID: patronID, bookID: bookID, onlyIfDueBy: dueBy, on: connection, logger: logger) {
+            if let expired = try await applyIfDue(.loanExpired, patronID: patronID, bookID: bookID, dueBy: dueBy, on: connection, logger: logger) {
                 return expired
             }
-            guard try await apply(.downloadFailed, patronID: patronID, bookID: bookID, onlyIfDueBy: dueBy, on: connection, logger: logger) != nil
+            guard try await applyIfDue(.downloadFailed, patronID: patronID, bookID: bookID, dueBy: dueBy, on: connection, logger: logger) != nil
             else { return nil }
-            return try await apply(.loanExpired, patronID: patronID, bookID: bookID, onlyIfDueBy: dueBy, on: connection, logger: logger)
+            return try await apply(.loanExpired, patronID: patronID, bookID: bookID, on: connection, logger: logger)
         }
     }
 
-    func apply(_ event: BookEvent, patronID: UUID, bookID: UUID, onlyIfDueBy: Date?, on connection: PostgresConnection, logger: Logger) async throws
-        -> Outcome?
+    /// `event` only if the row's deadline (the offer's for `offerExpired`, the loan's otherwise) has passed by `dueBy`
+    /// and the state allows it; nil otherwise. Locks in the same order as `apply`: licence, then row.
+    private func applyIfDue(_ event: BookEvent, patronID: UUID, bookID: UUID, dueBy: Date, on connection: PostgresConnection, logger: Logger)
+        async throws -> Outcome?
     {
+        guard try await lockLicense(bookID, on: connection, logger: logger) != nil,
+            let current = try await lockRow(patronID: patronID, bookID: bookID, on: connection, logger: logger),
+            let due = event == .offerExpired ? current.offerExpiresAt : current.dueAt, due <= dueBy,
+            (try? BookMachine.next(from: current.state, on: event)) != nil
+        else { return nil }
+        return try await apply(event, patronID: patronID, bookID: bookID, on: connection, logger: logger)
+    }
+
+    func apply(_ event: BookEvent, patronID: UUID, bookID: UUID, on connection: PostgresConnection, logger: Logger) async throws -> Outcome {
         guard let license = try await lockLicense(bookID, on: connection, logger: logger) else { throw CirculationError.unknownBook(bookID) }
         let current = try await lockRow(patronID: patronID, bookID: bookID, on: connection, logger: logger)
         let state = current?.state ?? .none
 
-        if let deadline = onlyIfDueBy {
-            let due = event == .offerExpired ? current?.offerExpiresAt : current?.dueAt
-            guard let due, due <= deadline, (try? BookMachine.next(from: state, on: event)) != nil else { return nil }
-        }
         if (event == .borrow && state.isOnLoan) || (event == .save && state == .saved) || (event == .unsave && state == .none) {
             return Outcome(status: try await status(patronID: patronID, bookID: bookID, on: connection, logger: logger), changed: false)
         }

@@ -6,7 +6,7 @@ import Shared
 
 /// Expires loans and loan offers whose time has passed and records reminders, every `interval`.
 ///
-/// Safe with several replicas: each expiry re-checks its row under the licence lock (`apply(onlyIfDueBy:)`), so a
+/// Safe with several replicas: each expiry re-checks its row under the licence lock (`expireOffer`, `expireLoan`), so a
 /// row that another replica expired first is skipped, and reminders are de-duplicated by a unique key.
 struct ExpiryJob: Service {
     let client: PostgresClient
@@ -50,7 +50,7 @@ struct ExpiryJob: Service {
         for (patronID, bookID, kind) in candidates {
             let outcome =
                 kind == "offer"
-                ? try await circulation.apply(.offerExpired, patronID: patronID, bookID: bookID, onlyIfDueBy: now, logger: logger)
+                ? try await circulation.expireOffer(patronID: patronID, bookID: bookID, dueBy: now, logger: logger)
                 : try await circulation.expireLoan(patronID: patronID, bookID: bookID, dueBy: now, logger: logger)
             if outcome != nil { applied += 1 }
         }

@@ -90,6 +90,6 @@ struct InternalController: Sendable {
         let event = try await JSONMessages.decode(ReportedEvent.self, from: request).event
         guard BookEvent.clientReported.contains(event) else { throw CirculationError.notClientEvent(event.rawValue) }
         let outcome = try await circulation.apply(event, patronID: try context.uuid("patron"), bookID: try context.uuid("id"), logger: context.logger)
-        return try JSONMessages.response(outcome!.status)
+        return try JSONMessages.response(outcome.status)
     }
 }

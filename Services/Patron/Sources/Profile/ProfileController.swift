@@ -86,7 +86,7 @@ struct ProfileController: Sendable {
                     state.isOnLoan ? (BookMachine.allowedEvents(from: state).contains(.returnLoan) ? .returnLoan : nil)
                     : state == .waitingForLoan ? .cancelHold : state == .loanOffered ? .decline : nil
                 if let event {
-                    _ = try await circulation.apply(event, patronID: patronID, bookID: bookID, onlyIfDueBy: nil, on: connection, logger: logger)
+                    _ = try await circulation.apply(event, patronID: patronID, bookID: bookID, on: connection, logger: logger)
                 }
             }
             // Loans in a download state cannot be returned by the machine; they free their copy here all the same.
