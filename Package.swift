@@ -156,7 +156,17 @@ let package = Package(
             path: "Tests/TestSupport",
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "SharedTests", dependencies: ["Shared"], path: "Tests/SharedTests", swiftSettings: swiftSettings),
+        .testTarget(
+            name: "SharedTests",
+            dependencies: [
+                "Shared", "ServiceSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            path: "Tests/SharedTests",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "CatalogServiceTests",
             dependencies: [

@@ -33,7 +33,7 @@ struct CatalogParts: Sendable {
 public func buildCatalogApplication(config: ServiceConfig) async throws -> some ApplicationProtocol {
     let parts = try CatalogParts(config: config)
     let router = ServiceRouter.make(readiness: HealthRoutes<BasicRequestContext>.database(parts.postgres))
-    let feedCache = FeedCache(lifetime: .seconds(parts.settings.feedCacheLifetime))
+    let feedCache = ResponseCache(name: "feed", lifetime: .seconds(parts.settings.feedCacheLifetime), capacityBytes: 64 << 20)
     AdminController(
         ingester: parts.ingester, adminToken: ServiceToken(parts.settings.adminToken), maxIngestBytes: parts.settings.maxIngestBytes,
         feedCache: feedCache

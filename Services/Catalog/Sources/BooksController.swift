@@ -30,7 +30,7 @@ struct BooksController: Sendable {
         guard let image = try await books.coverImage(of: id, thumbnail: thumbnail, logger: context.logger) else {
             throw Problem.notFound("No cover for book \(id)")
         }
-        if request.headers[.ifNoneMatch] == "\"\(image.hash)\"" { return Response(status: .notModified, headers: [.eTag: "\"\(image.hash)\""]) }
+        if request.headers.ifNoneMatch(matches: "\"\(image.hash)\"") { return Response(status: .notModified, headers: [.eTag: "\"\(image.hash)\""]) }
         let data = try Data(contentsOf: blobs.url(for: image.hash))
         return Response(
             status: .ok, headers: [.contentType: image.type ?? "image/jpeg", .eTag: "\"\(image.hash)\"", .cacheControl: "public, max-age=86400"],

@@ -82,7 +82,7 @@ struct PublicationController: Sendable {
             throw Problem.notFound("The resource '\(path.prefix(200))' is listed by the book but missing from its file")
         }
         let etag = "\"\(book.epubSha256.prefix(32))-\(String(entry.checksum, radix: 16))\""
-        if request.headers[.ifNoneMatch] == etag { return Response(status: .notModified, headers: [.eTag: etag]) }
+        if request.headers.ifNoneMatch(matches: etag) { return Response(status: .notModified, headers: [.eTag: etag]) }
         return Response(
             status: .ok,
             headers: [

@@ -12,7 +12,8 @@ import Shared
 ///
 /// Client-sent internal headers are dropped, the patron id, client address, request id and service token are
 /// set, `/internal/*` is never reachable, bodies are capped, idempotent requests are retried on the next replica
-/// when a connection fails, and upstream failures become 502/503/504 problem documents.
+/// when a connection fails, and upstream failures become 502/503/504 problem documents. Catalog's anonymous public
+/// responses are answered from the edge cache (`EdgeCachePolicy`) while they may be.
 struct ProxyMiddleware: RouterMiddleware {
     typealias Context = GatewayContext
 
@@ -23,6 +24,7 @@ struct ProxyMiddleware: RouterMiddleware {
     let httpClient: HTTPClient
     let settings: GatewaySettings
     let authDocument: AuthDocumentCache
+    let edgeCache: ResponseCache
 
     func route(_ path: String) -> Upstream? {
         if path == "/feedback" || path.hasPrefix("/auth/") || path == "/me" || path.hasPrefix("/me/") || path.hasPrefix("/admin/feedback") {
@@ -50,7 +52,21 @@ struct ProxyMiddleware: RouterMiddleware {
             }
         }
 
-        let limit = path == "/admin/books" ? settings.maxIngestBytes : settings.maxBodyBytes
+        if upstream === catalog, patronID == nil, edgeCache.isEnabled, let cacheKey = EdgeCachePolicy.key(for: request) {
+            return try await edgeCache.respond(to: request, key: cacheKey) {
+                try await send(request, to: upstream, patronID: patronID, keepAuthorization: carriesOwnCredentials, cacheKey: cacheKey, context: context)
+            }
+        }
+        let response = try await send(request, to: upstream, patronID: patronID, keepAuthorization: carriesOwnCredentials, cacheKey: nil, context: context)
+        if upstream === catalog, ![.get, .head, .options].contains(request.method), response.status.code < 400 { edgeCache.clear() }
+        return response
+    }
+
+    /// Reads the body (within the route's limit) and forwards the request with the gateway's headers.
+    func send(
+        _ request: Request, to upstream: Upstream, patronID: UUID?, keepAuthorization: Bool, cacheKey: String?, context: Context
+    ) async throws -> Response {
+        let limit = request.uri.path == "/admin/books" ? settings.maxIngestBytes : settings.maxBodyBytes
         if let length = request.headers[.contentLength].flatMap(Int.init), length > limit {
             throw Problem.tooLarge("The body must not exceed \(limit) bytes")
         }
@@ -58,15 +74,15 @@ struct ProxyMiddleware: RouterMiddleware {
         do { body = try await request.body.collect(upTo: limit) } catch { throw Problem.tooLarge("The body must not exceed \(limit) bytes") }
 
         var headers = HTTPHeaders()
-        for field in request.headers where Self.forwards(field.name, keepAuthorization: carriesOwnCredentials) {
+        // What the cache keeps must be a whole 200, not a 304 that only this client could use.
+        for field in request.headers where Self.forwards(field.name, keepAuthorization: keepAuthorization) && (cacheKey == nil || field.name != .ifNoneMatch) {
             headers.add(name: field.name.rawName, value: field.value)
         }
         headers.add(name: InternalHeader.serviceToken, value: token.value)
         headers.add(name: InternalHeader.requestID, value: RequestID.current ?? UUID().uuidString.lowercased())
         if let patronID { headers.add(name: InternalHeader.patronID, value: patronID.uuidString.lowercased()) }
         if let address = context.clientAddress { headers.add(name: InternalHeader.clientAddress, value: address) }
-
-        return try await forward(request, headers: headers, body: body, to: upstream, logger: context.logger)
+        return try await forward(request, headers: headers, body: body, to: upstream, cacheKey: cacheKey, logger: context.logger)
     }
 
     static let hopByHop: Set<String> = ["connection", "keep-alive", "proxy-connection", "transfer-encoding", "te", "upgrade", "trailer", "host",
@@ -83,7 +99,11 @@ struct ProxyMiddleware: RouterMiddleware {
         return lower != "authorization" || keepAuthorization
     }
 
-    func forward(_ request: Request, headers: HTTPHeaders, body: ByteBuffer, to upstream: Upstream, logger: Logger) async throws -> Response {
+    /// Sends the request to a replica of `upstream` and streams its answer back; with a `cacheKey`, an answer the
+    /// edge cache may keep is read whole and stored.
+    func forward(
+        _ request: Request, headers: HTTPHeaders, body: ByteBuffer, to upstream: Upstream, cacheKey: String?, logger: Logger
+    ) async throws -> Response {
         let candidates = upstream.candidates()
         guard !candidates.isEmpty else {
             return Problem(
@@ -104,6 +124,12 @@ struct ProxyMiddleware: RouterMiddleware {
                 var fields = HTTPFields()
                 for header in response.headers where !Self.hopByHop.contains(header.name.lowercased()) || header.name.lowercased() == "content-length" {
                     if let name = HTTPField.Name(header.name) { fields.append(HTTPField(name: name, value: header.value)) }
+                }
+                if let cacheKey, response.status == .ok, let lifetime = EdgeCachePolicy.lifetime(of: fields) {
+                    fields[.requestID] = nil
+                    let stored = StoredResponse(body: try await response.body.collect(upTo: EdgeCachePolicy.maxEntryBytes), headers: fields)
+                    edgeCache.put(cacheKey, stored, lifetime: lifetime)
+                    return stored.response(to: request)
                 }
                 return Response(
                     status: .init(code: Int(response.status.code), reasonPhrase: response.status.reasonPhrase), headers: fields,

@@ -20,7 +20,7 @@ struct FeedController: Sendable {
     let patron: InternalClient
     let token: ServiceToken
     let publicURL: String
-    let cache: FeedCache
+    let cache: ResponseCache
 
     func add(to router: Router<BasicRequestContext>) {
         router.get("/opds", use: cached(root))
@@ -31,24 +31,15 @@ struct FeedController: Sendable {
         router.get("/opds/shelf", use: shelf)
     }
 
-    /// Answers an anonymous request from the feed cache when it can, otherwise runs `handler` (which stores
-    /// anonymous results through `cacheable`). Concurrent misses of one page wait for the first to compute it,
-    /// unless a copy that has just expired exists: that one answers them while the first recomputes.
+    /// Answers an anonymous request from the feed cache (`FEED_CACHE_TTL`, stale for as long again) when it can,
+    /// otherwise runs `handler`, which stores anonymous results through `cacheable`. Personalised responses are
+    /// never kept; this replica's admin changes clear the cache.
     func cached(
         _ handler: @escaping @Sendable (Request, BasicRequestContext) async throws -> Response
     ) -> @Sendable (Request, BasicRequestContext) async throws -> Response {
         { request, context in
             guard Caller(request: request, token: token).patronID == nil else { return try await handler(request, context) }
-            let key = cacheKey(request)
-            if let hit = cache.get(key) { return respond(hit, request: request) }
-            let stale = cache.stale(key)
-            let leads = stale == nil ? await cache.leadOrWait(key) : cache.tryLead(key)
-            if leads {
-                defer { cache.finished(key) }
-                return try await handler(request, context)
-            }
-            if let copy = stale ?? cache.get(key) { return respond(copy, request: request) }
-            return try await handler(request, context)
+            return try await cache.respond(to: request, key: cacheKey(request)) { try await handler(request, context) }
         }
     }
 
@@ -270,22 +261,9 @@ struct FeedController: Sendable {
             headers[.contentEncoding] = "gzip"
         }
         headers[.eTag] = "\"\(etag)\""
-        let representation = FeedCache.Representation(body: ByteBuffer(bytes: body), headers: headers)
+        let representation = StoredResponse(body: ByteBuffer(bytes: body), headers: headers)
         if personal.shelf == nil { cache.put(cacheKey(request), representation) }
-        return respond(representation, request: request)
-    }
-
-    /// 304 when the client holds these bytes (`If-None-Match`), else 200 with them.
-    func respond(_ representation: FeedCache.Representation, request: Request) -> Response {
-        var headers = representation.headers
-        if let match = request.headers[.ifNoneMatch], let etag = headers[.eTag],
-            match.split(separator: ",").contains(where: { [etag, "*"].contains($0.trimmingCharacters(in: .whitespaces)) })
-        {
-            headers[.contentEncoding] = nil
-            headers[.contentType] = nil
-            return Response(status: .notModified, headers: headers)
-        }
-        return Response(status: .ok, headers: headers, body: .init(byteBuffer: representation.body))
+        return representation.response(to: request)
     }
 
     func availability(_ value: String?) throws -> Bool {

@@ -12,7 +12,7 @@ struct AdminController: Sendable {
     let adminToken: ServiceToken
     let maxIngestBytes: Int
     /// Cleared after every change, so that an operator sees the change in the feeds at once.
-    let feedCache: FeedCache
+    let feedCache: ResponseCache
 
     func add(to router: Router<BasicRequestContext>) {
         router.post("/admin/books", use: ingest)

@@ -1,0 +1,151 @@
+import Hummingbird
+import Metrics
+import NIOCore
+import Synchronization
+
+/// Responses kept in memory for a few seconds under a key, by catalog (its anonymous feeds) and by the gateway
+/// (catalog's shareable responses). Each replica has its own.
+///
+/// An entry is fresh for its lifetime (`lifetime` unless `put` says shorter), then *stale* for as long again:
+/// while one request recomputes it, the others are answered with the previous copy instead of waiting
+/// (stale-while-revalidate). Concurrent misses of a key with no copy at all wait for the first to compute it.
+/// Bodies take at most `capacityBytes`; when full, entries past their stale window go first, then those closest to it.
+/// Answers carry `Age` (RFC 9111 §5.1), counted from the upstream's own `Age` when the stored response had one.
+public final class ResponseCache: Sendable {
+    struct Entry {
+        var stored: StoredResponse
+        var born: ContinuousClock.Instant
+        var expires: ContinuousClock.Instant
+        var staleUntil: ContinuousClock.Instant
+    }
+
+    private let lifetime: Duration
+    private let capacityBytes: Int
+    private let now: @Sendable () -> ContinuousClock.Instant
+    private let state = Mutex<(entries: [String: Entry], bytes: Int)>(([:], 0))
+    /// Keys being computed now, with the requests waiting for them.
+    private let inFlight = Mutex<[String: [CheckedContinuation<Void, Never>]]>([:])
+    private let hits: Counter
+    private let staleHits: Counter
+    private let misses: Counter
+
+    /// `name` labels the `response_cache_requests_total` metric; a `lifetime` of zero turns the cache off; `now`
+    /// is the clock (tests move it by hand).
+    public init(
+        name: String, lifetime: Duration, capacityBytes: Int, now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }
+    ) {
+        self.lifetime = capacityBytes > 0 ? lifetime : .zero
+        self.capacityBytes = capacityBytes
+        self.now = now
+        hits = Counter(label: "response_cache_requests_total", dimensions: [("cache", name), ("result", "hit")])
+        staleHits = Counter(label: "response_cache_requests_total", dimensions: [("cache", name), ("result", "stale")])
+        misses = Counter(label: "response_cache_requests_total", dimensions: [("cache", name), ("result", "miss")])
+    }
+
+    public var isEnabled: Bool { lifetime > .zero }
+
+    /// Answers `request` from the entry for `key` when there is one to use, otherwise runs `compute`, which is
+    /// expected to `put` what may be kept. See the type's description for who waits and who gets a stale copy.
+    public func respond(to request: Request, key: String, compute: () async throws -> Response) async throws -> Response {
+        if let hit = get(key) {
+            hits.increment()
+            return hit.response(to: request)
+        }
+        let stale = self.stale(key)
+        let leads = stale == nil ? await leadOrWait(key) : tryLead(key)
+        if leads {
+            misses.increment()
+            defer { finished(key) }
+            return try await compute()
+        }
+        if let copy = stale ?? get(key) {
+            staleHits.increment()
+            return copy.response(to: request)
+        }
+        misses.increment()
+        return try await compute()
+    }
+
+    /// The entry for `key` if it is fresh.
+    public func get(_ key: String) -> StoredResponse? { lookup(key, fresh: true) }
+
+    /// The entry for `key` if it expired less than its lifetime ago.
+    public func stale(_ key: String) -> StoredResponse? { lookup(key, fresh: false) }
+
+    private func lookup(_ key: String, fresh: Bool) -> StoredResponse? {
+        guard isEnabled else { return nil }
+        let now = now()
+        let entry = state.withLock { state -> Entry? in
+            guard let entry = state.entries[key] else { return nil }
+            if entry.expires > now { return fresh ? entry : nil }
+            guard entry.staleUntil > now else {
+                state.entries[key] = nil
+                state.bytes -= entry.stored.body.readableBytes
+                return nil
+            }
+            return fresh ? nil : entry
+        }
+        guard var stored = entry?.stored else { return nil }
+        stored.headers[.age] = "\((now - entry!.born).components.seconds)"
+        return stored
+    }
+
+    /// Keeps `stored` under `key`, fresh for `lifetime` (at most the cache's own) and stale for as long again.
+    public func put(_ key: String, _ stored: StoredResponse, lifetime: Duration? = nil) {
+        let size = stored.body.readableBytes
+        let lifetime = min(lifetime ?? self.lifetime, self.lifetime)
+        guard lifetime > .zero, size <= capacityBytes else { return }
+        let now = now()
+        let age = stored.headers[.age].flatMap(Int64.init) ?? 0
+        let entry = Entry(stored: stored, born: now - .seconds(age), expires: now + lifetime, staleUntil: now + lifetime * 2)
+        state.withLock { state in
+            if let old = state.entries.removeValue(forKey: key) { state.bytes -= old.stored.body.readableBytes }
+            if state.bytes + size > capacityBytes {
+                for (key, entry) in state.entries.sorted(by: { $0.value.staleUntil < $1.value.staleUntil }) {
+                    guard state.bytes + size > capacityBytes || entry.staleUntil <= now else { break }
+                    state.entries[key] = nil
+                    state.bytes -= entry.stored.body.readableBytes
+                }
+            }
+            state.entries[key] = entry
+            state.bytes += size
+        }
+    }
+
+    /// Forgets every entry, stale copies included (after a change that must show at once).
+    public func clear() { state.withLock { $0 = ([:], 0) } }
+
+    /// The bytes of bodies held now.
+    public var bytes: Int { state.withLock { $0.bytes } }
+
+    /// For a missed `key`: true when the caller should compute it (and then call `finished`); otherwise waits
+    /// until the request computing it has finished and returns false.
+    func leadOrWait(_ key: String) async -> Bool {
+        guard !tryLead(key) else { return true }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let waiting = inFlight.withLock { inFlight in
+                guard inFlight[key] != nil else { return false }
+                inFlight[key]!.append(continuation)
+                return true
+            }
+            if !waiting { continuation.resume() }
+        }
+        return false
+    }
+
+    /// True when nobody computes `key` now: the caller does (and then calls `finished`). Never waits.
+    func tryLead(_ key: String) -> Bool {
+        guard isEnabled else { return true }
+        return inFlight.withLock { inFlight in
+            guard inFlight[key] == nil else { return false }
+            inFlight[key] = []
+            return true
+        }
+    }
+
+    /// Ends the computation of `key` that `leadOrWait` or `tryLead` granted, releasing the requests waiting for it.
+    func finished(_ key: String) {
+        let waiting = inFlight.withLock { $0.removeValue(forKey: key) ?? [] }
+        for continuation in waiting { continuation.resume() }
+    }
+}

@@ -1,0 +1,39 @@
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+/// A response kept in memory to be sent again (catalog's feed cache, the gateway's edge cache): the bytes exactly
+/// as first sent, gzipped or not, and their headers, ETag included. The buffer is shared by every response that
+/// sends it, never copied.
+public struct StoredResponse: Sendable {
+    public var body: ByteBuffer
+    public var headers: HTTPFields
+
+    public init(body: ByteBuffer, headers: HTTPFields) {
+        self.body = body
+        self.headers = headers
+    }
+
+    /// 304 (same headers, no body type) when the client already holds these bytes, else 200 with them.
+    public func response(to request: Request) -> Response {
+        if let etag = headers[.eTag], request.headers.ifNoneMatch(matches: etag) {
+            var headers = headers
+            headers[.contentEncoding] = nil
+            headers[.contentType] = nil
+            headers[.contentLength] = nil
+            return Response(status: .notModified, headers: headers)
+        }
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: body))
+    }
+}
+
+extension HTTPFields {
+    /// True when `If-None-Match` lists `etag` (a quoted strong tag) or is `*` (RFC 9110 §13.1.2).
+    public func ifNoneMatch(matches etag: String) -> Bool {
+        guard let header = self[.ifNoneMatch] else { return false }
+        return header.split(separator: ",").contains { candidate in
+            let tag = candidate.trimmingCharacters(in: .whitespaces)
+            return tag == "*" || tag == etag || tag == "W/" + etag
+        }
+    }
+}

@@ -1,0 +1,135 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import ServiceSupport
+import Shared
+import Synchronization
+import Testing
+import TestSupport
+
+@testable import GatewayService
+
+/// The gateway's edge cache (`EdgeCachePolicy` over a `ResponseCache`): what it keeps, for whom, for how long, and when
+/// it lets go.
+@Suite struct EdgeCacheTests {
+    /// How many requests reached the upstream.
+    final class Count: Sendable {
+        private let value = Mutex(0)
+        func next() -> Int { value.withLock { $0 += 1; return $0 } }
+        var total: Int { value.withLock { $0 } }
+    }
+
+    /// A catalog stand-in that counts the requests reaching it. `/opds/public` is shareable (as catalog's anonymous
+    /// feeds are), `/opds/private` is not; `POST /admin/change` answers `status`.
+    func countingUpstream(_ count: Count) -> some ApplicationProtocol {
+        let router = Router()
+        router.get("/opds/public") { request, _ in
+            let served = count.next()
+            let body = "page \(served) for \(request.headers[.accept] ?? "any")"
+            return Response(
+                status: .ok,
+                headers: [
+                    .contentType: "text/plain", .eTag: "\"v\(served)\"", .cacheControl: "public, max-age=30",
+                    .vary: "Accept, Accept-Encoding, Authorization", .requestID: request.headers[.requestID] ?? "",
+                ],
+                body: .init(byteBuffer: ByteBuffer(string: body)))
+        }
+        router.get("/opds/private") { _, _ in
+            _ = count.next()
+            return Response(status: .ok, headers: [.cacheControl: "private, no-cache"], body: .init(byteBuffer: ByteBuffer(string: "mine")))
+        }
+        router.post("/admin/change") { request, _ in
+            Response(status: request.uri.queryParameters.get("fail") == nil ? .ok : .badRequest)
+        }
+        return Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+    }
+
+    func withGateway(_ test: @escaping @Sendable (any TestClientProtocol, Count) async throws -> Void) async throws {
+        let count = Count()
+        try await countingUpstream(count).test(.live) { upstream in
+            let port = try #require(upstream.port)
+            let config = TestConfig.base(["CATALOG_URLS": "http://127.0.0.1:\(port)", "PATRON_URLS": "http://127.0.0.1:1", "GATEWAY_PORT": "0"])
+            try await buildGatewayApplication(config: config).test(.router) { client in try await test(client, count) }
+        }
+    }
+
+    func body(_ client: some TestClientProtocol, _ uri: String, headers: HTTPFields = [:]) async throws -> String {
+        try await client.execute(uri: uri, method: .get, headers: headers) { String(buffer: $0.body) }
+    }
+
+    @Test func anAnonymousPublicPageIsServedOnceByCatalogThenFromTheGateway() async throws {
+        try await withGateway { client, count in
+            // A revalidation that misses fetches the whole page for the cache and answers the client 304.
+            try await client.execute(uri: "/opds/public", method: .get, headers: [.ifNoneMatch: "\"v1\"", .requestID: "first"]) { response in
+                #expect(response.status == .notModified)
+                #expect(response.headers[.requestID] == "first")
+            }
+            try await client.execute(uri: "/opds/public", method: .get, headers: [.requestID: "second"]) { response in
+                #expect(String(buffer: response.body) == "page 1 for any")
+                #expect(response.headers[.eTag] == "\"v1\"")
+                #expect(response.headers[.cacheControl] == "public, max-age=30")
+                #expect(response.headers[.age] == "0")
+                #expect(response.headers[.requestID] == "second", "a stored response never carries another request's id")
+            }
+            try await client.execute(uri: "/opds/public", method: .get, headers: [.ifNoneMatch: "\"v1\""]) { response in
+                #expect(response.status == .notModified)
+                #expect(response.body.readableBytes == 0)
+            }
+            #expect(count.total == 1)
+
+            // Another representation is another entry; the query is part of the key.
+            #expect(try await body(client, "/opds/public", headers: [.accept: "application/opds+json"]) == "page 2 for application/opds+json")
+            #expect(try await body(client, "/opds/public?page=2") == "page 3 for any")
+            #expect(try await body(client, "/opds/public", headers: [.accept: "application/opds+json"]) == "page 2 for application/opds+json")
+            #expect(count.total == 3)
+        }
+    }
+
+    @Test func signedInNoCacheRangeAndPrivateRequestsAlwaysReachCatalog() async throws {
+        try await withGateway { client, count in
+            let keys = await AccessTokenKeys(secret: TestConfig.jwtSecret)
+            let token = try await keys.sign(AccessTokenPayload(patronID: UUID(), sessionID: UUID(), issuedAt: Date(), lifetime: 900))
+            _ = try await body(client, "/opds/public")
+            #expect(try await body(client, "/opds/public", headers: [.authorization: "Bearer \(token)"]) == "page 2 for any")
+            #expect(try await body(client, "/opds/public", headers: [.cacheControl: "no-cache"]) == "page 3 for any")
+            #expect(try await body(client, "/opds/public", headers: [.range: "bytes=0-3"]) == "page 4 for any")
+            #expect(try await body(client, "/opds/private") == "mine")
+            #expect(try await body(client, "/opds/private") == "mine")
+            #expect(count.total == 6)
+            // None of these replaced the anonymous copy.
+            #expect(try await body(client, "/opds/public") == "page 1 for any")
+        }
+    }
+
+    @Test func aSuccessfulChangeSentToCatalogEmptiesTheCacheAndAFailedOneDoesNot() async throws {
+        try await withGateway { client, count in
+            _ = try await body(client, "/opds/public")
+            try await client.execute(uri: "/admin/change?fail=1", method: .post) { #expect($0.status == .badRequest) }
+            #expect(try await body(client, "/opds/public") == "page 1 for any")
+            try await client.execute(uri: "/admin/change", method: .post) { #expect($0.status == .ok) }
+            #expect(try await body(client, "/opds/public") == "page 2 for any")
+            #expect(count.total == 2)
+        }
+    }
+
+    @Test func onlyWhatCatalogDeclaresShareableIsKeptAndNeverPastItsMaxAge() {
+        func headers(_ cacheControl: String, length: Int = 100, age: Int? = nil) -> HTTPFields {
+            var fields: HTTPFields = [.cacheControl: cacheControl, .contentLength: "\(length)", .vary: "Accept, Accept-Encoding"]
+            if let age { fields[.age] = "\(age)" }
+            return fields
+        }
+        // Fresh for half of what is left of the max-age: stale as long again still ends within it.
+        #expect(EdgeCachePolicy.lifetime(of: headers("public, max-age=30")) == .seconds(15))
+        #expect(EdgeCachePolicy.lifetime(of: headers("public, max-age=30", age: 10)) == .seconds(10))
+        #expect(EdgeCachePolicy.lifetime(of: headers("public, max-age=30", age: 29)) == nil)
+        #expect(EdgeCachePolicy.lifetime(of: headers("max-age=30")) == nil, "not declared shareable")
+        #expect(EdgeCachePolicy.lifetime(of: headers("public, no-store, max-age=30")) == nil)
+        #expect(EdgeCachePolicy.lifetime(of: headers("public")) == nil, "no lifetime given")
+        #expect(EdgeCachePolicy.lifetime(of: headers("public, max-age=30", length: EdgeCachePolicy.maxEntryBytes + 1)) == nil)
+        #expect(EdgeCachePolicy.lifetime(of: [.cacheControl: "public, max-age=30"]) == nil, "length unknown")
+        #expect(EdgeCachePolicy.lifetime(of: [.cacheControl: "public, max-age=30", .contentLength: "1", .vary: "Cookie"]) == nil)
+        #expect(EdgeCachePolicy.lifetime(of: [.cacheControl: "public, max-age=30", .contentLength: "1", .setCookie: "a=b"]) == nil)
+    }
+}

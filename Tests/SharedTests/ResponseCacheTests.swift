@@ -1,0 +1,87 @@
+import Foundation
+import HTTPTypes
+import NIOCore
+import Synchronization
+import Testing
+
+@testable import ServiceSupport
+
+@Suite struct ResponseCacheTests {
+    actor Counter {
+        var value = 0
+        func increment() { value += 1 }
+    }
+
+    @Test func concurrentMissesComputeAPageOnceAndEntriesExpire() async throws {
+        let cache = ResponseCache(name: "test", lifetime: .milliseconds(300), capacityBytes: 1 << 20)
+        let computations = Counter()
+        let served = try await withThrowingTaskGroup(of: String.self) { group in
+            for _ in 0..<20 {
+                group.addTask {
+                    if let hit = cache.get("k") { return String(buffer: hit.body) }
+                    if await cache.leadOrWait("k") {
+                        defer { cache.finished("k") }
+                        await computations.increment()
+                        try await Task.sleep(for: .milliseconds(50))
+                        cache.put("k", StoredResponse(body: ByteBuffer(string: "page"), headers: [:]))
+                        return "page"
+                    }
+                    return String(buffer: try #require(cache.get("k")).body)
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(await computations.value == 1)
+        #expect(served.allSatisfy { $0 == "page" })
+        try await Task.sleep(for: .milliseconds(400))
+        #expect(cache.get("k") == nil, "expired")
+        #expect(await cache.leadOrWait("k"), "after expiry the next request computes again")
+        cache.finished("k")
+    }
+
+    @Test func anExpiredPageStaysAvailableAsStaleForOneMoreLifetimeWhileOneRequestRecomputesIt() async throws {
+        let clock = Mutex(ContinuousClock.now)
+        let cache = ResponseCache(name: "test", lifetime: .seconds(5), capacityBytes: 1 << 20, now: { clock.withLock { $0 } })
+        cache.put("k", StoredResponse(body: ByteBuffer(string: "v1"), headers: [:]))
+        #expect(cache.get("k") != nil && cache.stale("k") == nil, "fresh, so not stale")
+        clock.withLock { $0 += .seconds(6) }
+        #expect(cache.get("k") == nil)
+        #expect(cache.stale("k").map { String(buffer: $0.body) } == "v1")
+        #expect(cache.tryLead("k"), "the first request recomputes")
+        #expect(!cache.tryLead("k"), "the others are answered with the stale copy")
+        cache.put("k", StoredResponse(body: ByteBuffer(string: "v2"), headers: [:]))
+        cache.finished("k")
+        #expect(cache.get("k").map { String(buffer: $0.body) } == "v2")
+        clock.withLock { $0 += .seconds(11) }
+        #expect(cache.get("k") == nil && cache.stale("k") == nil, "older than two lifetimes: gone")
+        cache.put("k", StoredResponse(body: ByteBuffer(string: "v3"), headers: [:]))
+        cache.clear()
+        #expect(cache.get("k") == nil && cache.stale("k") == nil, "an admin change leaves nothing to serve stale")
+    }
+
+    @Test func answersCarryTheirAgeAndTheCapacityIsKept() throws {
+        let clock = Mutex(ContinuousClock.now)
+        let cache = ResponseCache(name: "test", lifetime: .seconds(5), capacityBytes: 250, now: { clock.withLock { $0 } })
+        func stored(_ size: Int, age: Int? = nil) -> StoredResponse {
+            StoredResponse(body: ByteBuffer(repeating: 0x61, count: size), headers: age.map { [.age: "\($0)"] } ?? [:])
+        }
+
+        cache.put("a", stored(100), lifetime: .seconds(1))
+        cache.put("b", stored(100, age: 3), lifetime: .seconds(60))  // never fresh longer than the cache's 5 s
+        clock.withLock { $0 += .seconds(1) }
+        #expect(cache.get("a") == nil && cache.stale("a")?.headers[.age] == "1", "a shorter lifetime, then stale as long again")
+        #expect(cache.get("b")?.headers[.age] == "4", "an upstream's Age keeps counting")
+        cache.put("c", stored(100))  // over 250 bytes: "a", closest to the end of its stale time, goes
+        #expect(cache.stale("a") == nil)
+        #expect(cache.get("b") != nil && cache.get("c") != nil)
+        #expect(cache.bytes == 200)
+        clock.withLock { $0 += .seconds(4) }
+        #expect(cache.get("b") == nil && cache.stale("b") != nil)
+        cache.put("d", stored(300))  // larger than the whole cache: not kept
+        #expect(cache.get("d") == nil)
+        clock.withLock { $0 += .seconds(5) }
+        cache.put("e", stored(100))  // "b" is past its stale time and makes room; "c" is stale and stays
+        #expect(cache.bytes == 200)
+        #expect(cache.stale("c") != nil && cache.get("e") != nil)
+    }
+}
