@@ -247,11 +247,16 @@ def main():
         lendable = psql(stack.pg_port, "patron", "SELECT book_id FROM licenses WHERE NOT open_access ORDER BY book_id LIMIT 400")
         books_file = work / "books.txt"
         books_file.write_text(lendable + "\n")
+        words_file = work / "words.txt"
+        words_file.write_text(psql(stack.pg_port, "catalog", r"""
+            SELECT DISTINCT lower(w) FROM books, regexp_split_to_table(title || ' ' || array_to_string(authors, ' '), '[^A-Za-z]+') w
+            WHERE length(w) >= 4 LIMIT 5000""") + "\n")
 
         scenarios = {
             "root feed": (gw + "/opds", []),
             "grouped feed": (gw + "/opds/groups", []),
             "lane page (50)": (gw + "/opds/lanes/new?size=50", []),
+            "lane page (50), gateway cache bypassed": (gw + "/opds/lanes/new?size=50", ["Cache-Control: no-cache"]),
             "book detail": (f"{gw}/opds/books/{book}", []),
             "search: title word": (f"{gw}/opds/search?q={word}", []),
             "search: misspelled author": (f"{gw}/opds/search?q={typo}", []),
@@ -264,6 +269,9 @@ def main():
             log(f"wrk: {name}")
             results[name] = wrk(url, args.duration, headers)
             time.sleep(2)  # let requests that wrk abandoned finish before the next scenario
+        log("wrk: searches for random words")
+        results["search: random words, no cache hit"] = wrk(gw + "/opds/search", args.duration, script=ROOT / "Benchmarks/search_words.lua",
+                                                            env=dict(os.environ, WORDS_FILE=str(words_file)))
         log("wrk: borrow+return cycle")
         results["borrow or return (one request)"] = wrk(
             gw + "/", args.duration, script=ROOT / "Benchmarks/borrow_return.lua",
