@@ -233,8 +233,9 @@ extension CatalogServiceTests {
 }
 
 extension CatalogServiceTests {
-    /// Every resource a manifest lists, fetched at its href, is the archive's entry byte for byte with the manifest's type.
-    @Test(arguments: ["idpf-wasteland.epub", "epubcheck-ocf-filepath-utf8-valid.epub", "palace-nestedtoc.epub"])
+    /// Every resource a manifest lists, fetched at its href, is the archive's entry byte for byte with the manifest's type
+    /// (an obfuscated font as the font itself).
+    @Test(arguments: ["idpf-wasteland.epub", "epubcheck-ocf-filepath-utf8-valid.epub", "palace-nestedtoc.epub", "idpf-wasteland-woff-obf.epub"])
     func theManifestsResourcesAreServedFromInsideTheArchive(fileName: String) async throws {
         let (app, _) = try await app()
         try await app.test(.router) { client in
@@ -257,6 +258,11 @@ extension CatalogServiceTests {
                 guard let entry = archive[path] else { continue }  // a dangling manifest item: listed, not in the file
                 var expected = Data()
                 _ = try archive.extract(entry) { expected.append($0) }
+                if path.hasSuffix(".obf.woff") {
+                    #expect(expected.prefix(4) != Data("wOFF".utf8))
+                    expected = try #require(FontObfuscation(algorithm: FontObfuscation.idpfAlgorithm, uniqueIdentifier: "code.google.com.epub-samples.wasteland-woff-obfuscated")).apply(to: expected)
+                    #expect(expected.prefix(4) == Data("wOFF".utf8))
+                }
                 try await client.execute(uri: String(href.dropFirst("http://127.0.0.1:8080".count)), method: .get) { response in
                     #expect(response.status == .ok, "\(href)")
                     #expect(response.headers[.contentType] == link["type"] as? String, "\(href)")
@@ -265,6 +271,15 @@ extension CatalogServiceTests {
                 served += 1
             }
             #expect(served > links.count / 2)
+            // A part of a resource, as a media player seeking would ask for it.
+            let first = try #require(links.first?["href"] as? String).dropFirst("http://127.0.0.1:8080".count)
+            let whole = try await client.execute(uri: String(first), method: .get) { Data(buffer: $0.body) }
+            try await client.execute(uri: String(first), method: .get, headers: [.range: "bytes=10-19"]) { response in
+                #expect(response.status == .partialContent)
+                #expect(response.headers[.contentRange] == "bytes 10-19/\(whole.count)")
+                #expect(Data(buffer: response.body) == whole[10..<20])
+            }
+            try await client.execute(uri: String(first), method: .get, headers: [.range: "bytes=\(whole.count)-"]) { #expect($0.status.code == 416) }
             // Table-of-contents links land on served resources.
             for entry in manifest["toc"] as? [[String: Any]] ?? [] {
                 let href = try #require(entry["href"] as? String).split(separator: "#").first.map(String.init) ?? ""

@@ -50,20 +50,16 @@ struct BooksController: Sendable {
         let url = blobs.url(for: book.epubSha256)
         let size = book.epubSize
         var headers: HTTPFields = [
-            .contentType: "application/epub+zip", .acceptRanges: "bytes", .eTag: "\"\(book.epubSha256)\"",
+            .contentType: "application/epub+zip", .eTag: "\"\(book.epubSha256)\"",
             .contentDisposition: "attachment; filename=\"\(Self.fileName(book.title)).epub\"",
             .cacheControl: BookAccess.cacheControl(book),
         ]
-        var range = 0..<size
-        var status = HTTPResponse.Status.ok
-        if let header = request.headers[.range] {
-            guard let requested = Self.parseRange(header, size: size) else {
-                headers[.contentRange] = "bytes */\(size)"
-                return Problem(status: 416, slug: "range-not-satisfiable", title: "Range not satisfiable").response(headers: headers)
-            }
-            range = requested
-            status = .partialContent
-            headers[.contentRange] = "bytes \(range.lowerBound)-\(range.upperBound - 1)/\(size)"
+        let range: Range<Int>
+        let status: HTTPResponse.Status
+        switch ByteRange.select(request.headers[.range], size: size, headers: &headers) {
+        case .whole: (range, status) = (0..<size, .ok)
+        case .part(let part): (range, status) = (part, .partialContent)
+        case .unsatisfiable(let response): return response
         }
         headers[.contentLength] = "\(range.count)"
         let handle = try FileHandle(forReadingFrom: url)
@@ -80,21 +76,6 @@ struct BooksController: Sendable {
             try await writer.finish(nil)
         }
         return Response(status: status, headers: headers, body: body)
-    }
-
-    /// `bytes=a-b`, `bytes=a-` or `bytes=-n` within `size`.
-    static func parseRange(_ header: String, size: Int) -> Range<Int>? {
-        guard header.hasPrefix("bytes="), !header.contains(",") else { return nil }
-        let parts = header.dropFirst(6).split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
-        guard parts.count == 2 else { return nil }
-        if parts[0].isEmpty {
-            guard let suffix = Int(parts[1]), suffix > 0 else { return nil }
-            return max(0, size - suffix)..<size
-        }
-        guard let start = Int(parts[0]), start < size else { return nil }
-        let end = parts[1].isEmpty ? size - 1 : min(Int(parts[1]) ?? -1, size - 1)
-        guard end >= start else { return nil }
-        return start..<(end + 1)
     }
 
     static func fileName(_ title: String) -> String {

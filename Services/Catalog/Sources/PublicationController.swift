@@ -68,7 +68,8 @@ struct PublicationController: Sendable {
             body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 
-    /// One resource of the manifest, read from the stored EPUB. Files the package does not list are not served.
+    /// One resource of the manifest, read from the stored EPUB (obfuscated fonts as the font itself). Files the
+    /// package does not list are not served.
     func resource(request: Request, context: BasicRequestContext) async throws -> Response {
         let book = try await books.available(id: try context.uuid("id"), logger: context.logger)
         let segments = context.parameters.getCatchAll().map { String($0).removingPercentEncoding ?? String($0) }
@@ -78,19 +79,23 @@ struct PublicationController: Sendable {
         }
         _ = try await access.check(book, request: request, logger: context.logger)
         let archive = try SafeArchive(url: blobs.url(for: book.epubSha256))
-        guard let entry = archive.entries[path], let data = try archive.read(path) else {
+        guard let entry = archive.entries[path], let stored = try archive.read(path) else {
             throw Problem.notFound("The resource '\(path.prefix(200))' is listed by the book but missing from its file")
         }
+        let data = resource.obfuscation?.apply(to: stored) ?? stored
         let etag = "\"\(book.epubSha256.prefix(32))-\(String(entry.checksum, radix: 16))\""
         if request.headers.ifNoneMatch(matches: etag) { return Response(status: .notModified, headers: [.eTag: etag]) }
-        return Response(
-            status: .ok,
-            headers: [
-                .contentType: resource.type, .eTag: etag, .cacheControl: BookAccess.cacheControl(book),
-                // The book's own scripts never run on this origin.
-                .contentSecurityPolicy: "script-src 'none'; object-src 'none'", .xContentTypeOptions: "nosniff",
-            ],
-            body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        var headers: HTTPFields = [
+            .contentType: resource.type, .eTag: etag, .cacheControl: BookAccess.cacheControl(book),
+            // The book's own scripts never run on this origin.
+            .contentSecurityPolicy: "script-src 'none'; object-src 'none'", .xContentTypeOptions: "nosniff",
+        ]
+        // Media players seek with ranges.
+        switch ByteRange.select(request.headers[.range], size: data.count, headers: &headers) {
+        case .whole: return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        case .part(let part): return Response(status: .partialContent, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data[part])))
+        case .unsatisfiable(let response): return response
+        }
     }
 
     /// A path inside the archive as a URL path (each segment percent-encoded, `#fragment` kept).

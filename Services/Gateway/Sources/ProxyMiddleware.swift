@@ -52,7 +52,7 @@ struct ProxyMiddleware: RouterMiddleware {
             }
         }
 
-        if upstream === catalog, patronID == nil, edgeCache.isEnabled, let cacheKey = EdgeCachePolicy.key(for: request) {
+        if upstream === catalog, patronID == nil, !carriesOwnCredentials, edgeCache.isEnabled, let cacheKey = EdgeCachePolicy.key(for: request) {
             return try await edgeCache.respond(to: request, key: cacheKey) {
                 try await send(request, to: upstream, patronID: patronID, keepAuthorization: carriesOwnCredentials, cacheKey: cacheKey, context: context)
             }

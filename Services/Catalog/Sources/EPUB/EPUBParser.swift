@@ -51,6 +51,8 @@ struct EPUBParser {
         }
 
         // Metadata
+        let uniqueIdentifier = metadata.children("identifier").first { $0["id"] != nil && $0["id"] == opf["unique-identifier"] }?.allText
+        try readEncryption(uniqueIdentifier: uniqueIdentifier ?? "", resources: &resources)
         let refinements = Self.refinements(metadata)
         let titles = metadata.children("title")
         guard let titleNode = titles.first(where: { !$0.allText.isEmpty }) else { throw EPUBError.noTitle }
@@ -92,6 +94,29 @@ struct EPUBParser {
             isbn: isbn, identifiers: identifiers, series: series, seriesPosition: seriesPosition, pageProgression: spine?["page-progression-direction"],
             fixedLayout: fixedLayout, wordCount: words, readingOrder: readingOrder, resources: resources, toc: toc, pageList: pageList,
             landmarks: landmarks, cover: cover, warnings: warnings)
+    }
+
+    /// Marks the fonts that META-INF/encryption.xml says are obfuscated, so that they can be served as fonts;
+    /// a resource under real encryption only gets a warning (nobody here has its key).
+    private mutating func readEncryption(uniqueIdentifier: String, resources: inout [PackageResource]) throws {
+        guard let data = try archive.read("META-INF/encryption.xml") else { return }
+        let document: XMLNode
+        do { document = try XMLNode.parse(data, path: "META-INF/encryption.xml") } catch let error as XMLNode.Malformed {
+            warnings.append("META-INF/encryption.xml is unreadable (\(error.description)); it was ignored")
+            return
+        }
+        for encrypted in document.descendants("EncryptedData") {
+            guard let algorithm = encrypted.descendants("EncryptionMethod").first?["Algorithm"],
+                let uri = encrypted.descendants("CipherReference").first?["URI"]
+            else { continue }
+            let path = uri.removingPercentEncoding ?? uri
+            guard let index = resources.firstIndex(where: { $0.href == path }) else { continue }
+            if let obfuscation = FontObfuscation(algorithm: algorithm, uniqueIdentifier: uniqueIdentifier) {
+                resources[index].obfuscation = obfuscation
+            } else {
+                warnings.append("\(path) is encrypted (\(algorithm)); reading systems without its key cannot open it")
+            }
+        }
     }
 
     private mutating func checkMimetype() {

@@ -22,6 +22,8 @@ struct PackageResource: Codable, Sendable, Equatable {
     var href: String
     var type: String
     var properties: [String]
+    /// Set for an embedded font that META-INF/encryption.xml says is obfuscated.
+    var obfuscation: FontObfuscation? = nil
 }
 
 /// Everything ingest extracts from an EPUB.
