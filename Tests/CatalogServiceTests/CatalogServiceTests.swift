@@ -64,6 +64,10 @@ import ZIPFoundation
             try await validate(client, "/opds/lanes/new?size=5", kind: "feed", json: true)
             try await validate(client, "/opds/search?q=waste", kind: "atom")
             try await validate(client, "/opds/search?q=waste", kind: "feed", json: true)
+            // Empty listings are valid too (OPDS 2.0 wants one non-empty collection: they offer the way back).
+            try await validate(client, "/opds/search?q=zzqxjvw", kind: "atom")
+            try await validate(client, "/opds/search?q=zzqxjvw", kind: "feed", json: true)
+            try await validate(client, "/opds/lanes/staff-picks", kind: "feed", json: true)
             try await validate(client, "/opds/books/\(id)", kind: "atom")
             try await validate(client, "/opds/books/\(id)", kind: "publication", json: true)
             var manifests: [Data] = []

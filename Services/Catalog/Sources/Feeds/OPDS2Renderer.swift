@@ -15,7 +15,7 @@ enum OPDS2Renderer {
             }
         }
         if !feed.navigation.isEmpty { document["navigation"] = feed.navigation.map(link) }
-        if feed.kind == .acquisition && feed.groups.isEmpty || !feed.entries.isEmpty { document["publications"] = feed.entries.map(publication) }
+        if !feed.entries.isEmpty { document["publications"] = feed.entries.map(publication) }
         if !feed.groups.isEmpty {
             document["groups"] = feed.groups.map { group in
                 [
@@ -24,6 +24,11 @@ enum OPDS2Renderer {
                     "publications": group.entries.map(publication),
                 ] as [String: Any]
             }
+        }
+        // The schema wants one non-empty collection: an empty listing (no search results, an empty lane) offers
+        // the way back to the catalog instead of an empty `publications`.
+        if feed.navigation.isEmpty, feed.entries.isEmpty, feed.groups.isEmpty, let start = feed.links.first(where: { $0.rel == "start" }) {
+            document["navigation"] = [link(Feed.Link(rel: "start", href: start.href, type: start.type, title: "Nothing here yet: back to the catalog"))]
         }
         return document
     }
