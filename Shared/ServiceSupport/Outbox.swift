@@ -2,6 +2,7 @@ import Foundation
 import NIOHTTP1
 import Logging
 import PostgresNIO
+import PostgresSupport
 import ServiceLifecycle
 import Shared
 
@@ -46,17 +47,24 @@ public struct OutboxDeliverer: Service {
     let client: PostgresClient
     let destination: InternalClient
     let interval: Duration
+    let schema: SchemaReadiness
     let logger: Logger
 
-    public init(client: PostgresClient, destination: InternalClient, interval: Duration = .milliseconds(500), logger: Logger) {
+    public init(
+        client: PostgresClient, destination: InternalClient, interval: Duration = .milliseconds(500), schema: SchemaReadiness, logger: Logger
+    ) {
         self.client = client
         self.destination = destination
         self.interval = interval
+        self.schema = schema
         self.logger = logger
     }
 
     public func run() async throws {
-        try await cancelWhenGracefulShutdown { try await loop() }
+        try await cancelWhenGracefulShutdown {
+            do { try await schema.wait() } catch { return }
+            try await loop()
+        }
     }
 
     private func loop() async throws {

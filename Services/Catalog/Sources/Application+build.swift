@@ -50,7 +50,11 @@ public func buildCatalogApplication(config: ServiceConfig) async throws -> some 
         router: router,
         configuration: .init(address: .hostname("0.0.0.0", port: parts.settings.port), serverName: "bookmobile-catalog"),
         logger: parts.logger)
-    app.addServices(parts.postgres, OutboxDeliverer(client: parts.postgres, destination: parts.patron, logger: parts.logger))
-    app.beforeServerStarts { try await applyMigrations(catalogMigrations, client: parts.postgres, logger: parts.logger) }
+    let schema = SchemaReadiness()
+    app.addServices(parts.postgres, OutboxDeliverer(client: parts.postgres, destination: parts.patron, schema: schema, logger: parts.logger))
+    app.beforeServerStarts {
+        try await applyMigrations(catalogMigrations, client: parts.postgres, logger: parts.logger)
+        schema.markReady()
+    }
     return app
 }

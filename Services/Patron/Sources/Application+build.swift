@@ -39,10 +39,14 @@ public func buildPatronApplication(config: ServiceConfig) async throws -> some A
 
     var app = Application(
         router: router, configuration: .init(address: .hostname("0.0.0.0", port: settings.port), serverName: "bookmobile-patron"), logger: logger)
+    let schema = SchemaReadiness()
     app.addServices(
         postgres,
-        ExpiryJob(client: postgres, circulation: circulation, interval: settings.expiryInterval, logger: logger),
-        OutboxDeliverer(client: postgres, destination: InternalClient(baseURLs: settings.catalogURLs, token: token), logger: logger))
-    app.beforeServerStarts { try await applyMigrations(patronMigrations, client: postgres, logger: logger) }
+        ExpiryJob(client: postgres, circulation: circulation, interval: settings.expiryInterval, schema: schema, logger: logger),
+        OutboxDeliverer(client: postgres, destination: InternalClient(baseURLs: settings.catalogURLs, token: token), schema: schema, logger: logger))
+    app.beforeServerStarts {
+        try await applyMigrations(patronMigrations, client: postgres, logger: logger)
+        schema.markReady()
+    }
     return app
 }

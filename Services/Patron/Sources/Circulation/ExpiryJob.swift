@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
+import PostgresSupport
 import ServiceLifecycle
 import Shared
 
@@ -12,10 +13,14 @@ struct ExpiryJob: Service {
     let client: PostgresClient
     let circulation: CirculationPostgresRepository
     let interval: TimeInterval
+    let schema: SchemaReadiness
     let logger: Logger
 
     func run() async throws {
-        try await cancelWhenGracefulShutdown { try await loop() }
+        try await cancelWhenGracefulShutdown {
+            do { try await schema.wait() } catch { return }
+            try await loop()
+        }
     }
 
     private func loop() async throws {
