@@ -12,11 +12,14 @@ import ZIPFoundation
 @testable import CatalogService
 
 /// The catalog through its router against a real database: the whole corpus ingested, then every kind of feed.
-@Suite struct CatalogServiceTests {
+/// A class so that each test's blob folder is removed when the test ends (`deinit`).
+@Suite final class CatalogServiceTests: Sendable {
     static let admin: HTTPFields = [.authorization: "Bearer \(TestConfig.adminToken)", .contentType: "application/epub+zip"]
+    let blobs = FileManager.default.temporaryDirectory.appendingPathComponent("blobs-\(UUID().uuidString)")
+
+    deinit { try? FileManager.default.removeItem(at: blobs) }
 
     func app() async throws -> (some ApplicationProtocol, URL) {
-        let blobs = FileManager.default.temporaryDirectory.appendingPathComponent("blobs-\(UUID().uuidString)")
         let app = try await buildCatalogApplication(
             config: TestConfig.base(["CATALOG_DATABASE_URL": try await TestDatabase.create(prefix: "catalog"), "BLOB_DIR": blobs.path]))
         return (app, blobs)
@@ -170,6 +173,16 @@ import ZIPFoundation
             #expect(try await first("q=expectatons") == "Great Expectations")
             #expect(try await first("q=cote%20swann") == "Du côté de chez Swann")
             #expect(try await first("q=Dickens") == "Great Expectations")
+            // OPDS 2.0 apps expand the feeds' templated search link, `/opds/search{?query}`.
+            let root = try await client.execute(uri: "/opds", method: .get, headers: [.accept: "application/opds+json"]) { Data(buffer: $0.body) }
+            let links = try #require((try JSONSerialization.jsonObject(with: root) as? [String: Any])?["links"] as? [[String: Any]])
+            let search = try #require(links.first { $0["rel"] as? String == "search" })
+            #expect(search["templated"] as? Bool == true)
+            #expect((search["href"] as? String)?.hasSuffix("/opds/search{?query}") == true)
+            #expect(try await first("query=Moby") == "Moby-Dick")
+            // The next page repeats the query as it was sent, still percent-encoded ("&" and spaces included).
+            let atom = try await client.execute(uri: "/opds/search?q=the%20%26&size=1", method: .get) { String(buffer: $0.body) }
+            #expect(atom.contains("/opds/search?q=the%20%26&amp;size=1&amp;page=2\""))
             for hostile in ["q=%27%3B%20DROP%20TABLE%20books%3B--", "q=%28%28%28%21%21", "q=a%3A*%20%26%20%7C", "q=%00", "q=" + String(repeating: "x", count: 900), "q=%F0%9F%93%9A"] {
                 let status = try await client.execute(uri: "/opds/search?\(hostile)", method: .get) { $0.status }
                 #expect(status == .ok || status == .badRequest, "\(hostile)")

@@ -158,3 +158,24 @@ import TestSupport
         }
     }
 }
+
+/// The Authentication for OPDS document links only what exists: the logo and help page when the library set them.
+@Suite struct AuthDocumentTests {
+    func links(_ document: AuthDocument) -> [String: String] {
+        Dictionary(document.links.map { ($0.rel, $0.href) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    @Test func logoAndHelpAreLinkedOnlyWhenConfigured() throws {
+        let bare = AuthDocument(publicURL: "https://library.example")
+        #expect(links(bare)["logo"] == nil)
+        #expect(links(bare)["help"] == nil)
+        #expect(links(bare)["http://opds-spec.org/shelf"] == "https://library.example/me/books")
+
+        let branded = AuthDocument(publicURL: "https://library.example", logoURL: "https://cdn.example/logo.png", helpURL: "https://library.example/help.html")
+        #expect(links(branded)["logo"] == "https://cdn.example/logo.png")
+        #expect(links(branded)["help"] == "https://library.example/help.html")
+        for document in [bare, branded] {
+            #expect(try OPDSValidator.problems(in: JSONEncoder().encode(document), kind: "auth") == nil)
+        }
+    }
+}

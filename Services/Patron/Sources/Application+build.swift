@@ -20,7 +20,7 @@ public func buildPatronApplication(config: ServiceConfig) async throws -> some A
         accounts: accounts, throttle: LoginThrottle(client: postgres), hasher: PasswordHasher(cost: settings.bcryptCost),
         keys: await AccessTokenKeys(secret: settings.jwtSecret, previousSecret: settings.jwtPreviousSecret),
         accessLifetime: settings.accessTokenLifetime, refreshLifetime: settings.refreshTokenLifetime)
-    let document = AuthDocument(publicURL: settings.publicURL)
+    let document = AuthDocument(publicURL: settings.publicURL, logoURL: settings.logoURL, helpURL: settings.helpURL)
     let guardian = PatronGuard(token: token, client: postgres)
 
     let router = ServiceRouter.make(readiness: HealthRoutes<BasicRequestContext>.database(postgres))

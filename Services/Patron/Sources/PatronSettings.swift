@@ -20,6 +20,9 @@ struct PatronSettings: Sendable {
     var loanLimit: Int
     var holdLimit: Int
     var feedbackPerHour: Int
+    /// Where the library's logo and help page live; the auth document links them only when they are set.
+    var logoURL: String?
+    var helpURL: String?
 
     init(config: ServiceConfig) throws {
         port = try config.int("PATRON_PORT", default: 8082)
@@ -40,5 +43,7 @@ struct PatronSettings: Sendable {
         loanLimit = try config.int("LOAN_LIMIT", default: 10)
         holdLimit = try config.int("HOLD_LIMIT", default: 10)
         feedbackPerHour = try config.int("FEEDBACK_PER_HOUR", default: 20)
+        logoURL = config.string("LIBRARY_LOGO_URL")
+        helpURL = config.string("LIBRARY_HELP_URL")
     }
 }

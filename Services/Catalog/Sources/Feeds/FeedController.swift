@@ -143,7 +143,8 @@ struct FeedController: Sendable {
 
     func search(request: Request, context: BasicRequestContext) async throws -> Response {
         let query = request.uri.queryParameters
-        let fields = ["q", "title", "author", "genre", "publisher", "language", "isbn"]
+        // `query` is what OPDS 2.0's templated search link (`/opds/search{?query}`) sends; `q` is OpenSearch's.
+        let fields = ["q", "query", "title", "author", "genre", "publisher", "language", "isbn"]
         guard fields.contains(where: { query.get($0) != nil }) else { return openSearchDescription() }
         var search = FeedQueries.SearchRequest()
         for field in fields {
@@ -151,7 +152,7 @@ struct FeedController: Sendable {
                 throw Problem.badRequest("\(field) must be at most 1000 printable characters")
             }
         }
-        search.q = query.get("q")
+        search.q = query.get("q") ?? query.get("query")
         search.title = query.get("title")
         search.author = query.get("author")
         search.genre = query.get("genre")
@@ -172,7 +173,8 @@ struct FeedController: Sendable {
         var feed = Feed(id: publicURL + "/opds/search" + selfQuery, title: "Search results", kind: .acquisition,
                         links: baseLinks(self: "/opds/search" + selfQuery, type: Self.acquisitionType))
         if (page.total ?? 0) > search.page * search.size {
-            var items = (request.uri.queryParameters.map { ($0.key, $0.value) }).filter { $0.0 != "page" }.map { "\($0.0)=\($0.1)" }
+            // The request's own query, still percent-encoded, with the next page number.
+            var items = (request.uri.query ?? "").split(separator: "&").filter { !$0.isEmpty && !$0.hasPrefix("page=") }.map(String.init)
             items.append("page=\(search.page + 1)")
             feed.links.append(Feed.Link(rel: "next", href: publicURL + "/opds/search?" + items.joined(separator: "&"), type: Self.acquisitionType))
         }
@@ -232,7 +234,7 @@ struct FeedController: Sendable {
     func respond(_ feed: Feed, request: Request, personal: Personal) throws -> Response {
         if wantsJSON(request) {
             var document = OPDS2Renderer.feed(feed)
-            if feed.kind == .acquisition, var links = document["links"] as? [[String: Any]] {
+            if var links = document["links"] as? [[String: Any]] {
                 links = links.map { link in
                     var link = link
                     if link["rel"] as? String == "search" { link["href"] = publicURL + "/opds/search{?query}"; link["type"] = Self.opds2Type; link["templated"] = true }

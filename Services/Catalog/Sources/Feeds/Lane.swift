@@ -49,7 +49,7 @@ enum SortKey: String, CaseIterable, Sendable {
         switch self {
         case .title: "Title"
         case .author: "Author"
-        case .added: "Recently added"
+        case .added: "Date added"
         case .rating: "Rating"
         case .popularity: "Popularity"
         case .length: "Length"

@@ -38,7 +38,7 @@ struct AuthDocument: Encodable, Sendable {
     var authentication: [Flow]
     var links: [Link]
 
-    init(publicURL: String) {
+    init(publicURL: String, logoURL: String? = nil, helpURL: String? = nil) {
         id = publicURL + "/auth/document"
         title = "Bookmobile"
         description = "Sign in with your library card number and PIN."
@@ -62,9 +62,9 @@ struct AuthDocument: Encodable, Sendable {
             Link(rel: "http://librarysimplified.org/terms/rel/user-profile", href: publicURL + "/me", type: "application/vnd.librarysimplified.user-profile+json"),
             Link(rel: "http://opds-spec.org/shelf", href: publicURL + "/me/books", type: "application/atom+xml;profile=opds-catalog;kind=acquisition"),
             Link(rel: "start", href: publicURL + "/opds", type: "application/atom+xml;profile=opds-catalog;kind=navigation"),
-            Link(rel: "logo", href: publicURL + "/logo.svg", type: "image/svg+xml"),
-            Link(rel: "help", href: publicURL + "/help", type: "text/html"),
         ]
+        if let logoURL { links.append(Link(rel: "logo", href: logoURL)) }
+        if let helpURL { links.append(Link(rel: "help", href: helpURL, type: "text/html")) }
     }
 
     func response(status: HTTPResponse.Status = .ok) throws -> Response {
