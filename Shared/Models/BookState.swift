@@ -61,6 +61,13 @@ public enum BookMachine {
         BookEvent.allCases.filter { table[state]?[$0] != nil }
     }
 
+    /// True when `event` is a client report that the state already reflects (`download_completed` in DOWNLOAD
+    /// COMPLETED, `opened` in OPENED): a second device, or the app after the server recorded the download itself.
+    /// Such a repeat changes nothing and is not an error.
+    public static func isRepeat(_ event: BookEvent, in state: BookState) -> Bool {
+        BookEvent.clientReported.contains(event) && table.values.contains { $0[event] == state }
+    }
+
     private static let downloadExits: [BookEvent: BookState] = [.returnLoan: .none, .loanExpired: .loanExpired]
 
     static let table: [BookState: [BookEvent: BookState]] = [

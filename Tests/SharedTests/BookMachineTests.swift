@@ -40,6 +40,19 @@ import Testing
         }
     }
 
+    @Test func aClientReportTheStateAlreadyReflectsIsARepeatAndNothingElseIs() {
+        #expect(BookMachine.isRepeat(.downloadCompleted, in: .downloadCompleted))
+        #expect(BookMachine.isRepeat(.opened, in: .opened))
+        #expect(BookMachine.isRepeat(.downloadStarted, in: .downloading))
+        #expect(BookMachine.isRepeat(.downloadFailed, in: .downloadFailed))
+        // Out of order, not a repeat: still refused.
+        #expect(!BookMachine.isRepeat(.downloadCompleted, in: .opened))
+        #expect(!BookMachine.isRepeat(.downloadStarted, in: .downloadCompleted))
+        // Circulation events are never repeats: a second return or borrow means what it says.
+        #expect(!BookMachine.isRepeat(.returnLoan, in: .none))
+        #expect(!BookMachine.isRepeat(.hold, in: .waitingForLoan))
+    }
+
     @Test func copiesAreOccupiedByLoansAndOffersOnly() {
         let occupying = Set(BookState.allCases.filter(\.occupiesCopy))
         #expect(occupying == [.loanOffered, .notDownloaded, .downloadQueued, .downloading, .downloadFailed, .downloadCompleted, .opened])

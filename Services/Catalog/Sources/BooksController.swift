@@ -37,15 +37,14 @@ struct BooksController: Sendable {
             body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 
-    /// The EPUB: open-access books for anyone, others for a patron with an active loan. Supports one `Range`.
+    /// The EPUB: open-access books for anyone, others for a patron with an active loan (the download reported to
+    /// patron, `DownloadReport`). Supports one `Range`; a range that reaches the end completes a download.
     func fulfill(request: Request, context: BasicRequestContext) async throws -> Response {
         let book = try await books.available(id: try context.uuid("id"), logger: context.logger)
-        if let (patronID, state) = try await access.check(book, request: request, logger: context.logger),
-            state == .notDownloaded || state == .downloadQueued || state == .downloadFailed
-        {
-            _ = try? await access.patron.send(
-                .POST, "/internal/patrons/\(patronID.uuidString.lowercased())/books/\(book.id.uuidString.lowercased())/events",
-                body: ReportedEvent(event: .downloadStarted), as: BookStatusEcho.self, logger: context.logger)
+        var report: DownloadReport?
+        if let (patronID, state) = try await access.check(book, request: request, logger: context.logger), DownloadReport.reportedFrom.contains(state) {
+            report = DownloadReport(patron: access.patron, patronID: patronID, bookID: book.id, logger: context.logger)
+            if state != .downloading { await report?.send(.downloadStarted) }
         }
         let url = blobs.url(for: book.epubSha256)
         let size = book.epubSize
@@ -65,13 +64,20 @@ struct BooksController: Sendable {
         let handle = try FileHandle(forReadingFrom: url)
         try handle.seek(toOffset: UInt64(range.lowerBound))
         let length = range.count
+        let reachesEnd = range.upperBound == size
         // Chunk by chunk as the client takes them: at most one chunk of a download is in memory.
-        let body = ResponseBody(contentLength: length) { writer in
+        let body = ResponseBody(contentLength: length) { [report] writer in
             defer { try? handle.close() }
-            var remaining = length
-            while remaining > 0, let chunk = try handle.read(upToCount: min(remaining, 256 << 10)), !chunk.isEmpty {
-                remaining -= chunk.count
-                try await writer.write(ByteBuffer(bytes: chunk))
+            do {
+                var remaining = length
+                while remaining > 0, let chunk = try handle.read(upToCount: min(remaining, 256 << 10)), !chunk.isEmpty {
+                    remaining -= chunk.count
+                    try await writer.write(ByteBuffer(bytes: chunk))
+                }
+                if remaining == 0, reachesEnd { await report?.send(.downloadCompleted) }
+            } catch {
+                await report?.send(.downloadFailed)
+                throw error
             }
             try await writer.finish(nil)
         }

@@ -69,7 +69,9 @@ struct CirculationPostgresRepository: Sendable {
         let current = try await lockRow(patronID: patronID, bookID: bookID, on: connection, logger: logger)
         let state = current?.state ?? .none
 
-        if (event == .borrow && state.isOnLoan) || (event == .save && state == .saved) || (event == .unsave && state == .none) {
+        if (event == .borrow && state.isOnLoan) || (event == .save && state == .saved) || (event == .unsave && state == .none)
+            || BookMachine.isRepeat(event, in: state)
+        {
             return Outcome(status: try await status(patronID: patronID, bookID: bookID, on: connection, logger: logger), changed: false)
         }
         let next: BookState
