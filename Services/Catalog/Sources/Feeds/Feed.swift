@@ -96,9 +96,13 @@ struct Entry: Sendable {
             links.append(Feed.Link(rel: "http://librarysimplified.org/terms/rel/revoke", href: meURL + "/hold", type: entryType))
         case let state where state.isOnLoan:
             links.append(Feed.Link(rel: "http://opds-spec.org/acquisition", href: bookURL + "/fulfill", type: epub))
-            links.append(Feed.Link(rel: "http://librarysimplified.org/terms/rel/revoke", href: meURL + "/return", type: entryType))
+            // Not while a download is queued or under way: the machine allows no return from there.
+            if BookMachine.allowedEvents(from: state).contains(.returnLoan) {
+                links.append(Feed.Link(rel: "http://librarysimplified.org/terms/rel/revoke", href: meURL + "/return", type: entryType))
+            }
         default:
-            links.append(Feed.Link(rel: "http://opds-spec.org/acquisition/borrow", href: meURL + "/dismiss", type: entryType))
+            // An expired loan or offer: the only thing to do is to dismiss the notice (then the book can be borrowed again).
+            links.append(Feed.Link(rel: "http://librarysimplified.org/terms/rel/revoke", href: meURL + "/dismiss", type: entryType))
         }
         return links
     }

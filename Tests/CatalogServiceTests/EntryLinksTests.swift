@@ -1,0 +1,50 @@
+import Foundation
+import Shared
+import Testing
+
+@testable import CatalogService
+
+/// The acquisition and action links of an entry follow the patron's state of the book: each link leads to an
+/// action the book-state machine allows from that state.
+@Suite struct EntryLinksTests {
+    static let id = UUID()
+    static let base = "https://library.example"
+    static let me = "\(base)/me/books/\(id.uuidString.lowercased())"
+    static let fulfill = "\(base)/books/\(id.uuidString.lowercased())/fulfill"
+    static let borrow = "http://opds-spec.org/acquisition/borrow"
+    static let revoke = "http://librarysimplified.org/terms/rel/revoke"
+    static let acquisition = "http://opds-spec.org/acquisition"
+
+    static func book(openAccess: Bool = false, available: Int = 1) -> BookDetail {
+        BookDetail(
+            id: id, title: "T", authors: [], contributors: [], languages: ["en"], subjects: [], genres: [], identifiers: [],
+            fixedLayout: false, wordCount: 1, readingMinutes: 1, epubSha256: "", epubSize: 1, hasCover: false, openAccess: openAccess,
+            featured: false, staffPick: false, copies: 1, copiesAvailable: available, holds: 0, checkouts: 0, ratingCount: 0, edition: 1,
+            addedAt: Date(), updatedAt: Date(), withdrawn: false, warnings: [])
+    }
+
+    func links(_ state: BookState?, book: BookDetail = book()) -> [String] {
+        let view = state.map { PatronBookView(bookId: Self.id, state: $0) }
+        return Entry(book: book, view: view, publicURL: Self.base).acquisitionLinks.map { "\($0.rel) \($0.href)" }
+    }
+
+    @Test func everyStateOffersWhatTheMachineAllows() {
+        #expect(links(nil) == ["\(Self.borrow) \(Self.me)/borrow"])
+        #expect(links(.saved) == ["\(Self.borrow) \(Self.me)/borrow"])
+        #expect(links(nil, book: Self.book(available: 0)) == ["\(Self.borrow) \(Self.me)/hold"])
+        #expect(links(.waitingForLoan) == ["\(Self.revoke) \(Self.me)/hold"])
+        #expect(links(.loanOffered) == ["\(Self.borrow) \(Self.me)/accept", "\(Self.revoke) \(Self.me)/decline"])
+        for state in [BookState.notDownloaded, .downloadFailed, .downloadCompleted, .opened] {
+            #expect(links(state) == ["\(Self.acquisition) \(Self.fulfill)", "\(Self.revoke) \(Self.me)/return"], "\(state)")
+            #expect(BookMachine.allowedEvents(from: state).contains(.returnLoan))
+        }
+        for state in [BookState.downloadQueued, .downloading] {
+            #expect(links(state) == ["\(Self.acquisition) \(Self.fulfill)"], "\(state)")
+        }
+        for state in [BookState.loanExpired, .loanOfferExpired] {
+            #expect(links(state) == ["\(Self.revoke) \(Self.me)/dismiss"], "\(state)")
+            #expect(BookMachine.allowedEvents(from: state) == [.dismiss])
+        }
+        #expect(links(.opened, book: Self.book(openAccess: true)) == ["http://opds-spec.org/acquisition/open-access \(Self.fulfill)"])
+    }
+}
