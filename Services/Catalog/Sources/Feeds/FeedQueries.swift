@@ -131,16 +131,23 @@ struct FeedQueries: Sendable {
         if let isbn = request.isbn { conditions.append("isbn = \(try sql.bind(ISBN.normalized(isbn) ?? "invalid"))") }
         if request.availableOnly { conditions.append("(open_access OR copies_available > 0)") }
         if !hidden.isEmpty { conditions.append("NOT (id = ANY(\(try sql.bind(hidden))))") }
+        // The matches are ranked and counted as narrow rows (id and sort keys), and only the page's books are read
+        // whole: carrying every match's full row through the count made a common word's search spill to disk.
+        let keys: String
         let order: String
         if let sort = request.sort {
             let direction = request.order == .asc ? "ASC" : "DESC"
-            order = "\(sort.expression.sql) \(direction), id \(direction)"
+            keys = "\(sort.expression.sql) AS match_key, ''::text AS match_title"
+            order = "match_key \(direction), match_id \(direction)"
         } else {
-            order = "\(rank) DESC, sort_title ASC, id ASC"
+            keys = "\(rank) AS match_key, sort_title AS match_title"
+            order = "match_key DESC, match_title ASC, match_id ASC"
         }
         sql.text = """
-            SELECT \(BookPostgresRepository.summaryColumns), count(*) OVER ()::int AS total_results FROM books WHERE \(conditions.joined(separator: " AND "))
-            ORDER BY \(order) LIMIT \(request.size) OFFSET \((request.page - 1) * request.size)
+            WITH matches AS MATERIALIZED (SELECT id AS match_id, \(keys) FROM books WHERE \(conditions.joined(separator: " AND "))),
+            page AS (SELECT * FROM matches ORDER BY \(order) LIMIT \(request.size) OFFSET \((request.page - 1) * request.size))
+            SELECT \(BookPostgresRepository.summaryColumns), (SELECT count(*) FROM matches)::int AS total_results
+            FROM page JOIN books ON books.id = page.match_id ORDER BY \(order)
             """
         var result: [BookDetail] = []
         var total = 0
