@@ -90,12 +90,22 @@ struct FeedController: Sendable {
     func groups(request: Request, context: BasicRequestContext) async throws -> Response {
         let personal = await personal(request, context: context)
         var feed = Feed(id: publicURL + "/opds/groups", title: "Browse", kind: .acquisition, links: baseLinks(self: "/opds/groups", type: Self.acquisitionType))
-        for lane in Lane.fixed + (try await feeds.genreLanes(logger: context.logger)) {
-            let page = try await feeds.lane(
-                lane, sort: lane.defaultSort, order: lane.defaultOrder, availableOnly: false, size: Self.groupSize, after: nil, hidden: personal.hidden,
-                logger: context.logger)
-            guard !page.books.isEmpty else { continue }
-            feed.groups.append(Feed.Group(title: lane.title, href: publicURL + "/opds/lanes/\(lane.slug)", entries: entries(page.books, personal)))
+        let lanes = Lane.fixed + (try await feeds.genreLanes(logger: context.logger))
+        // The lanes' first books are queried at once (each on its own pooled connection), then kept in lane order.
+        let pages = try await withThrowingTaskGroup(of: (Int, [BookDetail]).self) { group in
+            for (index, lane) in lanes.enumerated() {
+                group.addTask {
+                    let page = try await feeds.lane(
+                        lane, sort: lane.defaultSort, order: lane.defaultOrder, availableOnly: false, size: Self.groupSize, after: nil,
+                        hidden: personal.hidden, logger: context.logger)
+                    return (index, page.books)
+                }
+            }
+            return try await group.reduce(into: [Int: [BookDetail]]()) { $0[$1.0] = $1.1 }
+        }
+        for (index, lane) in lanes.enumerated() {
+            guard let books = pages[index], !books.isEmpty else { continue }
+            feed.groups.append(Feed.Group(title: lane.title, href: publicURL + "/opds/lanes/\(lane.slug)", entries: entries(books, personal)))
         }
         return try respond(feed, request: request, personal: personal)
     }
