@@ -83,6 +83,18 @@ extension CatalogServiceTests {
             let sortTitles = titles.map { $0.lowercased().replacing(#/^(the|a|an) /#, with: "") }
             #expect(sortTitles == sortTitles.sorted(), "\(titles)")
 
+            // Typos: nothing matches "Drowned Mountian" word for word, the look-alike title does. "Drowned Mount" matches
+            // one book by prefix, which stays first, and the look-alike titles ("The Drowned Witness") follow it, paged as one list.
+            let titled = { (title: String) in books.first { $0["title"] as? String == title }.map(urn) }
+            #expect(ids(try await opds2(client, "/opds/search?q=Drowned%20Mountian")).first == titled("The Drowned Mountain"))
+            let few = try await opds2(client, "/opds/search?q=Drowned%20Mount&size=100")
+            #expect(ids(few).first == titled("The Drowned Mountain"))
+            #expect(ids(few).contains(try #require(titled("The Drowned Witness"))))
+            #expect(ids(few).count > 1 && (few["metadata"] as? [String: Any])?["numberOfItems"] as? Int == ids(few).count)
+            var onePerPage: [String] = []
+            for page in 1...ids(few).count { onePerPage += ids(try await opds2(client, "/opds/search?q=Drowned%20Mount&size=1&page=\(page)")) }
+            #expect(onePerPage == ids(few))
+
             // Every sort facet of a lane, both ways: descending is exactly ascending reversed (ties broken by id).
             for sort in SortKey.allCases {
                 let up = ids(try await opds2(client, "/opds/lanes/new?sort=\(sort.rawValue)&order=asc&size=100"))

@@ -85,14 +85,30 @@ struct FeedQueries: Sendable {
         var size = 50
     }
 
-    /// Search, best first: full-text with prefixes over weighted fields; trigram similarity on titles (index-assisted) when
-    /// full-text finds nothing; an ISBN finds its book directly.
+    /// Full-text matches below this many are topped up with titles that look like the query (typos).
+    static let fewMatches = 5
+    /// How many typo-tolerant matches a search lists at most.
+    static let fuzzyLimit = 100
+
+    /// Search, best first: full-text with prefixes over weighted fields; when that finds little, the titles that look
+    /// like `q` (trigram similarity, index-assisted) follow the few full-text matches; an ISBN finds its book directly.
     func search(_ request: SearchRequest, hidden: [UUID], logger: Logger) async throws -> Page {
-        var page = try await runSearch(request, fuzzy: false, hidden: hidden, logger: logger)
-        if page.books.isEmpty, request.page == 1, let q = request.q, !q.isEmpty, ISBN.normalized(q) == nil {
-            page = try await runSearch(request, fuzzy: true, hidden: hidden, logger: logger)
+        let page = try await runSearch(request, fuzzy: false, hidden: hidden, logger: logger)
+        guard let q = request.q, !q.isEmpty, ISBN.normalized(q) == nil, let total = page.total, total < Self.fewMatches else { return page }
+        if request.sort != nil {
+            // A sorted search keeps its order: typo tolerance only when nothing matched at all.
+            return total == 0 ? try await runSearch(request, fuzzy: true, hidden: hidden, logger: logger) : page
         }
-        return page
+        // Every full-text match, then the look-alike titles not among them, paged as one list (the same on every page).
+        var first = request
+        first.page = 1
+        first.size = Self.fuzzyLimit
+        let exact = request.page == 1 && page.books.count == total ? page.books : try await runSearch(first, fuzzy: false, hidden: hidden, logger: logger).books
+        let fuzzy = try await runSearch(first, fuzzy: true, hidden: hidden, logger: logger)
+        let known = Set(exact.map(\.id))
+        let merged = exact + fuzzy.books.filter { !known.contains($0.id) }
+        let start = min(merged.count, (request.page - 1) * request.size)
+        return Page(books: Array(merged[start..<min(merged.count, start + request.size)]), next: nil, total: merged.count)
     }
 
     /// `q` as a prefix tsquery: letters and digits only, each word a prefix, all required.
