@@ -119,6 +119,14 @@ public struct LoanCheck: Codable, Sendable {
     }
 }
 
+/// Answer of `GET /internal/sessions/{id}`: whether a sign-in session is still open (not logged out, not revoked for
+/// refresh-token reuse, its account not deleted). The gateway asks before it trusts an access token of the session.
+public struct SessionStatus: Codable, Sendable {
+    public var open: Bool
+
+    public init(open: Bool) { self.open = open }
+}
+
 /// Request of `POST /internal/patrons/{id}/books/{bookId}/events`: an event catalog saw (a download).
 public struct ReportedEvent: Codable, Sendable {
     public var event: BookEvent

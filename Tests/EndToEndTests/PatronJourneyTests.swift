@@ -27,6 +27,15 @@ import TestSupport
         #expect(try await api.call(.GET, "/me", as: basic).status == 200)
         #expect(try await api.call(.GET, "/me", as: ann).json["barcode"] != nil)
         #expect(try await api.call(.GET, "/me", as: .basic("ann", "wrong")).status == 401)
+        // Signing out of a second session ends its access token too (within SESSION_CHECK_TTL, 1 s here), not only
+        // its refresh token; the first session goes on.
+        let second = try await api.call(.POST, "/auth/token", as: basic).json
+        let secondToken = GatewayClient.Credentials.bearer(try #require(second["access_token"] as? String))
+        #expect(try await api.call(.GET, "/me", as: secondToken).status == 200)
+        let refresh = try #require(second["refresh_token"] as? String)
+        #expect(try await api.call(.POST, "/auth/logout", json: #"{"refresh_token": "\#(refresh)"}"#).status == 204)
+        try await eventually("a signed-out session's access token still works") { try await api.call(.GET, "/me", as: secondToken).status == 401 }
+        #expect(try await api.call(.GET, "/me", as: ann).status == 200)
 
         // Browsing: root → groups → a lane → its next page, in both OPDS versions.
         try await stack.fetchValid("/opds", kind: "atom")

@@ -5,6 +5,7 @@ import HummingbirdTesting
 import NIOCore
 import ServiceSupport
 import Shared
+import Synchronization
 import Testing
 import TestSupport
 
@@ -117,6 +118,43 @@ import TestSupport
                 }
             }
         }
+    }
+
+    @Test func aTokenOfAClosedSessionIsRefusedAndPatronIsAskedOncePerSessionAndTTL() async throws {
+        let open = UUID()
+        let closed = UUID()
+        let asked = Mutex(0)
+        let patronRouter = Router()
+        patronRouter.get("/internal/sessions/:id") { _, context in
+            asked.withLock { $0 += 1 }
+            return try JSONMessages.response(SessionStatus(open: context.parameters.get("id") == open.uuidString.lowercased()))
+        }
+        let patron = Application(router: patronRouter, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        let keys = await AccessTokenKeys(secret: TestConfig.jwtSecret)
+        let patronID = UUID()
+        func token(_ session: UUID) async throws -> String {
+            try await keys.sign(AccessTokenPayload(patronID: patronID, sessionID: session, issuedAt: Date(), lifetime: 900))
+        }
+        let (openToken, closedToken) = (try await token(open), try await token(closed))
+        try await echoUpstream().test(.live) { catalog in
+            try await patron.test(.live) { patronLive in
+                let config = TestConfig.base([
+                    "CATALOG_URLS": "http://127.0.0.1:\(try #require(catalog.port))", "PATRON_URLS": "http://127.0.0.1:\(try #require(patronLive.port))",
+                    "GATEWAY_PORT": "0", "SESSION_CHECK_TTL": "60s",
+                ])
+                try await buildGatewayApplication(config: config).test(.router) { client in
+                    for _ in 0..<3 {
+                        try await client.execute(uri: "/opds/x", method: .get, headers: [.authorization: "Bearer \(openToken)"]) { response in
+                            #expect(response.status == .ok)
+                        }
+                        try await client.execute(uri: "/opds/x", method: .get, headers: [.authorization: "Bearer \(closedToken)"]) { response in
+                            #expect(response.status == .unauthorized)
+                        }
+                    }
+                }
+            }
+        }
+        #expect(asked.withLock { $0 } == 2, "one question per session, then the remembered answer")
     }
 
     @Test func oversizedBodiesAreRefused() async throws {

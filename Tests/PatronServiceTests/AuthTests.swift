@@ -101,7 +101,20 @@ import TestSupport
 
             let other = try (try await api.call(.post, "/auth/signup", json: #"{"pin":"2222"}"#)).json["tokens"] as? [String: Any]
             let otherRefresh = try #require(other?["refresh_token"] as? String)
+            // The gateway asks whether an access token's session is open: yes until logout, never for a revoked or unknown one.
+            func sessionOpen(_ tokens: [String: Any]?) async throws -> Bool {
+                var claims = try #require((tokens?["access_token"] as? String)?.split(separator: ".").dropFirst().first.map(String.init))
+                claims = claims.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+                claims += String(repeating: "=", count: (4 - claims.count % 4) % 4)
+                let data = try #require(Data(base64Encoded: claims))
+                let sid = try #require((try JSONSerialization.jsonObject(with: data) as? [String: Any])?["sid"] as? String)
+                return try await api.call(.get, "/internal/sessions/\(sid)").json["open"] as? Bool == true
+            }
+            #expect(try await sessionOpen(other))
+            #expect(try await !sessionOpen(first), "reuse of a refresh token revoked its session")
+            #expect(try await api.call(.get, "/internal/sessions/\(UUID())").json["open"] as? Bool == false)
             #expect(try await api.call(.post, "/auth/logout", json: #"{"refresh_token":"\#(otherRefresh)"}"#).status == .noContent)
+            #expect(try await !sessionOpen(other))
             #expect(try await api.call(.post, "/auth/refresh", json: #"{"refresh_token":"\#(otherRefresh)"}"#).status == .unauthorized)
             #expect(try await api.call(.post, "/auth/logout", json: #"{"refresh_token":"\#(otherRefresh)"}"#).status == .noContent, "logout is idempotent")
             #expect(try await api.call(.post, "/auth/logout", json: #"{"refresh_token":"not-a-token"}"#).status == .unauthorized)

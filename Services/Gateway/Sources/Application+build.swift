@@ -15,7 +15,8 @@ public func buildGatewayApplication(config: ServiceConfig) async throws -> some 
     let httpClient = HTTPClient.service
     let keys = await AccessTokenKeys(secret: settings.jwtSecret, previousSecret: settings.jwtPreviousSecret)
     let authenticator = PatronAuthenticator(
-        keys: keys, patron: InternalClient(baseURLs: settings.patronURLs, token: token, timeout: .seconds(10), httpClient: httpClient), cacheFor: settings.basicCacheFor)
+        keys: keys, patron: InternalClient(baseURLs: settings.patronURLs, token: token, timeout: .seconds(10), httpClient: httpClient), cacheFor: settings.basicCacheFor,
+        sessionCheckFor: settings.sessionCheckFor)
     let publicURL = config.string("PUBLIC_URL", default: "http://127.0.0.1:\(settings.port)")
 
     let router = ServiceRouter.make(context: GatewayContext.self) { logger in

@@ -14,6 +14,7 @@ struct GatewaySettings: Sendable {
     var upstreamTimeout: TimeInterval
     var replicaDownFor: TimeInterval
     var basicCacheFor: TimeInterval
+    var sessionCheckFor: TimeInterval
     var edgeCacheLifetime: TimeInterval
     var edgeCacheBytes: Int
 
@@ -29,6 +30,7 @@ struct GatewaySettings: Sendable {
         upstreamTimeout = try config.duration("UPSTREAM_TIMEOUT", default: 30)
         replicaDownFor = try config.duration("REPLICA_DOWN_FOR", default: 2)
         basicCacheFor = try config.duration("BASIC_AUTH_CACHE_TTL", default: 60)
+        sessionCheckFor = try config.duration("SESSION_CHECK_TTL", default: 10)
         edgeCacheLifetime = try config.duration("EDGE_CACHE_TTL", default: 5)
         edgeCacheBytes = try config.int("EDGE_CACHE_BYTES", default: 64 << 20)
     }

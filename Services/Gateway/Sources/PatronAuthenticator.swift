@@ -5,8 +5,9 @@ import ServiceSupport
 import Shared
 import Synchronization
 
-/// Authenticates a request once at the edge: a Bearer access token is verified locally; HTTP Basic credentials
-/// are checked with patron and the verdict cached briefly under a hash of the credentials (never in clear).
+/// Authenticates a request once at the edge: a Bearer access token is verified locally and its session checked
+/// (`SessionCheck`); HTTP Basic credentials are checked with patron and the verdict cached briefly under a hash of
+/// the credentials (never in clear).
 final class PatronAuthenticator: Sendable {
     enum Verdict: Sendable {
         case anonymous
@@ -17,19 +18,24 @@ final class PatronAuthenticator: Sendable {
     let keys: AccessTokenKeys
     let patron: InternalClient
     let cacheFor: TimeInterval
+    let sessions: SessionCheck
     private let cache = Mutex<[String: (UUID, Date)]>([:])
 
-    init(keys: AccessTokenKeys, patron: InternalClient, cacheFor: TimeInterval) {
+    init(keys: AccessTokenKeys, patron: InternalClient, cacheFor: TimeInterval, sessionCheckFor: TimeInterval) {
         self.keys = keys
         self.patron = patron
         self.cacheFor = cacheFor
+        sessions = SessionCheck(patron: patron, cacheFor: sessionCheckFor)
     }
 
     func authenticate(authorization: String?, clientAddress: String?, logger: Logger) async -> Verdict {
         guard let authorization else { return .anonymous }
         if let token = BasicAuthorization.bearer(authorization) {
-            guard let payload = try? await keys.verify(token), let id = payload.patronID else {
+            guard let payload = try? await keys.verify(token), let id = payload.patronID, let session = UUID(uuidString: payload.sid) else {
                 return .refused(Problem.unauthorized("The access token is invalid or expired"))
+            }
+            guard await sessions.isOpen(session, logger: logger) else {
+                return .refused(Problem.unauthorized("This session has ended (signed out or revoked); sign in again"))
             }
             return .patron(id)
         }

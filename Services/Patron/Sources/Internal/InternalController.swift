@@ -19,6 +19,15 @@ struct InternalController: Sendable {
         group.get("/patrons/:patron/shelf", use: shelf)
         group.get("/patrons/:patron/loans/:id", use: loanCheck)
         group.post("/patrons/:patron/books/:id/events", use: reportEvent)
+        group.get("/sessions/:id", use: sessionStatus)
+    }
+
+    /// Is this sign-in session still open? Unknown sessions (deleted with their account) are closed.
+    func sessionStatus(request: Request, context: BasicRequestContext) async throws -> Response {
+        let id = try context.uuid("id")
+        var open = false
+        for try await _ in try await client.query("SELECT 1 FROM sessions WHERE id = \(id) AND revoked_at IS NULL", logger: context.logger) { open = true }
+        return try JSONMessages.response(SessionStatus(open: open))
     }
 
     /// Checks Basic credentials for the gateway: 200 `{patronId}`, 401 or 429.
