@@ -6,7 +6,14 @@ cd "$(dirname "$0")/.."
 scripts/postgres.sh ensure-installed
 # libvips for cover thumbnails; xmllint for the OPDS 1.2 schema check (../shared/tools/validate_opds.py atom).
 scripts/apt-ensure.sh libvips-dev libxml2-utils
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+# A free port below the kernel's ephemeral range, so that no outgoing connection takes it before PostgreSQL binds it.
+port=$(python3 -c '
+import random, socket
+while True:
+    p = random.randrange(20000, 32000); s = socket.socket()
+    try: s.bind(("127.0.0.1", p)); print(p); break
+    except OSError: pass
+    finally: s.close()')
 tmp=$(mktemp -d /tmp/bookmobile-test.XXXXXX)
 cleanup() { scripts/postgres.sh stop "$tmp"; rm -rf "$tmp"; }
 trap cleanup EXIT

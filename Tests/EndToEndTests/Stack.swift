@@ -61,7 +61,7 @@ final class Stack: @unchecked Sendable {
         try FileManager.default.createDirectory(at: workDir, withIntermediateDirectories: true)
         postgresPort = try FreePort.next()
         var ports: [Service: Int] = [:]
-        for service in Service.allCases { ports[service] = try FreePort.next() }
+        for service in Service.allCases { ports[service] = try FreePort.next(avoiding: [postgresPort] + Array(ports.values)) }
         self.ports = ports
         let database = "postgres://postgres@127.0.0.1:\(postgresPort)"
         let gatewayURL = "http://127.0.0.1:\(ports[.gateway]!)"
@@ -116,8 +116,8 @@ final class Stack: @unchecked Sendable {
     }
 
     /// Polls `/health/ready` on the gateway (which checks its upstreams) until it answers 200.
-    func waitUntilReady(timeout: Duration = .seconds(60)) async throws {
-        try await eventually(timeout: timeout, "the stack never became ready; logs in \(workDir.path)") {
+    func waitUntilReady(timeout: Duration = .seconds(180)) async throws {
+        try await eventually(timeout: timeout, "the stack never became ready (the services' log tails follow)") {
             (try? await gateway.call(.GET, "/health/ready").status) == 200
         }
     }
@@ -155,21 +155,28 @@ func eventually(timeout: Duration = .seconds(15), _ message: @autoclosure () -> 
     throw StackError("timed out: \(message())")
 }
 
-/// A port the kernel says is free now.
+/// A free port below the kernel's ephemeral range (32768-60999), so that no outgoing connection of the many tests running
+/// at once can take it between this check and the service's own bind (which happened with ports the kernel picked).
 enum FreePort {
-    static func next() throws -> Int {
+    static func next(avoiding taken: [Int] = []) throws -> Int {
+        for _ in 0..<200 {
+            let port = Int.random(in: 20_000..<32_000)
+            if !taken.contains(port), isFree(port) { return port }
+        }
+        throw StackError("no free port found")
+    }
+
+    static func isFree(_ port: Int) -> Bool {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw StackError("socket() failed") }
+        guard fd >= 0 else { return false }
         defer { close(fd) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        address.sin_addr.s_addr = INADDR_ANY
+        address.sin_port = UInt16(port).bigEndian
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
         }
-        guard bound else { throw StackError("bind() failed") }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 }
+
