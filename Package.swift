@@ -200,7 +200,7 @@ let package = Package(
         .testTarget(
             name: "GatewayServiceTests",
             dependencies: [
-                "GatewayService", "TestSupport", "Shared", "ServiceSupport",
+                "GatewayService", "CatalogService", "PatronService", "TestSupport", "Shared", "ServiceSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

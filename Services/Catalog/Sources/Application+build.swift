@@ -32,6 +32,21 @@ struct CatalogParts: Sendable {
 /// Builds the catalog service: ingest, feeds, search, covers, downloads, and the outbox to patron.
 public func buildCatalogApplication(config: ServiceConfig) async throws -> some ApplicationProtocol {
     let parts = try CatalogParts(config: config)
+    var app = Application(
+        router: catalogRouter(parts),
+        configuration: .init(address: .hostname("0.0.0.0", port: parts.settings.port), serverName: "bookmobile-catalog"),
+        logger: parts.logger)
+    let schema = SchemaReadiness()
+    app.addServices(parts.postgres, OutboxDeliverer(client: parts.postgres, destination: parts.patron, schema: schema, logger: parts.logger))
+    app.beforeServerStarts {
+        try await applyMigrations(catalogMigrations, client: parts.postgres, logger: parts.logger)
+        schema.markReady()
+    }
+    return app
+}
+
+/// Every route of the catalog service, public, admin and internal.
+func catalogRouter(_ parts: CatalogParts) -> Router<BasicRequestContext> {
     let router = ServiceRouter.make(readiness: HealthRoutes<BasicRequestContext>.database(parts.postgres))
     let feedCache = ResponseCache(name: "feed", lifetime: .seconds(parts.settings.feedCacheLifetime), capacityBytes: 64 << 20)
     AdminController(
@@ -45,16 +60,5 @@ public func buildCatalogApplication(config: ServiceConfig) async throws -> some 
         feeds: FeedQueries(books: parts.books), patron: parts.patron, token: parts.token, publicURL: parts.settings.publicURL, cache: feedCache
     ).add(to: router)
     InternalController(books: parts.books, token: parts.token).add(to: router)
-
-    var app = Application(
-        router: router,
-        configuration: .init(address: .hostname("0.0.0.0", port: parts.settings.port), serverName: "bookmobile-catalog"),
-        logger: parts.logger)
-    let schema = SchemaReadiness()
-    app.addServices(parts.postgres, OutboxDeliverer(client: parts.postgres, destination: parts.patron, schema: schema, logger: parts.logger))
-    app.beforeServerStarts {
-        try await applyMigrations(catalogMigrations, client: parts.postgres, logger: parts.logger)
-        schema.markReady()
-    }
-    return app
+    return router
 }

@@ -12,9 +12,28 @@ public func buildPatronApplication(config: ServiceConfig) async throws -> some A
     let settings = try PatronSettings(config: config)
     let logger = Observability.logger(service: "patron", config: config)
     let postgres = PostgresClient(configuration: try DatabaseURL.configuration(settings.databaseURL), backgroundLogger: logger)
-    let token = ServiceToken(settings.serviceToken)
     let rules = CirculationRules(loanPeriod: settings.loanPeriod, offerPeriod: settings.holdOfferPeriod, publicURL: settings.publicURL)
     let circulation = CirculationPostgresRepository(client: postgres, rules: rules)
+    let router = await patronRouter(settings: settings, postgres: postgres, circulation: circulation)
+
+    var app = Application(
+        router: router, configuration: .init(address: .hostname("0.0.0.0", port: settings.port), serverName: "bookmobile-patron"), logger: logger)
+    let schema = SchemaReadiness()
+    let catalog = InternalClient(baseURLs: settings.catalogURLs, token: ServiceToken(settings.serviceToken))
+    app.addServices(
+        postgres,
+        ExpiryJob(client: postgres, circulation: circulation, interval: settings.expiryInterval, schema: schema, logger: logger),
+        OutboxDeliverer(client: postgres, destination: catalog, schema: schema, logger: logger))
+    app.beforeServerStarts {
+        try await applyMigrations(patronMigrations, client: postgres, logger: logger)
+        schema.markReady()
+    }
+    return app
+}
+
+/// Every route of the patron service, public and internal, over `postgres`.
+func patronRouter(settings: PatronSettings, postgres: PostgresClient, circulation: CirculationPostgresRepository) async -> Router<BasicRequestContext> {
+    let token = ServiceToken(settings.serviceToken)
     let accounts = AccountPostgresRepository(client: postgres)
     let authenticator = Authenticator(
         accounts: accounts, throttle: LoginThrottle(client: postgres), hasher: PasswordHasher(cost: settings.bcryptCost),
@@ -36,17 +55,5 @@ public func buildPatronApplication(config: ServiceConfig) async throws -> some A
     AnnotationController(reading: reading, guardian: guardian, publicURL: settings.publicURL).add(to: router)
     FeedbackController(client: postgres, token: token, adminToken: settings.adminToken, perHour: settings.feedbackPerHour).add(to: router)
     InternalController(client: postgres, authenticator: authenticator, circulation: circulation, token: token).add(to: router)
-
-    var app = Application(
-        router: router, configuration: .init(address: .hostname("0.0.0.0", port: settings.port), serverName: "bookmobile-patron"), logger: logger)
-    let schema = SchemaReadiness()
-    app.addServices(
-        postgres,
-        ExpiryJob(client: postgres, circulation: circulation, interval: settings.expiryInterval, schema: schema, logger: logger),
-        OutboxDeliverer(client: postgres, destination: InternalClient(baseURLs: settings.catalogURLs, token: token), schema: schema, logger: logger))
-    app.beforeServerStarts {
-        try await applyMigrations(patronMigrations, client: postgres, logger: logger)
-        schema.markReady()
-    }
-    return app
+    return router
 }
