@@ -8,13 +8,16 @@ public struct Migration: Sendable {
     public let name: String
     public let sql: String
 
-    /// The statements of `sql`: the extended protocol runs one at a time. A statement ends with `;` at the end of a line.
+    /// The statements of `sql`: the extended protocol runs one at a time. A statement ends with `;` at the end of a line
+    /// outside a `$$` quoted function body.
     var statements: [String] {
         var result: [String] = []
         var current = ""
+        var inFunctionBody = false
         for line in sql.split(separator: "\n", omittingEmptySubsequences: false) {
             current += line + "\n"
-            if line.trimmingCharacters(in: .whitespaces).hasSuffix(";") {
+            if line.components(separatedBy: "$$").count % 2 == 0 { inFunctionBody.toggle() }
+            if !inFunctionBody, line.trimmingCharacters(in: .whitespaces).hasSuffix(";") {
                 result.append(current)
                 current = ""
             }

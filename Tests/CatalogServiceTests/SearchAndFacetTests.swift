@@ -111,3 +111,34 @@ extension CatalogServiceTests {
         }
     }
 }
+
+extension CatalogServiceTests {
+    @Test func theRootListsALaneForEveryGenreThatHasBooksAndDropsItWithItsLastBook() async throws {
+        let (app, _) = try await app()
+        let files = try generatedBooks(10, seed: 5)
+        try await app.test(.router) { client in
+            var books: [(id: String, genres: [String])] = []
+            for file in files {
+                let book = try #require(try await ingest(client, file).1["book"] as? [String: Any])
+                books.append((try #require(book["id"] as? String), try #require(book["genres"] as? [String])))
+            }
+            func genreLanes() async throws -> Set<String> {
+                let root = try await opds2(client, "/opds")
+                return Set((root["navigation"] as? [[String: Any]] ?? []).compactMap { ($0["href"] as? String)?.components(separatedBy: "/opds/lanes/genre-").dropFirst().first })
+            }
+            #expect(try await genreLanes() == Set(books.flatMap(\.genres)))
+
+            // Withdraw every book of the rarest genre: its lane goes, the lanes of the others' genres stay.
+            let counts = Dictionary(books.flatMap(\.genres).map { ($0, 1) }, uniquingKeysWith: +)
+            let rarest = try #require(counts.min { $0.value < $1.value }?.key)
+            let withdrawn = books.filter { $0.genres.contains(rarest) }
+            for book in withdrawn {
+                let status = try await client.execute(uri: "/admin/books/\(book.id)", method: .delete, headers: Self.admin) { $0.status }
+                #expect(status.code < 300)
+            }
+            let remaining = Set(books.filter { !$0.genres.contains(rarest) }.flatMap(\.genres))
+            #expect(try await genreLanes() == remaining)
+            #expect(!remaining.contains(rarest))
+        }
+    }
+}

@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
-import PostgresSupport
+@testable import PostgresSupport
 import Testing
 import TestSupport
 
@@ -9,6 +9,23 @@ import TestSupport
 
 /// Schema migrations as replicas meet them: several starting at once against one database.
 @Suite struct MigrationTests {
+    @Test func statementsEndAtSemicolonsOutsideFunctionBodies() {
+        let migration = Migration(
+            version: 1, name: "x",
+            sql: """
+                CREATE TABLE t (a int);
+                CREATE FUNCTION f() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN
+                    UPDATE t SET a = a + 1;
+                    RETURN NULL;
+                END $$;
+                CREATE TRIGGER g AFTER INSERT ON t
+                    FOR EACH STATEMENT EXECUTE FUNCTION f();
+                """)
+        #expect(migration.statements.count == 3)
+        #expect(migration.statements[1].contains("RETURN NULL;") && migration.statements[1].hasSuffix("END $$;\n"))
+    }
+
     @Test func replicasStartingTogetherApplyEachMigrationExactlyOnce() async throws {
         let url = try await TestDatabase.create(prefix: "mig")
         let logger = Logger(label: "migration-test")

@@ -60,12 +60,8 @@ struct FeedQueries: Sendable {
     /// The genre lanes that have at least one book.
     func genreLanes(logger: Logger) async throws -> [Lane] {
         var present = Set<String>()
-        // One index probe per genre (GIN on genres), not a scan of every book.
-        let rows = try await books.client.query(
-            """
-            SELECT g FROM unnest(\(Genres.all.map(\.slug))::text[]) g
-            WHERE EXISTS (SELECT 1 FROM books WHERE genres @> ARRAY[g] AND withdrawn_at IS NULL)
-            """, logger: logger)
+        // Counted by triggers on books (migration 5), not probed here.
+        let rows = try await books.client.query("SELECT genre FROM genre_counts WHERE books > 0", logger: logger)
         for try await genre in rows.decode(String.self) { present.insert(genre) }
         return Genres.all.filter { present.contains($0.slug) }.compactMap { Lane.genre($0.slug) }
     }

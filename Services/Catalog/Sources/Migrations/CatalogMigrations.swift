@@ -95,4 +95,40 @@ let catalogMigrations: [Migration] = [
             ALTER TABLE books ALTER COLUMN search SET STORAGE MAIN;
             UPDATE books SET title = title;
             """),
+    // How many books (not withdrawn) each genre has, kept by statement triggers in the same transaction as the
+    // change: the root feed's genre lanes were 30 index probes (~130 ms at 100,000 books), now one small read.
+    // Counters are updated in genre order, so that concurrent ingests lock them in the same order.
+    Migration(
+        version: 5, name: "books per genre",
+        sql: """
+            CREATE TABLE genre_counts (genre text PRIMARY KEY, books integer NOT NULL);
+            INSERT INTO genre_counts (genre, books)
+                SELECT g, count(*) FROM books, unnest(genres) g WHERE withdrawn_at IS NULL GROUP BY g;
+            CREATE FUNCTION genre_counts_follow() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                IF TG_OP = 'INSERT' THEN
+                    INSERT INTO genre_counts AS c (genre, books)
+                        SELECT g, count(*) FROM new_rows, unnest(genres) g WHERE withdrawn_at IS NULL GROUP BY g ORDER BY g
+                        ON CONFLICT (genre) DO UPDATE SET books = c.books + excluded.books;
+                ELSIF TG_OP = 'UPDATE' THEN
+                    INSERT INTO genre_counts AS c (genre, books)
+                        SELECT g, sum(d) FROM (
+                            SELECT unnest(genres) AS g, 1 AS d FROM new_rows WHERE withdrawn_at IS NULL
+                            UNION ALL SELECT unnest(genres), -1 FROM old_rows WHERE withdrawn_at IS NULL) changes
+                        GROUP BY g HAVING sum(d) <> 0 ORDER BY g
+                        ON CONFLICT (genre) DO UPDATE SET books = c.books + excluded.books;
+                ELSE
+                    UPDATE genre_counts c SET books = c.books - gone.n
+                        FROM (SELECT g, count(*)::int AS n FROM old_rows, unnest(genres) g WHERE withdrawn_at IS NULL GROUP BY g ORDER BY g) gone
+                        WHERE c.genre = gone.g;
+                END IF;
+                RETURN NULL;
+            END $$;
+            CREATE TRIGGER genre_counts_insert AFTER INSERT ON books REFERENCING NEW TABLE AS new_rows
+                FOR EACH STATEMENT EXECUTE FUNCTION genre_counts_follow();
+            CREATE TRIGGER genre_counts_update AFTER UPDATE ON books REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+                FOR EACH STATEMENT EXECUTE FUNCTION genre_counts_follow();
+            CREATE TRIGGER genre_counts_delete AFTER DELETE ON books REFERENCING OLD TABLE AS old_rows
+                FOR EACH STATEMENT EXECUTE FUNCTION genre_counts_follow();
+            """),
 ]
