@@ -76,7 +76,8 @@ struct BooksController: Sendable {
                 }
                 if remaining == 0, reachesEnd { await report?.send(.downloadCompleted) }
             } catch {
-                await report?.send(.downloadFailed)
+                // Sending broke off, often because the client went away, which cancels this task: report from a task of its own.
+                if let report { Task { await report.send(.downloadFailed) } }
                 throw error
             }
             try await writer.finish(nil)
