@@ -77,6 +77,11 @@ extension CatalogServiceTests {
             var paged: [String] = []
             for page in 1...((total + 4) / 5) { paged += ids(try await opds2(client, "/opds/search?q=a&size=5&page=\(page)")) }
             #expect(paged.count == total && Set(paged) == Set(ids(common)))
+            // A page past the last match is empty but still says how many there are.
+            for order in ["", "&sort=title"] {
+                let beyond = try await opds2(client, "/opds/search?q=a&size=5&page=\(total + 1)\(order)")
+                #expect(ids(beyond).isEmpty && (beyond["metadata"] as? [String: Any])?["numberOfItems"] as? Int == total, "\(order)")
+            }
             let byTitle = try await opds2(client, "/opds/search?q=a&size=100&sort=title&order=asc")
             let titles = (byTitle["publications"] as? [[String: Any]] ?? []).compactMap { ($0["metadata"] as? [String: Any])?["title"] as? String }
             // Leading articles do not count ("The Drowned Witness" sorts under D), as in any library catalogue.

@@ -157,6 +157,17 @@ import TestSupport
         #expect(asked.withLock { $0 } == 2, "one question per session, then the remembered answer")
     }
 
+    @Test func rememberedAnswersExpireAndStayWithinTheirLimit() async throws {
+        let answers = ExpiringAnswers<Int, String>(lifetime: 0.2, limit: 3)
+        answers.remember("a", for: 1)
+        #expect(answers[1] == "a" && answers[2] == nil)
+        for key in 2...4 { answers.remember("\(key)", for: key) }
+        #expect([1, 2, 3, 4].compactMap { answers[$0] }.count <= 3, "never more than the limit")
+        #expect(answers[4] == "4", "the newest answer is kept")
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(answers[4] == nil, "an answer past its lifetime is not given")
+    }
+
     @Test func oversizedBodiesAreRefused() async throws {
         try await gateway(catalog: "http://127.0.0.1:1").test(.router) { client in
             let body = ByteBuffer(repeating: 0x41, count: 2 << 20)

@@ -3,7 +3,6 @@ import Foundation
 import Logging
 import ServiceSupport
 import Shared
-import Synchronization
 
 /// Authenticates a request once at the edge: a Bearer access token is verified locally and its session checked
 /// (`SessionCheck`); HTTP Basic credentials are checked with patron and the verdict cached briefly under a hash of
@@ -17,14 +16,13 @@ final class PatronAuthenticator: Sendable {
 
     let keys: AccessTokenKeys
     let patron: InternalClient
-    let cacheFor: TimeInterval
     let sessions: SessionCheck
-    private let cache = Mutex<[String: (UUID, Date)]>([:])
+    private let verdicts: ExpiringAnswers<String, UUID>
 
     init(keys: AccessTokenKeys, patron: InternalClient, cacheFor: TimeInterval, sessionCheckFor: TimeInterval) {
         self.keys = keys
         self.patron = patron
-        self.cacheFor = cacheFor
+        verdicts = ExpiringAnswers(lifetime: cacheFor)
         sessions = SessionCheck(patron: patron, cacheFor: sessionCheckFor)
     }
 
@@ -43,16 +41,12 @@ final class PatronAuthenticator: Sendable {
             return .refused(Problem.unauthorized("Authorization must be Basic or Bearer"))
         }
         let key = SHA256.hash(data: Data("\(basic.login)\u{0}\(basic.secret)".utf8)).map { String(format: "%02x", $0) }.joined()
-        let now = Date()
-        if let (id, until) = cache.withLock({ $0[key] }), until > now { return .patron(id) }
+        if let id = verdicts[key] { return .patron(id) }
         do {
             let answer = try await patron.send(
                 .POST, "/internal/auth/basic", body: BasicCredentials(login: basic.login, secret: basic.secret, clientAddress: clientAddress),
                 as: AuthenticatedPatron.self, logger: logger)
-            cache.withLock { entries in
-                if entries.count > 100_000 { entries.removeAll() }
-                entries[key] = (answer.patronId, now.addingTimeInterval(cacheFor))
-            }
+            verdicts.remember(answer.patronId, for: key)
             return .patron(answer.patronId)
         } catch InternalClient.Failure.status(let code, let problem) {
             return .refused(problem ?? Problem(status: code, slug: nil, title: "Unauthorized"))

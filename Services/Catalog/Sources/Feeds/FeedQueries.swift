@@ -158,14 +158,17 @@ struct FeedQueries: Sendable {
         sql.text = """
             WITH matches AS MATERIALIZED (SELECT id AS match_id, \(keys) FROM books WHERE \(conditions.joined(separator: " AND "))),
             page AS (SELECT * FROM matches ORDER BY \(order) LIMIT \(request.size) OFFSET \((request.page - 1) * request.size))
-            SELECT \(BookPostgresRepository.summaryColumns), (SELECT count(*) FROM matches)::int AS total_results
-            FROM page JOIN books ON books.id = page.match_id ORDER BY \(order)
+            SELECT \(BookPostgresRepository.summaryColumns), counted.total
+            FROM (SELECT count(*)::int AS total FROM matches) counted LEFT JOIN (page JOIN books ON books.id = page.match_id) ON true
+            ORDER BY \(order)
             """
+        // The count comes on a row of its own when the page is empty (past the last match), with no book in it.
         var result: [BookDetail] = []
         var total = 0
         for try await row in try await books.client.query(sql.query, logger: logger) {
-            result.append(try BookPostgresRepository.decodeSummary(row))
-            total = try row.makeRandomAccess()[BookPostgresRepository.summaryColumnCount].decode(Int.self)
+            let cells = row.makeRandomAccess()
+            total = try cells[BookPostgresRepository.summaryColumnCount].decode(Int.self)
+            if cells[0].bytes != nil { result.append(try BookPostgresRepository.decodeSummary(row)) }
         }
         return Page(books: result, next: nil, total: total)
     }

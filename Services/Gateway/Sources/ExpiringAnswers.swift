@@ -1,0 +1,32 @@
+import Foundation
+import Synchronization
+
+/// Answers from patron remembered for a fixed time (Basic verdicts, session checks). At most `limit` entries: when
+/// full, the expired ones are dropped, and if none had expired, all of them.
+final class ExpiringAnswers<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+    let lifetime: TimeInterval
+    let limit: Int
+    private let entries = Mutex<[Key: (value: Value, until: Date)]>([:])
+
+    init(lifetime: TimeInterval, limit: Int = 100_000) {
+        self.lifetime = lifetime
+        self.limit = limit
+    }
+
+    /// The remembered answer, while it is fresh.
+    subscript(key: Key) -> Value? {
+        let now = Date()
+        return entries.withLock { $0[key] }.flatMap { $0.until > now ? $0.value : nil }
+    }
+
+    func remember(_ value: Value, for key: Key) {
+        let now = Date()
+        entries.withLock { entries in
+            if entries.count >= limit {
+                entries = entries.filter { $0.value.until > now }
+                if entries.count >= limit { entries.removeAll() }
+            }
+            entries[key] = (value, now.addingTimeInterval(lifetime))
+        }
+    }
+}
