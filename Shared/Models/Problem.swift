@@ -15,6 +15,9 @@ public struct Problem: Codable, Sendable, Equatable, Error {
     public var limit: Int?
     public var links: [ProblemLink]?
     public var retryAfter: Int?
+    /// For a throttled sign-in: which limit (`login`, `login-at-address`, `address`) and until when (ISO 8601).
+    public var throttled: String?
+    public var throttledUntil: String?
 
     public init(
         status: Int,
@@ -25,7 +28,9 @@ public struct Problem: Codable, Sendable, Equatable, Error {
         allowedEvents: [String]? = nil,
         limit: Int? = nil,
         links: [ProblemLink]? = nil,
-        retryAfter: Int? = nil
+        retryAfter: Int? = nil,
+        throttled: String? = nil,
+        throttledUntil: String? = nil
     ) {
         self.type = slug.map { Problem.typeBase + $0 } ?? "about:blank"
         self.title = title
@@ -36,6 +41,8 @@ public struct Problem: Codable, Sendable, Equatable, Error {
         self.limit = limit
         self.links = links
         self.retryAfter = retryAfter
+        self.throttled = throttled
+        self.throttledUntil = throttledUntil
     }
 
     public static let typeBase = "https://bookmobile.dev/problems/"

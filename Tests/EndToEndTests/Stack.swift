@@ -129,6 +129,19 @@ final class Stack: @unchecked Sendable {
         try? FileManager.default.removeItem(at: workDir)
     }
 
+    /// Runs one SQL statement in the stack's `database` (catalog or patron) and returns its rows, one per line,
+    /// cells separated by `|`.
+    func sql(_ database: String, _ statement: String) async throws -> [String] {
+        let output = workDir.appendingPathComponent("sql-\(UUID().uuidString.prefix(8)).out")
+        defer { try? FileManager.default.removeItem(at: output) }
+        let child = try ChildProcess(
+            "/usr/bin/psql", ["-qAt", "-h", "127.0.0.1", "-p", "\(postgresPort)", "-U", "postgres", "-d", database, "-c", statement],
+            environment: ProcessInfo.processInfo.environment, output: output)
+        let text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
+        guard await child.wait() == 0 else { throw StackError("psql failed: \(text)") }
+        return ((try? String(contentsOf: output, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+    }
+
     private func run(_ executable: String, _ arguments: [String], environment extra: [String: String] = [:]) async throws {
         let output = workDir.appendingPathComponent("command-\(UUID().uuidString.prefix(8)).out")
         defer { try? FileManager.default.removeItem(at: output) }

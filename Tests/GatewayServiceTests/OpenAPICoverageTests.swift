@@ -39,8 +39,10 @@ import TestSupport
         let catalog = catalogRouter(parts)
         // Listing routes runs no query: catalog's (never connected) client serves patron's routes here.
         let rules = CirculationRules(loanPeriod: 1, offerPeriod: 1, publicURL: "")
+        let settings = try PatronSettings(config: config)
         let patron = await patronRouter(
-            settings: try PatronSettings(config: config), postgres: parts.postgres, circulation: CirculationPostgresRepository(client: parts.postgres, rules: rules))
+            settings: settings, postgres: parts.postgres, circulation: CirculationPostgresRepository(client: parts.postgres, rules: rules),
+            throttle: SignInThrottle(client: parts.postgres, policy: settings.signInPolicy))
         let routes = catalog.routes.map { ($0.method.rawValue, $0.path.description) } + patron.routes.map { ($0.method.rawValue, $0.path.description) }
         return Set(routes.filter { !$0.1.hasPrefix("/internal/") }.map { normalised($0.0, $0.1) })
     }

@@ -78,11 +78,13 @@ import TestSupport
             let barcode = try #require((card.json["patron"] as? [String: Any])?["barcode"] as? String)
             for login in [barcode, "20000000000004"] {
                 var statuses: [HTTPResponse.Status] = []
-                for _ in 0..<6 { statuses.append(try await api.call(.post, "/auth/token", headers: basic(login, "9999")).status) }
-                #expect(statuses.prefix(4).allSatisfy { $0 == .unauthorized })
+                for _ in 0..<10 { statuses.append(try await api.call(.post, "/auth/token", headers: basic(login, "9999")).status) }
+                #expect(statuses.allSatisfy { $0 == .unauthorized })
                 let locked = try await api.call(.post, "/auth/token", headers: basic(login, "4321"))
                 #expect(locked.status == .tooManyRequests)
                 #expect(locked.headers[.retryAfter] != nil)
+                #expect(locked.json["throttled"] as? String == "login")
+                #expect(locked.json["throttledUntil"] is String)
             }
         }
     }

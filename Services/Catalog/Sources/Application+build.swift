@@ -37,7 +37,11 @@ public func buildCatalogApplication(config: ServiceConfig) async throws -> some 
         configuration: .init(address: .hostname("0.0.0.0", port: parts.settings.port), serverName: "bookmobile-catalog"),
         logger: parts.logger)
     let schema = SchemaReadiness()
-    app.addServices(parts.postgres, OutboxDeliverer(client: parts.postgres, destination: parts.patron, schema: schema, logger: parts.logger))
+    let sweeper = BlobSweeper(
+        blobs: parts.blobs, references: BlobReferencePostgresRepository(client: parts.postgres), interval: parts.settings.blobSweepInterval,
+        temporaryMaxAge: parts.settings.blobTemporaryMaxAge, schema: schema, logger: parts.logger)
+    app.addServices(
+        parts.postgres, OutboxDeliverer(client: parts.postgres, destination: parts.patron, schema: schema, logger: parts.logger), sweeper)
     app.beforeServerStarts {
         try await applyMigrations(catalogMigrations, client: parts.postgres, logger: parts.logger)
         schema.markReady()

@@ -10,6 +10,8 @@ struct CatalogSettings: Sendable {
     var serviceToken: String
     var adminToken: String
     var blobDirectory: URL
+    var blobSweepInterval: TimeInterval
+    var blobTemporaryMaxAge: TimeInterval
     var maxIngestBytes: Int
     var feedCacheLifetime: Double
 
@@ -21,6 +23,8 @@ struct CatalogSettings: Sendable {
         serviceToken = try config.secret("SERVICE_TOKEN")
         adminToken = try config.secret("ADMIN_TOKEN")
         blobDirectory = URL(fileURLWithPath: config.string("BLOB_DIR", default: ".data/blobs"))
+        blobSweepInterval = try config.duration("BLOB_SWEEP_INTERVAL", default: 3600)
+        blobTemporaryMaxAge = try config.duration("BLOB_TEMP_MAX_AGE", default: 3600)
         maxIngestBytes = try config.int("INGEST_MAX_BYTES", default: 200 << 20)
         feedCacheLifetime = try config.duration("FEED_CACHE_TTL", default: 5)
     }

@@ -10,7 +10,4 @@ struct GatewayContext: RequestContext, RemoteAddressRequestContext {
         coreContext = .init(source: source)
         remoteAddress = source.channel.remoteAddress
     }
-
-    /// The client address as text, without the port.
-    var clientAddress: String? { remoteAddress?.ipAddress }
 }

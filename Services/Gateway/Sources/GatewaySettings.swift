@@ -17,6 +17,7 @@ struct GatewaySettings: Sendable {
     var sessionCheckFor: TimeInterval
     var edgeCacheLifetime: TimeInterval
     var edgeCacheBytes: Int
+    var trustedProxies: TrustedProxies
 
     init(config: ServiceConfig) throws {
         port = try config.int("GATEWAY_PORT", default: 8080)
@@ -33,5 +34,10 @@ struct GatewaySettings: Sendable {
         sessionCheckFor = try config.duration("SESSION_CHECK_TTL", default: 10)
         edgeCacheLifetime = try config.duration("EDGE_CACHE_TTL", default: 5)
         edgeCacheBytes = try config.int("EDGE_CACHE_BYTES", default: 64 << 20)
+        do {
+            trustedProxies = try TrustedProxies(parsing: config.string("TRUSTED_PROXIES"))
+        } catch let error as TrustedProxies.Invalid {
+            throw ServiceConfig.Invalid(description: error.description)
+        }
     }
 }

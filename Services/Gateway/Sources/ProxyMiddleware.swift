@@ -39,11 +39,12 @@ struct ProxyMiddleware: RouterMiddleware {
         if path == "/internal" || path.hasPrefix("/internal/") { throw Problem.notFound("No resource at \(path)") }
         guard let upstream = route(path) else { return try await next(request, context) }
 
+        let clientAddress = settings.trustedProxies.clientAddress(peer: context.remoteAddress?.ipAddress, headers: request.headers)
         var patronID: UUID?
         let carriesOwnCredentials = path.hasPrefix("/auth/") || path.hasPrefix("/admin/")
         if !carriesOwnCredentials {
             switch await authenticator.authenticate(
-                authorization: request.headers[.authorization], clientAddress: context.clientAddress, logger: context.logger)
+                authorization: request.headers[.authorization], clientAddress: clientAddress, logger: context.logger)
             {
             case .anonymous: break
             case .patron(let id): patronID = id
@@ -54,24 +55,35 @@ struct ProxyMiddleware: RouterMiddleware {
 
         if upstream === catalog, patronID == nil, !carriesOwnCredentials, edgeCache.isEnabled, let cacheKey = EdgeCachePolicy.key(for: request) {
             return try await edgeCache.respond(to: request, key: cacheKey) {
-                try await send(request, to: upstream, patronID: patronID, keepAuthorization: carriesOwnCredentials, cacheKey: cacheKey, context: context)
+                try await send(
+                    request, to: upstream, patronID: patronID, clientAddress: clientAddress, keepAuthorization: carriesOwnCredentials,
+                    cacheKey: cacheKey, context: context)
             }
         }
-        let response = try await send(request, to: upstream, patronID: patronID, keepAuthorization: carriesOwnCredentials, cacheKey: nil, context: context)
+        let response = try await send(
+            request, to: upstream, patronID: patronID, clientAddress: clientAddress, keepAuthorization: carriesOwnCredentials, cacheKey: nil,
+            context: context)
         if upstream === catalog, ![.get, .head, .options].contains(request.method), response.status.code < 400 { edgeCache.clear() }
         return response
     }
 
-    /// Reads the body (within the route's limit) and forwards the request with the gateway's headers.
+    /// Forwards the request with the gateway's headers. An upload (`POST /admin/books`) is streamed through within
+    /// `INGEST_MAX_BYTES`; other bodies are read whole within `GATEWAY_MAX_BODY_BYTES`, so that they can be sent again
+    /// to another replica.
     func send(
-        _ request: Request, to upstream: Upstream, patronID: UUID?, keepAuthorization: Bool, cacheKey: String?, context: Context
+        _ request: Request, to upstream: Upstream, patronID: UUID?, clientAddress: String?, keepAuthorization: Bool, cacheKey: String?,
+        context: Context
     ) async throws -> Response {
-        let limit = request.uri.path == "/admin/books" ? settings.maxIngestBytes : settings.maxBodyBytes
-        if let length = request.headers[.contentLength].flatMap(Int.init), length > limit {
-            throw Problem.tooLarge("The body must not exceed \(limit) bytes")
+        let streamed = request.uri.path == "/admin/books"
+        let limit = streamed ? settings.maxIngestBytes : settings.maxBodyBytes
+        let declaredLength = request.headers[.contentLength].flatMap(Int.init)
+        if let declaredLength, declaredLength > limit { throw Problem.tooLarge("The body must not exceed \(limit) bytes") }
+        let body: OutboundBody
+        if streamed {
+            body = .streamed(CappedBody(body: request.body, limit: limit), length: declaredLength)
+        } else {
+            do { body = .buffered(try await request.body.collect(upTo: limit)) } catch { throw Problem.tooLarge("The body must not exceed \(limit) bytes") }
         }
-        let body: ByteBuffer
-        do { body = try await request.body.collect(upTo: limit) } catch { throw Problem.tooLarge("The body must not exceed \(limit) bytes") }
 
         var headers = HTTPHeaders()
         // What the cache keeps must be a whole 200, not a 304 that only this client could use.
@@ -81,18 +93,28 @@ struct ProxyMiddleware: RouterMiddleware {
         headers.add(name: InternalHeader.serviceToken, value: token.value)
         headers.add(name: InternalHeader.requestID, value: RequestID.current ?? UUID().uuidString.lowercased())
         if let patronID { headers.add(name: InternalHeader.patronID, value: patronID.uuidString.lowercased()) }
-        if let address = context.clientAddress { headers.add(name: InternalHeader.clientAddress, value: address) }
+        if let clientAddress { headers.add(name: InternalHeader.clientAddress, value: clientAddress) }
         return try await forward(request, headers: headers, body: body, to: upstream, cacheKey: cacheKey, logger: context.logger)
+    }
+
+    /// What the gateway sends upstream as the body.
+    enum OutboundBody {
+        case buffered(ByteBuffer)
+        case streamed(CappedBody, length: Int?)
     }
 
     static let hopByHop: Set<String> = ["connection", "keep-alive", "proxy-connection", "transfer-encoding", "te", "upgrade", "trailer", "host",
                                         "content-length"]
 
+    /// Proxy headers a client may send: the gateway has read what it trusts of them (`TrustedProxies`) and passes the
+    /// result on as `X-Client-Address`, never the headers themselves.
+    static let forwardingHeaders: Set<String> = ["forwarded", "x-forwarded-for", "x-forwarded-host", "x-forwarded-proto", "x-real-ip"]
+
     /// Headers passed upstream: not hop-by-hop, not internal, and `Authorization` only where the service reads it.
     static func forwards(_ name: HTTPField.Name, keepAuthorization: Bool) -> Bool {
         let lower = name.canonicalName
         if hopByHop.contains(lower) || lower.hasPrefix("x-patron") || lower.hasPrefix("x-internal") || lower == "x-service-token"
-            || lower == "x-client-address" || lower == "x-request-id"
+            || lower == "x-client-address" || lower == "x-request-id" || forwardingHeaders.contains(lower)
         {
             return false
         }
@@ -102,7 +124,7 @@ struct ProxyMiddleware: RouterMiddleware {
     /// Sends the request to a replica of `upstream` and streams its answer back; with a `cacheKey`, an answer the
     /// edge cache may keep is read whole and stored.
     func forward(
-        _ request: Request, headers: HTTPHeaders, body: ByteBuffer, to upstream: Upstream, cacheKey: String?, logger: Logger
+        _ request: Request, headers: HTTPHeaders, body: OutboundBody, to upstream: Upstream, cacheKey: String?, logger: Logger
     ) async throws -> Response {
         let candidates = upstream.candidates()
         guard !candidates.isEmpty else {
@@ -113,11 +135,16 @@ struct ProxyMiddleware: RouterMiddleware {
         let method = HTTPMethod(rawValue: request.method.rawValue)
         let idempotent = [.GET, .HEAD, .PUT, .DELETE, .OPTIONS].contains(method)
         let target = request.uri.path + (request.uri.query.map { "?" + $0 } ?? "")
-        for replica in idempotent ? candidates : [candidates[0]] {
+        var retriable = idempotent
+        if case .streamed = body { retriable = false }
+        for replica in retriable ? candidates : [candidates[0]] {
             var outbound = HTTPClientRequest(url: replica + target)
             outbound.method = method
             outbound.headers = headers
-            if body.readableBytes > 0 { outbound.body = .bytes(body) }
+            switch body {
+            case .buffered(let bytes): if bytes.readableBytes > 0 { outbound.body = .bytes(bytes) }
+            case .streamed(let stream, let length): outbound.body = .stream(stream, length: length.map { .known(Int64($0)) } ?? .unknown)
+            }
             do {
                 let response = try await httpClient.execute(outbound, timeout: .milliseconds(Int64(settings.upstreamTimeout * 1000)), logger: logger)
                 upstream.markUp(replica)
@@ -134,6 +161,8 @@ struct ProxyMiddleware: RouterMiddleware {
                 return Response(
                     status: .init(code: Int(response.status.code), reasonPhrase: response.status.reasonPhrase), headers: fields,
                     body: ResponseBody(asyncSequence: response.body))
+            } catch is CappedBody.TooLarge {
+                throw Problem.tooLarge("The body must not exceed \(settings.maxIngestBytes) bytes")
             } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout {
                 logger.warning("Upstream timed out", metadata: ["upstream": "\(upstream.name)", "replica": "\(replica)"])
                 return Problem(status: 504, slug: "upstream-timeout", title: "Gateway timeout", detail: "\(upstream.name) did not answer in time")

@@ -14,7 +14,8 @@ public func buildPatronApplication(config: ServiceConfig) async throws -> some A
     let postgres = PostgresClient(configuration: try DatabaseURL.configuration(settings.databaseURL), backgroundLogger: logger)
     let rules = CirculationRules(loanPeriod: settings.loanPeriod, offerPeriod: settings.holdOfferPeriod, publicURL: settings.publicURL)
     let circulation = CirculationPostgresRepository(client: postgres, rules: rules)
-    let router = await patronRouter(settings: settings, postgres: postgres, circulation: circulation)
+    let throttle = SignInThrottle(client: postgres, policy: settings.signInPolicy)
+    let router = await patronRouter(settings: settings, postgres: postgres, circulation: circulation, throttle: throttle)
 
     var app = Application(
         router: router, configuration: .init(address: .hostname("0.0.0.0", port: settings.port), serverName: "bookmobile-patron"), logger: logger)
@@ -22,7 +23,7 @@ public func buildPatronApplication(config: ServiceConfig) async throws -> some A
     let catalog = InternalClient(baseURLs: settings.catalogURLs, token: ServiceToken(settings.serviceToken))
     app.addServices(
         postgres,
-        ExpiryJob(client: postgres, circulation: circulation, interval: settings.expiryInterval, schema: schema, logger: logger),
+        ExpiryJob(client: postgres, circulation: circulation, throttle: throttle, interval: settings.expiryInterval, schema: schema, logger: logger),
         OutboxDeliverer(client: postgres, destination: catalog, schema: schema, logger: logger))
     app.beforeServerStarts {
         try await applyMigrations(patronMigrations, client: postgres, logger: logger)
@@ -32,11 +33,13 @@ public func buildPatronApplication(config: ServiceConfig) async throws -> some A
 }
 
 /// Every route of the patron service, public and internal, over `postgres`.
-func patronRouter(settings: PatronSettings, postgres: PostgresClient, circulation: CirculationPostgresRepository) async -> Router<BasicRequestContext> {
+func patronRouter(
+    settings: PatronSettings, postgres: PostgresClient, circulation: CirculationPostgresRepository, throttle: SignInThrottle
+) async -> Router<BasicRequestContext> {
     let token = ServiceToken(settings.serviceToken)
     let accounts = AccountPostgresRepository(client: postgres)
     let authenticator = Authenticator(
-        accounts: accounts, throttle: LoginThrottle(client: postgres), hasher: PasswordHasher(cost: settings.bcryptCost),
+        accounts: accounts, throttle: throttle, hasher: PasswordHasher(cost: settings.bcryptCost),
         keys: await AccessTokenKeys(secret: settings.jwtSecret, previousSecret: settings.jwtPreviousSecret),
         accessLifetime: settings.accessTokenLifetime, refreshLifetime: settings.refreshTokenLifetime)
     let document = AuthDocument(publicURL: settings.publicURL, logoURL: settings.logoURL, helpURL: settings.helpURL)

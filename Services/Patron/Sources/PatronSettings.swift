@@ -20,6 +20,7 @@ struct PatronSettings: Sendable {
     var loanLimit: Int
     var holdLimit: Int
     var feedbackPerHour: Int
+    var signInPolicy: SignInThrottlePolicy
     /// Where the library's logo and help page live; the auth document links them only when they are set.
     var logoURL: String?
     var helpURL: String?
@@ -43,6 +44,9 @@ struct PatronSettings: Sendable {
         loanLimit = try config.int("LOAN_LIMIT", default: 10)
         holdLimit = try config.int("HOLD_LIMIT", default: 10)
         feedbackPerHour = try config.int("FEEDBACK_PER_HOUR", default: 20)
+        signInPolicy = SignInThrottlePolicy()
+        signInPolicy.addressFailures = try config.int("SIGN_IN_ADDRESS_FAILURES", default: 100)
+        signInPolicy.addressWindow = try config.duration("SIGN_IN_ADDRESS_WINDOW", default: 600)
         logoURL = config.string("LIBRARY_LOGO_URL")
         helpURL = config.string("LIBRARY_HELP_URL")
     }

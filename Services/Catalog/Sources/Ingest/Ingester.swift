@@ -39,7 +39,8 @@ struct Ingester: Sendable {
         var featured = false
     }
 
-    /// Ingests the EPUB at `file`. Throws `EPUBError` (422) for a refused file; leaves no row and no new blob on failure.
+    /// Ingests the EPUB at `file`. Throws `EPUBError` (422) for a refused file; leaves no row on failure (a blob it
+    /// wrote goes with the next `BlobSweeper` pass).
     func ingest(file: URL, options: Options, logger: Logger) async throws -> IngestResult {
         let sha = try DirectoryBlobStore.sha256(of: file)
         if let existing = try await books.detail(epubSHA256: sha, logger: logger) { return IngestResult(outcome: .unchanged, book: existing) }
@@ -56,25 +57,23 @@ struct Ingester: Sendable {
         }
         let size = (try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int) ?? 0
 
-        var created: [String] = []
-        do {
-            let epub = try blobs.put(file: file)
-            if epub.created { created.append(epub.sha256) }
-            func store(_ data: Data) throws -> String {
-                let stored = try blobs.put(data)
-                if stored.created { created.append(stored.sha256) }
-                return stored.sha256
-            }
-            let images = StoredImages(
-                coverSHA256: try parsed.cover.map { try store($0.data) }, thumbnailSHA256: try thumbnail.map { try store($0.data) },
-                thumbnailType: thumbnail?.type)
-            let (id, outcome) = try await books.insertOrReplace(parsed, epubSHA256: sha, epubSize: size, images: images, options: options, logger: logger)
-            logger.info("Book ingested", metadata: ["book.id": "\(id)", "outcome": "\(outcome.rawValue)", "title": "\(parsed.title)"])
-            guard let detail = try await books.detail(id: id, logger: logger) else { throw CancellationError() }
-            return IngestResult(outcome: outcome, book: detail)
-        } catch {
-            for hash in created { blobs.remove(hash) }
-            throw error
+        let images = StoredImages(
+            coverSHA256: parsed.cover.map { DirectoryBlobStore.sha256(of: $0.data) },
+            thumbnailSHA256: thumbnail.map { DirectoryBlobStore.sha256(of: $0.data) }, thumbnailType: thumbnail?.type)
+        let blobs = self.blobs
+        let cover = parsed.cover?.data
+        let thumbnailData = thumbnail?.data
+        // The blobs are written inside the row's transaction, under their shared locks, so that the orphan sweep
+        // cannot take them before the row that uses them is committed; a failure leaves them to the sweep.
+        let (id, outcome) = try await books.insertOrReplace(
+            parsed, epubSHA256: sha, epubSize: size, images: images, options: options, logger: logger
+        ) {
+            _ = try blobs.put(file: file)
+            if let cover { _ = try blobs.put(cover) }
+            if let thumbnailData { _ = try blobs.put(thumbnailData) }
         }
+        logger.info("Book ingested", metadata: ["book.id": "\(id)", "outcome": "\(outcome.rawValue)", "title": "\(parsed.title)"])
+        guard let detail = try await books.detail(id: id, logger: logger) else { throw CancellationError() }
+        return IngestResult(outcome: outcome, book: detail)
     }
 }

@@ -1,6 +1,10 @@
 import Crypto
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Content-addressed storage of EPUB files and images (SHA-256 of the bytes).
 protocol BlobStore: Sendable {
     /// Stores `data` (or `file`) and returns its hash and whether it was new.
@@ -8,15 +12,19 @@ protocol BlobStore: Sendable {
     func put(file: URL) throws -> (sha256: String, created: Bool)
     func url(for sha256: String) -> URL
     func remove(_ sha256: String)
+    /// Every stored blob's hash, and the temporary files of writes under way or cut off, with their age.
+    func inventory() -> (blobs: [String], temporary: [(url: URL, age: TimeInterval)])
 }
 
-/// Blobs as files under a directory: `ab/cdef…` by hash, written to a temporary name and renamed into place.
+/// Blobs as files under a directory: `ab/cdef…` by hash. A blob is written to a temporary file in `.tmp/`, flushed
+/// to disk, renamed into place and its folder flushed, so that a power loss leaves either the whole blob or none.
 struct DirectoryBlobStore: BlobStore {
     let root: URL
+    var temporaryFolder: URL { root.appendingPathComponent(".tmp") }
 
     init(root: URL) throws {
         self.root = root
-        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: root.appendingPathComponent(".tmp"), withIntermediateDirectories: true)
     }
 
     static func sha256(of data: Data) -> String { SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined() }
@@ -35,32 +43,81 @@ struct DirectoryBlobStore: BlobStore {
 
     func put(_ data: Data) throws -> (sha256: String, created: Bool) {
         let hash = Self.sha256(of: data)
-        let target = url(for: hash)
-        if FileManager.default.fileExists(atPath: target.path) { return (hash, false) }
-        try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
-        let temporary = target.deletingLastPathComponent().appendingPathComponent(".tmp-\(UUID().uuidString)")
-        try data.write(to: temporary)
-        try moveIntoPlace(temporary, target)
+        if FileManager.default.fileExists(atPath: url(for: hash).path) { return (hash, false) }
+        try write(hash) { handle in try handle.write(contentsOf: data) }
         return (hash, true)
     }
 
     func put(file: URL) throws -> (sha256: String, created: Bool) {
         let hash = try Self.sha256(of: file)
-        let target = url(for: hash)
-        if FileManager.default.fileExists(atPath: target.path) { return (hash, false) }
-        try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
-        let temporary = target.deletingLastPathComponent().appendingPathComponent(".tmp-\(UUID().uuidString)")
-        try FileManager.default.copyItem(at: file, to: temporary)
-        try moveIntoPlace(temporary, target)
+        if FileManager.default.fileExists(atPath: url(for: hash).path) { return (hash, false) }
+        try write(hash) { handle in
+            let source = try FileHandle(forReadingFrom: file)
+            defer { try? source.close() }
+            while let chunk = try source.read(upToCount: 1 << 20), !chunk.isEmpty { try handle.write(contentsOf: chunk) }
+        }
         return (hash, true)
     }
 
-    private func moveIntoPlace(_ temporary: URL, _ target: URL) throws {
+    /// Writes a blob durably: temporary file, fsync, rename, fsync of the folder.
+    private func write(_ hash: String, _ body: (FileHandle) throws -> Void) throws {
+        let target = url(for: hash)
+        let folder = target.deletingLastPathComponent()
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: temporaryFolder, withIntermediateDirectories: true)
+        let temporary = temporaryFolder.appendingPathComponent(UUID().uuidString)
+        guard FileManager.default.createFile(atPath: temporary.path, contents: nil) else { throw CocoaError(.fileWriteUnknown) }
+        do {
+            let handle = try FileHandle(forWritingTo: temporary)
+            defer { try? handle.close() }
+            try body(handle)
+            try handle.synchronize()
+        } catch {
+            try? FileManager.default.removeItem(at: temporary)
+            throw error
+        }
         if rename(temporary.path, target.path) != 0 {
             try? FileManager.default.removeItem(at: temporary)
             if !FileManager.default.fileExists(atPath: target.path) { throw CocoaError(.fileWriteUnknown) }
         }
+        Self.synchronizeFolder(folder)
+    }
+
+    private static func synchronizeFolder(_ folder: URL) {
+        let descriptor = open(folder.path, O_RDONLY | O_DIRECTORY)
+        guard descriptor >= 0 else { return }
+        _ = fsync(descriptor)
+        _ = close(descriptor)
     }
 
     func remove(_ sha256: String) { try? FileManager.default.removeItem(at: url(for: sha256)) }
+
+    func inventory() -> (blobs: [String], temporary: [(url: URL, age: TimeInterval)]) {
+        let files = FileManager.default
+        var blobs: [String] = []
+        var temporary: [(URL, TimeInterval)] = []
+        let now = Date()
+        for folder in (try? files.contentsOfDirectory(atPath: root.path)) ?? [] {
+            let path = root.appendingPathComponent(folder)
+            if folder == ".tmp" {
+                for name in (try? files.contentsOfDirectory(atPath: path.path)) ?? [] {
+                    let file = path.appendingPathComponent(name)
+                    let modified = (try? files.attributesOfItem(atPath: file.path)[.modificationDate] as? Date) ?? now
+                    temporary.append((file, now.timeIntervalSince(modified)))
+                }
+                continue
+            }
+            guard folder.count == 2 else { continue }
+            for name in (try? files.contentsOfDirectory(atPath: path.path)) ?? [] {
+                if name.hasPrefix(".tmp-") {  // the layout before `.tmp/`
+                    let file = path.appendingPathComponent(name)
+                    let modified = (try? files.attributesOfItem(atPath: file.path)[.modificationDate] as? Date) ?? now
+                    temporary.append((file, now.timeIntervalSince(modified)))
+                } else if name.count == 62 {
+                    blobs.append(folder + name)
+                }
+            }
+        }
+        return (blobs, temporary)
+    }
 }

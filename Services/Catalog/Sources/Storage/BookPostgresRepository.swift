@@ -100,7 +100,8 @@ struct BookPostgresRepository: Sendable {
 
     /// Inserts a new book, or replaces the file of the book with the same ISBN (a new edition); queues the licence.
     func insertOrReplace(
-        _ book: ParsedBook, epubSHA256: String, epubSize: Int, images: StoredImages, options: Ingester.Options, logger: Logger
+        _ book: ParsedBook, epubSHA256: String, epubSize: Int, images: StoredImages, options: Ingester.Options, logger: Logger,
+        writeBlobs: @escaping @Sendable () throws -> Void
     ) async throws -> (UUID, IngestResult.Outcome) {
         func json<T: Encodable>(_ value: T) throws -> String { String(decoding: try WireFormat.encode(value), as: UTF8.self) }
         let authors = book.authors.map(\.name)
@@ -110,6 +111,9 @@ struct BookPostgresRepository: Sendable {
         let landmarks = try json(book.landmarks), readingOrder = try json(book.readingOrder), resources = try json(book.resources)
         do {
             return try await client.withTransaction(logger: logger) { connection in
+                let hashes = [epubSHA256] + [images.coverSHA256, images.thumbnailSHA256].compactMap { $0 }
+                try await BlobReferencePostgresRepository.lockShared(hashes, on: connection, logger: logger)
+                try writeBlobs()
                 let rows = try await connection.query(
                     """
                     INSERT INTO books AS b (id, title, subtitle, sort_title, sort_author, authors, contributors, languages, publisher, published,

@@ -6,25 +6,24 @@ import Shared
 /// Checks credentials (barcode or username with PIN or password) under the login throttle, and issues tokens.
 struct Authenticator: Sendable {
     let accounts: AccountPostgresRepository
-    let throttle: LoginThrottle
+    let throttle: SignInThrottle
     let hasher: PasswordHasher
     let keys: AccessTokenKeys
     let accessLifetime: TimeInterval
     let refreshLifetime: TimeInterval
 
-    /// The patron whose credentials these are. Throws `AuthError.throttled` while locked (before looking at the
-    /// secret, the same for known and unknown logins) and `AuthError.badCredentials` otherwise.
+    /// The patron whose credentials these are. Throws `AuthError.throttled` when a limit of `SignInThrottle` refuses
+    /// the attempt (before looking the login up, so the same for known and unknown logins) and
+    /// `AuthError.badCredentials` otherwise; an unknown login costs a decoy hash, as long as a real check.
     func authenticate(login: String, secret: String, clientAddress: String?, logger: Logger) async throws -> UUID {
-        let keys = LoginThrottle.keys(login: login, clientAddress: clientAddress)
-        if let seconds = try await throttle.retryAfter(keys: keys, logger: logger) { throw AuthError.throttled(retryAfter: seconds) }
+        let attempt = try await throttle.begin(login: login, address: clientAddress, logger: logger)
         let found = login.count <= 254 ? try await accounts.credentials(login: login, logger: logger) : nil
         let valid = try await hasher.verify(String(secret.prefix(128)), hash: found?.hash ?? hasher.decoy) && found != nil
         guard valid, let patronID = found?.id else {
             logger.info("Sign-in refused")
-            if let seconds = try await throttle.recordFailure(keys: keys, logger: logger) { throw AuthError.throttled(retryAfter: seconds) }
             throw AuthError.badCredentials
         }
-        try await throttle.recordSuccess(login: login, logger: logger)
+        try await throttle.succeeded(attempt, logger: logger)
         try await accounts.recordLogin(patronID: patronID, logger: logger)
         return patronID
     }

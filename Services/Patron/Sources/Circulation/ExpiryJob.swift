@@ -5,13 +5,15 @@ import PostgresSupport
 import ServiceLifecycle
 import Shared
 
-/// Expires loans and loan offers whose time has passed and records reminders, every `interval`.
+/// Expires loans and loan offers whose time has passed and records reminders, every `interval`; forgets sign-in
+/// failures that no limit looks at any more.
 ///
 /// Safe with several replicas: each expiry re-checks its row under the licence lock (`expireOffer`, `expireLoan`), so a
 /// row that another replica expired first is skipped, and reminders are de-duplicated by a unique key.
 struct ExpiryJob: Service {
     let client: PostgresClient
     let circulation: CirculationPostgresRepository
+    let throttle: SignInThrottle
     let interval: TimeInterval
     let schema: SchemaReadiness
     let logger: Logger
@@ -27,6 +29,7 @@ struct ExpiryJob: Service {
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             do {
                 try await runOnce()
+                try await throttle.sweep(logger: logger)
             } catch is CancellationError {
                 return
             } catch {

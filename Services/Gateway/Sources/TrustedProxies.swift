@@ -1,0 +1,114 @@
+import Foundation
+import HTTPTypes
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The proxies in front of the gateway (`TRUSTED_PROXIES`: comma-separated CIDRs, default none), and the client's
+/// real address derived from them.
+///
+/// `Forwarded` (RFC 7239) or, without it, `X-Forwarded-For` is read only when the connection comes from a trusted
+/// proxy. The chain is walked from the right, and the first address that is not a trusted proxy is the client: a
+/// client can prepend whatever it likes, but only the hops that trusted proxies appended are believed.
+struct TrustedProxies: Sendable, Equatable {
+    /// One CIDR block: the network's bytes (4 for IPv4, 16 for IPv6) and its prefix length.
+    struct Block: Sendable, Equatable {
+        var network: [UInt8]
+        var prefix: Int
+
+        init?(_ text: String) {
+            let parts = text.trimmingCharacters(in: .whitespaces).split(separator: "/", maxSplits: 1).map(String.init)
+            guard let first = parts.first, let bytes = TrustedProxies.bytes(of: first) else { return nil }
+            let bits = bytes.count * 8
+            guard let prefix = parts.count == 2 ? Int(parts[1]) : bits, (0...bits).contains(prefix) else { return nil }
+            network = bytes
+            self.prefix = prefix
+        }
+
+        func contains(_ address: [UInt8]) -> Bool {
+            guard address.count == network.count else { return false }
+            var remaining = prefix
+            for (a, b) in zip(address, network) where remaining > 0 {
+                let mask: UInt8 = remaining >= 8 ? 0xFF : ~(0xFF >> UInt8(remaining))
+                if a & mask != b & mask { return false }
+                remaining -= 8
+            }
+            return true
+        }
+    }
+
+    struct Invalid: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    var blocks: [Block]
+
+    init(blocks: [Block] = []) { self.blocks = blocks }
+
+    /// Parses `TRUSTED_PROXIES`; throws naming the first entry that is not an address or a CIDR block.
+    init(parsing list: String?) throws {
+        blocks = try (list ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.map { entry in
+            guard let block = Block(entry) else { throw Invalid(description: "TRUSTED_PROXIES: '\(entry)' is not an IP address or CIDR block") }
+            return block
+        }
+    }
+
+    func isTrusted(_ address: String) -> Bool {
+        guard let bytes = Self.bytes(of: address) else { return false }
+        return blocks.contains { $0.contains(bytes) }
+    }
+
+    /// The client's address: the socket peer, or, when the peer is a trusted proxy, the rightmost forwarded address
+    /// that is not one. If the chain ends in something that is not an address, the last trusted hop stands.
+    func clientAddress(peer: String?, headers: HTTPFields) -> String? {
+        guard let peer, isTrusted(peer) else { return peer }
+        var client = peer
+        for hop in Self.forwardedChain(headers).reversed() {
+            guard let address = Self.normalised(hop) else { break }
+            client = address
+            if !isTrusted(address) { break }
+        }
+        return client
+    }
+
+    /// The addresses a request says it was forwarded for, leftmost (the original client) first.
+    static func forwardedChain(_ headers: HTTPFields) -> [String] {
+        let forwarded = headers[values: .forwarded]
+        if !forwarded.isEmpty {
+            return forwarded.flatMap { $0.split(separator: ",") }.compactMap { element in
+                element.split(separator: ";").lazy.map { $0.trimmingCharacters(in: .whitespaces) }
+                    .first { $0.lowercased().hasPrefix("for=") }.map { String($0.dropFirst(4)) } ?? "unknown"
+            }
+        }
+        return headers[values: .xForwardedFor].flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces) }
+    }
+
+    /// An address from a header as plain text (`"[2001:db8::1]:443"` → `2001:db8::1`, `1.2.3.4:80` → `1.2.3.4`), or
+    /// nil when it is not one (`unknown`, an obfuscated `_hidden`).
+    static func normalised(_ text: String) -> String? {
+        var value = text.trimmingCharacters(in: CharacterSet(charactersIn: "\" "))
+        if value.hasPrefix("["), let end = value.firstIndex(of: "]") {
+            value = String(value[value.index(after: value.startIndex)..<end])
+        } else if value.filter({ $0 == ":" }).count == 1, let colon = value.firstIndex(of: ":") {
+            value = String(value[..<colon])
+        }
+        return bytes(of: value) != nil ? value : nil
+    }
+
+    /// The bytes of an IPv4 or IPv6 address (IPv4-mapped IPv6 as IPv4), or nil.
+    static func bytes(of text: String) -> [UInt8]? {
+        var v4 = in_addr()
+        if inet_pton(AF_INET, text, &v4) == 1 { return withUnsafeBytes(of: &v4) { Array($0) } }
+        var v6 = in6_addr()
+        guard inet_pton(AF_INET6, text, &v6) == 1 else { return nil }
+        let bytes = withUnsafeBytes(of: &v6) { Array($0) }
+        if bytes.prefix(10).allSatisfy({ $0 == 0 }) && bytes[10] == 0xFF && bytes[11] == 0xFF { return Array(bytes.suffix(4)) }
+        return bytes
+    }
+}
+
+extension HTTPField.Name {
+    static let forwarded = Self("Forwarded")!
+    static let xForwardedFor = Self("X-Forwarded-For")!
+}

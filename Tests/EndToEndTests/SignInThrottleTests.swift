@@ -1,0 +1,106 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// Sign-in throttling through the real gateway: a guessing client slows down what it guesses at, never the patrons
+/// who share its address, and the address it is judged by is the one trusted proxies report (`TRUSTED_PROXIES`).
+@Suite(.serialized) struct SignInThrottleEndToEndTests {
+    @Test func twoHundredPatronsBehindOneAddressSignInWhileAnAttackerThereGuesses() async throws {
+        try await Stack.run(["TRUSTED_PROXIES": "127.0.0.0/8"]) { stack in
+            let api = stack.gateway
+            let shared = [("X-Forwarded-For", "198.51.100.77")]
+            // Cards made elsewhere (so that sign-up's own limits play no part), then used behind one address.
+            let patrons = try await withThrowingTaskGroup(of: String.self) { group in
+                for index in 0..<200 {
+                    group.addTask {
+                        let reply = try await api.call(
+                            .POST, "/auth/signup", json: #"{"pin": "2580"}"#, headers: [("X-Forwarded-For", "192.0.2.\(index % 250 + 1)")])
+                        guard reply.status == 201, let barcode = (reply.json["patron"] as? [String: Any])?["barcode"] as? String else {
+                            throw StackError("signup failed: \(reply.status) \(reply.text)")
+                        }
+                        return barcode
+                    }
+                }
+                return try await group.reduce(into: [String]()) { $0.append($1) }
+            }
+            let attacker = Task {
+                try await withThrowingTaskGroup(of: [Int].self) { group in
+                    for worker in 0..<8 {
+                        group.addTask {
+                            var statuses: [Int] = []
+                            for index in 0..<125 {
+                                let login = String(format: "2%013d", worker * 1_000 + index)
+                                statuses.append(try await api.call(.GET, "/me", as: .basic(login, "0000"), headers: shared).status)
+                            }
+                            return statuses
+                        }
+                    }
+                    return try await group.reduce(into: [Int]()) { $0 += $1 }
+                }
+            }
+            var refused: [String] = []
+            for chunk in stride(from: 0, to: patrons.count, by: 20) {
+                let outcomes = try await withThrowingTaskGroup(of: (String, Int, Int).self) { group in
+                    for barcode in patrons[chunk..<min(patrons.count, chunk + 20)] {
+                        group.addTask {
+                            let basic = try await api.call(.GET, "/me", as: .basic(barcode, "2580"), headers: shared).status
+                            let token = try await api.call(.POST, "/auth/token", as: .basic(barcode, "2580"), headers: shared).status
+                            return (barcode, basic, token)
+                        }
+                    }
+                    return try await group.reduce(into: [(String, Int, Int)]()) { $0.append($1) }
+                }
+                refused += outcomes.filter { $0.1 != 200 || $0.2 != 200 }.map { "\($0.0): \($0.1)/\($0.2)" }
+            }
+            let guesses = try await attacker.value
+            #expect(refused.isEmpty, "patrons refused at the shared address: \(refused.prefix(10))")
+            #expect(guesses.count == 1_000 && guesses.allSatisfy { $0 == 401 || $0 == 429 }, "\(Set(guesses))")
+        }
+    }
+
+    @Test func aPinGuessedFromManyAddressesSlowsTheGuesserNotThePatron() async throws {
+        try await Stack.run(["TRUSTED_PROXIES": "127.0.0.0/8"]) { stack in
+            let api = stack.gateway
+            let (barcode, _) = try await stack.signUp(pin: "1470")
+            let home = [("X-Forwarded-For", "192.0.2.44")]
+            #expect(try await api.call(.POST, "/auth/token", as: .basic(barcode, "1470"), headers: home).status == 200)
+            var statuses: [Int] = []
+            for index in 0..<30 {
+                let from = [("X-Forwarded-For", "203.0.113.\(index + 1)")]
+                statuses.append(try await api.call(.POST, "/auth/token", as: .basic(barcode, String(format: "%04d", index)), headers: from).status)
+            }
+            #expect(statuses.filter { $0 == 429 }.count >= 15, "the guesser is slowed down: \(statuses)")
+            let guessedRight = try await api.call(.POST, "/auth/token", as: .basic(barcode, "1470"), headers: [("X-Forwarded-For", "203.0.113.99")])
+            #expect(guessedRight.status == 429, "even the right PIN waits from an address the patron never used")
+            #expect(guessedRight.json["throttled"] as? String == "login")
+            #expect(try await api.call(.POST, "/auth/token", as: .basic(barcode, "1470"), headers: home).status == 200)
+            try await Task.sleep(for: .milliseconds(1_100))  // past BASIC_AUTH_CACHE_TTL
+            #expect(try await api.call(.GET, "/me", as: .basic(barcode, "1470"), headers: home).status == 200)
+        }
+    }
+
+    @Test func forwardedAddressesCountOnlyWhenTheProxyIsTrusted() async throws {
+        for trusted in [false, true] {
+            try await Stack.run(trusted ? ["TRUSTED_PROXIES": "127.0.0.1/32,::1"] : [:]) { stack in
+                let api = stack.gateway
+                let (barcode, _) = try await stack.signUp(pin: "3690")
+                for index in 0..<5 {
+                    let reply = try await api.call(
+                        .POST, "/auth/token", as: .basic(barcode, "0000"), headers: [("X-Forwarded-For", "198.51.100.\(index + 1)")])
+                    #expect(reply.status == 401)
+                }
+                // Untrusted: every guess came from 127.0.0.1 whatever the header said, so that pair now waits.
+                // Trusted: the guesses came from five addresses, none of which reached its pair's limit.
+                let other = try await api.call(.POST, "/auth/token", as: .basic(barcode, "3690"), headers: [("X-Forwarded-For", "198.51.100.200")])
+                #expect(other.status == (trusted ? 200 : 429), "trusted: \(trusted)")
+                if trusted {
+                    for _ in 0..<5 {
+                        _ = try await api.call(.POST, "/auth/token", as: .basic(barcode, "0000"), headers: [("X-Forwarded-For", "198.51.100.1")])
+                    }
+                    let pair = try await api.call(.POST, "/auth/token", as: .basic(barcode, "3690"), headers: [("X-Forwarded-For", "198.51.100.1")])
+                    #expect(pair.status == 429 && pair.json["throttled"] as? String == "login-at-address", "the forwarded address is throttled")
+                }
+            }
+        }
+    }
+}
