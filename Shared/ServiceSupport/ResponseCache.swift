@@ -9,7 +9,9 @@ import Synchronization
 /// An entry is fresh for its lifetime (`lifetime` unless `put` says shorter), then *stale* for as long again:
 /// while one request recomputes it, the others are answered with the previous copy instead of waiting
 /// (stale-while-revalidate). Concurrent misses of a key with no copy at all wait for the first to compute it.
-/// Bodies take at most `capacityBytes`; when full, entries past their stale window go first, then those closest to it.
+/// Everything an entry holds counts against `capacityBytes` (key, headers, body and a fixed overhead), there are at most
+/// `maxEntries`, and a key longer than `maxKeyBytes` is never stored: a client padding URLs cannot grow the cache.
+/// When full, entries past their stale window go first, then those closest to it.
 /// Answers carry `Age` (RFC 9111 §5.1), counted from the upstream's own `Age` when the stored response had one.
 public final class ResponseCache: Sendable {
     struct Entry {
@@ -17,10 +19,16 @@ public final class ResponseCache: Sendable {
         var born: ContinuousClock.Instant
         var expires: ContinuousClock.Instant
         var staleUntil: ContinuousClock.Instant
+        var cost: Int
     }
+
+    /// What an entry costs beyond its bytes (the dictionary slot, the instants, the header storage).
+    static let entryOverhead = 256
+    public static let maxKeyBytes = 2_048
 
     private let lifetime: Duration
     private let capacityBytes: Int
+    private let maxEntries: Int
     private let now: @Sendable () -> ContinuousClock.Instant
     private let state = Mutex<(entries: [String: Entry], bytes: Int)>(([:], 0))
     /// Keys being computed now, with the requests waiting for them.
@@ -32,10 +40,12 @@ public final class ResponseCache: Sendable {
     /// `name` labels the `response_cache_requests_total` metric; a `lifetime` of zero turns the cache off; `now`
     /// is the clock (tests move it by hand).
     public init(
-        name: String, lifetime: Duration, capacityBytes: Int, now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }
+        name: String, lifetime: Duration, capacityBytes: Int, maxEntries: Int = 20_000,
+        now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }
     ) {
         self.lifetime = capacityBytes > 0 ? lifetime : .zero
         self.capacityBytes = capacityBytes
+        self.maxEntries = max(1, maxEntries)
         self.now = now
         hits = Counter(label: "response_cache_requests_total", dimensions: [("cache", name), ("result", "hit")])
         staleHits = Counter(label: "response_cache_requests_total", dimensions: [("cache", name), ("result", "stale")])
@@ -80,7 +90,7 @@ public final class ResponseCache: Sendable {
             if entry.expires > now { return fresh ? entry : nil }
             guard entry.staleUntil > now else {
                 state.entries[key] = nil
-                state.bytes -= entry.stored.body.readableBytes
+                state.bytes -= entry.cost
                 return nil
             }
             return fresh ? nil : entry
@@ -92,31 +102,40 @@ public final class ResponseCache: Sendable {
 
     /// Keeps `stored` under `key`, fresh for `lifetime` (at most the cache's own) and stale for as long again.
     public func put(_ key: String, _ stored: StoredResponse, lifetime: Duration? = nil) {
-        let size = stored.body.readableBytes
+        let cost = Self.cost(key: key, stored)
         let lifetime = min(lifetime ?? self.lifetime, self.lifetime)
-        guard lifetime > .zero, size <= capacityBytes else { return }
+        guard lifetime > .zero, cost <= capacityBytes, key.utf8.count <= Self.maxKeyBytes else { return }
         let now = now()
         let age = stored.headers[.age].flatMap(Int64.init) ?? 0
-        let entry = Entry(stored: stored, born: now - .seconds(age), expires: now + lifetime, staleUntil: now + lifetime * 2)
+        let entry = Entry(stored: stored, born: now - .seconds(age), expires: now + lifetime, staleUntil: now + lifetime * 2, cost: cost)
         state.withLock { state in
-            if let old = state.entries.removeValue(forKey: key) { state.bytes -= old.stored.body.readableBytes }
-            if state.bytes + size > capacityBytes {
+            if let old = state.entries.removeValue(forKey: key) { state.bytes -= old.cost }
+            if state.bytes + cost > capacityBytes || state.entries.count >= maxEntries {
                 for (key, entry) in state.entries.sorted(by: { $0.value.staleUntil < $1.value.staleUntil }) {
-                    guard state.bytes + size > capacityBytes || entry.staleUntil <= now else { break }
+                    guard state.bytes + cost > capacityBytes || state.entries.count >= maxEntries || entry.staleUntil <= now else { break }
                     state.entries[key] = nil
-                    state.bytes -= entry.stored.body.readableBytes
+                    state.bytes -= entry.cost
                 }
             }
             state.entries[key] = entry
-            state.bytes += size
+            state.bytes += cost
         }
+    }
+
+    /// What an entry counts against the capacity.
+    static func cost(key: String, _ stored: StoredResponse) -> Int {
+        let headers = stored.headers.reduce(0) { $0 + $1.name.rawName.utf8.count + $1.value.utf8.count + 4 }
+        return key.utf8.count + headers + stored.body.readableBytes + entryOverhead
     }
 
     /// Forgets every entry, stale copies included (after a change that must show at once).
     public func clear() { state.withLock { $0 = ([:], 0) } }
 
-    /// The bytes of bodies held now.
+    /// What the entries held now count against the capacity (keys, headers, bodies, overhead).
     public var bytes: Int { state.withLock { $0.bytes } }
+
+    /// How many entries are held now.
+    public var count: Int { state.withLock { $0.entries.count } }
 
     /// For a missed `key`: true when the caller should compute it (and then call `finished`); otherwise waits
     /// until the request computing it has finished and returns false.

@@ -61,27 +61,41 @@ import Testing
 
     @Test func answersCarryTheirAgeAndTheCapacityIsKept() throws {
         let clock = Mutex(ContinuousClock.now)
-        let cache = ResponseCache(name: "test", lifetime: .seconds(5), capacityBytes: 250, now: { clock.withLock { $0 } })
         func stored(_ size: Int, age: Int? = nil) -> StoredResponse {
             StoredResponse(body: ByteBuffer(repeating: 0x61, count: size), headers: age.map { [.age: "\($0)"] } ?? [:])
         }
+        let one = ResponseCache.cost(key: "a", stored(100))
+        // Room for two entries of 100 bytes with their keys, headers and overhead, not three.
+        let cache = ResponseCache(name: "test", lifetime: .seconds(5), capacityBytes: one * 2 + 100, now: { clock.withLock { $0 } })
 
         cache.put("a", stored(100), lifetime: .seconds(1))
         cache.put("b", stored(100, age: 3), lifetime: .seconds(60))  // never fresh longer than the cache's 5 s
         clock.withLock { $0 += .seconds(1) }
         #expect(cache.get("a") == nil && cache.stale("a")?.headers[.age] == "1", "a shorter lifetime, then stale as long again")
         #expect(cache.get("b")?.headers[.age] == "4", "an upstream's Age keeps counting")
-        cache.put("c", stored(100))  // over 250 bytes: "a", closest to the end of its stale time, goes
+        cache.put("c", stored(100))  // over capacity: "a", closest to the end of its stale time, goes
         #expect(cache.stale("a") == nil)
         #expect(cache.get("b") != nil && cache.get("c") != nil)
-        #expect(cache.bytes == 200)
+        #expect(cache.bytes == ResponseCache.cost(key: "b", stored(100, age: 3)) + one)
         clock.withLock { $0 += .seconds(4) }
         #expect(cache.get("b") == nil && cache.stale("b") != nil)
-        cache.put("d", stored(300))  // larger than the whole cache: not kept
+        cache.put("d", stored(one * 3))  // larger than the whole cache: not kept
         #expect(cache.get("d") == nil)
         clock.withLock { $0 += .seconds(5) }
         cache.put("e", stored(100))  // "b" is past its stale time and makes room; "c" is stale and stays
-        #expect(cache.bytes == 200)
+        #expect(cache.bytes == one * 2)
         #expect(cache.stale("c") != nil && cache.get("e") != nil)
+    }
+
+    @Test func paddedKeysAndManyEntriesStayWithinTheBudget() {
+        let cache = ResponseCache(name: "test", lifetime: .seconds(5), capacityBytes: 1 << 20, maxEntries: 100)
+        let body = StoredResponse(body: ByteBuffer(string: "{}"), headers: [.contentType: "application/json"])
+        cache.put("/books/1/toc?pad=" + String(repeating: "x", count: 60_000), body)
+        #expect(cache.count == 0, "a key longer than maxKeyBytes is never stored")
+        for n in 0..<1_000 { cache.put("/books/1/toc?pad=\(n)" + String(repeating: "y", count: 1_500), body) }
+        #expect(cache.count <= 100)
+        #expect(cache.bytes <= 100 * (ResponseCache.entryOverhead + 1_600 + 64))
+        cache.put(String(repeating: "k", count: 10), StoredResponse(body: ByteBuffer(repeating: 1, count: (1 << 20) - 200), headers: [:]))
+        #expect(cache.bytes <= 1 << 20, "the key and overhead count too")
     }
 }

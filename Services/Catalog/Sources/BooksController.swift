@@ -27,14 +27,17 @@ struct BooksController: Sendable {
     func cover(request: Request, context: BasicRequestContext) async throws -> Response {
         let id = try context.uuid("id")
         let thumbnail = request.uri.queryParameters.get("size") == "thumbnail"
-        guard let image = try await books.coverImage(of: id, thumbnail: thumbnail, logger: context.logger) else {
+        // A cover stored before covers had to be raster images (an SVG) is never served.
+        guard let image = try await books.coverImage(of: id, thumbnail: thumbnail, logger: context.logger), let type = image.type,
+            RasterImage.types.contains(type)
+        else {
             throw Problem.notFound("No cover for book \(id)")
         }
         if request.headers.ifNoneMatch(matches: "\"\(image.hash)\"") { return Response(status: .notModified, headers: [.eTag: "\"\(image.hash)\""]) }
         let data = try Data(contentsOf: blobs.url(for: image.hash))
-        return Response(
-            status: .ok, headers: [.contentType: image.type ?? "image/jpeg", .eTag: "\"\(image.hash)\"", .cacheControl: "public, max-age=86400"],
-            body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        var headers: HTTPFields = [.contentType: type, .eTag: "\"\(image.hash)\"", .cacheControl: "public, max-age=86400"]
+        ContentSecurity.add(ContentSecurity.filePolicy, to: &headers)
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 
     /// The EPUB: open-access books for anyone, others for a patron with an active loan (the download reported to
@@ -53,6 +56,7 @@ struct BooksController: Sendable {
             .contentDisposition: "attachment; filename=\"\(Self.fileName(book.title)).epub\"",
             .cacheControl: BookAccess.cacheControl(book),
         ]
+        ContentSecurity.add(ContentSecurity.filePolicy, to: &headers)
         let range: Range<Int>
         let status: HTTPResponse.Status
         switch ByteRange.select(request.headers[.range], size: size, headers: &headers) {

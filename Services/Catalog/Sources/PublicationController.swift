@@ -85,11 +85,8 @@ struct PublicationController: Sendable {
         let data = resource.obfuscation?.apply(to: stored) ?? stored
         let etag = "\"\(book.epubSha256.prefix(32))-\(String(entry.checksum, radix: 16))\""
         if request.headers.ifNoneMatch(matches: etag) { return Response(status: .notModified, headers: [.eTag: etag]) }
-        var headers: HTTPFields = [
-            .contentType: resource.type, .eTag: etag, .cacheControl: BookAccess.cacheControl(book),
-            // The book's own scripts never run on this origin.
-            .contentSecurityPolicy: "script-src 'none'; object-src 'none'", .xContentTypeOptions: "nosniff",
-        ]
+        var headers: HTTPFields = [.contentType: resource.type, .eTag: etag, .cacheControl: BookAccess.cacheControl(book)]
+        ContentSecurity.add(ContentSecurity.publicationPolicy, to: &headers)
         // Media players seek with ranges.
         switch ByteRange.select(request.headers[.range], size: data.count, headers: &headers) {
         case .whole: return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))

@@ -13,11 +13,13 @@ import Hummingbird
 /// cache; another gateway replica's copy is at most `EDGE_CACHE_TTL` old, plus its stale time.
 enum EdgeCachePolicy {
     static let maxEntryBytes = 1 << 20
+    /// Longer URIs (padded with parameters nobody reads) go to catalog uncached instead of taking cache space.
+    static let maxURIBytes = 1_024
 
     /// The key under which `request` may be answered from the cache, or nil when it must go to catalog.
     static func key(for request: Request) -> String? {
         guard request.method == .get, request.headers[.authorization] == nil, request.headers[.range] == nil,
-            !(request.headers[.cacheControl] ?? "").contains("no-cache")
+            !(request.headers[.cacheControl] ?? "").contains("no-cache"), request.uri.description.utf8.count <= maxURIBytes
         else { return nil }
         return "\(request.uri)\u{0}\(request.headers[.accept] ?? "")\u{0}\(request.headers[.acceptEncoding] ?? "")"
     }

@@ -56,7 +56,7 @@ func patronRouter(
     let reading = ReadingController(client: postgres, guardian: guardian, catalog: InternalClient(baseURLs: settings.catalogURLs, token: token))
     reading.add(to: router)
     AnnotationController(reading: reading, guardian: guardian, publicURL: settings.publicURL).add(to: router)
-    FeedbackController(client: postgres, token: token, adminToken: settings.adminToken, perHour: settings.feedbackPerHour).add(to: router)
+    FeedbackController(feedback: FeedbackPostgresRepository(client: postgres), token: token, adminToken: settings.adminToken, perHour: settings.feedbackPerHour).add(to: router)
     InternalController(client: postgres, authenticator: authenticator, circulation: circulation, token: token).add(to: router)
     return router
 }

@@ -153,9 +153,17 @@ struct EPUBParser {
             if let href = reference["href"], let page = Self.resolve(href, against: ""), let image = firstImage(inPage: page) { candidates.append(image) }
         }
         if let first = readingOrder.first, let image = firstImage(inPage: first.href) { candidates.append(image) }
-        for (path, type) in candidates where type.hasPrefix("image/") {
-            if let data = try? archive.read(path, limit: 16 << 20), !data.isEmpty { return (data, type) }
-            warnings.append("the declared cover \(path) is missing")
+        for (path, declared) in candidates where declared.hasPrefix("image/") {
+            guard let data = try? archive.read(path, limit: 16 << 20), !data.isEmpty else {
+                warnings.append("the declared cover \(path) is missing")
+                continue
+            }
+            // Only raster covers, typed by their bytes: an SVG can carry script, and a declared type can lie.
+            guard let type = RasterImage.type(of: data) else {
+                warnings.append("the cover \(path) (\(declared)) is not a JPEG, PNG, GIF or WebP image; it is not used")
+                continue
+            }
+            return (data, type)
         }
         return nil
     }

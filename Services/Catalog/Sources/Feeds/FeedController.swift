@@ -43,9 +43,23 @@ struct FeedController: Sendable {
         }
     }
 
-    /// What makes two anonymous requests get the same bytes: the URI, OPDS 1 or 2, gzip or not.
+    /// The query parameters feeds understand; others change nothing, so they are left out of cache keys and links.
+    static let knownParameters: Set<Substring> = [
+        "sort", "order", "available", "size", "after", "page", "q", "query", "title", "author", "genre", "publisher", "language", "isbn",
+    ]
+
+    /// The request's query with only `knownParameters`, still percent-encoded, in the request's order.
+    static func knownQuery(_ request: Request) -> [String] {
+        (request.uri.query ?? "").split(separator: "&").filter { item in
+            !item.isEmpty && knownParameters.contains(item.split(separator: "=", maxSplits: 1).first ?? "")
+        }.map(String.init)
+    }
+
+    /// What makes two anonymous requests get the same bytes: the path and the parameters feeds understand, OPDS 1 or 2,
+    /// gzip or not. A padded URL maps to the same entry as the plain one.
     func cacheKey(_ request: Request) -> String {
-        "\(request.uri)|\(wantsJSON(request) ? "json" : "atom")|\(Gzip.accepted(by: request.headers[.acceptEncoding]) ? "gzip" : "")"
+        let query = Self.knownQuery(request).joined(separator: "&")
+        return "\(request.uri.path)?\(query)|\(wantsJSON(request) ? "json" : "atom")|\(Gzip.accepted(by: request.headers[.acceptEncoding]) ? "gzip" : "")"
     }
 
     /// The requesting patron's shelf, when a patron is signed in.
@@ -179,12 +193,13 @@ struct FeedController: Sendable {
         if let page = query.get("page") { guard let value = Int(page), (1...10_000).contains(value) else { throw Problem.badRequest("page must be from 1 to 10000") }; search.page = value }
         let personal = await personal(request, context: context)
         let page = try await feeds.search(search, hidden: personal.hidden, logger: context.logger)
-        let selfQuery = request.uri.query.map { "?" + $0 } ?? ""
+        let known = Self.knownQuery(request)
+        let selfQuery = known.isEmpty ? "" : "?" + known.joined(separator: "&")
         var feed = Feed(id: publicURL + "/opds/search" + selfQuery, title: "Search results", kind: .acquisition,
                         links: baseLinks(self: "/opds/search" + selfQuery, type: Self.acquisitionType))
         if (page.total ?? 0) > search.page * search.size {
             // The request's own query, still percent-encoded, with the next page number.
-            var items = (request.uri.query ?? "").split(separator: "&").filter { !$0.isEmpty && !$0.hasPrefix("page=") }.map(String.init)
+            var items = known.filter { !$0.hasPrefix("page=") }
             items.append("page=\(search.page + 1)")
             feed.links.append(Feed.Link(rel: "next", href: publicURL + "/opds/search?" + items.joined(separator: "&"), type: Self.acquisitionType))
         }

@@ -213,22 +213,27 @@ struct CirculationPostgresRepository: Sendable {
         return 0
     }
 
+    /// Locks the patron's row for the rest of the transaction, so that the count a limit is checked against cannot
+    /// change under it: concurrent borrows or holds of different books by one patron are checked one after the other.
+    /// (Always after the licence's lock, never before, so that the two lock orders cannot cross.)
+    private func lockPatronLimits(patronID: UUID, on connection: PostgresConnection, logger: Logger) async throws -> (loans: Int, holds: Int)? {
+        let rows = try await connection.query("SELECT loan_limit, hold_limit FROM patrons WHERE id = \(patronID) FOR UPDATE", logger: logger)
+        for try await limits in rows.decode((Int, Int).self) { return limits }
+        return nil
+    }
+
     private func checkLoanLimit(patronID: UUID, on connection: PostgresConnection, logger: Logger) async throws {
+        guard let limit = try await lockPatronLimits(patronID: patronID, on: connection, logger: logger)?.loans else { return }
         let rows = try await connection.query(
-            """
-            SELECT (SELECT count(*)::int FROM patron_books WHERE patron_id = \(patronID) AND state = ANY(\(Self.loanStates))), loan_limit
-            FROM patrons WHERE id = \(patronID)
-            """, logger: logger)
-        for try await (count, limit) in rows.decode((Int, Int).self) where count >= limit { throw CirculationError.loanLimit(limit) }
+            "SELECT count(*)::int FROM patron_books WHERE patron_id = \(patronID) AND state = ANY(\(Self.loanStates))", logger: logger)
+        for try await count in rows.decode(Int.self) where count >= limit { throw CirculationError.loanLimit(limit) }
     }
 
     private func checkHoldLimit(patronID: UUID, on connection: PostgresConnection, logger: Logger) async throws {
+        guard let limit = try await lockPatronLimits(patronID: patronID, on: connection, logger: logger)?.holds else { return }
         let rows = try await connection.query(
-            """
-            SELECT (SELECT count(*)::int FROM patron_books WHERE patron_id = \(patronID) AND state IN ('waiting_for_loan', 'loan_offered')),
-                hold_limit FROM patrons WHERE id = \(patronID)
-            """, logger: logger)
-        for try await (count, limit) in rows.decode((Int, Int).self) where count >= limit { throw CirculationError.holdLimit(limit) }
+            "SELECT count(*)::int FROM patron_books WHERE patron_id = \(patronID) AND state IN ('waiting_for_loan', 'loan_offered')", logger: logger)
+        for try await count in rows.decode(Int.self) where count >= limit { throw CirculationError.holdLimit(limit) }
     }
 
     private func write(

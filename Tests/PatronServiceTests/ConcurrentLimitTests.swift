@@ -1,0 +1,69 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Shared
+import Testing
+import TestSupport
+
+@testable import PatronService
+
+/// Limits counted against rows that parallel requests change hold under concurrency, with two replicas too.
+@Suite struct ConcurrentLimitTests {
+    @Test func parallelBorrowsAndHoldsNeverPassTheirLimits() async throws {
+        let url = try await TestDatabase.create(prefix: "limits")
+        let config = TestConfig.base(["PATRON_DATABASE_URL": url, "EXPIRY_INTERVAL": "3600", "LOAN_LIMIT": "10", "HOLD_LIMIT": "5"])
+        let first = try await buildPatronApplication(config: config)
+        let second = try await buildPatronApplication(config: config)
+        try await first.test(.router) { one in
+            try await second.test(.router) { two in
+                let apis = [PatronTestClient(client: one), PatronTestClient(client: two)]
+                let patron = try await apis[0].newPatron()
+                var lendable: [UUID] = []
+                var lent: [UUID] = []
+                for _ in 0..<30 {
+                    let book = UUID()
+                    try await apis[0].license(book, copies: 1)
+                    lendable.append(book)
+                    let other = UUID()
+                    try await apis[0].license(other, copies: 0)
+                    lent.append(other)
+                }
+                func run(_ books: [UUID], _ action: String) async throws -> [HTTPResponse.Status] {
+                    try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
+                        for (n, book) in books.enumerated() {
+                            group.addTask { try await apis[n % 2].call(.post, "/me/books/\(book)/\(action)", patron: patron).status }
+                        }
+                        return try await group.reduce(into: []) { $0.append($1) }
+                    }
+                }
+                let borrows = try await run(lendable, "borrow")
+                #expect(borrows.filter { $0 == .created || $0 == .ok }.count == 10, "\(borrows)")
+                let holds = try await run(lent, "hold")
+                #expect(holds.filter { $0 == .created || $0 == .ok }.count == 5, "\(holds)")
+                // One more of each is refused: the limits were reached, not skipped.
+                let extra = UUID()
+                try await apis[0].license(extra, copies: 1)
+                #expect(try await apis[1].call(.post, "/me/books/\(extra)/borrow", patron: patron).status == .forbidden)
+            }
+        }
+    }
+
+    @Test func parallelFeedbackFromOneAddressStopsAtTheHourlyLimit() async throws {
+        let app = try await buildPatronApplication(
+            config: TestConfig.base(["PATRON_DATABASE_URL": try await TestDatabase.create(prefix: "fblimit"), "FEEDBACK_PER_HOUR": "20"]))
+        try await app.test(.router) { client in
+            let api = PatronTestClient(client: client)
+            let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
+                for n in 0..<60 {
+                    group.addTask {
+                        try await api.call(.post, "/feedback", json: #"{"message":"note \#(n)"}"#, headers: [.clientAddress: "198.51.100.3"]).status
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(statuses.filter { $0 == .created }.count == 20, "\(statuses)")
+            #expect(statuses.filter { $0 == .tooManyRequests }.count == 40)
+        }
+    }
+}
