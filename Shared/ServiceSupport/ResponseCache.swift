@@ -125,7 +125,7 @@ public final class ResponseCache: Sendable {
     /// What an entry counts against the capacity.
     static func cost(key: String, _ stored: StoredResponse) -> Int {
         let headers = stored.headers.reduce(0) { $0 + $1.name.rawName.utf8.count + $1.value.utf8.count + 4 }
-        return key.utf8.count + headers + stored.body.readableBytes + entryOverhead
+        return key.utf8.count + headers + stored.body.readableBytes + stored.bookIDs.count * 32 + entryOverhead
     }
 
     /// Forgets every entry, stale copies included (after a change that must show at once).

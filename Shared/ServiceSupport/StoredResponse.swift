@@ -1,3 +1,4 @@
+import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
@@ -8,10 +9,14 @@ import NIOCore
 public struct StoredResponse: Sendable {
     public var body: ByteBuffer
     public var headers: HTTPFields
+    /// The books the response shows (catalog's feed pages): a signed-in patron gets the shared bytes when none of
+    /// them is on their shelf.
+    public var bookIDs: Set<UUID>
 
-    public init(body: ByteBuffer, headers: HTTPFields) {
+    public init(body: ByteBuffer, headers: HTTPFields, bookIDs: Set<UUID> = []) {
         self.body = body
         self.headers = headers
+        self.bookIDs = bookIDs
     }
 
     /// 304 (same headers, no body type) when the client already holds these bytes, else 200 with them.

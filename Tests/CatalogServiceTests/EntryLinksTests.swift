@@ -32,7 +32,7 @@ import Testing
         #expect(links(nil) == ["\(Self.borrow) \(Self.me)/borrow"])
         #expect(links(.saved) == ["\(Self.borrow) \(Self.me)/borrow"])
         #expect(links(nil, book: Self.book(available: 0)) == ["\(Self.borrow) \(Self.me)/hold"])
-        #expect(links(.waitingForLoan) == ["\(Self.revoke) \(Self.me)/hold"])
+        #expect(links(.waitingForLoan) == ["\(Self.borrow) \(Self.me)/hold", "\(Self.revoke) \(Self.me)/hold"])
         #expect(links(.loanOffered) == ["\(Self.borrow) \(Self.me)/accept", "\(Self.revoke) \(Self.me)/decline"])
         for state in [BookState.notDownloaded, .downloadFailed, .downloadCompleted, .opened] {
             #expect(links(state) == ["\(Self.acquisition) \(Self.fulfill)", "\(Self.revoke) \(Self.me)/return"], "\(state)")

@@ -12,7 +12,11 @@ import TestSupport
 /// Executables come from `BOOKMOBILE_BIN_DIR` (set by `make test`) or `.build/debug`. Each service's output goes
 /// to a log file that tests may read. `shutdown()` must be called at the end of the test.
 final class Stack: @unchecked Sendable {
-    enum Service: String, CaseIterable { case catalog, patron, gateway }
+    enum Service: String, CaseIterable {
+        case catalog, patron, gateway
+        /// A second catalog replica on its own port, started only by stacks made with `catalogReplicas: 2`.
+        case secondCatalog = "catalog-2"
+    }
 
     let root: URL
     let workDir: URL
@@ -27,8 +31,8 @@ final class Stack: @unchecked Sendable {
 
     /// Starts a stack, runs `body` against it, records any error with the tails of the services' logs, and
     /// always shuts the stack down.
-    static func run(_ overrides: [String: String] = [:], _ body: (Stack) async throws -> Void) async throws {
-        let stack = try await start(overrides)
+    static func run(_ overrides: [String: String] = [:], catalogReplicas: Int = 1, _ body: (Stack) async throws -> Void) async throws {
+        let stack = try await start(overrides, catalogReplicas: catalogReplicas)
         do {
             try await body(stack)
         } catch {
@@ -38,14 +42,14 @@ final class Stack: @unchecked Sendable {
     }
 
     /// Starts PostgreSQL, creates both databases and starts the three services; returns once the gateway is ready.
-    static func start(_ overrides: [String: String] = [:]) async throws -> Stack {
-        let stack = try Stack(overrides: overrides)
+    static func start(_ overrides: [String: String] = [:], catalogReplicas: Int = 1) async throws -> Stack {
+        let stack = try Stack(overrides: overrides, catalogReplicas: catalogReplicas)
         do {
             try await stack.startPostgres()
             for database in ["catalog", "patron"] {
                 try await stack.run("/usr/bin/psql", ["-q", "-h", "127.0.0.1", "-p", "\(stack.postgresPort)", "-U", "postgres", "-c", "CREATE DATABASE \(database)"])
             }
-            for service in Service.allCases { try stack.launch(service) }
+            for service in stack.services { try stack.launch(service) }
             try await stack.waitUntilReady()
         } catch {
             let logs = stack.logTails()
@@ -55,13 +59,18 @@ final class Stack: @unchecked Sendable {
         return stack
     }
 
-    private init(overrides: [String: String]) throws {
+    /// The services this stack runs.
+    let services: [Service]
+
+    private init(overrides: [String: String], catalogReplicas: Int) throws {
+        services = catalogReplicas > 1 ? Service.allCases : [.catalog, .patron, .gateway]
         root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardized
         workDir = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("bookmobile-e2e-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: workDir, withIntermediateDirectories: true)
         postgresPort = try FreePort.next()
         var ports: [Service: Int] = [:]
         for service in Service.allCases { ports[service] = try FreePort.next(avoiding: [postgresPort] + Array(ports.values)) }
+        let catalogURLs = (catalogReplicas > 1 ? [ports[.catalog]!, ports[.secondCatalog]!] : [ports[.catalog]!]).map { "http://127.0.0.1:\($0)" }
         self.ports = ports
         let database = "postgres://postgres@127.0.0.1:\(postgresPort)"
         let gatewayURL = "http://127.0.0.1:\(ports[.gateway]!)"
@@ -69,7 +78,7 @@ final class Stack: @unchecked Sendable {
             [
                 "GATEWAY_PORT": "\(ports[.gateway]!)", "CATALOG_PORT": "\(ports[.catalog]!)", "PATRON_PORT": "\(ports[.patron]!)",
                 "CATALOG_DATABASE_URL": "\(database)/catalog", "PATRON_DATABASE_URL": "\(database)/patron",
-                "CATALOG_URLS": "http://127.0.0.1:\(ports[.catalog]!)", "PATRON_URLS": "http://127.0.0.1:\(ports[.patron]!)",
+                "CATALOG_URLS": catalogURLs.joined(separator: ","), "PATRON_URLS": "http://127.0.0.1:\(ports[.patron]!)",
                 "PUBLIC_URL": gatewayURL, "SERVICE_TOKEN": "e2e-service-token", "JWT_SECRET": "e2e-jwt-secret-0123456789abcdef0123456789",
                 "ADMIN_TOKEN": Self.adminToken, "BLOB_DIR": workDir.appendingPathComponent("blobs").path, "LOG_LEVEL": "info",
                 "BCRYPT_COST": "4", "REPLICA_DOWN_FOR": "1s", "UPSTREAM_TIMEOUT": "10s", "BASIC_AUTH_CACHE_TTL": "1s", "SESSION_CHECK_TTL": "1s",
@@ -90,13 +99,16 @@ final class Stack: @unchecked Sendable {
 
     /// The last lines of every service's log, for a failure message.
     func logTails() -> String {
-        Service.allCases.map { "--- \($0.rawValue) log (tail):\n\(log($0).suffix(2000))" }.joined(separator: "\n")
+        services.map { "--- \($0.rawValue) log (tail):\n\(log($0).suffix(2000))" }.joined(separator: "\n")
     }
 
     /// Starts (or restarts) one service; its output is appended to its log file.
     func launch(_ service: Service) throws {
+        let executable = service == .secondCatalog ? "catalog" : service.rawValue
+        var environment = self.environment
+        if service == .secondCatalog { environment["CATALOG_PORT"] = "\(ports[.secondCatalog]!)" }
         let child = try ChildProcess(
-            Self.binDirectory.appendingPathComponent(service.rawValue).path, service == .catalog ? ["serve"] : [], environment: environment,
+            Self.binDirectory.appendingPathComponent(executable).path, executable == "catalog" ? ["serve"] : [], environment: environment,
             output: logFile(service))
         lock.withLock { processes[service] = child }
     }

@@ -1,4 +1,6 @@
 import Foundation
+import PostgresSupport
+import Logging
 import Hummingbird
 import ServiceSupport
 import Testing
@@ -40,9 +42,13 @@ import TestSupport
         // Listing routes runs no query: catalog's (never connected) client serves patron's routes here.
         let rules = CirculationRules(loanPeriod: 1, offerPeriod: 1, publicURL: "")
         let settings = try PatronSettings(config: config)
+        let circulation = CirculationPostgresRepository(client: parts.postgres, rules: rules)
+        let shelves = ShelfPublisher(
+            shelves: ShelfPostgresRepository(client: parts.postgres, circulation: circulation), catalog: InternalClient(baseURLs: [], token: .init("")),
+            interval: 1, schema: SchemaReadiness(), logger: Logger(label: "openapi"))
         let patron = await patronRouter(
-            settings: settings, postgres: parts.postgres, circulation: CirculationPostgresRepository(client: parts.postgres, rules: rules),
-            throttle: SignInThrottle(client: parts.postgres, policy: settings.signInPolicy))
+            settings: settings, postgres: parts.postgres, circulation: circulation,
+            throttle: SignInThrottle(client: parts.postgres, policy: settings.signInPolicy), shelves: shelves)
         let routes = catalog.routes.map { ($0.method.rawValue, $0.path.description) } + patron.routes.map { ($0.method.rawValue, $0.path.description) }
         return Set(routes.filter { !$0.1.hasPrefix("/internal/") }.map { normalised($0.0, $0.1) })
     }

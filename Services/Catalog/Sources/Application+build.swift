@@ -61,8 +61,8 @@ func catalogRouter(_ parts: CatalogParts) -> Router<BasicRequestContext> {
     BooksController(books: parts.books, blobs: parts.blobs, access: access).add(to: router)
     PublicationController(books: parts.books, blobs: parts.blobs, access: access, publicURL: parts.settings.publicURL).add(to: router)
     FeedController(
-        feeds: FeedQueries(books: parts.books), patron: parts.patron, token: parts.token, publicURL: parts.settings.publicURL, cache: feedCache
+        feeds: FeedQueries(books: parts.books), shelves: ShelfCopyPostgresRepository(client: parts.postgres), token: parts.token, publicURL: parts.settings.publicURL, cache: feedCache
     ).add(to: router)
-    InternalController(books: parts.books, token: parts.token).add(to: router)
+    InternalController(books: parts.books, shelves: ShelfCopyPostgresRepository(client: parts.postgres), token: parts.token).add(to: router)
     return router
 }

@@ -15,16 +15,20 @@ public func buildPatronApplication(config: ServiceConfig) async throws -> some A
     let rules = CirculationRules(loanPeriod: settings.loanPeriod, offerPeriod: settings.holdOfferPeriod, publicURL: settings.publicURL)
     let circulation = CirculationPostgresRepository(client: postgres, rules: rules)
     let throttle = SignInThrottle(client: postgres, policy: settings.signInPolicy)
-    let router = await patronRouter(settings: settings, postgres: postgres, circulation: circulation, throttle: throttle)
+    let schema = SchemaReadiness()
+    let catalog = InternalClient(baseURLs: settings.catalogURLs, token: ServiceToken(settings.serviceToken))
+    let shelves = ShelfPublisher(
+        shelves: ShelfPostgresRepository(client: postgres, circulation: circulation),
+        catalog: InternalClient(baseURLs: settings.catalogURLs, token: ServiceToken(settings.serviceToken), timeout: .seconds(2)),
+        interval: settings.shelfPublishInterval, schema: schema, logger: logger)
+    let router = await patronRouter(settings: settings, postgres: postgres, circulation: circulation, throttle: throttle, shelves: shelves)
 
     var app = Application(
         router: router, configuration: .init(address: .hostname("0.0.0.0", port: settings.port), serverName: "bookmobile-patron"), logger: logger)
-    let schema = SchemaReadiness()
-    let catalog = InternalClient(baseURLs: settings.catalogURLs, token: ServiceToken(settings.serviceToken))
     app.addServices(
         postgres,
         ExpiryJob(client: postgres, circulation: circulation, throttle: throttle, interval: settings.expiryInterval, schema: schema, logger: logger),
-        OutboxDeliverer(client: postgres, destination: catalog, schema: schema, logger: logger))
+        OutboxDeliverer(client: postgres, destination: catalog, schema: schema, logger: logger), shelves)
     app.beforeServerStarts {
         try await applyMigrations(patronMigrations, client: postgres, logger: logger)
         schema.markReady()
@@ -34,7 +38,8 @@ public func buildPatronApplication(config: ServiceConfig) async throws -> some A
 
 /// Every route of the patron service, public and internal, over `postgres`.
 func patronRouter(
-    settings: PatronSettings, postgres: PostgresClient, circulation: CirculationPostgresRepository, throttle: SignInThrottle
+    settings: PatronSettings, postgres: PostgresClient, circulation: CirculationPostgresRepository, throttle: SignInThrottle,
+    shelves: ShelfPublisher
 ) async -> Router<BasicRequestContext> {
     let token = ServiceToken(settings.serviceToken)
     let accounts = AccountPostgresRepository(client: postgres)
@@ -47,6 +52,7 @@ func patronRouter(
 
     let router = ServiceRouter.make(readiness: HealthRoutes<BasicRequestContext>.database(postgres))
     router.add(middleware: AuthenticationRequiredMiddleware<BasicRequestContext>(document: document))
+    router.add(middleware: ShelfPublishMiddleware<BasicRequestContext>(publisher: shelves, token: token))
     AuthController(
         accounts: accounts, authenticator: authenticator, document: document, token: token, loanLimit: settings.loanLimit,
         holdLimit: settings.holdLimit
@@ -57,6 +63,6 @@ func patronRouter(
     reading.add(to: router)
     AnnotationController(reading: reading, guardian: guardian, publicURL: settings.publicURL).add(to: router)
     FeedbackController(feedback: FeedbackPostgresRepository(client: postgres), token: token, adminToken: settings.adminToken, perHour: settings.feedbackPerHour).add(to: router)
-    InternalController(client: postgres, authenticator: authenticator, circulation: circulation, token: token).add(to: router)
+    InternalController(client: postgres, authenticator: authenticator, circulation: circulation, shelves: shelves.shelves, token: token).add(to: router)
     return router
 }

@@ -21,6 +21,7 @@ struct PatronSettings: Sendable {
     var holdLimit: Int
     var feedbackPerHour: Int
     var signInPolicy: SignInThrottlePolicy
+    var shelfPublishInterval: TimeInterval
     /// Where the library's logo and help page live; the auth document links them only when they are set.
     var logoURL: String?
     var helpURL: String?
@@ -47,6 +48,7 @@ struct PatronSettings: Sendable {
         signInPolicy = SignInThrottlePolicy()
         signInPolicy.addressFailures = try config.int("SIGN_IN_ADDRESS_FAILURES", default: 100)
         signInPolicy.addressWindow = try config.duration("SIGN_IN_ADDRESS_WINDOW", default: 600)
+        shelfPublishInterval = try config.duration("SHELF_PUBLISH_INTERVAL", default: 0.5)
         logoURL = config.string("LIBRARY_LOGO_URL")
         helpURL = config.string("LIBRARY_HELP_URL")
     }

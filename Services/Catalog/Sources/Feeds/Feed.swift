@@ -93,6 +93,8 @@ struct Entry: Sendable {
             links.append(Feed.Link(rel: "http://opds-spec.org/acquisition/borrow", href: meURL + "/accept", type: entryType))
             links.append(Feed.Link(rel: "http://librarysimplified.org/terms/rel/revoke", href: meURL + "/decline", type: entryType))
         case .waitingForLoan:
+            // The acquisition a reserved book offers (as Palace's feeds do): OPDS 2.0 wants one on every publication.
+            links.append(Feed.Link(rel: "http://opds-spec.org/acquisition/borrow", href: meURL + "/hold", type: entryType))
             links.append(Feed.Link(rel: "http://librarysimplified.org/terms/rel/revoke", href: meURL + "/hold", type: entryType))
         case let state where state.isOnLoan:
             links.append(Feed.Link(rel: "http://opds-spec.org/acquisition", href: bookURL + "/fulfill", type: epub))

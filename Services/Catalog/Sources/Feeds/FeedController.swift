@@ -8,7 +8,8 @@ import ServiceSupport
 import Shared
 
 /// `/opds`, `/opds/groups`, `/opds/lanes/{lane}`, `/opds/search` and `/opds/books/{id}`: OPDS 1.2 Atom by default,
-/// OPDS 2.0 for `Accept: application/opds+json`; personalised for a signed-in patron with one call to patron.
+/// OPDS 2.0 for `Accept: application/opds+json`; personalised for a signed-in patron from catalog's copy of their shelf
+/// (`PersonalView`), without a call to patron.
 struct FeedController: Sendable {
     static let navigationType = "application/atom+xml;profile=opds-catalog;kind=navigation"
     static let acquisitionType = "application/atom+xml;profile=opds-catalog;kind=acquisition"
@@ -17,29 +18,51 @@ struct FeedController: Sendable {
     static let groupSize = 10
 
     let feeds: FeedQueries
-    let patron: InternalClient
+    let shelves: ShelfCopyPostgresRepository
     let token: ServiceToken
     let publicURL: String
     let cache: ResponseCache
 
     func add(to router: Router<BasicRequestContext>) {
-        router.get("/opds", use: cached(root))
-        router.get("/opds/groups", use: cached(groups))
-        router.get("/opds/lanes/:lane", use: cached(lane))
-        router.get("/opds/search", use: cached(search))
-        router.get("/opds/books/:id", use: cached(book))
+        router.get("/opds", use: shared(root, alwaysPersonal: true))
+        router.get("/opds/groups", use: shared(groups))
+        router.get("/opds/lanes/:lane", use: shared(lane))
+        router.get("/opds/search", use: shared(search))
+        router.get("/opds/books/:id", use: shared(book))
         router.get("/opds/shelf", use: shelf)
     }
 
-    /// Answers an anonymous request from the feed cache (`FEED_CACHE_TTL`, stale for as long again) when it can,
-    /// otherwise runs `handler`, which stores anonymous results through `cacheable`. Personalised responses are
-    /// never kept; this replica's admin changes clear the cache.
-    func cached(
-        _ handler: @escaping @Sendable (Request, BasicRequestContext) async throws -> Response
-    ) -> @Sendable (Request, BasicRequestContext) async throws -> Response {
+    typealias PageHandler = @Sendable (Request, BasicRequestContext, PersonalView) async throws -> StoredResponse
+
+    /// A page's shared part is computed once for everyone and kept in the feed cache (`FEED_CACHE_TTL`, stale for as
+    /// long again); this replica's admin changes clear it. An anonymous visitor gets it as it is. A signed-in patron
+    /// gets the same bytes (private, under an ETag that covers their shelf's version) when no book on the page is on
+    /// their shelf or ignored by them; otherwise, and for pages whose feed-level parts are personal (`alwaysPersonal`),
+    /// the page is computed for them.
+    func shared(_ handler: @escaping PageHandler, alwaysPersonal: Bool = false) -> @Sendable (Request, BasicRequestContext) async throws -> Response {
         { request, context in
-            guard Caller(request: request, token: token).patronID == nil else { return try await handler(request, context) }
-            return try await cache.respond(to: request, key: cacheKey(request)) { try await handler(request, context) }
+            let key = cacheKey(request)
+            guard let patronID = Caller(request: request, token: token).patronID else {
+                return try await cache.respond(to: request, key: key) {
+                    let page = try await handler(request, context, .anonymous)
+                    cache.put(key, page)
+                    return page.response(to: request)
+                }
+            }
+            let copy = try await shelves.shelf(patronID: patronID, logger: context.logger)
+            let personal = PersonalView(shelf: copy.shelf, version: copy.version)
+            if !alwaysPersonal {
+                var shared = cache.get(key) ?? cache.stale(key)
+                if shared == nil {
+                    let page = try await handler(request, context, .anonymous)
+                    cache.put(key, page)
+                    shared = page
+                }
+                if let shared, shared.bookIDs.isDisjoint(with: personal.touched) {
+                    return personal.personalised(shared).response(to: request)
+                }
+            }
+            return personal.personalised(try await handler(request, context, personal)).response(to: request)
         }
     }
 
@@ -62,35 +85,12 @@ struct FeedController: Sendable {
         return "\(request.uri.path)?\(query)|\(wantsJSON(request) ? "json" : "atom")|\(Gzip.accepted(by: request.headers[.acceptEncoding]) ? "gzip" : "")"
     }
 
-    /// The requesting patron's shelf, when a patron is signed in.
-    struct Personal {
-        var shelf: PatronShelf?
-        var views: [UUID: PatronBookView] { Dictionary(shelf?.books.map { ($0.bookId, $0) } ?? [], uniquingKeysWith: { $1 }) }
-        var hidden: [UUID] { shelf?.ignored ?? [] }
-    }
-
-    func personal(_ request: Request, context: BasicRequestContext) async -> Personal {
-        guard let patronID = Caller(request: request, token: token).patronID else { return Personal(shelf: nil) }
-        do {
-            return Personal(shelf: try await shelf(of: patronID, logger: context.logger))
-        } catch {
-            context.logger.warning("Patron shelf unavailable; serving an unpersonalised feed", metadata: ["error": "\(error)"])
-            return Personal(shelf: PatronShelf(books: [], ignored: [], waitingForAction: 0))
-        }
-    }
-
-    func entries(_ books: [BookDetail], _ personal: Personal) -> [Entry] {
+    func entries(_ books: [BookDetail], _ personal: PersonalView) -> [Entry] {
         let views = personal.views
         return books.map { Entry(book: $0, view: views[$0.id], publicURL: publicURL) }
     }
 
-    /// The patron's books, ignored books and waiting count: the one call a personalised page makes to patron.
-    func shelf(of patronID: UUID, logger: Logger) async throws -> PatronShelf {
-        try await patron.get("/internal/patrons/\(patronID.uuidString.lowercased())/shelf", as: PatronShelf.self, logger: logger)
-    }
-
-    func root(request: Request, context: BasicRequestContext) async throws -> Response {
-        let personal = await personal(request, context: context)
+    func root(request: Request, context: BasicRequestContext, personal: PersonalView) async throws -> StoredResponse {
         var feed = Feed(id: publicURL + "/opds", title: "Bookmobile", kind: .navigation, links: baseLinks(self: "/opds", type: Self.navigationType))
         feed.links.append(Feed.Link(rel: "http://opds-spec.org/shelf", href: publicURL + "/opds/shelf", type: Self.acquisitionType, title: "My books",
                                     count: personal.shelf?.waitingForAction))
@@ -98,11 +98,10 @@ struct FeedController: Sendable {
         for lane in Lane.fixed + (try await feeds.genreLanes(logger: context.logger)) {
             feed.navigation.append(Feed.Link(rel: "subsection", href: publicURL + "/opds/lanes/\(lane.slug)", type: Self.acquisitionType, title: lane.title))
         }
-        return try respond(feed, request: request, personal: personal)
+        return try respond(feed, request: request)
     }
 
-    func groups(request: Request, context: BasicRequestContext) async throws -> Response {
-        let personal = await personal(request, context: context)
+    func groups(request: Request, context: BasicRequestContext, personal: PersonalView) async throws -> StoredResponse {
         var feed = Feed(id: publicURL + "/opds/groups", title: "Browse", kind: .acquisition, links: baseLinks(self: "/opds/groups", type: Self.acquisitionType))
         let lanes = Lane.fixed + (try await feeds.genreLanes(logger: context.logger))
         // The lanes' first books are queried at once (each on its own pooled connection), then kept in lane order.
@@ -121,10 +120,10 @@ struct FeedController: Sendable {
             guard let books = pages[index], !books.isEmpty else { continue }
             feed.groups.append(Feed.Group(title: lane.title, href: publicURL + "/opds/lanes/\(lane.slug)", entries: entries(books, personal)))
         }
-        return try respond(feed, request: request, personal: personal)
+        return try respond(feed, request: request)
     }
 
-    func lane(request: Request, context: BasicRequestContext) async throws -> Response {
+    func lane(request: Request, context: BasicRequestContext, personal: PersonalView) async throws -> StoredResponse {
         let slug = context.parameters.get("lane") ?? ""
         guard let lane = Lane.named(slug) else { throw Problem.notFound("No lane '\(slug)'") }
         let query = request.uri.queryParameters
@@ -140,7 +139,6 @@ struct FeedController: Sendable {
             }
             after = cursor
         }
-        let personal = await personal(request, context: context)
         let page = try await feeds.lane(lane, sort: sort, order: order, availableOnly: availableOnly, size: size, after: after, hidden: personal.hidden, logger: context.logger)
         let base = "/opds/lanes/\(lane.slug)"
         let facetQuery = { (sort: SortKey, order: SortOrder, available: Bool) in "\(base)?sort=\(sort.rawValue)&order=\(order.rawValue)&available=\(available ? "now" : "all")&size=\(size)" }
@@ -162,10 +160,10 @@ struct FeedController: Sendable {
         }
         feed.entries = entries(page.books, personal)
         feed.itemsPerPage = size
-        return try respond(feed, request: request, personal: personal)
+        return try respond(feed, request: request)
     }
 
-    func search(request: Request, context: BasicRequestContext) async throws -> Response {
+    func search(request: Request, context: BasicRequestContext, personal: PersonalView) async throws -> StoredResponse {
         let query = request.uri.queryParameters
         // `query` is what OPDS 2.0's templated search link (`/opds/search{?query}`) sends; `q` is OpenSearch's.
         let fields = ["q", "query", "title", "author", "genre", "publisher", "language", "isbn"]
@@ -191,7 +189,6 @@ struct FeedController: Sendable {
         if let order = query.get("order") { guard let value = SortOrder(rawValue: order) else { throw Problem.badRequest("order must be asc or desc") }; search.order = value }
         search.size = try pageSize(query.get("size"))
         if let page = query.get("page") { guard let value = Int(page), (1...10_000).contains(value) else { throw Problem.badRequest("page must be from 1 to 10000") }; search.page = value }
-        let personal = await personal(request, context: context)
         let page = try await feeds.search(search, hidden: personal.hidden, logger: context.logger)
         let known = Self.knownQuery(request)
         let selfQuery = known.isEmpty ? "" : "?" + known.joined(separator: "&")
@@ -206,38 +203,32 @@ struct FeedController: Sendable {
         feed.entries = entries(page.books, personal)
         feed.totalResults = page.total
         feed.itemsPerPage = search.size
-        return try respond(feed, request: request, personal: personal)
+        return try respond(feed, request: request)
     }
 
     /// `GET /opds/shelf`: "My books" as an OPDS acquisition feed (the `http://opds-spec.org/shelf` of the root
     /// feed): every book the signed-in patron has saved, holds or borrows, newest change first, with its links.
     func shelf(request: Request, context: BasicRequestContext) async throws -> Response {
         guard let patronID = Caller(request: request, token: token).patronID else { throw Problem.unauthorized("Sign in to see your books") }
-        let shelf: PatronShelf
-        do {
-            shelf = try await self.shelf(of: patronID, logger: context.logger)
-        } catch {
-            throw Problem(status: 503, slug: "patron-unavailable", title: "Your books cannot be listed right now", detail: "Try again in a moment.")
-        }
-        let personal = Personal(shelf: shelf)
-        let books = try await feeds.books.summaries(ids: shelf.books.map(\.bookId), logger: context.logger)
+        let copy = try await shelves.shelf(patronID: patronID, logger: context.logger)
+        let personal = PersonalView(shelf: copy.shelf, version: copy.version)
+        let books = try await feeds.books.summaries(ids: copy.shelf.books.map(\.bookId), logger: context.logger)
         var feed = Feed(id: publicURL + "/opds/shelf", title: "My books", kind: .acquisition, links: baseLinks(self: "/opds/shelf", type: Self.acquisitionType))
         feed.entries = entries(books, personal)
-        return try respond(feed, request: request, personal: personal)
+        return personal.personalised(try respond(feed, request: request)).response(to: request)
     }
 
-    func book(request: Request, context: BasicRequestContext) async throws -> Response {
+    func book(request: Request, context: BasicRequestContext, personal: PersonalView) async throws -> StoredResponse {
         let id = try context.uuid("id")
-        let personal = await personal(request, context: context)
         guard let book = try await feeds.books.detail(id: id, logger: context.logger), !book.withdrawn, !personal.hidden.contains(id) else {
             throw Problem.notFound("No book \(id)")
         }
         let entry = Entry(book: book, view: personal.views[id], publicURL: publicURL)
         if wantsJSON(request) {
             let data = try JSONSerialization.data(withJSONObject: OPDS2Renderer.publication(entry), options: [.sortedKeys, .withoutEscapingSlashes])
-            return cacheable(data, type: "application/opds-publication+json", request: request, personal: personal)
+            return cacheable(data, type: "application/opds-publication+json", request: request, bookIDs: [id])
         }
-        return cacheable(Data(AtomRenderer.entryDocument(entry).utf8), type: Self.entryType, request: request, personal: personal)
+        return cacheable(Data(AtomRenderer.entryDocument(entry).utf8), type: Self.entryType, request: request, bookIDs: [id])
     }
 
     // MARK: helpers
@@ -256,7 +247,9 @@ struct FeedController: Sendable {
         return accept.contains("application/opds+json") || accept.contains("application/opds-publication+json")
     }
 
-    func respond(_ feed: Feed, request: Request, personal: Personal) throws -> Response {
+    /// The feed rendered for the request (OPDS 1.2 or 2.0), with the ids of its books.
+    func respond(_ feed: Feed, request: Request) throws -> StoredResponse {
+        let bookIDs = Set((feed.entries + feed.groups.flatMap(\.entries)).map(\.book.id))
         if wantsJSON(request) {
             var document = OPDS2Renderer.feed(feed)
             if var links = document["links"] as? [[String: Any]] {
@@ -268,18 +261,20 @@ struct FeedController: Sendable {
                 document["links"] = links
             }
             let data = try JSONSerialization.data(withJSONObject: document, options: [.sortedKeys, .withoutEscapingSlashes])
-            return cacheable(data, type: Self.opds2Type, request: request, personal: personal)
+            return cacheable(data, type: Self.opds2Type, request: request, bookIDs: bookIDs)
         }
-        return cacheable(Data(AtomRenderer.feed(feed).utf8), type: feed.kind == .navigation ? Self.navigationType : Self.acquisitionType, request: request, personal: personal)
+        return cacheable(
+            Data(AtomRenderer.feed(feed).utf8), type: feed.kind == .navigation ? Self.navigationType : Self.acquisitionType, request: request,
+            bookIDs: bookIDs)
     }
 
-    /// A strong ETag over the bytes, 304 on a match, `Cache-Control` by audience, and gzip when the client
-    /// accepts it (a different representation, so a different ETag). Anonymous results go to the feed cache.
-    func cacheable(_ data: Data, type: String, request: Request, personal: Personal) -> Response {
+    /// A strong ETag over the bytes, public caching, and gzip when the client accepts it (a different representation,
+    /// so a different ETag). A patron's copy is made private by `PersonalView.personalised`.
+    func cacheable(_ data: Data, type: String, request: Request, bookIDs: Set<UUID>) -> StoredResponse {
         var body = data
         var etag = SHA256.hash(data: data).prefix(16).map { String(format: "%02x", $0) }.joined()
         var headers: HTTPFields = [
-            .contentType: type, .cacheControl: personal.shelf == nil ? "public, max-age=30" : "private, no-cache",
+            .contentType: type, .cacheControl: "public, max-age=30",
             .vary: "Accept, Accept-Encoding, Authorization",
         ]
         if data.count > 1024, Gzip.accepted(by: request.headers[.acceptEncoding]), let compressed = Gzip.compress(data) {
@@ -288,9 +283,7 @@ struct FeedController: Sendable {
             headers[.contentEncoding] = "gzip"
         }
         headers[.eTag] = "\"\(etag)\""
-        let representation = StoredResponse(body: ByteBuffer(bytes: body), headers: headers)
-        if personal.shelf == nil { cache.put(cacheKey(request), representation) }
-        return representation.response(to: request)
+        return StoredResponse(body: ByteBuffer(bytes: body), headers: headers, bookIDs: bookIDs)
     }
 
     func availability(_ value: String?) throws -> Bool {
@@ -307,7 +300,7 @@ struct FeedController: Sendable {
         return size
     }
 
-    func openSearchDescription() -> Response {
+    func openSearchDescription() -> StoredResponse {
         let xml = """
             <?xml version="1.0" encoding="UTF-8"?>
             <OpenSearchDescription xmlns="http://a9.com/-/spec/opensearch/1.1/">
@@ -319,7 +312,7 @@ struct FeedController: Sendable {
             <Url type="\(Self.opds2Type)" template="\(publicURL)/opds/search?q={searchTerms}"/>
             </OpenSearchDescription>
             """
-        return Response(status: .ok, headers: [.contentType: "application/opensearchdescription+xml", .cacheControl: "public, max-age=3600"],
-                        body: .init(byteBuffer: ByteBuffer(string: xml)))
+        return StoredResponse(
+            body: ByteBuffer(string: xml), headers: [.contentType: "application/opensearchdescription+xml", .cacheControl: "public, max-age=3600"])
     }
 }

@@ -6,6 +6,7 @@ import Shared
 /// `/internal/...` routes for patron; every one needs the service token.
 struct InternalController: Sendable {
     let books: BookPostgresRepository
+    let shelves: ShelfCopyPostgresRepository
     let token: ServiceToken
 
     func add(to router: Router<BasicRequestContext>) {
@@ -14,6 +15,12 @@ struct InternalController: Sendable {
             let figures = try await JSONMessages.decode(CirculationFigures.self, from: request)
             guard figures.bookId == (try context.uuid("id")) else { throw Problem.badRequest("figures do not match the path") }
             try await books.applyFigures(figures, logger: context.logger)
+            return Response(status: .noContent)
+        }
+        // Patron's copy of a patron's shelf, for personalised feeds (`ShelfPublisher` on patron's side).
+        group.put("/shelves/:patron") { request, context in
+            let copy = try await JSONMessages.decode(ShelfCopy.self, from: request)
+            try await shelves.store(copy, patronID: try context.uuid("patron"), logger: context.logger)
             return Response(status: .noContent)
         }
         group.get("/books/:id/reading-order") { request, context in

@@ -148,4 +148,15 @@ let catalogMigrations: [Migration] = [
             ON CONFLICT (key) DO UPDATE SET path = EXCLUDED.path, payload = EXCLUDED.payload,
                 revision = outbox.revision + 1, attempts = 0, next_attempt_at = now();
             """),
+    // Patron's copy of each patron's shelf (ShelfCopyPostgresRepository): feeds are personalised from it without a call.
+    Migration(
+        version: 7, name: "copies of patrons' shelves",
+        sql: """
+            CREATE TABLE patron_shelves (
+                patron_id uuid PRIMARY KEY,
+                version bigint NOT NULL,
+                shelf jsonb NOT NULL,
+                updated_at timestamptz NOT NULL DEFAULT now()
+            );
+            """),
 ]

@@ -154,7 +154,7 @@ struct CirculationPostgresRepository: Sendable {
         try await client.withConnection { try await shelfRows(patronID: patronID, bookID: nil, on: $0, logger: logger) }
     }
 
-    private func shelfRows(patronID: UUID, bookID: UUID?, on connection: PostgresConnection, logger: Logger) async throws -> [PatronBookRow] {
+    func shelfRows(patronID: UUID, bookID: UUID?, on connection: PostgresConnection, logger: Logger) async throws -> [PatronBookRow] {
         let rows = try await connection.query(
             """
             SELECT pb.book_id, pb.state, pb.due_at, pb.offer_expires_at, pb.hold_placed_at,

@@ -10,6 +10,7 @@ struct InternalController: Sendable {
     let client: PostgresClient
     let authenticator: Authenticator
     let circulation: CirculationPostgresRepository
+    let shelves: ShelfPostgresRepository
     let token: ServiceToken
 
     func add(to router: Router<BasicRequestContext>) {
@@ -69,18 +70,7 @@ struct InternalController: Sendable {
     /// Everything catalog needs to personalise one page for a patron.
     func shelf(request: Request, context: BasicRequestContext) async throws -> Response {
         let patronID = try context.uuid("patron")
-        let rows = try await circulation.shelf(patronID: patronID, logger: context.logger)
-        var ignored: [UUID] = []
-        for try await id in try await client.query("SELECT book_id FROM ignored_books WHERE patron_id = \(patronID)", logger: context.logger)
-            .decode(UUID.self)
-        {
-            ignored.append(id)
-        }
-        let waiting = try await client.withConnection { try await Notifications.unreadCount(patronID: patronID, on: $0, logger: context.logger) }
-        let books = rows.map {
-            PatronBookView(bookId: $0.bookID, state: $0.state, holdPosition: $0.holdPosition, dueAt: $0.dueAt, offerExpiresAt: $0.offerExpiresAt)
-        }
-        return try JSONMessages.response(PatronShelf(books: books, ignored: ignored, waitingForAction: waiting))
+        return try JSONMessages.response(try await shelves.shelf(patronID: patronID, logger: context.logger))
     }
 
     /// May the patron download the book now (an active loan)?

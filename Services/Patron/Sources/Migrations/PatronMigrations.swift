@@ -176,4 +176,64 @@ let patronMigrations: [Migration] = [
                 PRIMARY KEY (login, address)
             );
             """),
+    // Catalog keeps a copy of each patron's shelf to personalise feeds without asking patron (ShelfPublisher). Every
+    // change that a feed shows (the patron's book states, hold positions of everyone waiting on a book whose queue
+    // moved, ignored books, the count of unread notices) appends the patrons concerned to shelf_changes; appends take
+    // no row locks, so these triggers cannot deadlock the transactions that fire them.
+    Migration(
+        version: 6, name: "shelf changes for catalog's copy",
+        sql: """
+            CREATE TABLE shelf_changes (id bigserial PRIMARY KEY, patron_id uuid NOT NULL);
+            CREATE INDEX shelf_changes_patron ON shelf_changes (patron_id, id);
+            CREATE TABLE shelf_versions (patron_id uuid PRIMARY KEY, version bigint NOT NULL);
+            CREATE FUNCTION shelf_changes_follow() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                IF TG_OP = 'INSERT' THEN
+                    INSERT INTO shelf_changes (patron_id)
+                    SELECT DISTINCT n.patron_id FROM new_rows n
+                    UNION
+                    SELECT q.patron_id FROM patron_books q WHERE q.state = 'waiting_for_loan'
+                      AND q.book_id IN (SELECT book_id FROM new_rows WHERE state IN ('waiting_for_loan', 'loan_offered'));
+                ELSIF TG_OP = 'UPDATE' THEN
+                    INSERT INTO shelf_changes (patron_id)
+                    SELECT DISTINCT n.patron_id FROM new_rows n
+                    UNION
+                    SELECT q.patron_id FROM patron_books q WHERE q.state = 'waiting_for_loan'
+                      AND q.book_id IN (SELECT book_id FROM old_rows WHERE state IN ('waiting_for_loan', 'loan_offered')
+                                        UNION SELECT book_id FROM new_rows WHERE state IN ('waiting_for_loan', 'loan_offered'));
+                ELSE
+                    INSERT INTO shelf_changes (patron_id)
+                    SELECT DISTINCT o.patron_id FROM old_rows o
+                    UNION
+                    SELECT q.patron_id FROM patron_books q WHERE q.state = 'waiting_for_loan'
+                      AND q.book_id IN (SELECT book_id FROM old_rows WHERE state IN ('waiting_for_loan', 'loan_offered'));
+                END IF;
+                RETURN NULL;
+            END $$;
+            CREATE TRIGGER shelf_books_insert AFTER INSERT ON patron_books REFERENCING NEW TABLE AS new_rows
+                FOR EACH STATEMENT EXECUTE FUNCTION shelf_changes_follow();
+            CREATE TRIGGER shelf_books_update AFTER UPDATE ON patron_books REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+                FOR EACH STATEMENT EXECUTE FUNCTION shelf_changes_follow();
+            CREATE TRIGGER shelf_books_delete AFTER DELETE ON patron_books REFERENCING OLD TABLE AS old_rows
+                FOR EACH STATEMENT EXECUTE FUNCTION shelf_changes_follow();
+            CREATE FUNCTION shelf_changes_of_patron() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                IF TG_OP = 'DELETE' THEN
+                    INSERT INTO shelf_changes (patron_id) SELECT DISTINCT patron_id FROM old_rows;
+                ELSE
+                    INSERT INTO shelf_changes (patron_id) SELECT DISTINCT patron_id FROM new_rows;
+                END IF;
+                RETURN NULL;
+            END $$;
+            CREATE TRIGGER shelf_ignored_insert AFTER INSERT ON ignored_books REFERENCING NEW TABLE AS new_rows
+                FOR EACH STATEMENT EXECUTE FUNCTION shelf_changes_of_patron();
+            CREATE TRIGGER shelf_ignored_delete AFTER DELETE ON ignored_books REFERENCING OLD TABLE AS old_rows
+                FOR EACH STATEMENT EXECUTE FUNCTION shelf_changes_of_patron();
+            CREATE TRIGGER shelf_notices_insert AFTER INSERT ON notifications REFERENCING NEW TABLE AS new_rows
+                FOR EACH STATEMENT EXECUTE FUNCTION shelf_changes_of_patron();
+            CREATE TRIGGER shelf_notices_update AFTER UPDATE ON notifications REFERENCING NEW TABLE AS new_rows
+                FOR EACH STATEMENT EXECUTE FUNCTION shelf_changes_of_patron();
+            INSERT INTO shelf_changes (patron_id)
+                SELECT patron_id FROM patron_books UNION SELECT patron_id FROM ignored_books;
+            """),
 ]

@@ -1,0 +1,36 @@
+import Crypto
+import Foundation
+import HTTPTypes
+import ServiceSupport
+import Shared
+
+/// What a signed-in patron sees differently on a feed page: their books' states (links, availability) and the books
+/// they ignore (left out). Read from catalog's copy of their shelf (`ShelfCopyPostgresRepository`), never from patron.
+struct PersonalView: Sendable {
+    /// nil for an anonymous visitor.
+    var shelf: PatronShelf?
+    /// The version of the shelf copy: part of every personalised ETag.
+    var version: Int64 = 0
+
+    static let anonymous = PersonalView(shelf: nil)
+
+    var isSignedIn: Bool { shelf != nil }
+    var views: [UUID: PatronBookView] { Dictionary(shelf?.books.map { ($0.bookId, $0) } ?? [], uniquingKeysWith: { $1 }) }
+    var hidden: [UUID] { shelf?.ignored ?? [] }
+
+    /// The books whose entries this patron sees differently from an anonymous visitor (or not at all).
+    var touched: Set<UUID> { Set((shelf?.books.map(\.bookId) ?? []) + hidden) }
+
+    /// `shared` (a page as every visitor gets it) as this patron gets it: the same bytes, private, under an ETag
+    /// that also covers the shelf's version, so that it changes when the shelf does and not otherwise.
+    func personalised(_ shared: StoredResponse) -> StoredResponse {
+        var page = shared
+        page.headers[.cacheControl] = "private, no-cache"
+        if let etag = shared.headers[.eTag] {
+            let gzip = etag.hasSuffix("-gz\"")
+            let mixed = SHA256.hash(data: Data("\(etag)|\(version)".utf8)).prefix(16).map { String(format: "%02x", $0) }.joined()
+            page.headers[.eTag] = "\"p\(mixed)\(gzip ? "-gz" : "")\""
+        }
+        return page
+    }
+}

@@ -1,0 +1,30 @@
+import Foundation
+import Logging
+import PostgresNIO
+import Shared
+
+/// Catalog's copy of each patron's shelf, as patron publishes it: what personalises a feed page, read with one row.
+struct ShelfCopyPostgresRepository: Sendable {
+    let client: PostgresClient
+
+    /// Keeps `copy` unless a newer version is stored already (copies may arrive out of order).
+    func store(_ copy: ShelfCopy, patronID: UUID, logger: Logger) async throws {
+        let json = String(decoding: try WireFormat.encode(copy.shelf), as: UTF8.self)
+        try await client.query(
+            """
+            INSERT INTO patron_shelves AS s (patron_id, version, shelf) VALUES (\(patronID), \(copy.version), \(json)::jsonb)
+            ON CONFLICT (patron_id) DO UPDATE SET version = EXCLUDED.version, shelf = EXCLUDED.shelf, updated_at = now()
+            WHERE s.version < EXCLUDED.version
+            """, logger: logger)
+    }
+
+    /// The patron's shelf and its version; an empty shelf at version 0 for a patron who never had one.
+    func shelf(patronID: UUID, logger: Logger) async throws -> ShelfCopy {
+        for try await (version, json) in try await client.query(
+            "SELECT version, shelf::text FROM patron_shelves WHERE patron_id = \(patronID)", logger: logger
+        ).decode((Int64, String).self) {
+            return ShelfCopy(version: version, shelf: try WireFormat.decoder().decode(PatronShelf.self, from: Data(json.utf8)))
+        }
+        return ShelfCopy(version: 0, shelf: PatronShelf(books: [], ignored: [], waitingForAction: 0))
+    }
+}

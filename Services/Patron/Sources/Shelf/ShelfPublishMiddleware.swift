@@ -1,0 +1,28 @@
+import Foundation
+import Hummingbird
+import Logging
+import ServiceSupport
+
+/// After a patron's successful change (any non-GET request the gateway vouched for) that touched their shelf,
+/// publishes the shelf to catalog before answering: the patron's next page already shows it (read-your-writes).
+/// A failure is logged and left to `ShelfPublisher`'s passes; the change itself stands.
+struct ShelfPublishMiddleware<Context: RequestContext>: RouterMiddleware {
+    let publisher: ShelfPublisher
+    let token: ServiceToken
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let response = try await next(request, context)
+        guard ![.get, .head, .options].contains(request.method), response.status.code < 400,
+            let patronID = Caller(request: request, token: token).patronID
+        else { return response }
+        do {
+            if try await publisher.shelves.hasChanges(patronID: patronID, logger: context.logger) {
+                try await publisher.publish(patronID, wait: true, logger: context.logger)
+                publisher.passSoon()
+            }
+        } catch {
+            context.logger.warning("Shelf not published yet; a later pass will", metadata: ["error": "\(String(reflecting: error))"])
+        }
+        return response
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// Signed-in pages come from the shared page and catalog's copy of each patron's shelf (no call to patron): every
+/// patron sees their own state and nobody else's, each change shows on the very next page load through any catalog
+/// replica, and the ETag follows the shelf.
+@Suite struct SignedInFeedTests {
+    func entry(_ feed: [String: Any], _ book: String) -> [String: Any]? {
+        (feed["publications"] as? [[String: Any]])?.first { publication in
+            links(publication).contains { $0.rel == "self" && $0.href.hasSuffix("/opds/books/\(book)") }
+        }
+    }
+
+    func rels(_ publication: [String: Any]?) -> Set<String> { Set(links(publication ?? [:]).map(\.rel)) }
+
+    func availability(_ publication: [String: Any]?) -> String? {
+        for link in (publication?["links"] as? [[String: Any]]) ?? [] {
+            if let state = ((link["properties"] as? [String: Any])?["availability"] as? [String: Any])?["state"] as? String { return state }
+        }
+        return nil
+    }
+
+    @Test func eachPatronSeesTheirOwnStateAndEveryChangeShowsOnTheNextPage() async throws {
+        try await Stack.run(["SHELF_PUBLISH_INTERVAL": "60s"], catalogReplicas: 2) { stack in
+            let api = stack.gateway
+            var ids: [String] = []
+            for file in Stack.corpus.prefix(5) { ids.append(try await stack.ingest(file, copies: 1)) }
+            let (_, annToken) = try await stack.signUp(pin: "1111")
+            let (bobCard, bobToken) = try await stack.signUp(pin: "2222")
+            let ann = GatewayClient.Credentials.bearer(annToken)
+            let bob = GatewayClient.Credentials.bearer(bobToken)
+            for id in ids { try await stack.waitForLicence(id, token: annToken) }
+            let lane = "/opds/lanes/new?size=50"
+            func page(_ who: GatewayClient.Credentials?) async throws -> [String: Any] {
+                try await stack.fetchValid(lane, kind: "feed", json: true, as: who).json
+            }
+            let full = publicationIDs(try await page(nil)).count
+
+            // Every change below is checked on the very next load, alternating catalog replicas by round robin;
+            // the timed background pass is slowed to a minute, so only the publishing done before the answer can show it.
+            #expect(try await api.call(.POST, "/me/books/\(ids[0])/borrow", as: ann).status == 201)
+            for _ in 0..<2 { #expect(rels(entry(try await page(ann), ids[0])).contains("http://opds-spec.org/acquisition"), "borrow shows") }
+            #expect(!rels(entry(try await page(bob), ids[0])).contains("http://opds-spec.org/acquisition"), "not Ann's loan for Bob")
+            #expect(try await api.call(.POST, "/me/books/\(ids[0])/hold", as: .basic(bobCard, "2222")).status == 201)
+            for _ in 0..<2 {
+                #expect(availability(entry(try await page(bob), ids[0])) == "reserved", "hold shows")
+                #expect(availability(entry(try await page(ann), ids[0])) == "available", "Ann still has it on loan")
+            }
+            #expect((200..<300).contains(try await api.call(.PUT, "/me/books/\(ids[2])/saved", as: ann).status))
+            for _ in 0..<2 { #expect(rels(entry(try await page(ann), ids[2])).contains("http://opds-spec.org/acquisition/borrow")) }
+            #expect((200..<300).contains(try await api.call(.PUT, "/me/books/\(ids[3])/ignored", as: ann).status))
+            for _ in 0..<2 {
+                let mine = publicationIDs(try await page(ann))
+                #expect(!mine.contains(ids[3]) && mine.count == full - 1, "ignored is absent, the rest stays")
+                #expect(publicationIDs(try await page(bob)).contains(ids[3]), "Bob still sees it")
+            }
+            #expect((200..<300).contains(try await api.call(.POST, "/me/books/\(ids[0])/return", as: ann).status))
+            for _ in 0..<2 { #expect(!rels(entry(try await page(ann), ids[0])).contains("http://opds-spec.org/acquisition"), "return shows") }
+            // Bob's offer is a change Bob did not make: the pass that Ann's return asked for publishes it.
+            try await eventually(timeout: .seconds(5), "Bob's offer shows") { availability(entry(try await page(bob), ids[0])) == "ready" }
+        }
+    }
+
+    @Test func theETagFollowsThePatronsShelfAndNothingElse() async throws {
+        try await Stack.run { stack in
+            let api = stack.gateway
+            var ids: [String] = []
+            for file in Stack.corpus.prefix(2) { ids.append(try await stack.ingest(file, copies: 3)) }
+            let (_, token) = try await stack.signUp()
+            let ann = GatewayClient.Credentials.bearer(token)
+            for id in ids { try await stack.waitForLicence(id, token: token) }
+            let lane = "/opds/lanes/new"
+            let first = try await api.call(.GET, lane, as: ann)
+            let etag = try #require(first.headers.first(name: "etag"))
+            #expect(first.headers.first(name: "cache-control")?.hasPrefix("private") == true)
+            let anonymousETag = try await api.call(.GET, lane).headers.first(name: "etag")
+            #expect(etag != anonymousETag, "a patron's ETag is not the shared one")
+            #expect(try await api.call(.GET, lane, as: ann, headers: [("If-None-Match", etag)]).status == 304)
+            #expect(try await api.call(.GET, lane, as: ann).headers.first(name: "etag") == etag, "no change, same ETag")
+            #expect(try await api.call(.POST, "/me/books/\(ids[0])/borrow", as: ann).status == 201)
+            let after = try await api.call(.GET, lane, as: ann, headers: [("If-None-Match", etag)])
+            #expect(after.status == 200, "the shelf changed: the page is sent again")
+            #expect(after.headers.first(name: "etag") != etag)
+        }
+    }
+}
