@@ -208,6 +208,8 @@ def main():
     parser.add_argument("--books", type=int, default=10_000)
     parser.add_argument("--ingest-files", type=int, default=2_000)
     parser.add_argument("--duration", type=int, default=10, help="seconds per wrk scenario")
+    parser.add_argument("--patrons", type=int, default=10_000, help="patrons seeded with a realistic shelf each")
+    parser.add_argument("--upload-mb", type=int, default=150, help="size of each of the 8 EPUBs uploaded at once (0: skip)")
     parser.add_argument("--keep", action="store_true", help="keep the work folder")
     parser.add_argument("--hold", action="store_true", help="seed and start, then wait (for profiling) instead of measuring")
     args = parser.parse_args()
@@ -219,6 +221,11 @@ def main():
         ingest = seed(stack, args)
         stack.start_services()
         gw = stack.gateway
+        uploads = None
+        if args.upload_mb:
+            log(f"uploading 8 EPUBs of {args.upload_mb} MB at once through the gateway")
+            uploads = upload_memory(stack, big_epubs(work, 8, args.upload_mb))
+            log(f"uploads: {uploads}")
 
         status, body = http("POST", gw + "/auth/signup", {"Content-Type": "application/json"},
                             json.dumps({"username": "bench", "email": "bench@example.org", "password": "bench password 1"}).encode())
@@ -234,6 +241,23 @@ def main():
         log("waiting for patron to learn every licence (catalog's outbox)")
         wait_for(lambda: int(psql(stack.pg_port, "patron", "SELECT count(*) FROM licenses")) >= ingest["files"] + 1,
                  600, "licences to reach patron")
+
+        licensed = psql(stack.pg_port, "patron", "SELECT book_id FROM licenses WHERE NOT open_access ORDER BY book_id").split("\n")
+        pin_hash = psql(stack.pg_port, "patron", "SELECT secret_hash FROM patrons WHERE username = 'bench'")
+        log(f"seeding {args.patrons} patrons with shelves")
+        started = time.time()
+        barcodes = seed_patrons(stack, args.patrons, pin_hash, licensed)
+        log(f"patrons seeded and their shelves published in {time.time() - started:.0f} s")
+        signed = barcodes[:64]
+        log("tokens and Basic verdicts for 64 of them")
+        bearer_file, basic_file = work / "bearer.txt", work / "basic.txt"
+        tokens = []
+        for barcode in signed:
+            status, body = http("POST", gw + "/auth/token", {"Authorization": "Basic " + base64.b64encode(f"{barcode}:bench password 1".encode()).decode()})
+            assert status == 200, f"token for {barcode}: {status} {body[:200]}"
+            tokens.append(json.loads(body)["access_token"])
+        bearer_file.write_text("\n".join(f"Bearer {t}" for t in tokens) + "\n")
+        basic_file.write_text("\n".join("Basic " + base64.b64encode(f"{b}:bench password 1".encode()).decode() for b in signed) + "\n")
 
         big = psql(stack.pg_port, "catalog", f"SELECT id FROM books WHERE epub_size > 900000 ORDER BY epub_size DESC LIMIT 1")
         status, _ = http("POST", f"{gw}/me/books/{big}/borrow", {"Authorization": f"Bearer {token}"})
@@ -275,7 +299,24 @@ def main():
         log("wrk: borrow+return cycle")
         results["borrow or return (one request)"] = wrk(
             gw + "/", args.duration, script=ROOT / "Benchmarks/borrow_return.lua",
-            env=dict(os.environ, BOOKS_FILE=str(books_file), BENCH_TOKEN=f"Bearer {token}"))
+            env=dict(os.environ, BOOKS_FILE=str(books_file), AUTH_FILE=str(bearer_file)))
+        # Signed in: 64 patrons of the seeded 10,000 (their shelves in catalog's copy), a random one per request.
+        for name, path, auth in [
+            ("signed in (Bearer): lane page (50)", "/opds/lanes/new?size=50", bearer_file),
+            ("signed in (Basic): lane page (50)", "/opds/lanes/new?size=50", basic_file),
+            ("signed in (Bearer): search: title word", f"/opds/search?q={word}", bearer_file),
+            ("signed in (Bearer): book detail", f"/opds/books/{book}", bearer_file),
+            ("signed in (Bearer): /me", "/me", bearer_file),
+            ("signed in (Bearer): /me/books", "/me/books", bearer_file),
+        ]:
+            if auth == basic_file:  # the gateway's verdicts (BASIC_AUTH_CACHE_TTL), as after each app's first request
+                for line in basic_file.read_text().split():
+                    if line != "Basic":
+                        http("GET", gw + "/me", {"Authorization": "Basic " + line})
+            log(f"wrk: {name}")
+            results[name] = wrk(gw + path, args.duration, script=ROOT / "Benchmarks/signed_in.lua",
+                                env=dict(os.environ, AUTH_FILE=str(auth), BENCH_PATH=path))
+            time.sleep(2)
         basic = "Basic " + base64.b64encode(b"bench:bench password 1").decode()
         log("wrk: login")
         results[f"login (bcrypt cost {BCRYPT_COST})"] = wrk(gw + "/auth/token", args.duration, script=ROOT / "Benchmarks/login.lua",
@@ -291,13 +332,80 @@ def main():
         for name, result in results.items():
             base = ceiling["epub"] if name.startswith("fulfill") else ceiling["lane_page"]
             result["vs_nginx"] = round(result["rps"] / base["rps"], 3)
-        report(args, ingest, results, ceiling, rss, len(lane_bytes), len(epub_bytes), logins)
+        report(args, ingest, results, ceiling, rss, len(lane_bytes), len(epub_bytes), logins, uploads)
     finally:
         stack.stop()
         if args.keep:
             log(f"work folder kept: {work}")
         else:
             shutil.rmtree(work, ignore_errors=True)
+
+
+def clear_throttle(stack):
+    psql(stack.pg_port, "patron", "DELETE FROM sign_in_failures; DELETE FROM sign_in_addresses")
+
+
+def seed_patrons(stack, count, pin_hash, licensed):
+    """`count` patrons with the same PIN, each with a realistic shelf: 3 loans, 2 holds, 5 saved, 2 ignored books,
+    drawn from `licensed` (book ids) past the first 400, which the borrow scenario keeps for itself. Catalog gets
+    their shelves through patron's publisher, as in production."""
+    pool = licensed[400:]
+    values = ",".join(f"'{b}'" for b in pool)
+    psql(stack.pg_port, "patron", f"""
+        INSERT INTO patrons (id, barcode, secret_hash, loan_limit, hold_limit)
+        SELECT gen_random_uuid(), '29' || lpad(g::text, 12, '0'), '{pin_hash}', 100, 100 FROM generate_series(1, {count}) g;
+        WITH pool AS (SELECT b::uuid AS book, (row_number() OVER () - 1)::int AS n FROM unnest(ARRAY[{values}]) b),
+             size AS (SELECT count(*)::int AS c FROM pool),
+             numbered AS (SELECT id, (row_number() OVER (ORDER BY barcode))::int AS g FROM patrons WHERE barcode LIKE '29%'),
+             picks AS (SELECT numbered.id, k, pool.book FROM numbered, generate_series(0, 11) k, size, pool
+                       WHERE pool.n = (numbered.g * 12 + k) % size.c)
+        INSERT INTO patron_books (patron_id, book_id, state, hold_placed_at, loaned_at, due_at)
+        SELECT id, book, CASE WHEN k < 3 THEN 'not_downloaded' WHEN k < 5 THEN 'waiting_for_loan' ELSE 'saved' END,
+               CASE WHEN k IN (3, 4) THEN now() - make_interval(secs => k) END,
+               CASE WHEN k < 3 THEN now() END, CASE WHEN k < 3 THEN now() + interval '21 days' END
+        FROM picks WHERE k < 10 ON CONFLICT DO NOTHING;
+        WITH pool AS (SELECT b::uuid AS book, (row_number() OVER () - 1)::int AS n FROM unnest(ARRAY[{values}]) b),
+             size AS (SELECT count(*)::int AS c FROM pool),
+             numbered AS (SELECT id, (row_number() OVER (ORDER BY barcode))::int AS g FROM patrons WHERE barcode LIKE '29%')
+        INSERT INTO ignored_books (patron_id, book_id)
+        SELECT numbered.id, pool.book FROM numbered, generate_series(10, 11) k, size, pool WHERE pool.n = (numbered.g * 12 + k) % size.c
+        ON CONFLICT DO NOTHING;""")
+    wait_for(lambda: int(psql(stack.pg_port, "patron", "SELECT count(*) FROM shelf_changes")) == 0, 900,
+             "patron to publish every shelf to catalog")
+    return psql(stack.pg_port, "patron", "SELECT barcode FROM patrons WHERE barcode LIKE '29%' ORDER BY barcode").split("\n")
+
+
+def big_epubs(work, count, megabytes):
+    """`count` distinct valid EPUBs of about `megabytes` MB each: a generated book with incompressible media added."""
+    import zipfile
+    source = work / "upload-source"
+    subprocess.run([sys.executable, SHARED / "tools/make_epubs.py", source, "1", "99"], check=True, capture_output=True)
+    template = next(source.glob("*.epub"))
+    files = []
+    for n in range(count):
+        target = work / f"upload-{n}.epub"
+        shutil.copy(template, target)
+        with zipfile.ZipFile(target, "a", compression=zipfile.ZIP_STORED) as archive:
+            for part in range(megabytes // 50 + (1 if megabytes % 50 else 0)):
+                archive.writestr(f"OEBPS/media/extra-{part}.bin", os.urandom(min(50, megabytes - part * 50) << 20))
+        files.append(target)
+    return files
+
+
+def upload_memory(stack, files):
+    """Uploads every file at once through the gateway; returns the gateway's peak RSS and the statuses."""
+    import concurrent.futures
+    def upload(path):
+        data = path.read_bytes()
+        return http("POST", stack.gateway + "/admin/books?copies=1",
+                    {"Authorization": "Bearer bench-admin", "Content-Type": "application/epub+zip"}, data)[0]
+    before = peak_rss_mb(stack.processes["gateway"].pid)
+    started = time.time()
+    with concurrent.futures.ThreadPoolExecutor(len(files)) as pool:
+        statuses = list(pool.map(upload, files))
+    return {"files": len(files), "mb_each": round(files[0].stat().st_size / 2**20), "statuses": statuses,
+            "seconds": round(time.time() - started, 1), "gateway_peak_rss_mb_before": before,
+            "gateway_peak_rss_mb": peak_rss_mb(stack.processes["gateway"].pid)}
 
 
 def login_timings(stack, samples=15):
@@ -316,7 +424,7 @@ def login_timings(stack, samples=15):
     for name, (headers, expected) in cases.items():
         values = []
         for _ in range(samples):
-            psql(stack.pg_port, "patron", "DELETE FROM login_throttle")
+            clear_throttle(stack)
             start = time.perf_counter()
             status, _ = http("POST", gw + "/auth/token", headers)
             values.append((time.perf_counter() - start) * 1000)
@@ -325,26 +433,27 @@ def login_timings(stack, samples=15):
     for name, user in (("locked, login exists", "bench"), ("locked, no such login", "nobody-here")):
         values = []
         for _ in range(samples):
-            psql(stack.pg_port, "patron", "DELETE FROM login_throttle")
-            psql(stack.pg_port, "patron", f"INSERT INTO login_throttle (key, failures, blocked_until) VALUES ('login:{user}', 9, now() + interval '1 hour')")
+            clear_throttle(stack)
+            psql(stack.pg_port, "patron", f"INSERT INTO sign_in_failures (key, failures) VALUES ('login:{user}', 40)")
             start = time.perf_counter()
             status, _ = http("POST", gw + "/auth/token", basic(user, "wrong password 1"))
             values.append((time.perf_counter() - start) * 1000)
             assert status == 429, f"{name}: {status}"
         timings[name] = values
-    psql(stack.pg_port, "patron", "DELETE FROM login_throttle")
+    clear_throttle(stack)
     return {name: {"median_ms": round(statistics.median(v), 1), "min_ms": round(min(v), 1), "max_ms": round(max(v), 1)}
             for name, v in timings.items()}
 
 
-def report(args, ingest, results, ceiling, rss, lane_size, epub_size, logins):
+def report(args, ingest, results, ceiling, rss, lane_size, epub_size, logins, uploads):
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
     cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), platform.processor())
     machine = f"{os.cpu_count()} cores, {cpu}, {round(os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') / 2**30)} GiB, {platform.system()} {platform.release()}"
     date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     data = {"date": date, "commit": commit, "machine": machine, "books": args.books, "connections": CONNECTIONS,
             "duration_s": args.duration, "ingest": ingest, "scenarios": results, "nginx": ceiling, "peak_rss_mb": rss,
-            "lane_page_bytes": lane_size, "epub_bytes": epub_size, "login_ms_by_outcome": logins}
+            "lane_page_bytes": lane_size, "epub_bytes": epub_size, "login_ms_by_outcome": logins, "uploads": uploads,
+            "patrons": args.patrons}
     out = ROOT / "Benchmarks/results/latest.json"
     out.write_text(json.dumps(data, indent=2) + "\n")
     lines = [f"\n## Run of {date}, commit {commit}\n",
@@ -360,6 +469,10 @@ def report(args, ingest, results, ceiling, rss, lane_size, epub_size, logins):
                  + ", ".join(f"{k} {v} MB" for k, v in rss.items()) + ".\n")
     lines.append(f"\nOne sign-in at a time through the gateway (bcrypt cost {BCRYPT_COST}), by outcome, "
                  f"median (min-max) ms of 15: " + "; ".join(f"{k} {v['median_ms']} ({v['min_ms']}-{v['max_ms']})" for k, v in logins.items()) + ".\n")
+    if uploads:
+        lines.append(f"\nUploads: {uploads['files']} EPUBs of {uploads['mb_each']} MB at once through the gateway in {uploads['seconds']} s "
+                     f"(statuses {sorted(set(uploads['statuses']))}); gateway peak RSS {uploads['gateway_peak_rss_mb_before']} MB before, "
+                     f"**{uploads['gateway_peak_rss_mb']} MB** after.\n")
     doc = ROOT / "docs/PERFORMANCE.md"
     if not doc.exists():
         doc.write_text("# Performance\n\nMeasured by `make bench` (Benchmarks/run.sh); one table per run, newest last.\n")

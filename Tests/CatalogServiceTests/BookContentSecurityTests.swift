@@ -14,7 +14,7 @@ import ZIPFoundation
 /// is sandboxed (`ContentSecurity`).
 extension CatalogServiceTests {
     /// A small valid EPUB 3 whose cover is `cover` (stored as `OPS/cover.<ext>` with the declared media type).
-    func epub(title: String, cover: Data, coverPath: String, coverType: String) throws -> URL {
+    func epub(title: String, cover: Data, coverPath: String, coverType: String, isbn: String? = nil) throws -> URL {
         let url = blobs.appendingPathComponent("content-\(UUID().uuidString).epub")
         try FileManager.default.createDirectory(at: blobs, withIntermediateDirectories: true)
         let archive = try Archive(url: url, accessMode: .create)
@@ -29,7 +29,7 @@ extension CatalogServiceTests {
         let opf = Data("""
             <?xml version="1.0" encoding="UTF-8"?>
             <package xmlns="http://www.idpf.org/2007/opf" version="3.0" unique-identifier="id">
-            <metadata xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:identifier id="id">urn:uuid:\(UUID().uuidString)</dc:identifier>
+            <metadata xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:identifier id="id">\(isbn.map { "urn:isbn:\($0)" } ?? "urn:uuid:\(UUID().uuidString)")</dc:identifier>
             <dc:title>\(title)</dc:title><dc:language>en</dc:language><meta property="dcterms:modified">2026-01-01T00:00:00Z</meta></metadata>
             <manifest><item id="nav" href="nav.xhtml" media-type="application/xhtml+xml" properties="nav"/>
             <item id="c1" href="chapter.xhtml" media-type="application/xhtml+xml"/>
@@ -107,5 +107,26 @@ extension CatalogServiceTests {
         #expect(RasterImage.type(of: Data("RIFF\u{0}\u{0}\u{0}\u{0}WEBP".utf8)) == "image/webp")
         #expect(RasterImage.type(of: Self.scriptedSVG) == nil)
         #expect(RasterImage.type(of: Data("<html>".utf8)) == nil)
+    }
+
+    @Test func aFileWithAnExistingISBNReplacesItsBookOnlyWhenAsked() async throws {
+        let (app, _) = try await app()
+        try await app.test(.router) { client in
+            let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) + Data(repeating: 0, count: 16)
+            let first = try epub(title: "First Edition", cover: png, coverPath: "cover.png", coverType: "image/png", isbn: "9780306406157")
+            let (status, body) = try await ingest(client, first)
+            #expect(status == .created)
+            let id = try #require(body["id"] as? String)
+            let second = try epub(title: "Second Edition", cover: png, coverPath: "cover.png", coverType: "image/png", isbn: "978-0-306-40615-7")
+            let (refused, problem) = try await ingest(client, second)
+            #expect(refused == .conflict)
+            #expect(problem["type"] as? String == Problem.typeBase + "isbn-exists")
+            #expect((problem["detail"] as? String)?.contains(id) == true, "the 409 names the existing book")
+            let unchanged = try await opds2(client, "/opds/books/\(id)")
+            #expect((unchanged["metadata"] as? [String: Any])?["title"] as? String == "First Edition")
+            let (replaced, edition) = try await ingest(client, second, query: "?replace=true")
+            #expect(replaced == .ok && edition["outcome"] as? String == "new_edition" && edition["id"] as? String == id)
+            #expect(((try await opds2(client, "/opds/books/\(id)"))["metadata"] as? [String: Any])?["title"] as? String == "Second Edition")
+        }
     }
 }

@@ -85,3 +85,25 @@ import TestSupport
         }
     }
 }
+
+/// A changed PIN and ended sessions take effect at the gateway at once, whatever its caches remember.
+@Suite struct CredentialChangeEndToEndTests {
+    @Test func aChangedPinAndRevokedSessionsStopWorkingAtTheGatewayAtOnce() async throws {
+        try await Stack.run(["BASIC_AUTH_CACHE_TTL": "120s", "SESSION_CHECK_TTL": "120s"]) { stack in
+            let api = stack.gateway
+            let (barcode, token) = try await stack.signUp(pin: "1357")
+            #expect(try await api.call(.GET, "/me", as: .basic(barcode, "1357")).status == 200, "the verdict is now cached")
+            #expect(try await api.call(.GET, "/me", as: .bearer(token)).status == 200, "the session answer too")
+            let changed = try await api.call(.PUT, "/me/password", as: .basic(barcode, "1357"), json: #"{"current":"1357","new":"2468"}"#)
+            #expect(changed.status == 204, "\(changed.text)")
+            #expect(try await api.call(.GET, "/me", as: .basic(barcode, "1357")).status == 401, "the old PIN stops at once")
+            #expect(try await api.call(.GET, "/me", as: .basic(barcode, "2468")).status == 200)
+            #expect(try await api.call(.GET, "/me", as: .bearer(token)).status == 401, "the other sessions ended with the change")
+
+            let fresh = try #require(try await api.call(.POST, "/auth/token", as: .basic(barcode, "2468")).json["access_token"] as? String)
+            #expect(try await api.call(.GET, "/me", as: .bearer(fresh)).status == 200)
+            #expect(try await api.call(.POST, "/me/sessions/revoke-all", as: .bearer(fresh)).status == 200)
+            #expect(try await api.call(.GET, "/me", as: .bearer(fresh)).status == 401, "revoked sessions stop at once")
+        }
+    }
+}

@@ -25,11 +25,12 @@ struct CatalogCommand: AsyncParsableCommand {
         @Argument(help: "EPUB files or folders to walk") var paths: [String]
         @Option(help: "Copies of each book") var copies = 1
         @Flag(help: "Mark the books open access") var openAccess = false
+        @Flag(help: "Let a file with an existing book's ISBN replace that book (otherwise it is refused)") var replace = false
         @Option(help: "Files ingested at once") var concurrency = 4
 
         func run() async throws {
             let summary = try await BulkIngest.run(
-                paths: paths, copies: copies, openAccess: openAccess, concurrency: concurrency, config: ServiceConfig())
+                paths: paths, copies: copies, openAccess: openAccess, replace: replace, concurrency: concurrency, config: ServiceConfig())
             if summary.ingested + summary.unchanged == 0 && !summary.refused.isEmpty { throw ExitCode(1) }
         }
     }

@@ -29,4 +29,9 @@ final class ExpiringAnswers<Key: Hashable & Sendable, Value: Sendable>: Sendable
             entries[key] = (value, now.addingTimeInterval(lifetime))
         }
     }
+
+    /// Forgets every answer `matches` picks (a patron's, after their PIN changed or their sessions ended).
+    func forget(where matches: (Key, Value) -> Bool) {
+        entries.withLock { entries in entries = entries.filter { !matches($0.key, $0.value.value) } }
+    }
 }

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import HTTPTypes
 import Logging
 import ServiceSupport
 import Shared
@@ -32,7 +33,7 @@ final class PatronAuthenticator: Sendable {
             guard let payload = try? await keys.verify(token), let id = payload.patronID, let session = UUID(uuidString: payload.sid) else {
                 return .refused(Problem.unauthorized("The access token is invalid or expired"))
             }
-            guard await sessions.isOpen(session, logger: logger) else {
+            guard await sessions.isOpen(session, of: id, logger: logger) else {
                 return .refused(Problem.unauthorized("This session has ended (signed out or revoked); sign in again"))
             }
             return .patron(id)
@@ -53,5 +54,17 @@ final class PatronAuthenticator: Sendable {
         } catch {
             return .refused(Problem(status: 503, slug: "auth-unavailable", title: "Service unavailable", detail: "Sign-in cannot be checked right now"))
         }
+    }
+
+    /// Forgets the patron's cached Basic verdicts and session answers, after a change of their secret or sessions
+    /// passed through this gateway: the old PIN and the ended sessions are refused from the next request on.
+    func forget(patron: UUID) {
+        verdicts.forget { $1 == patron }
+        sessions.forget(patron: patron)
+    }
+
+    /// The changes after which `forget(patron:)` is due.
+    static func changesCredentials(method: HTTPRequest.Method, path: String) -> Bool {
+        (method == .put && path == "/me/password") || (method == .post && path == "/me/sessions/revoke-all") || (method == .delete && path == "/me")
     }
 }

@@ -64,6 +64,9 @@ struct ProxyMiddleware: RouterMiddleware {
             request, to: upstream, patronID: patronID, clientAddress: clientAddress, keepAuthorization: carriesOwnCredentials, cacheKey: nil,
             context: context)
         if upstream === catalog, ![.get, .head, .options].contains(request.method), response.status.code < 400 { edgeCache.clear() }
+        if let patronID, response.status.code < 400, PatronAuthenticator.changesCredentials(method: request.method, path: path) {
+            authenticator.forget(patron: patronID)
+        }
         return response
     }
 

@@ -9,22 +9,31 @@ import Shared
 /// browsing survives a patron outage).
 final class SessionCheck: Sendable {
     let patron: InternalClient
-    private let answers: ExpiringAnswers<UUID, Bool>
+    /// By session: whether it is open, and whose it is.
+    private let answers: ExpiringAnswers<UUID, Answer>
+
+    struct Answer: Sendable {
+        var open: Bool
+        var patron: UUID
+    }
 
     init(patron: InternalClient, cacheFor: TimeInterval) {
         self.patron = patron
         answers = ExpiringAnswers(lifetime: cacheFor)
     }
 
-    func isOpen(_ session: UUID, logger: Logger) async -> Bool {
-        if let open = answers[session] { return open }
+    func isOpen(_ session: UUID, of owner: UUID, logger: Logger) async -> Bool {
+        if let answer = answers[session] { return answer.open }
         do {
             let status = try await patron.get("/internal/sessions/\(session.uuidString.lowercased())", as: SessionStatus.self, logger: logger)
-            answers.remember(status.open, for: session)
+            answers.remember(Answer(open: status.open, patron: owner), for: session)
             return status.open
         } catch {
             logger.warning("Session check unavailable; accepting the signed token", metadata: ["error": "\(error)"])
             return true
         }
     }
+
+    /// Forgets what patron said about the patron's sessions: they are asked again at their next use.
+    func forget(patron: UUID) { answers.forget { $1.patron == patron } }
 }

@@ -43,8 +43,9 @@ func patronRouter(
 ) async -> Router<BasicRequestContext> {
     let token = ServiceToken(settings.serviceToken)
     let accounts = AccountPostgresRepository(client: postgres)
+    let hasher = PasswordHasher(cost: settings.bcryptCost)
     let authenticator = Authenticator(
-        accounts: accounts, throttle: throttle, hasher: PasswordHasher(cost: settings.bcryptCost),
+        accounts: accounts, throttle: throttle, hasher: hasher,
         keys: await AccessTokenKeys(secret: settings.jwtSecret, previousSecret: settings.jwtPreviousSecret),
         accessLifetime: settings.accessTokenLifetime, refreshLifetime: settings.refreshTokenLifetime)
     let document = AuthDocument(publicURL: settings.publicURL, logoURL: settings.logoURL, helpURL: settings.helpURL)
@@ -59,6 +60,7 @@ func patronRouter(
     ).add(to: router)
     ProfileController(client: postgres, guardian: guardian, circulation: circulation, publicURL: settings.publicURL).add(to: router)
     CirculationController(circulation: circulation, guardian: guardian).add(to: router)
+    SecretController(accounts: accounts, hasher: hasher, throttle: throttle, guardian: guardian, token: token).add(to: router)
     let reading = ReadingController(client: postgres, guardian: guardian, catalog: InternalClient(baseURLs: settings.catalogURLs, token: token))
     reading.add(to: router)
     AnnotationController(reading: reading, guardian: guardian, publicURL: settings.publicURL).add(to: router)

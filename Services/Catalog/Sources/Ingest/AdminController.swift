@@ -27,7 +27,8 @@ struct AdminController: Sendable {
         }
     }
 
-    /// `POST /admin/books?copies=N&open_access=&featured=` with an EPUB body → 201 new, 200 known file or new edition.
+    /// `POST /admin/books?copies=N&open_access=&featured=&replace=` with an EPUB body → 201 new, 200 known file or new
+    /// edition (only with `replace=true`; otherwise a file with an existing book's ISBN is a 409 naming that book).
     func ingest(request: Request, context: BasicRequestContext) async throws -> Response {
         try requireAdmin(request)
         var options = Ingester.Options()
@@ -38,6 +39,7 @@ struct AdminController: Sendable {
         }
         options.openAccess = try flag(query.get("open_access"), name: "open_access")
         options.featured = try flag(query.get("featured"), name: "featured")
+        options.replace = try flag(query.get("replace"), name: "replace")
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("ingest-\(UUID().uuidString).epub")
         defer { try? FileManager.default.removeItem(at: file) }
         guard FileManager.default.createFile(atPath: file.path, contents: nil), let handle = try? FileHandle(forWritingTo: file) else {

@@ -12,10 +12,12 @@ public enum BulkIngest {
         public var refused: [(String, String)] = []
     }
 
-    public static func run(paths: [String], copies: Int, openAccess: Bool, concurrency: Int, config: ServiceConfig) async throws -> Summary {
+    public static func run(
+        paths: [String], copies: Int, openAccess: Bool, replace: Bool = false, concurrency: Int, config: ServiceConfig
+    ) async throws -> Summary {
         let parts = try CatalogParts(config: config)
         let files = collect(paths)
-        let options = Ingester.Options(copies: copies, openAccess: openAccess, featured: false)
+        let options = Ingester.Options(copies: copies, openAccess: openAccess, featured: false, replace: replace)
         let terminal = isatty(STDERR_FILENO) == 1
         let start = Date()
         var summary = Summary()

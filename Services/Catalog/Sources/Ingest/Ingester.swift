@@ -12,7 +12,7 @@ struct IngestResult: Encodable, Sendable {
         case created
         /// The same file was ingested before; nothing changed.
         case unchanged
-        /// A new file with the ISBN of an existing book replaced that book's file (a new edition).
+        /// A new file with the ISBN of an existing book replaced that book's file (a new edition), as asked.
         case newEdition = "new_edition"
     }
 
@@ -37,6 +37,8 @@ struct Ingester: Sendable {
         var copies = 1
         var openAccess = false
         var featured = false
+        /// Whether a file with the ISBN of an existing book replaces that book (a new edition); otherwise it is refused.
+        var replace = false
     }
 
     /// Ingests the EPUB at `file`. Throws `EPUBError` (422) for a refused file; leaves no row on failure (a blob it

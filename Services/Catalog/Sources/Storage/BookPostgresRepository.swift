@@ -98,7 +98,8 @@ struct BookPostgresRepository: Sendable {
         return nil
     }
 
-    /// Inserts a new book, or replaces the file of the book with the same ISBN (a new edition); queues the licence.
+    /// Inserts a new book, or, with `options.replace`, replaces the file of the book with the same ISBN (a new
+    /// edition); queues the licence. Throws `IngestConflict` for an existing ISBN without `replace`.
     func insertOrReplace(
         _ book: ParsedBook, epubSHA256: String, epubSize: Int, images: StoredImages, options: Ingester.Options, logger: Logger,
         writeBlobs: @escaping @Sendable () throws -> Void
@@ -114,6 +115,10 @@ struct BookPostgresRepository: Sendable {
                 let hashes = [epubSHA256] + [images.coverSHA256, images.thumbnailSHA256].compactMap { $0 }
                 try await BlobReferencePostgresRepository.lockShared(hashes, on: connection, logger: logger)
                 try writeBlobs()
+                if !options.replace, let isbn = book.isbn {
+                    let existing = try await connection.query("SELECT id FROM books WHERE isbn = \(isbn)", logger: logger)
+                    for try await id in existing.decode(UUID.self) { throw IngestConflict(isbn: isbn, existing: id) }
+                }
                 let rows = try await connection.query(
                     """
                     INSERT INTO books AS b (id, title, subtitle, sort_title, sort_author, authors, contributors, languages, publisher, published,
@@ -138,11 +143,20 @@ struct BookPostgresRepository: Sendable {
                         thumbnail_sha256 = EXCLUDED.thumbnail_sha256, thumbnail_type = EXCLUDED.thumbnail_type, toc = EXCLUDED.toc, page_list = EXCLUDED.page_list,
                         landmarks = EXCLUDED.landmarks, reading_order = EXCLUDED.reading_order, resources = EXCLUDED.resources,
                         warnings = EXCLUDED.warnings, edition = b.edition + 1, updated_at = now(), license_version = b.license_version + 1
+                    WHERE \(options.replace)
                     RETURNING id, edition
                     """, logger: logger)
                 var result: (UUID, Int)?
                 for try await row in rows.decode((UUID, Int).self) { result = row }
-                guard let (id, edition) = result else { throw CancellationError() }
+                guard let (id, edition) = result else {
+                    // Another upload took this ISBN since the check above, and replacing was not asked for.
+                    if let isbn = book.isbn {
+                        for try await id in try await connection.query("SELECT id FROM books WHERE isbn = \(isbn)", logger: logger).decode(UUID.self) {
+                            throw IngestConflict(isbn: isbn, existing: id)
+                        }
+                    }
+                    throw CancellationError()
+                }
                 try await enqueueLicense(id, on: connection, logger: logger)
                 return (id, edition > 1 ? .newEdition : .created)
             }

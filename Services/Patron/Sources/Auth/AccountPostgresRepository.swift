@@ -91,6 +91,41 @@ struct AccountPostgresRepository: Sendable {
         return false
     }
 
+    /// The stored hash of the patron's secret (PIN or password), nil for an unknown patron.
+    func secretHash(patronID: UUID, logger: Logger) async throws -> String? {
+        for try await hash in try await client.query("SELECT secret_hash FROM patrons WHERE id = \(patronID)", logger: logger).decode(String.self) {
+            return hash
+        }
+        return nil
+    }
+
+    /// Replaces the patron's secret, if it is still `currentHash` (a concurrent change wins once), and ends every
+    /// session but `keeping`. Returns false when the secret changed meanwhile.
+    func changeSecret(patronID: UUID, from currentHash: String, to newHash: String, keeping session: UUID?, logger: Logger) async throws -> Bool {
+        try await client.withTransaction(logger: logger) { connection in
+            let rows = try await connection.query(
+                "UPDATE patrons SET secret_hash = \(newHash) WHERE id = \(patronID) AND secret_hash = \(currentHash) RETURNING id", logger: logger)
+            var changed = false
+            for try await _ in rows { changed = true }
+            guard changed else { return false }
+            try await connection.query(
+                """
+                UPDATE sessions SET revoked_at = now()
+                WHERE patron_id = \(patronID) AND revoked_at IS NULL AND (\(session)::uuid IS NULL OR id <> \(session))
+                """, logger: logger)
+            return true
+        }
+    }
+
+    /// Ends every open session of the patron; returns how many.
+    func revokeAllSessions(patronID: UUID, logger: Logger) async throws -> Int {
+        var count = 0
+        for try await _ in try await client.query(
+            "UPDATE sessions SET revoked_at = now() WHERE patron_id = \(patronID) AND revoked_at IS NULL RETURNING id", logger: logger
+        ) { count += 1 }
+        return count
+    }
+
     static func hashToken(_ token: String) -> String {
         SHA256.hash(data: Data(token.utf8)).map { String(format: "%02x", $0) }.joined()
     }

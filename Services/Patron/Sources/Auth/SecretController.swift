@@ -1,0 +1,69 @@
+import Foundation
+import Hummingbird
+import Logging
+import ServiceSupport
+import Shared
+
+/// `PUT /me/password` and `POST /me/sessions/revoke-all`: what a patron does about a leaked PIN or password without
+/// deleting the account. The gateway forgets its cached Basic verdicts and session answers for the patron when either
+/// succeeds through it, so the old secret and the ended sessions stop working there at once.
+struct SecretController: Sendable {
+    let accounts: AccountPostgresRepository
+    let hasher: PasswordHasher
+    let throttle: SignInThrottle
+    let guardian: PatronGuard
+    let token: ServiceToken
+
+    func add(to router: Router<BasicRequestContext>) {
+        router.put("/me/password", use: change)
+        router.post("/me/sessions/revoke-all", use: revokeAll)
+    }
+
+    struct Change: Decodable {
+        var current: String
+        var new: String
+
+        enum CodingKeys: String, CodingKey, CaseIterable { case current, new }
+
+        init(from decoder: any Decoder) throws {
+            try decoder.rejectUnknownKeys(Set(CodingKeys.allCases.map(\.rawValue)))
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            current = try container.decode(String.self, forKey: .current)
+            new = try container.decode(String.self, forKey: .new)
+        }
+    }
+
+    /// `PUT /me/password` `{current, new}` → 204; the PIN or password is replaced (a PIN stays 4 to 8 digits, a
+    /// password follows sign-up's rules) and every other session ends. 403 when `current` is wrong.
+    func change(request: Request, context: BasicRequestContext) async throws -> Response {
+        let patronID = try await guardian.require(request, logger: context.logger)
+        let body = try await JSONMessages.decode(Change.self, from: request)
+        guard let stored = try await accounts.secretHash(patronID: patronID, logger: context.logger) else { throw AuthenticationRequired() }
+        // Guessing the current secret through here is throttled like signing in.
+        let attempt = try await throttle.begin(
+            login: "secret-change:\(patronID.uuidString.lowercased())", address: Caller(request: request, token: token).clientAddress, logger: context.logger)
+        guard try await hasher.verify(String(body.current.prefix(128)), hash: stored) else {
+            throw Problem(status: 403, slug: "wrong-current-secret", title: "Forbidden", detail: "The current PIN or password is wrong")
+        }
+        try await throttle.succeeded(attempt, logger: context.logger)
+        if body.current.allSatisfy(\.isASCIIDigit) && body.current.count <= 8 {
+            guard (4...8).contains(body.new.count), body.new.allSatisfy(\.isASCIIDigit) else { throw Problem.badRequest("new must be a PIN of 4 to 8 digits") }
+        } else {
+            try Validation.password(body.new)
+        }
+        let hash = try await hasher.hash(body.new)
+        guard try await accounts.changeSecret(patronID: patronID, from: stored, to: hash, keeping: nil, logger: context.logger) else {
+            throw Problem.conflict("secret-changed", "The PIN or password was changed meanwhile; sign in again")
+        }
+        context.logger.info("Secret changed", metadata: ["patron.id": "\(patronID)"])
+        return Response(status: .noContent)
+    }
+
+    /// `POST /me/sessions/revoke-all` → `{"revoked": N}`: every session (and its tokens) ends, this one included.
+    func revokeAll(request: Request, context: BasicRequestContext) async throws -> Response {
+        let patronID = try await guardian.require(request, logger: context.logger)
+        let count = try await accounts.revokeAllSessions(patronID: patronID, logger: context.logger)
+        context.logger.info("Sessions revoked", metadata: ["patron.id": "\(patronID)", "count": "\(count)"])
+        return try JSONMessages.response(["revoked": count])
+    }
+}
