@@ -93,6 +93,32 @@ import ZIPFoundation
         #expect(error?.slug == "zip-bomb")
     }
 
+    /// An entry that declares 1 KB but inflates to 8 MB is read no further than its declared size, whoever asks.
+    @Test func anEntryThatLiesAboutItsSizeIsReadNoFurtherThanItsDeclaredSize() throws {
+        let url = try archive([("mimetype", Data("application/epub+zip".utf8)), ("OPS/padding.css", Data(repeating: 0x20, count: 8 << 20))])
+        defer { try? FileManager.default.removeItem(at: url) }
+        var bytes = try Data(contentsOf: url)
+        // Patch the uncompressed size (little-endian) of the entry in its local header (offset 22) and in the central
+        // directory (offset 24) to 1,024 bytes.
+        func patch(signature: [UInt8], offset: Int) {
+            var index = bytes.startIndex
+            while let range = bytes.range(of: Data(signature), in: index..<bytes.endIndex) {
+                let nameLength = Int(bytes[range.lowerBound + (signature[2] == 1 ? 28 : 26)]) | Int(bytes[range.lowerBound + (signature[2] == 1 ? 29 : 27)]) << 8
+                let nameStart = range.lowerBound + (signature[2] == 1 ? 46 : 30)
+                if String(decoding: bytes[nameStart..<nameStart + nameLength], as: UTF8.self) == "OPS/padding.css" {
+                    bytes.replaceSubrange(range.lowerBound + offset..<range.lowerBound + offset + 4, with: [0x00, 0x04, 0x00, 0x00])
+                }
+                index = range.upperBound
+            }
+        }
+        patch(signature: [0x50, 0x4B, 0x03, 0x04], offset: 22)
+        patch(signature: [0x50, 0x4B, 0x01, 0x02], offset: 24)
+        try bytes.write(to: url)
+        let safe = try SafeArchive(url: url)
+        #expect(safe.entries["OPS/padding.css"]?.uncompressedSize == 1_024)
+        #expect(throws: EPUBError.self) { _ = try safe.read("OPS/padding.css") }
+    }
+
     @Test func pathTraversalIsRefused() throws {
         #expect(refusal(try archive([("META-INF/container.xml", Self.container), ("../../etc/passwd", Data("x".utf8))]))?.slug == "unsafe-path")
         #expect(EPUBParser.resolve("../../../etc/passwd", against: "OPS/") == nil)

@@ -56,17 +56,20 @@ struct SafeArchive {
 
     func contains(_ path: String) -> Bool { entries[path] != nil }
 
-    /// The bytes of entry `path`, or nil when there is no such entry. Throws when it exceeds `limit` bytes.
+    /// The bytes of entry `path`, or nil when there is no such entry. Throws when it is declared larger than `limit`
+    /// bytes, or when it inflates past its declared size (the read stops there: a small entry that lies about its
+    /// size costs no more than its declared size, whoever asks for it).
     func read(_ path: String, limit: Int? = nil) throws -> Data? {
         guard let entry = entries[path] else { return nil }
         let cap = limit ?? limits.maxEntryBytes
         guard entry.uncompressedSize <= UInt64(cap) else { throw EPUBError.zipBomb("\(path) is larger than \(cap) bytes") }
+        let declared = Int(entry.uncompressedSize)
         var data = Data()
-        data.reserveCapacity(Int(entry.uncompressedSize))
+        data.reserveCapacity(declared)
         do {
-            _ = try archive.extract(entry, skipCRC32: true) { chunk in
+            _ = try archive.extract(entry, bufferSize: 16 << 10, skipCRC32: true) { chunk in
                 data.append(chunk)
-                if data.count > cap { throw EPUBError.zipBomb("\(path) expands beyond its declared size") }
+                if data.count > declared { throw EPUBError.zipBomb("\(path) expands beyond its declared size") }
             }
         } catch let error as EPUBError {
             throw error
