@@ -66,4 +66,51 @@ import TestSupport
             #expect(statuses.filter { $0 == .tooManyRequests }.count == 40)
         }
     }
+
+    @Test func parallelSignUpsFromOneAddressStopAtTheHourlyLimit() async throws {
+        let app = try await buildPatronApplication(
+            config: TestConfig.base(["PATRON_DATABASE_URL": try await TestDatabase.create(prefix: "signups"), "SIGNUPS_PER_HOUR": "4"]))
+        try await app.test(.router) { client in
+            let api = PatronTestClient(client: client)
+            let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
+                for _ in 0..<12 {
+                    group.addTask { try await api.call(.post, "/auth/signup", json: #"{"pin":"1234"}"#, headers: [.clientAddress: "198.51.100.8"]).status }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(statuses.filter { $0 == .created }.count == 4, "\(statuses)")
+            #expect(statuses.filter { $0 == .tooManyRequests }.count == 8)
+            let elsewhere = try await api.call(.post, "/auth/signup", json: #"{"pin":"1234"}"#, headers: [.clientAddress: "198.51.100.9"])
+            #expect(elsewhere.status == .created, "another address is not limited")
+        }
+    }
+
+    @Test func savedAndIgnoredBooksHaveACapThatHoldsUnderConcurrency() async throws {
+        let app = try await buildPatronApplication(
+            config: TestConfig.base([
+                "PATRON_DATABASE_URL": try await TestDatabase.create(prefix: "caps"), "SAVED_LIMIT": "5", "IGNORED_LIMIT": "3", "EXPIRY_INTERVAL": "3600",
+            ]))
+        try await app.test(.router) { client in
+            let api = PatronTestClient(client: client)
+            let patron = try await api.newPatron()
+            var books: [UUID] = []
+            for _ in 0..<20 {
+                let book = UUID()
+                try await api.license(book, copies: 1)
+                books.append(book)
+            }
+            func run(_ method: HTTPRequest.Method, _ suffix: String, _ ids: ArraySlice<UUID>) async throws -> [HTTPResponse.Status] {
+                try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
+                    for book in ids { group.addTask { try await api.call(method, "/me/books/\(book)/\(suffix)", patron: patron).status } }
+                    return try await group.reduce(into: []) { $0.append($1) }
+                }
+            }
+            let saved = try await run(.put, "saved", books[0..<10])
+            #expect(saved.filter { $0.code < 300 }.count == 5, "\(saved)")
+            #expect(saved.filter { $0 == .forbidden }.count == 5)
+            let ignored = try await run(.put, "ignored", books[10..<20])
+            #expect(ignored.filter { $0.code < 300 }.count == 3, "\(ignored)")
+            #expect(ignored.filter { $0 == .forbidden }.count == 7)
+        }
+    }
 }

@@ -12,7 +12,9 @@ public func buildPatronApplication(config: ServiceConfig) async throws -> some A
     let settings = try PatronSettings(config: config)
     let logger = Observability.logger(service: "patron", config: config)
     let postgres = PostgresClient(configuration: try DatabaseURL.configuration(settings.databaseURL), backgroundLogger: logger)
-    let rules = CirculationRules(loanPeriod: settings.loanPeriod, offerPeriod: settings.holdOfferPeriod, publicURL: settings.publicURL)
+    var rules = CirculationRules(loanPeriod: settings.loanPeriod, offerPeriod: settings.holdOfferPeriod, publicURL: settings.publicURL)
+    rules.savedLimit = settings.savedLimit
+    rules.ignoredLimit = settings.ignoredLimit
     let circulation = CirculationPostgresRepository(client: postgres, rules: rules)
     let throttle = SignInThrottle(client: postgres, policy: settings.signInPolicy)
     let schema = SchemaReadiness()
@@ -56,7 +58,7 @@ func patronRouter(
     router.add(middleware: ShelfPublishMiddleware<BasicRequestContext>(publisher: shelves, token: token))
     AuthController(
         accounts: accounts, authenticator: authenticator, document: document, token: token, loanLimit: settings.loanLimit,
-        holdLimit: settings.holdLimit
+        holdLimit: settings.holdLimit, signupsPerHour: settings.signupsPerHour
     ).add(to: router)
     ProfileController(client: postgres, guardian: guardian, circulation: circulation, publicURL: settings.publicURL).add(to: router)
     CirculationController(circulation: circulation, guardian: guardian).add(to: router)

@@ -20,6 +20,9 @@ struct PatronSettings: Sendable {
     var loanLimit: Int
     var holdLimit: Int
     var feedbackPerHour: Int
+    var signupsPerHour: Int
+    var savedLimit: Int
+    var ignoredLimit: Int
     var signInPolicy: SignInThrottlePolicy
     var shelfPublishInterval: TimeInterval
     /// Where the library's logo and help page live; the auth document links them only when they are set.
@@ -45,6 +48,9 @@ struct PatronSettings: Sendable {
         loanLimit = try config.int("LOAN_LIMIT", default: 10)
         holdLimit = try config.int("HOLD_LIMIT", default: 10)
         feedbackPerHour = try config.int("FEEDBACK_PER_HOUR", default: 20)
+        signupsPerHour = try config.int("SIGNUPS_PER_HOUR", default: 50)
+        savedLimit = try config.int("SAVED_LIMIT", default: 500)
+        ignoredLimit = try config.int("IGNORED_LIMIT", default: 500)
         signInPolicy = SignInThrottlePolicy()
         signInPolicy.addressFailures = try config.int("SIGN_IN_ADDRESS_FAILURES", default: 100)
         signInPolicy.addressWindow = try config.duration("SIGN_IN_ADDRESS_WINDOW", default: 600)

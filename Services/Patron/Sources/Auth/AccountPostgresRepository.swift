@@ -91,6 +91,27 @@ struct AccountPostgresRepository: Sendable {
         return false
     }
 
+    /// Counts a sign-up from `address` against `perHour`, under a lock on the address so that parallel sign-ups are
+    /// counted one after the other. Returns the seconds to wait when the address has used its hour's sign-ups.
+    func reserveSignup(address: String, perHour: Int, logger: Logger) async throws -> Int? {
+        try await client.withTransaction(logger: logger) { connection -> Int? in
+            try await connection.query("SELECT pg_advisory_xact_lock(hashtext('signup:' || \(address)))", logger: logger)
+            let rows = try await connection.query(
+                """
+                SELECT count(*)::int, ceil(extract(epoch FROM min(attempted_at) + interval '1 hour' - now()))::int FROM signup_attempts
+                WHERE address = \(address) AND attempted_at > now() - interval '1 hour'
+                """, logger: logger)
+            for try await (count, wait) in rows.decode((Int, Int?).self) where count >= perHour { return max(1, wait ?? 3600) }
+            try await connection.query("INSERT INTO signup_attempts (address) VALUES (\(address))", logger: logger)
+            return nil
+        }
+    }
+
+    /// Forgets sign-up attempts older than an hour.
+    func sweepSignups(logger: Logger) async throws {
+        try await client.query("DELETE FROM signup_attempts WHERE attempted_at < now() - interval '1 hour'", logger: logger)
+    }
+
     /// The stored hash of the patron's secret (PIN or password), nil for an unknown patron.
     func secretHash(patronID: UUID, logger: Logger) async throws -> String? {
         for try await hash in try await client.query("SELECT secret_hash FROM patrons WHERE id = \(patronID)", logger: logger).decode(String.self) {

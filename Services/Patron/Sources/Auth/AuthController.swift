@@ -11,6 +11,7 @@ struct AuthController: Sendable {
     let token: ServiceToken
     let loanLimit: Int
     let holdLimit: Int
+    let signupsPerHour: Int
 
     func add(to router: Router<BasicRequestContext>) {
         let group = router.group("/auth")
@@ -26,9 +27,18 @@ struct AuthController: Sendable {
         var tokens: TokenResponse
     }
 
-    /// `POST /auth/signup` → 201 with the patron and tokens; 400 for a bad field; 409 for a taken username/email.
+    /// `POST /auth/signup` → 201 with the patron and tokens; 400 for a bad field; 409 for a taken username/email; 429
+    /// past `SIGNUPS_PER_HOUR` from one address.
     func signup(request: Request, context: BasicRequestContext) async throws -> Response {
         let account = try await JSONMessages.decode(SignupRequest.self, from: request).validated()
+        // Each sign-up costs a bcrypt: a flood from one address must not starve everyone's sign-in.
+        if let address = Caller(request: request, token: token).clientAddress,
+            let wait = try await accounts.reserveSignup(address: address, perHour: signupsPerHour, logger: context.logger)
+        {
+            throw Problem(
+                status: 429, slug: "too-many-signups", title: "Too many requests",
+                detail: "At most \(signupsPerHour) sign-ups an hour from one address; try again in \(wait) s", retryAfter: wait)
+        }
         let hash = try await authenticator.hasher.hash(account.secret)
         let id = try await accounts.create(account, secretHash: hash, loanLimit: loanLimit, holdLimit: holdLimit, logger: context.logger)
         context.logger.info("Patron signed up", metadata: ["patron.id": "\(id)"])

@@ -9,6 +9,8 @@ enum CirculationError: ProblemConvertible, Equatable {
     case noCopiesAvailable(UUID, publicURL: String)
     case loanLimit(Int)
     case holdLimit(Int)
+    /// Too many saved or ignored books (`list` is "saved" or "ignored").
+    case listLimit(list: String, limit: Int)
     case holdsWaiting
     case notClientEvent(String)
     case openAccess
@@ -28,6 +30,8 @@ enum CirculationError: ProblemConvertible, Equatable {
                 links: [ProblemLink(rel: "http://opds-spec.org/acquisition/hold", href: "\(publicURL)/me/books/\(id.lowercased)/hold", method: "POST")])
         case .loanLimit(let limit):
             Problem(status: 403, slug: "loan-limit-reached", title: "Forbidden", detail: "You may have at most \(limit) loans at once", limit: limit)
+        case .listLimit(let list, let limit):
+            Problem(status: 403, slug: "\(list)-limit-reached", title: "Forbidden", detail: "You may have at most \(limit) \(list) books", limit: limit)
         case .holdLimit(let limit):
             Problem(status: 403, slug: "hold-limit-reached", title: "Forbidden", detail: "You may have at most \(limit) holds at once", limit: limit)
         case .holdsWaiting:

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
+import PostgresSupport
 import ServiceSupport
 import Shared
 
@@ -90,6 +91,13 @@ struct CirculationPostgresRepository: Sendable {
             try await checkHoldLimit(patronID: patronID, on: connection, logger: logger)
         case .accept:
             try await checkLoanLimit(patronID: patronID, on: connection, logger: logger)
+        case .save:
+            guard try await lockPatronLimits(patronID: patronID, on: connection, logger: logger) != nil else { break }
+            let rows = try await connection.query(
+                "SELECT count(*)::int FROM patron_books WHERE patron_id = \(patronID) AND state = 'saved'", logger: logger)
+            for try await count in rows.decode(Int.self) where count >= rules.savedLimit {
+                throw CirculationError.listLimit(list: "saved", limit: rules.savedLimit)
+            }
         default: break
         }
 
@@ -161,20 +169,20 @@ struct CirculationPostgresRepository: Sendable {
                 CASE WHEN pb.state = 'waiting_for_loan' THEN (SELECT count(*)::int + 1 FROM patron_books q
                     WHERE q.book_id = pb.book_id AND q.state = 'waiting_for_loan'
                     AND (q.hold_placed_at, q.patron_id) < (pb.hold_placed_at, pb.patron_id)) END,
-                coalesce(l.copies, 0), l.title, l.authors::text, coalesce(l.has_cover, true)
+                coalesce(l.copies, 0), l.title, ARRAY(SELECT jsonb_array_elements_text(l.authors)), coalesce(l.has_cover, true)
             FROM patron_books pb LEFT JOIN licenses l ON l.book_id = pb.book_id
             WHERE pb.patron_id = \(patronID) AND (\(bookID)::uuid IS NULL OR pb.book_id = \(bookID))
             ORDER BY pb.updated_at DESC, pb.book_id
             """, logger: logger)
         var result: [PatronBookRow] = []
         for try await (book, state, due, offer, placed, position, copies, title, authors, hasCover) in rows.decode(
-            (UUID, String, Date?, Date?, Date?, Int?, Int, String?, String?, Bool).self)
+            (UUID, String, Date?, Date?, Date?, Int?, Int, String?, [String], Bool).self)
         {
             result.append(
                 PatronBookRow(
                     bookID: book, state: BookState(rawValue: state) ?? .none, dueAt: due, offerExpiresAt: offer, holdPlacedAt: placed,
                     holdPosition: position, copies: copies, title: title,
-                    authors: authors.flatMap { try? JSONDecoder().decode([String].self, from: Data($0.utf8)) }, hasCover: hasCover))
+                    authors: title == nil ? nil : authors, hasCover: hasCover))
         }
         return result
     }
@@ -211,6 +219,27 @@ struct CirculationPostgresRepository: Sendable {
             "SELECT count(*)::int FROM patron_books WHERE book_id = \(bookID) AND state = ANY(\(Self.occupyingStates))", logger: logger)
         for try await count in rows.decode(Int.self) { return count }
         return 0
+    }
+
+    /// Hides the book from the patron's feeds (or shows it again), within `rules.ignoredLimit` under the patron's lock.
+    func setIgnored(_ ignored: Bool, patronID: UUID, bookID: UUID, logger: Logger) async throws {
+        try await client.transaction(logger: logger) { connection in
+            guard ignored else {
+                try await connection.query("DELETE FROM ignored_books WHERE patron_id = \(patronID) AND book_id = \(bookID)", logger: logger)
+                return
+            }
+            var known = false
+            for try await _ in try await connection.query("SELECT 1 FROM licenses WHERE book_id = \(bookID)", logger: logger) { known = true }
+            guard known else { throw CirculationError.unknownBook(bookID) }
+            _ = try await lockPatronLimits(patronID: patronID, on: connection, logger: logger)
+            let rows = try await connection.query(
+                "SELECT count(*)::int FROM ignored_books WHERE patron_id = \(patronID) AND book_id <> \(bookID)", logger: logger)
+            for try await count in rows.decode(Int.self) where count >= rules.ignoredLimit {
+                throw CirculationError.listLimit(list: "ignored", limit: rules.ignoredLimit)
+            }
+            try await connection.query(
+                "INSERT INTO ignored_books (patron_id, book_id) VALUES (\(patronID), \(bookID)) ON CONFLICT DO NOTHING", logger: logger)
+        }
     }
 
     /// Locks the patron's row for the rest of the transaction, so that the count a limit is checked against cannot

@@ -5,6 +5,9 @@ struct CirculationRules: Sendable {
     var loanPeriod: TimeInterval
     var offerPeriod: TimeInterval
     var publicURL: String
+    /// The most books a patron may keep saved, and ignored (each list is sent whole to catalog with the shelf).
+    var savedLimit = 500
+    var ignoredLimit = 500
 
     /// A reader-facing estimate of the wait for hold `position` on a book with `copies` copies:
     /// each round of `copies` patrons ahead takes about one loan period.

@@ -30,6 +30,7 @@ struct ExpiryJob: Service {
             do {
                 try await runOnce()
                 try await throttle.sweep(logger: logger)
+                try await AccountPostgresRepository(client: client).sweepSignups(logger: logger)
             } catch is CancellationError {
                 return
             } catch {

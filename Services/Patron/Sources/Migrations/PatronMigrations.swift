@@ -236,4 +236,10 @@ let patronMigrations: [Migration] = [
             INSERT INTO shelf_changes (patron_id)
                 SELECT patron_id FROM patron_books UNION SELECT patron_id FROM ignored_books;
             """),
+    Migration(
+        version: 7, name: "sign-ups per address",
+        sql: """
+            CREATE TABLE signup_attempts (address text NOT NULL, attempted_at timestamptz NOT NULL DEFAULT now());
+            CREATE INDEX signup_attempts_address ON signup_attempts (address, attempted_at);
+            """),
 ]

@@ -62,26 +62,25 @@ struct OPDSProfile: Encodable, Sendable {
 struct ProfileQueries: Sendable {
     let client: PostgresClient
 
+    /// The patron's profile in one query, nil for an unknown patron.
     func profile(patronID: UUID, logger: Logger) async throws -> Profile? {
-        try await client.withConnection { connection in
-            let rows = try await connection.query(
-                """
-                SELECT barcode, username, email, display_name, bio, loan_limit, hold_limit, created_at, last_login_at,
-                    (SELECT count(*)::int FROM patron_books WHERE patron_id = p.id AND state = ANY(\(CirculationPostgresRepository.loanStates))),
-                    (SELECT count(*)::int FROM patron_books WHERE patron_id = p.id AND state IN ('waiting_for_loan', 'loan_offered')),
-                    (SELECT coalesce(array_agg(book_id ORDER BY created_at), '{}') FROM favorites WHERE patron_id = p.id)
-                FROM patrons p WHERE id = \(patronID)
-                """, logger: logger)
-            for try await (barcode, username, email, name, bio, loanLimit, holdLimit, created, lastLogin, loans, holds, favorites) in rows.decode(
-                (String, String?, String?, String, String, Int, Int, Date, Date?, Int, Int, [UUID]).self)
-            {
-                let waiting = try await Notifications.unreadCount(patronID: patronID, on: connection, logger: logger)
-                return Profile(
-                    id: patronID, barcode: barcode, barcodeFormat: "Codabar", barcodeCodabar: Barcode.codabar(barcode), username: username, email: email,
-                    displayName: name, bio: bio, favorites: favorites, loans: .init(count: loans, limit: loanLimit),
-                    holds: .init(count: holds, limit: holdLimit), waitingForAction: waiting, createdAt: created, lastLoginAt: lastLogin)
-            }
-            return nil
+        let rows = try await client.query(
+            """
+            SELECT barcode, username, email, display_name, bio, loan_limit, hold_limit, created_at, last_login_at,
+                (SELECT count(*)::int FROM patron_books WHERE patron_id = p.id AND state = ANY(\(CirculationPostgresRepository.loanStates))),
+                (SELECT count(*)::int FROM patron_books WHERE patron_id = p.id AND state IN ('waiting_for_loan', 'loan_offered')),
+                (SELECT coalesce(array_agg(book_id ORDER BY created_at), '{}') FROM favorites WHERE patron_id = p.id),
+                (SELECT count(*)::int FROM notifications WHERE patron_id = p.id AND read_at IS NULL)
+            FROM patrons p WHERE id = \(patronID)
+            """, logger: logger)
+        for try await (barcode, username, email, name, bio, loanLimit, holdLimit, created, lastLogin, loans, holds, favorites, waiting) in rows.decode(
+            (String, String?, String?, String, String, Int, Int, Date, Date?, Int, Int, [UUID], Int).self)
+        {
+            return Profile(
+                id: patronID, barcode: barcode, barcodeFormat: "Codabar", barcodeCodabar: Barcode.codabar(barcode), username: username, email: email,
+                displayName: name, bio: bio, favorites: favorites, loans: .init(count: loans, limit: loanLimit),
+                holds: .init(count: holds, limit: holdLimit), waitingForAction: waiting, createdAt: created, lastLoginAt: lastLogin)
         }
+        return nil
     }
 }

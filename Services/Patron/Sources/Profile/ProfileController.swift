@@ -25,7 +25,8 @@ struct ProfileController: Sendable {
 
     /// `GET /me` → the profile (JSON, or OPDS User Profile for `Accept: application/opds-profile+json`).
     func get(request: Request, context: BasicRequestContext) async throws -> Response {
-        let patronID = try await guardian.require(request, logger: context.logger)
+        // The profile's own query tells whether the patron still exists: no separate check.
+        guard let patronID = Caller(request: request, token: guardian.token).patronID else { throw AuthenticationRequired() }
         guard let profile = try await ProfileQueries(client: client).profile(patronID: patronID, logger: context.logger) else {
             throw AuthenticationRequired()
         }
