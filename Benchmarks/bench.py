@@ -242,7 +242,9 @@ def main():
         wait_for(lambda: int(psql(stack.pg_port, "patron", "SELECT count(*) FROM licenses")) >= ingest["files"] + 1,
                  600, "licences to reach patron")
 
-        licensed = psql(stack.pg_port, "patron", "SELECT book_id FROM licenses WHERE NOT open_access ORDER BY book_id").split("\n")
+        big = psql(stack.pg_port, "catalog", "SELECT id FROM books WHERE epub_size BETWEEN 900000 AND 5000000 ORDER BY epub_size DESC LIMIT 1")
+        # The 1 MB book is borrowed by the /fulfill scenario: no seeded hold may queue for it.
+        licensed = [b for b in psql(stack.pg_port, "patron", "SELECT book_id FROM licenses WHERE NOT open_access ORDER BY book_id").split("\n") if b != big]
         pin_hash = psql(stack.pg_port, "patron", "SELECT secret_hash FROM patrons WHERE username = 'bench'")
         log(f"seeding {args.patrons} patrons with shelves")
         started = time.time()
@@ -259,7 +261,6 @@ def main():
         bearer_file.write_text("\n".join(f"Bearer {t}" for t in tokens) + "\n")
         basic_file.write_text("\n".join("Basic " + base64.b64encode(f"{b}:bench password 1".encode()).decode() for b in signed) + "\n")
 
-        big = psql(stack.pg_port, "catalog", f"SELECT id FROM books WHERE epub_size > 900000 ORDER BY epub_size DESC LIMIT 1")
         status, _ = http("POST", f"{gw}/me/books/{big}/borrow", {"Authorization": f"Bearer {token}"})
         assert status == 201, f"borrow of the 1 MB book: {status}"
         row = psql(stack.pg_port, "catalog",
@@ -268,7 +269,7 @@ def main():
         word = max(re.findall(r"[A-Za-z]{4,}", title), key=len).lower()
         surname = author.split()[-1].lower()
         typo = surname[:-2] + surname[-1] + surname[-2] if len(surname) > 3 else surname
-        lendable = psql(stack.pg_port, "patron", "SELECT book_id FROM licenses WHERE NOT open_access ORDER BY book_id LIMIT 400")
+        lendable = "\n".join(licensed[:400])
         books_file = work / "books.txt"
         books_file.write_text(lendable + "\n")
         words_file = work / "words.txt"
@@ -379,10 +380,10 @@ def big_epubs(work, count, megabytes):
     """`count` distinct valid EPUBs of about `megabytes` MB each: a generated book with incompressible media added."""
     import zipfile
     source = work / "upload-source"
-    subprocess.run([sys.executable, SHARED / "tools/make_epubs.py", source, "1", "99"], check=True, capture_output=True)
-    template = next(source.glob("*.epub"))
+    subprocess.run([sys.executable, SHARED / "tools/make_epubs.py", source, str(count), "99", "--start", "900000"], check=True,
+                   capture_output=True)
     files = []
-    for n in range(count):
+    for n, template in enumerate(sorted(source.glob("*.epub"))):
         target = work / f"upload-{n}.epub"
         shutil.copy(template, target)
         with zipfile.ZipFile(target, "a", compression=zipfile.ZIP_STORED) as archive:

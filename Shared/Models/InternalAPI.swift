@@ -156,4 +156,8 @@ public enum InternalHeader {
     public static let serviceToken = "X-Service-Token"
     /// The request id, end to end.
     public static let requestID = "X-Request-ID"
+    /// On a signed-in feed request: the ETag of the shared (anonymous) page the gateway holds in its edge cache.
+    public static let sharedETag = "X-Internal-Shared-ETag"
+    /// On catalog's 204 answer to it: the held page is this patron's page (with the answer's ETag and Cache-Control).
+    public static let sharedPageUsable = "X-Internal-Shared-Page"
 }

@@ -21,6 +21,8 @@ extension HTTPField.Name {
     public static let patronID = HTTPField.Name(InternalHeader.patronID)!
     public static let serviceToken = HTTPField.Name(InternalHeader.serviceToken)!
     public static let clientAddress = HTTPField.Name(InternalHeader.clientAddress)!
+    public static let sharedETag = HTTPField.Name(InternalHeader.sharedETag)!
+    public static let sharedPageUsable = HTTPField.Name(InternalHeader.sharedPageUsable)!
 }
 
 /// Gives every request an `X-Request-ID` (the client's, or a new one), puts it in the logger's metadata as

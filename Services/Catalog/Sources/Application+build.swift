@@ -57,7 +57,7 @@ func catalogRouter(_ parts: CatalogParts) -> Router<BasicRequestContext> {
         ingester: parts.ingester, adminToken: ServiceToken(parts.settings.adminToken), maxIngestBytes: parts.settings.maxIngestBytes,
         feedCache: feedCache
     ).add(to: router)
-    let access = BookAccess(patron: parts.patron, token: parts.token)
+    let access = BookAccess(patron: parts.patron, shelves: ShelfCopyPostgresRepository(client: parts.postgres), token: parts.token)
     BooksController(books: parts.books, blobs: parts.blobs, access: access).add(to: router)
     PublicationController(books: parts.books, blobs: parts.blobs, access: access, publicURL: parts.settings.publicURL).add(to: router)
     FeedController(

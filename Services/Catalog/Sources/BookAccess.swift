@@ -5,9 +5,12 @@ import ServiceSupport
 import Shared
 
 /// Who may read a book's content (the EPUB, or its resources one by one): anyone for an open-access book,
-/// otherwise a signed-in patron whose loan is active, as patron says over an internal call.
+/// otherwise a signed-in patron whose loan is active. Catalog's copy of the patron's shelf answers when it shows the
+/// loan (it is published before the borrow is answered, so a reader's many resource requests cost no call);
+/// otherwise patron is asked, so that a copy that is behind never refuses a loan.
 struct BookAccess: Sendable {
     let patron: InternalClient
+    let shelves: ShelfCopyPostgresRepository
     let token: ServiceToken
 
     /// The patron and their loan's state, nil for an open-access book. Throws 401 without a patron, 403 without an active loan.
@@ -16,6 +19,8 @@ struct BookAccess: Sendable {
         guard let patronID = Caller(request: request, token: token).patronID else {
             throw Problem.unauthorized("Sign in and borrow this book to read it")
         }
+        let copy = try await shelves.shelf(patronID: patronID, logger: logger)
+        if let view = copy.shelf.books.first(where: { $0.bookId == book.id }), view.state.isOnLoan { return (patronID, view.state) }
         let check = try await patron.get(
             "/internal/patrons/\(patronID.uuidString.lowercased())/loans/\(book.id.uuidString.lowercased())", as: LoanCheck.self, logger: logger)
         guard check.active else { throw Problem.forbidden("You have no active loan of this book (its state is '\(check.state.rawValue)')") }

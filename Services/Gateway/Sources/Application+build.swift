@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import Hummingbird
 import Logging
+import NIOCore
 import ServiceSupport
 import Shared
 
@@ -42,6 +43,10 @@ public func buildGatewayApplication(config: ServiceConfig) async throws -> some 
     router.get("/openapi.yaml") { _, _ in
         Response(status: .ok, headers: [.contentType: "application/yaml"], body: .init(byteBuffer: .init(string: OpenAPIDocument.yaml)))
     }
+    let streamIdle = TimeAmount.milliseconds(Int64(settings.streamIdleTimeout * 1000))
     return Application(
-        router: router, configuration: .init(address: .hostname("0.0.0.0", port: settings.port), serverName: "bookmobile-gateway"), logger: logger)
+        router: router,
+        server: .http1(
+            configuration: .init(additionalChannelHandlers: [IdleStateHandler(writeTimeout: streamIdle), StalledWriteCloser()], idleTimeout: streamIdle)),
+        configuration: .init(address: .hostname("0.0.0.0", port: settings.port), serverName: "bookmobile-gateway"), logger: logger)
 }

@@ -12,13 +12,17 @@ import Hummingbird
 /// successful change sent to catalog through this gateway (an admin's POST, PUT, PATCH or DELETE) empties the
 /// cache; another gateway replica's copy is at most `EDGE_CACHE_TTL` old, plus its stale time.
 enum EdgeCachePolicy {
+    /// Signed-in requests whose shared part the gateway may hold: feed pages, not the patron's own shelf.
+    static func sharesPages(_ path: String) -> Bool { path == "/opds" || (path.hasPrefix("/opds/") && path != "/opds/shelf") }
+
     static let maxEntryBytes = 1 << 20
     /// Longer URIs (padded with parameters nobody reads) go to catalog uncached instead of taking cache space.
     static let maxURIBytes = 1_024
 
-    /// The key under which `request` may be answered from the cache, or nil when it must go to catalog.
-    static func key(for request: Request) -> String? {
-        guard request.method == .get, request.headers[.authorization] == nil, request.headers[.range] == nil,
+    /// The key under which `request` may be answered from the cache, or nil when it must go to catalog. With
+    /// `ignoringCredentials`, the key of the page an anonymous visitor would get (a signed-in feed request's shared part).
+    static func key(for request: Request, ignoringCredentials: Bool = false) -> String? {
+        guard request.method == .get, ignoringCredentials || request.headers[.authorization] == nil, request.headers[.range] == nil,
             !(request.headers[.cacheControl] ?? "").contains("no-cache"), request.uri.description.utf8.count <= maxURIBytes
         else { return nil }
         return "\(request.uri)\u{0}\(request.headers[.accept] ?? "")\u{0}\(request.headers[.acceptEncoding] ?? "")"

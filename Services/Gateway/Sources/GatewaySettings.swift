@@ -18,6 +18,8 @@ struct GatewaySettings: Sendable {
     var edgeCacheLifetime: TimeInterval
     var edgeCacheBytes: Int
     var trustedProxies: TrustedProxies
+    /// How long a response's write may wait for the client before the connection is closed.
+    var streamIdleTimeout: TimeInterval
 
     init(config: ServiceConfig) throws {
         port = try config.int("GATEWAY_PORT", default: 8080)
@@ -34,6 +36,7 @@ struct GatewaySettings: Sendable {
         sessionCheckFor = try config.duration("SESSION_CHECK_TTL", default: 10)
         edgeCacheLifetime = try config.duration("EDGE_CACHE_TTL", default: 5)
         edgeCacheBytes = try config.int("EDGE_CACHE_BYTES", default: 64 << 20)
+        streamIdleTimeout = try config.duration("STREAM_IDLE_TIMEOUT", default: 60)
         do {
             trustedProxies = try TrustedProxies(parsing: config.string("TRUSTED_PROXIES"))
         } catch let error as TrustedProxies.Invalid {

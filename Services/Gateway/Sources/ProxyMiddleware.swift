@@ -60,6 +60,11 @@ struct ProxyMiddleware: RouterMiddleware {
                     cacheKey: cacheKey, context: context)
             }
         }
+        if upstream === catalog, let patronID, edgeCache.isEnabled, EdgeCachePolicy.sharesPages(path),
+            let sharedKey = EdgeCachePolicy.key(for: request, ignoringCredentials: true)
+        {
+            return try await personalised(request, patronID: patronID, clientAddress: clientAddress, sharedKey: sharedKey, context: context)
+        }
         let response = try await send(
             request, to: upstream, patronID: patronID, clientAddress: clientAddress, keepAuthorization: carriesOwnCredentials, cacheKey: nil,
             context: context)
@@ -70,29 +75,62 @@ struct ProxyMiddleware: RouterMiddleware {
         return response
     }
 
+    /// A signed-in feed page from the shared page this gateway holds (fetched as an anonymous visitor would when it
+    /// holds none): catalog is asked only whether that page is the patron's, a 204 without a body when none of its
+    /// books is on the patron's shelf, so the page's bytes do not cross the hop again; otherwise catalog's own answer.
+    func personalised(_ request: Request, patronID: UUID, clientAddress: String?, sharedKey: String, context: Context) async throws -> Response {
+        var shared = edgeCache.get(sharedKey) ?? edgeCache.stale(sharedKey)
+        if shared == nil {
+            _ = try await send(
+                request, to: catalog, patronID: nil, clientAddress: clientAddress, keepAuthorization: false, cacheKey: sharedKey, context: context)
+            shared = edgeCache.get(sharedKey)
+        }
+        guard let shared, let etag = shared.headers[.eTag] else {
+            return try await send(
+                request, to: catalog, patronID: patronID, clientAddress: clientAddress, keepAuthorization: false, cacheKey: nil, context: context)
+        }
+        let response = try await send(
+            request, to: catalog, patronID: patronID, clientAddress: clientAddress, keepAuthorization: false, cacheKey: nil,
+            extra: [(InternalHeader.sharedETag, etag)], withoutConditions: true, context: context)
+        guard response.status == .noContent, response.headers[.sharedPageUsable] == "yes", let personalETag = response.headers[.eTag] else {
+            return response
+        }
+        var page = shared
+        page.headers[.eTag] = personalETag
+        page.headers[.cacheControl] = response.headers[.cacheControl] ?? "private, no-cache"
+        page.headers[.age] = nil
+        return page.response(to: request)
+    }
+
     /// Forwards the request with the gateway's headers. An upload (`POST /admin/books`) is streamed through within
     /// `INGEST_MAX_BYTES`; other bodies are read whole within `GATEWAY_MAX_BODY_BYTES`, so that they can be sent again
     /// to another replica.
     func send(
         _ request: Request, to upstream: Upstream, patronID: UUID?, clientAddress: String?, keepAuthorization: Bool, cacheKey: String?,
-        context: Context
+        extra: [(String, String)] = [], withoutConditions: Bool = false, context: Context
     ) async throws -> Response {
         let streamed = request.uri.path == "/admin/books"
         let limit = streamed ? settings.maxIngestBytes : settings.maxBodyBytes
         let declaredLength = request.headers[.contentLength].flatMap(Int.init)
         if let declaredLength, declaredLength > limit { throw Problem.tooLarge("The body must not exceed \(limit) bytes") }
         let body: OutboundBody
-        if streamed {
+        if request.method == .get || request.method == .head {
+            // No body to pass on; and a signed-in page may be asked of catalog twice (`personalised`).
+            body = .buffered(ByteBuffer())
+        } else if streamed {
             body = .streamed(CappedBody(body: request.body, limit: limit), length: declaredLength)
         } else {
             do { body = .buffered(try await request.body.collect(upTo: limit)) } catch { throw Problem.tooLarge("The body must not exceed \(limit) bytes") }
         }
 
         var headers = HTTPHeaders()
-        // What the cache keeps must be a whole 200, not a 304 that only this client could use.
-        for field in request.headers where Self.forwards(field.name, keepAuthorization: keepAuthorization) && (cacheKey == nil || field.name != .ifNoneMatch) {
+        // What the cache keeps must be a whole 200, not a 304 that only this client could use; the same for a page
+        // the gateway completes itself.
+        let dropConditions = cacheKey != nil || withoutConditions
+        for field in request.headers where Self.forwards(field.name, keepAuthorization: keepAuthorization) && !(dropConditions && field.name == .ifNoneMatch) {
             headers.add(name: field.name.rawName, value: field.value)
         }
+        for (name, value) in extra { headers.add(name: name, value: value) }
         headers.add(name: InternalHeader.serviceToken, value: token.value)
         headers.add(name: InternalHeader.requestID, value: RequestID.current ?? UUID().uuidString.lowercased())
         if let patronID { headers.add(name: InternalHeader.patronID, value: patronID.uuidString.lowercased()) }

@@ -59,6 +59,12 @@ struct FeedController: Sendable {
                     shared = page
                 }
                 if let shared, shared.bookIDs.isDisjoint(with: personal.touched) {
+                    // The gateway holds the shared bytes already: it only needs to hear that they are this patron's page.
+                    if let held = request.headers[.sharedETag], held == shared.headers[.eTag] {
+                        return Response(status: .noContent, headers: [
+                            .sharedPageUsable: "yes", .eTag: personal.personalETag(held), .cacheControl: "private, no-cache",
+                        ])
+                    }
                     return personal.personalised(shared).response(to: request)
                 }
             }

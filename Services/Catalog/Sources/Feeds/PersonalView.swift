@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import HTTPTypes
 import ServiceSupport
@@ -26,11 +25,10 @@ struct PersonalView: Sendable {
     func personalised(_ shared: StoredResponse) -> StoredResponse {
         var page = shared
         page.headers[.cacheControl] = "private, no-cache"
-        if let etag = shared.headers[.eTag] {
-            let gzip = etag.hasSuffix("-gz\"")
-            let mixed = SHA256.hash(data: Data("\(etag)|\(version)".utf8)).prefix(16).map { String(format: "%02x", $0) }.joined()
-            page.headers[.eTag] = "\"p\(mixed)\(gzip ? "-gz" : "")\""
-        }
+        if let etag = shared.headers[.eTag] { page.headers[.eTag] = personalETag(etag) }
         return page
     }
+
+    /// The shared page's ETag with the shelf's version in front: `"v42-<shared>"`.
+    func personalETag(_ sharedETag: String) -> String { "\"v\(version)-" + sharedETag.dropFirst() }
 }
