@@ -38,7 +38,7 @@ struct ShelfPostgresRepository: Sendable {
         return PatronShelf(books: books, ignored: ignored, waitingForAction: waiting)
     }
 
-    /// Reads and numbers the shelf under the patron's lock: waiting for it when `wait`, else nil if another reading
+    /// Reads and numbers the shelf under the patron's lock (so a higher number is a later reading): waiting for it when `wait`, else nil if another reading
     /// is under way (a replica's background pass leaves that patron to whoever holds it).
     func read(patronID: UUID, wait: Bool, logger: Logger) async throws -> Reading? {
         try await client.transaction(logger: logger) { connection -> Reading? in
@@ -58,19 +58,21 @@ struct ShelfPostgresRepository: Sendable {
             ).decode(Int64.self) { upTo = value }
             let shelf = try await shelf(patronID: patronID, on: connection, logger: logger)
             var version: Int64 = 1
-            for try await value in try await connection.query(
-                """
-                INSERT INTO shelf_versions (patron_id, version) VALUES (\(patronID), 1)
-                ON CONFLICT (patron_id) DO UPDATE SET version = shelf_versions.version + 1 RETURNING version
-                """, logger: logger
-            ).decode(Int64.self) { version = value }
+            for try await value in try await connection.query("SELECT nextval('shelf_version_seq')", logger: logger).decode(Int64.self) {
+                version = value
+            }
             return Reading(copy: ShelfCopy(version: version, shelf: shelf), coversChangesUpTo: upTo)
         }
     }
 
-    /// Forgets the changes a delivered reading covered.
+    /// Forgets the changes a delivered reading covered. Not flushed to disk before answering: if a crash loses the
+    /// deletion, the shelf is only published once more.
     func delivered(_ reading: Reading, patronID: UUID, logger: Logger) async throws {
-        try await client.query("DELETE FROM shelf_changes WHERE patron_id = \(patronID) AND id <= \(reading.coversChangesUpTo)", logger: logger)
+        try await client.withTransaction(logger: logger) { connection in
+            try await connection.query("SET LOCAL synchronous_commit = off", logger: logger)
+            try await connection.query(
+                "DELETE FROM shelf_changes WHERE patron_id = \(patronID) AND id <= \(reading.coversChangesUpTo)", logger: logger)
+        }
     }
 
     /// Whether catalog's copy of the patron's shelf is behind.
