@@ -57,12 +57,13 @@ func catalogRouter(_ parts: CatalogParts) -> Router<BasicRequestContext> {
         ingester: parts.ingester, adminToken: ServiceToken(parts.settings.adminToken), maxIngestBytes: parts.settings.maxIngestBytes,
         feedCache: feedCache
     ).add(to: router)
-    let access = BookAccess(patron: parts.patron, shelves: ShelfCopyPostgresRepository(client: parts.postgres), token: parts.token)
+    let shelves = ShelfCopyPostgresRepository(client: parts.postgres)
+    let access = BookAccess(patron: parts.patron, shelves: shelves, token: parts.token)
     BooksController(books: parts.books, blobs: parts.blobs, access: access).add(to: router)
     PublicationController(books: parts.books, blobs: parts.blobs, access: access, publicURL: parts.settings.publicURL).add(to: router)
     FeedController(
-        feeds: FeedQueries(books: parts.books), shelves: ShelfCopyPostgresRepository(client: parts.postgres), token: parts.token, publicURL: parts.settings.publicURL, cache: feedCache
+        feeds: FeedQueries(books: parts.books), shelves: shelves, token: parts.token, publicURL: parts.settings.publicURL, cache: feedCache
     ).add(to: router)
-    InternalController(books: parts.books, shelves: ShelfCopyPostgresRepository(client: parts.postgres), token: parts.token).add(to: router)
+    InternalController(books: parts.books, shelves: shelves, token: parts.token).add(to: router)
     return router
 }

@@ -1,11 +1,14 @@
 import Foundation
 import Logging
 import PostgresNIO
+import ServiceSupport
 import Shared
 
 /// Catalog's copy of each patron's shelf, as patron publishes it: what personalises a feed page, read with one row.
 struct ShelfCopyPostgresRepository: Sendable {
     let client: PostgresClient
+    /// Copies already decoded, by patron: a page reads the version and gets the shelf's JSON only when it changed.
+    let decoded = ExpiringAnswers<UUID, ShelfCopy>(lifetime: 300, limit: 50_000)
 
     /// Keeps `copy` unless a newer version is stored already (copies may arrive out of order).
     func store(_ copy: ShelfCopy, patronID: UUID, logger: Logger) async throws {
@@ -20,10 +23,15 @@ struct ShelfCopyPostgresRepository: Sendable {
 
     /// The patron's shelf and its version; an empty shelf at version 0 for a patron who never had one.
     func shelf(patronID: UUID, logger: Logger) async throws -> ShelfCopy {
+        let known = decoded[patronID]
         for try await (version, json) in try await client.query(
-            "SELECT version, shelf::text FROM patron_shelves WHERE patron_id = \(patronID)", logger: logger
-        ).decode((Int64, String).self) {
-            return ShelfCopy(version: version, shelf: try WireFormat.decoder().decode(PatronShelf.self, from: Data(json.utf8)))
+            "SELECT version, CASE WHEN version = \(known?.version ?? -1) THEN NULL ELSE shelf::text END FROM patron_shelves WHERE patron_id = \(patronID)",
+            logger: logger
+        ).decode((Int64, String?).self) {
+            if let known, known.version == version { return known }
+            let copy = ShelfCopy(version: version, shelf: try WireFormat.decoder().decode(PatronShelf.self, from: Data((json ?? "").utf8)))
+            decoded.remember(copy, for: patronID)
+            return copy
         }
         return ShelfCopy(version: 0, shelf: PatronShelf(books: [], ignored: [], waitingForAction: 0))
     }

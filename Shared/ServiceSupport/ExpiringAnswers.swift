@@ -1,25 +1,26 @@
 import Foundation
 import Synchronization
 
-/// Answers from patron remembered for a fixed time (Basic verdicts, session checks). At most `limit` entries: when
+/// Answers remembered for a fixed time (the gateway's Basic verdicts, session checks and verified tokens; catalog's
+/// decoded shelf copies). At most `limit` entries: when
 /// full, the expired ones are dropped, and if none had expired, all of them.
-final class ExpiringAnswers<Key: Hashable & Sendable, Value: Sendable>: Sendable {
-    let lifetime: TimeInterval
-    let limit: Int
+public final class ExpiringAnswers<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+    public let lifetime: TimeInterval
+    public let limit: Int
     private let entries = Mutex<[Key: (value: Value, until: Date)]>([:])
 
-    init(lifetime: TimeInterval, limit: Int = 100_000) {
+    public init(lifetime: TimeInterval, limit: Int = 100_000) {
         self.lifetime = lifetime
         self.limit = limit
     }
 
     /// The remembered answer, while it is fresh.
-    subscript(key: Key) -> Value? {
+    public subscript(key: Key) -> Value? {
         let now = Date()
         return entries.withLock { $0[key] }.flatMap { $0.until > now ? $0.value : nil }
     }
 
-    func remember(_ value: Value, for key: Key) {
+    public func remember(_ value: Value, for key: Key) {
         let now = Date()
         entries.withLock { entries in
             if entries.count >= limit {
@@ -31,7 +32,7 @@ final class ExpiringAnswers<Key: Hashable & Sendable, Value: Sendable>: Sendable
     }
 
     /// Forgets every answer `matches` picks (a patron's, after their PIN changed or their sessions ended).
-    func forget(where matches: (Key, Value) -> Bool) {
+    public func forget(where matches: (Key, Value) -> Bool) {
         entries.withLock { entries in entries = entries.filter { !matches($0.key, $0.value.value) } }
     }
 }
