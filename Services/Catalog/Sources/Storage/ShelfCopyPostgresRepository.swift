@@ -24,15 +24,30 @@ struct ShelfCopyPostgresRepository: Sendable {
     /// The patron's shelf and its version; an empty shelf at version 0 for a patron who never had one.
     func shelf(patronID: UUID, logger: Logger) async throws -> ShelfCopy {
         let known = decoded[patronID]
-        for try await (version, json) in try await client.query(
-            "SELECT version, CASE WHEN version = \(known?.version ?? -1) THEN NULL ELSE shelf::text END FROM patron_shelves WHERE patron_id = \(patronID)",
-            logger: logger
-        ).decode((Int64, String?).self) {
+        for try await (version, json) in try await client.execute(ShelfStatement(patronID: patronID, knownVersion: known?.version ?? -1), logger: logger) {
             if let known, known.version == version { return known }
             let copy = ShelfCopy(version: version, shelf: try WireFormat.decoder().decode(PatronShelf.self, from: Data((json ?? "").utf8)))
             decoded.remember(copy, for: patronID)
             return copy
         }
         return ShelfCopy(version: 0, shelf: PatronShelf(books: [], ignored: [], waitingForAction: 0))
+    }
+
+    /// Prepared once per connection: a signed-in page runs it every time, and PostgreSQL then skips planning it.
+    struct ShelfStatement: PostgresPreparedStatement {
+        static let sql = "SELECT version, CASE WHEN version = $2 THEN NULL ELSE shelf::text END FROM patron_shelves WHERE patron_id = $1"
+        typealias Row = (Int64, String?)
+
+        var patronID: UUID
+        var knownVersion: Int64
+
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = PostgresBindings()
+            bindings.append(patronID)
+            bindings.append(knownVersion)
+            return bindings
+        }
+
+        func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
     }
 }

@@ -163,21 +163,9 @@ struct CirculationPostgresRepository: Sendable {
     }
 
     func shelfRows(patronID: UUID, bookID: UUID?, on connection: PostgresConnection, logger: Logger) async throws -> [PatronBookRow] {
-        let rows = try await connection.query(
-            """
-            SELECT pb.book_id, pb.state, pb.due_at, pb.offer_expires_at, pb.hold_placed_at,
-                CASE WHEN pb.state = 'waiting_for_loan' THEN (SELECT count(*)::int + 1 FROM patron_books q
-                    WHERE q.book_id = pb.book_id AND q.state = 'waiting_for_loan'
-                    AND (q.hold_placed_at, q.patron_id) < (pb.hold_placed_at, pb.patron_id)) END,
-                coalesce(l.copies, 0), l.title, ARRAY(SELECT jsonb_array_elements_text(l.authors)), coalesce(l.has_cover, true)
-            FROM patron_books pb LEFT JOIN licenses l ON l.book_id = pb.book_id
-            WHERE pb.patron_id = \(patronID) AND (\(bookID)::uuid IS NULL OR pb.book_id = \(bookID))
-            ORDER BY pb.updated_at DESC, pb.book_id
-            """, logger: logger)
+        let rows = try await connection.execute(ShelfRowsStatement(patronID: patronID, bookID: bookID), logger: logger)
         var result: [PatronBookRow] = []
-        for try await (book, state, due, offer, placed, position, copies, title, authors, hasCover) in rows.decode(
-            (UUID, String, Date?, Date?, Date?, Int?, Int, String?, [String], Bool).self)
-        {
+        for try await (book, state, due, offer, placed, position, copies, title, authors, hasCover) in rows {
             result.append(
                 PatronBookRow(
                     bookID: book, state: BookState(rawValue: state) ?? .none, dueAt: due, offerExpiresAt: offer, holdPlacedAt: placed,
@@ -331,5 +319,33 @@ struct CirculationPostgresRepository: Sendable {
             try await Notifications.record(
                 .loanOffered, patronID: patronID, bookID: bookID, reference: "\(expires.timeIntervalSince1970)", on: connection, logger: logger)
         }
+    }
+
+    /// A patron's books (or one of them) with what describes them: prepared once per connection, as every
+    /// `/me/books` and every shelf published to catalog runs it.
+    struct ShelfRowsStatement: PostgresPreparedStatement {
+        static let sql = """
+            SELECT pb.book_id, pb.state, pb.due_at, pb.offer_expires_at, pb.hold_placed_at,
+                CASE WHEN pb.state = 'waiting_for_loan' THEN (SELECT count(*)::int + 1 FROM patron_books q
+                    WHERE q.book_id = pb.book_id AND q.state = 'waiting_for_loan'
+                    AND (q.hold_placed_at, q.patron_id) < (pb.hold_placed_at, pb.patron_id)) END,
+                coalesce(l.copies, 0), l.title, ARRAY(SELECT jsonb_array_elements_text(l.authors)), coalesce(l.has_cover, true)
+            FROM patron_books pb LEFT JOIN licenses l ON l.book_id = pb.book_id
+            WHERE pb.patron_id = $1 AND ($2::uuid IS NULL OR pb.book_id = $2)
+            ORDER BY pb.updated_at DESC, pb.book_id
+            """
+        typealias Row = (UUID, String, Date?, Date?, Date?, Int?, Int, String?, [String], Bool)
+
+        var patronID: UUID
+        var bookID: UUID?
+
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = PostgresBindings()
+            bindings.append(patronID)
+            bindings.append(bookID)
+            return bindings
+        }
+
+        func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
     }
 }
