@@ -22,6 +22,9 @@ struct FeedController: Sendable {
     let token: ServiceToken
     let publicURL: String
     let cache: ResponseCache
+    /// Pages computed for one patron (their shelf touches the page), kept under the shared page's ETag and the
+    /// shelf's version, so that any change to either makes a new entry: an app reloading a page pays once.
+    let personalCache: ResponseCache
 
     func add(to router: Router<BasicRequestContext>) {
         router.get("/opds", use: shared(root, alwaysPersonal: true))
@@ -68,7 +71,12 @@ struct FeedController: Sendable {
                     return personal.personalised(shared).response(to: request)
                 }
             }
-            return personal.personalised(try await handler(request, context, personal)).response(to: request)
+            let sharedETag = alwaysPersonal ? "" : ((cache.get(key) ?? cache.stale(key))?.headers[.eTag] ?? "")
+            let personalKey = "\(key)|\(sharedETag)|\(patronID.uuidString)|\(copy.version)"
+            if !sharedETag.isEmpty, let page = personalCache.get(personalKey) { return page.response(to: request) }
+            let page = personal.personalised(try await handler(request, context, personal))
+            if !sharedETag.isEmpty { personalCache.put(personalKey, page) }
+            return page.response(to: request)
         }
     }
 
