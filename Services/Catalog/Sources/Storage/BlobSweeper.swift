@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PostgresSupport
 import ServiceLifecycle
+import ServiceSupport
 
 /// Deletes blobs that no book uses (left by a crash between a blob's write and its row, by a failed ingest, or by a
 /// replaced edition) and temporary files of writes that were cut off: at start-up, then every `interval`. Safe with
@@ -16,19 +17,7 @@ struct BlobSweeper: Service {
     let logger: Logger
 
     func run() async throws {
-        try await cancelWhenGracefulShutdown {
-            do { try await schema.wait() } catch { return }
-            while !Task.isCancelled && !Task.isShuttingDownGracefully {
-                do {
-                    try await sweep()
-                } catch is CancellationError {
-                    return
-                } catch {
-                    logger.warning("Blob sweep failed", metadata: ["error": "\(String(reflecting: error))"])
-                }
-                try? await Task.sleep(for: .milliseconds(Int(interval * 1000)))
-            }
-        }
+        try await PeriodicJob.run(every: interval, after: schema, logger: logger, failure: "Blob sweep failed") { try await sweep() }
     }
 
     /// One pass. Returns how many blobs and temporary files it removed.

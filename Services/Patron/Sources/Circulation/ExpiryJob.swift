@@ -3,6 +3,7 @@ import Logging
 import PostgresNIO
 import PostgresSupport
 import ServiceLifecycle
+import ServiceSupport
 import Shared
 
 /// Expires loans and loan offers whose time has passed and records reminders, every `interval`; forgets sign-in
@@ -19,24 +20,10 @@ struct ExpiryJob: Service {
     let logger: Logger
 
     func run() async throws {
-        try await cancelWhenGracefulShutdown {
-            do { try await schema.wait() } catch { return }
-            try await loop()
-        }
-    }
-
-    private func loop() async throws {
-        while !Task.isCancelled && !Task.isShuttingDownGracefully {
-            do {
-                try await runOnce()
-                try await throttle.sweep(logger: logger)
-                try await AccountPostgresRepository(client: client).sweepSignups(logger: logger)
-            } catch is CancellationError {
-                return
-            } catch {
-                logger.warning("Expiry run failed", metadata: ["error": "\(String(reflecting: error))"])
-            }
-            try? await Task.sleep(for: .milliseconds(Int(interval * 1000)))
+        try await PeriodicJob.run(every: interval, after: schema, logger: logger, failure: "Expiry run failed") {
+            try await runOnce()
+            try await throttle.sweep(logger: logger)
+            try await AccountPostgresRepository(client: client).sweepSignups(logger: logger)
         }
     }
 

@@ -1,0 +1,27 @@
+import Foundation
+import Logging
+import PostgresSupport
+import ServiceLifecycle
+
+/// The loop of a service's background jobs: once the schema is ready, runs `pass` every `interval` until graceful
+/// shutdown; a failed pass is logged with `failure` and the next one comes on time.
+public enum PeriodicJob {
+    public static func run(
+        every interval: TimeInterval, after schema: SchemaReadiness, logger: Logger, failure: Logger.Message,
+        _ pass: @escaping @Sendable () async throws -> Void
+    ) async throws {
+        try await cancelWhenGracefulShutdown {
+            do { try await schema.wait() } catch { return }
+            while !Task.isCancelled && !Task.isShuttingDownGracefully {
+                do {
+                    try await pass()
+                } catch is CancellationError {
+                    return
+                } catch {
+                    logger.warning(failure, metadata: ["error": "\(String(reflecting: error))"])
+                }
+                try? await Task.sleep(for: .milliseconds(Int(interval * 1000)))
+            }
+        }
+    }
+}
