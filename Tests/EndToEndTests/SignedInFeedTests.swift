@@ -58,7 +58,7 @@ import TestSupport
             #expect((200..<300).contains(try await api.call(.POST, "/me/books/\(ids[0])/return", as: ann).status))
             for _ in 0..<2 { #expect(!rels(entry(try await page(ann), ids[0])).contains("http://opds-spec.org/acquisition"), "return shows") }
             // Bob's offer is a change Bob did not make: the pass that Ann's return asked for publishes it.
-            try await eventually(timeout: .seconds(5), "Bob's offer shows") { availability(entry(try await page(bob), ids[0])) == "ready" }
+            try await eventually(timeout: .seconds(15), "Bob's offer shows") { availability(entry(try await page(bob), ids[0])) == "ready" }
         }
     }
 
