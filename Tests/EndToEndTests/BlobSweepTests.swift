@@ -41,6 +41,13 @@ import TestSupport
             }
             await stack.stop(.catalog, signal: SIGKILL)
             _ = await uploads.value
+            // Whatever the kill left, the sweep must also take a blob no row uses and a cut-off temporary file
+            // (so that this test fails if the sweep does nothing).
+            let planted = Data("a blob no book uses".utf8)
+            let plantedFolder = stack.workDir.appendingPathComponent("blobs").appendingPathComponent(String(planted.sha256.prefix(2)))
+            try FileManager.default.createDirectory(at: plantedFolder, withIntermediateDirectories: true)
+            try planted.write(to: plantedFolder.appendingPathComponent(String(planted.sha256.dropFirst(2))))
+            try Data("half a write".utf8).write(to: stack.workDir.appendingPathComponent("blobs/.tmp/cut-off"))
             try stack.launch(.catalog)
             try await stack.waitUntilReady()
 
@@ -57,6 +64,7 @@ import TestSupport
             let rows = try await stack.sql("catalog", "SELECT epub_sha256, coalesce(cover_sha256, ''), coalesce(thumbnail_sha256, '') FROM books")
             #expect(rows.count >= 5)
             let referenced = Set(rows.flatMap { $0.split(separator: "|").map(String.init) }.filter { !$0.isEmpty })
+            #expect(!referenced.contains(planted.sha256))
             try await eventually(timeout: .seconds(30), "the start-up sweep removes every orphan: \(storedBlobs().subtracting(referenced).count) left") {
                 storedBlobs() == referenced
             }

@@ -20,16 +20,6 @@ final class PatronAuthenticator: Sendable {
     let sessions: SessionCheck
     /// Basic verdicts by a digest of the credentials (never the credentials themselves).
     private let verdicts: ExpiringAnswers<Data, UUID>
-    /// Access tokens whose signature was verified, with what they say: a signature does not change, so a token is
-    /// verified once (jwt-kit's verification through its key collection cost more than the rest of a signed-in
-    /// request); its expiry and its session are still checked on every request.
-    private let verifiedTokens = ExpiringAnswers<String, VerifiedToken>(lifetime: 300)
-
-    struct VerifiedToken: Sendable {
-        var patron: UUID
-        var session: UUID
-        var expires: Date
-    }
 
     init(keys: AccessTokenKeys, patron: InternalClient, cacheFor: TimeInterval, sessionCheckFor: TimeInterval) {
         self.keys = keys
@@ -41,16 +31,10 @@ final class PatronAuthenticator: Sendable {
     func authenticate(authorization: String?, clientAddress: String?, logger: Logger) async -> Verdict {
         guard let authorization else { return .anonymous }
         if let token = BasicAuthorization.bearer(authorization) {
-            var verified = verifiedTokens[token]
-            if verified == nil, let payload = try? await keys.verify(token), let id = payload.patronID, let session = UUID(uuidString: payload.sid) {
-                verified = VerifiedToken(patron: id, session: session, expires: payload.exp.value)
-                verifiedTokens.remember(verified!, for: token)
-            }
-            guard let verified, verified.expires > Date() else {
+            guard let payload = try? await keys.verify(token), let id = payload.patronID, let session = UUID(uuidString: payload.sid) else {
                 return .refused(Problem.unauthorized("The access token is invalid or expired"))
             }
-            let id = verified.patron
-            guard await sessions.isOpen(verified.session, of: id, logger: logger) else {
+            guard await sessions.isOpen(session, of: id, logger: logger) else {
                 return .refused(Problem.unauthorized("This session has ended (signed out or revoked); sign in again"))
             }
             return .patron(id)
@@ -77,7 +61,6 @@ final class PatronAuthenticator: Sendable {
     /// passed through this gateway: the old PIN and the ended sessions are refused from the next request on.
     func forget(patron: UUID) {
         verdicts.forget { $1 == patron }
-        verifiedTokens.forget { $1.patron == patron }
         sessions.forget(patron: patron)
     }
 

@@ -81,8 +81,11 @@ struct ProxyMiddleware: RouterMiddleware {
     func personalised(_ request: Request, patronID: UUID, clientAddress: String?, sharedKey: String, context: Context) async throws -> Response {
         var shared = edgeCache.get(sharedKey) ?? edgeCache.stale(sharedKey)
         if shared == nil {
-            _ = try await send(
-                request, to: catalog, patronID: nil, clientAddress: clientAddress, keepAuthorization: false, cacheKey: sharedKey, context: context)
+            // As an anonymous visitor's miss would: concurrent misses of the page fetch it once.
+            _ = try await edgeCache.respond(to: request, key: sharedKey) {
+                try await send(
+                    request, to: catalog, patronID: nil, clientAddress: clientAddress, keepAuthorization: false, cacheKey: sharedKey, context: context)
+            }
             shared = edgeCache.get(sharedKey)
         }
         guard let shared, let etag = shared.headers[.eTag] else {

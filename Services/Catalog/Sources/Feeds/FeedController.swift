@@ -54,30 +54,31 @@ struct FeedController: Sendable {
             }
             let copy = try await shelves.shelf(patronID: patronID, logger: context.logger)
             let personal = PersonalView(shelf: copy.shelf, version: copy.version)
-            if !alwaysPersonal {
-                var shared = cache.get(key) ?? cache.stale(key)
-                if shared == nil {
-                    let page = try await handler(request, context, .anonymous)
-                    cache.put(key, page)
-                    shared = page
+            if alwaysPersonal { return personal.personalised(try await handler(request, context, personal)).response(to: request) }
+            let shared = try await sharedPage(key: key) { try await handler(request, context, .anonymous) }
+            if shared.bookIDs.isDisjoint(with: personal.touched) {
+                // The gateway holds the shared bytes already: it only needs to hear that they are this patron's page.
+                if let held = request.headers[.sharedETag], held == shared.headers[.eTag] {
+                    return Response(status: .noContent, headers: [
+                        .sharedPageUsable: "yes", .eTag: personal.personalETag(held), .cacheControl: "private, no-cache",
+                    ])
                 }
-                if let shared, shared.bookIDs.isDisjoint(with: personal.touched) {
-                    // The gateway holds the shared bytes already: it only needs to hear that they are this patron's page.
-                    if let held = request.headers[.sharedETag], held == shared.headers[.eTag] {
-                        return Response(status: .noContent, headers: [
-                            .sharedPageUsable: "yes", .eTag: personal.personalETag(held), .cacheControl: "private, no-cache",
-                        ])
-                    }
-                    return personal.personalised(shared).response(to: request)
-                }
+                return personal.personalised(shared).response(to: request)
             }
-            let sharedETag = alwaysPersonal ? "" : ((cache.get(key) ?? cache.stale(key))?.headers[.eTag] ?? "")
-            let personalKey = "\(key)|\(sharedETag)|\(patronID.uuidString)|\(copy.version)"
-            if !sharedETag.isEmpty, let page = personalCache.get(personalKey) { return page.response(to: request) }
+            let personalKey = "\(key)|\(shared.headers[.eTag] ?? "")|\(patronID.uuidString)|\(copy.version)"
+            if let page = personalCache.get(personalKey) { return page.response(to: request) }
             let page = personal.personalised(try await handler(request, context, personal))
-            if !sharedETag.isEmpty { personalCache.put(personalKey, page) }
+            personalCache.put(personalKey, page)
             return page.response(to: request)
         }
+    }
+
+    /// The page as every visitor gets it: from the feed cache (fresh or stale), else computed and kept.
+    func sharedPage(key: String, compute: () async throws -> StoredResponse) async throws -> StoredResponse {
+        if let page = cache.get(key) ?? cache.stale(key) { return page }
+        let page = try await compute()
+        cache.put(key, page)
+        return page
     }
 
     /// The query parameters feeds understand; others change nothing, so they are left out of cache keys and links.

@@ -13,7 +13,6 @@ struct PersonalView: Sendable {
 
     static let anonymous = PersonalView(shelf: nil)
 
-    var isSignedIn: Bool { shelf != nil }
     var views: [UUID: PatronBookView] { Dictionary(shelf?.books.map { ($0.bookId, $0) } ?? [], uniquingKeysWith: { $1 }) }
     var hidden: [UUID] { shelf?.ignored ?? [] }
 

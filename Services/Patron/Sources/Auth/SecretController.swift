@@ -47,7 +47,7 @@ struct SecretController: Sendable {
         }
         try await throttle.succeeded(attempt, logger: context.logger)
         if body.current.allSatisfy(\.isASCIIDigit) && body.current.count <= 8 {
-            guard (4...8).contains(body.new.count), body.new.allSatisfy(\.isASCIIDigit) else { throw Problem.badRequest("new must be a PIN of 4 to 8 digits") }
+            try Validation.pin(body.new, field: "new")
         } else {
             try Validation.password(body.new)
         }

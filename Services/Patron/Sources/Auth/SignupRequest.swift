@@ -30,7 +30,7 @@ struct SignupRequest: Decodable {
         guard name.count <= 100 else { throw Problem.badRequest("displayName must be at most 100 characters") }
         if let pin {
             guard password == nil, username == nil else { throw Problem.badRequest("Give either {username, email, password} or {barcode, pin}") }
-            guard pin.count >= 4, pin.count <= 8, pin.allSatisfy(\.isASCIIDigit) else { throw Problem.badRequest("pin must be 4 to 8 digits") }
+            try Validation.pin(pin)
             if let barcode, !Barcode.isValid(barcode) {
                 throw Problem.badRequest("barcode must be 14 digits ending in a valid check digit")
             }
@@ -71,6 +71,10 @@ enum Validation {
         let valid = value.count <= 254 && parts.count == 2 && !parts[0].isEmpty && parts[1].contains(".")
             && !parts[1].hasPrefix(".") && !parts[1].hasSuffix(".") && !value.contains(where: { $0.isWhitespace || $0 == "," })
         guard valid else { throw Problem.badRequest("email must be an address like reader@example.org") }
+    }
+
+    static func pin(_ value: String, field: String = "pin") throws {
+        guard (4...8).contains(value.count), value.allSatisfy(\.isASCIIDigit) else { throw Problem.badRequest("\(field) must be 4 to 8 digits") }
     }
 
     static func password(_ value: String) throws {

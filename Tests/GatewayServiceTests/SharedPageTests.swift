@@ -1,0 +1,77 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import ServiceSupport
+import Shared
+import Synchronization
+import Testing
+import TestSupport
+
+@testable import GatewayService
+
+/// A signed-in feed page from the gateway's copy of the shared page: catalog is asked only whether the page is the
+/// patron's, and the shared bytes never cross the hop again.
+@Suite struct SharedPageTests {
+    /// What reached the catalog stand-in.
+    final class Seen: Sendable {
+        private let value = Mutex<[String]>([])
+        func add(_ what: String) { value.withLock { $0.append(what) } }
+        var all: [String] { value.withLock { $0 } }
+    }
+
+    /// `/opds/lane` is a shared page with ETag `"s1"`; asked for a patron while the gateway holds `"s1"`, it answers
+    /// 204 "yours"; `/opds/touched` answers a patron with a page of their own.
+    func catalog(_ seen: Seen) -> some ApplicationProtocol {
+        let router = Router()
+        router.get("/opds/:page") { request, context in
+            let page = context.parameters.get("page") ?? ""
+            guard request.headers[.patronID] != nil else {
+                seen.add("anonymous \(page)")
+                return Response(
+                    status: .ok,
+                    headers: [.contentType: "text/plain", .eTag: "\"s1\"", .cacheControl: "public, max-age=30", .vary: "Accept, Accept-Encoding, Authorization"],
+                    body: .init(byteBuffer: ByteBuffer(string: "the shared \(page)")))
+            }
+            seen.add("patron \(page) holding \(request.headers[.sharedETag] ?? "nothing")")
+            if page == "lane", request.headers[.sharedETag] == "\"s1\"" {
+                return Response(status: .noContent, headers: [.sharedPageUsable: "yes", .eTag: "\"v7-s1\"", .cacheControl: "private, no-cache"])
+            }
+            return Response(
+                status: .ok, headers: [.eTag: "\"own\"", .cacheControl: "private, no-cache"], body: .init(byteBuffer: ByteBuffer(string: "my own page")))
+        }
+        return Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+    }
+
+    @Test func aSignedInPageIsTheHeldSharedPageWhenCatalogSaysSo() async throws {
+        let seen = Seen()
+        try await catalog(seen).test(.live) { upstream in
+            let port = try #require(upstream.port)
+            let config = TestConfig.base(["CATALOG_URLS": "http://127.0.0.1:\(port)", "PATRON_URLS": "http://127.0.0.1:1", "GATEWAY_PORT": "0"])
+            let keys = await AccessTokenKeys(secret: TestConfig.jwtSecret)
+            let token = try await keys.sign(AccessTokenPayload(patronID: UUID(), sessionID: UUID(), issuedAt: Date(), lifetime: 900))
+            let signedIn: HTTPFields = [.authorization: "Bearer \(token)"]
+            try await buildGatewayApplication(config: config).test(.router) { client in
+                for _ in 0..<3 {
+                    try await client.execute(uri: "/opds/lane", method: .get, headers: signedIn) { response in
+                        #expect(response.status == .ok)
+                        #expect(String(buffer: response.body) == "the shared lane")
+                        #expect(response.headers[.eTag] == "\"v7-s1\"")
+                        #expect(response.headers[.cacheControl] == "private, no-cache")
+                        #expect(response.headers[.sharedPageUsable] == nil, "internal headers stay inside")
+                    }
+                }
+                var conditional = signedIn
+                conditional[.ifNoneMatch] = "\"v7-s1\""
+                try await client.execute(uri: "/opds/lane", method: .get, headers: conditional) { #expect($0.status == .notModified) }
+                try await client.execute(uri: "/opds/touched", method: .get, headers: signedIn) { response in
+                    #expect(String(buffer: response.body) == "my own page")
+                    #expect(response.headers[.eTag] == "\"own\"")
+                }
+            }
+        }
+        #expect(seen.all.filter { $0 == "anonymous lane" }.count == 1, "the shared page crossed the hop once: \(seen.all)")
+        #expect(seen.all.filter { $0 == "patron lane holding \"s1\"" }.count == 4)
+    }
+}
