@@ -10,7 +10,7 @@ import TestSupport
 @Suite(.serialized) struct FaultTests {
     @Test func loansKeepWorkingWhileTheCatalogIsDownAndItsRoutesRecover() async throws {
         // A refused replica is skipped for 5 s: long enough that a loaded machine still sees the 503 below.
-        try await Stack.run(["REPLICA_DOWN_FOR": "5s"]) { stack in
+        try await Stack.run(["REPLICA_DOWN_FOR": "10s"]) { stack in
             let api = stack.gateway
             let first = try await stack.ingest(Stack.corpus[0], copies: 2)
             let second = try await stack.ingest(Stack.corpus[1], copies: 2)
@@ -33,7 +33,7 @@ import TestSupport
             #expect(shelf.contains { $0["bookId"] as? String == second && $0["state"] as? String == "not_downloaded" })
 
             try stack.launch(.catalog)
-            try await eventually("catalog routes never recovered") { try await api.call(.GET, "/opds").status == 200 }
+            try await eventually(timeout: .seconds(40), "catalog routes never recovered") { try await api.call(.GET, "/opds").status == 200 }
             #expect(try await api.call(.GET, "/books/\(second)/fulfill", as: ann).status == 200)
             // The figures patron wrote while catalog was down reach it: one of two copies of `second` is out.
             try await eventually("the outbox never drained into catalog") {

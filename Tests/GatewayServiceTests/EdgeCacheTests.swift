@@ -74,8 +74,9 @@ import TestSupport
                 #expect(String(buffer: response.body) == "page 1 for any")
                 #expect(response.headers[.eTag] == "\"v1\"")
                 #expect(response.headers[.cacheControl] == "public, max-age=30")
-                // Seconds since the copy was made: 0 on a quiet machine, a little more when the suite runs under load.
-                #expect((Int(response.headers[.age] ?? "") ?? 99) <= 2, "\(response.headers[.age] ?? "no Age")")
+                // Seconds since the copy was made: 0 on a quiet machine, several when the suite runs under load (CI),
+                // never more than the cache's 60 s TTL.
+                #expect((Int(response.headers[.age] ?? "") ?? 99) < 60, "\(response.headers[.age] ?? "no Age")")
                 #expect(response.headers[.requestID] == "second", "a stored response never carries another request's id")
             }
             try await client.execute(uri: "/opds/public", method: .get, headers: [.ifNoneMatch: "\"v1\""]) { response in

@@ -70,7 +70,7 @@ import TestSupport
             ])
             try await buildGatewayApplication(config: config).test(.live) { client in
                 let gateway = try #require(client.port)
-                let (bytes, closed) = try await stalledRead(port: gateway, stall: .seconds(4), limit: .seconds(20))
+                let (bytes, closed) = try await stalledRead(port: gateway, stall: .seconds(8), limit: .seconds(30))
                 #expect(closed, "the gateway closed the stalled connection")
                 #expect(bytes < Self.size, "and did not send the whole body: \(bytes) bytes")
             }
