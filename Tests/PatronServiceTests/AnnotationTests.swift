@@ -67,4 +67,52 @@ import TestSupport
             #expect(refused.status == .conflict && refused.json["type"] as? String == "https://bookmobile.dev/problems/sync-disabled")
         }
     }
+
+    @Test func aLargeCollectionIsPagedAndEveryAnnotationIsOnExactlyOnePage() async throws {
+        let url = try await TestDatabase.create(prefix: "annopages")
+        let app = try await buildPatronApplication(config: TestConfig.base(["PATRON_DATABASE_URL": url]))
+        try await app.test(.router) { client in
+            let api = PatronTestClient(client: client)
+            let patron = try await api.newPatron()
+            let book = UUID()
+            try await api.license(book, copies: 0, openAccess: true)
+            let count = AnnotationController.pageSize + 5
+            for place in 0..<5 {
+                let body = #"{"locator":{"href":"c1.xhtml","progression":0.\#(place)}}"#
+                #expect(try await api.call(.post, "/me/books/\(book)/bookmarks", patron: patron, json: body).status == .created)
+            }
+            // The rest as the API writes them, made in one statement.
+            try await TestDatabase.execute(
+                """
+                INSERT INTO bookmarks (id, patron_id, book_id, locator, locator_key, created_at)
+                SELECT gen_random_uuid(), patron_id, book_id, locator, locator_key || n, created_at + n * interval '1 second'
+                FROM bookmarks, generate_series(1, \(count - 5)) AS n WHERE locator_key LIKE '%0.000000%'
+                """, on: url)
+            let position = #"{"locator":{"href":"c1.xhtml","locations":{"progression":0.5}},"timestamp":"2026-11-01T10:00:00Z","device":"d"}"#
+            #expect(try await api.call(.put, "/me/books/\(book)/position", patron: patron, json: position).status == .ok)
+
+            let collection = try await api.call(.get, "/me/annotations", patron: patron).json
+            #expect(collection["total"] as? Int == count + 1)
+            let first = try #require(collection["first"] as? [String: Any])
+            #expect((first["items"] as? [Any])?.count == AnnotationController.pageSize)
+            let next = try #require(first["next"] as? String)
+            #expect(next.hasSuffix("/me/annotations/?page=2"))
+            #expect(collection["last"] as? String == next)
+            let second = try await api.call(.get, "/me/annotations?page=2", patron: patron).json
+            #expect(second["type"] as? String == "AnnotationPage")
+            #expect(second["startIndex"] as? Int == AnnotationController.pageSize)
+            #expect(second["next"] == nil)
+            let items = ((first["items"] as? [[String: Any]]) ?? []) + ((second["items"] as? [[String: Any]]) ?? [])
+            #expect(Set(items.compactMap { $0["id"] as? String }).count == count + 1, "every annotation once")
+            #expect(items.last?["motivation"] as? String == Annotation.idling, "the position after the bookmarks")
+            #expect(try await api.call(.get, "/me/annotations?page=0", patron: patron).status == .badRequest)
+            #expect(try await api.call(.get, "/me/annotations?page=x", patron: patron).status == .badRequest)
+
+            // The export streams all of it as one JSON document.
+            let export = try await api.call(.get, "/me/export", patron: patron)
+            #expect(export.status == .ok)
+            #expect((export.json["bookmarks"] as? [Any])?.count == count)
+            #expect((export.json["positions"] as? [String: Any])?.count == 1)
+        }
+    }
 }

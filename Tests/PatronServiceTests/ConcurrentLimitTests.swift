@@ -113,4 +113,32 @@ import TestSupport
             #expect(ignored.filter { $0 == .forbidden }.count == 7)
         }
     }
+
+    @Test func bookmarksHaveACapThatHoldsUnderConcurrency() async throws {
+        let app = try await buildPatronApplication(
+            config: TestConfig.base(["PATRON_DATABASE_URL": try await TestDatabase.create(prefix: "bmcap"), "BOOKMARK_LIMIT": "5"]))
+        try await app.test(.router) { client in
+            let api = PatronTestClient(client: client)
+            let patron = try await api.newPatron()
+            let book = UUID()
+            try await api.license(book, copies: 0, openAccess: true)
+            func bookmark(_ place: Int) -> String { #"{"locator":{"href":"c1.xhtml","progression":0.\#(place)}}"# }
+            let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
+                for place in 10..<30 { group.addTask { try await api.call(.post, "/me/books/\(book)/bookmarks", patron: patron, json: bookmark(place)).status } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(statuses.filter { $0 == .created }.count == 5, "\(statuses)")
+            #expect(statuses.filter { $0 == .forbidden }.count == 15)
+            let kept = try #require(try await api.call(.get, "/me/books/\(book)/bookmarks", patron: patron).json["bookmarks"] as? [[String: Any]])
+            #expect(kept.count == 5)
+            // At the cap, a place bookmarked already is still answered with its bookmark; a new one says why not.
+            let again = try #require(((kept.first?["locator"] as? [String: Any])?["locations"] as? [String: Any])?["progression"] as? Double)
+            let same = #"{"locator":{"href":"c1.xhtml","progression":\#(again)}}"#
+            #expect(try await api.call(.post, "/me/books/\(book)/bookmarks", patron: patron, json: same).status == .ok)
+            let refused = try await api.call(.post, "/me/books/\(book)/bookmarks", patron: patron, json: bookmark(99))
+            #expect(refused.status == .forbidden)
+            #expect(refused.json["type"] as? String == Problem.typeBase + "bookmark-limit-reached")
+            #expect(refused.json["limit"] as? Int == 5)
+        }
+    }
 }

@@ -29,6 +29,18 @@ public enum TestDatabase {
         return components.string!
     }
 
+    /// Runs `sql` on the database at `url`: for tests that need more rows than the API would make quickly.
+    public static func execute(_ sql: String, on url: String) async throws {
+        var logger = Logger(label: "test-db")
+        logger.logLevel = .error
+        let client = PostgresClient(configuration: try DatabaseURL.configuration(url), backgroundLogger: logger)
+        try await withThrowingDiscardingTaskGroup { group in
+            group.addTask { await client.run() }
+            try await client.query(PostgresQuery(unsafeSQL: sql), logger: logger)
+            group.cancelAll()
+        }
+    }
+
     /// The shared folder beside the repository (`../shared`), or `SHARED_DIR`.
     public static var sharedDirectory: URL {
         if let dir = ProcessInfo.processInfo.environment["SHARED_DIR"] { return URL(fileURLWithPath: dir) }

@@ -63,7 +63,9 @@ func patronRouter(
     ProfileController(client: postgres, guardian: guardian, circulation: circulation, publicURL: settings.publicURL).add(to: router)
     CirculationController(circulation: circulation, guardian: guardian).add(to: router)
     SecretController(accounts: accounts, hasher: hasher, throttle: throttle, guardian: guardian, token: token).add(to: router)
-    let reading = ReadingController(client: postgres, guardian: guardian, catalog: InternalClient(baseURLs: settings.catalogURLs, token: token))
+    let reading = ReadingController(
+        reading: ReadingPostgresRepository(client: postgres), profiles: ProfileQueries(client: postgres), circulation: circulation, guardian: guardian,
+        readingOrder: ReadingOrderCache(catalog: InternalClient(baseURLs: settings.catalogURLs, token: token)), bookmarkLimit: settings.bookmarkLimit)
     reading.add(to: router)
     AnnotationController(reading: reading, guardian: guardian, publicURL: settings.publicURL).add(to: router)
     FeedbackController(feedback: FeedbackPostgresRepository(client: postgres), token: token, adminToken: settings.adminToken, perHour: settings.feedbackPerHour).add(to: router)

@@ -23,6 +23,7 @@ struct PatronSettings: Sendable {
     var signupsPerHour: Int
     var savedLimit: Int
     var ignoredLimit: Int
+    var bookmarkLimit: Int
     var signInPolicy: SignInThrottlePolicy
     var shelfPublishInterval: TimeInterval
     /// Where the library's logo and help page live; the auth document links them only when they are set.
@@ -51,6 +52,7 @@ struct PatronSettings: Sendable {
         signupsPerHour = try config.int("SIGNUPS_PER_HOUR", default: 50)
         savedLimit = try config.int("SAVED_LIMIT", default: 500)
         ignoredLimit = try config.int("IGNORED_LIMIT", default: 500)
+        bookmarkLimit = try config.int("BOOKMARK_LIMIT", default: 5_000)
         signInPolicy = SignInThrottlePolicy()
         signInPolicy.addressFailures = try config.int("SIGN_IN_ADDRESS_FAILURES", default: 100)
         signInPolicy.addressWindow = try config.duration("SIGN_IN_ADDRESS_WINDOW", default: 600)

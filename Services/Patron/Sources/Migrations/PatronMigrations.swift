@@ -251,4 +251,10 @@ let patronMigrations: [Migration] = [
             SELECT setval('shelf_version_seq', coalesce((SELECT max(version) FROM shelf_versions), 0) + 1);
             DROP TABLE shelf_versions;
             """),
+    // The export pages a patron's loan history and the reading rules ask whether a patron ever borrowed a book.
+    Migration(
+        version: 9, name: "loan history by patron",
+        sql: """
+            CREATE INDEX loan_history_patron ON loan_history (patron_id, id);
+            """),
 ]

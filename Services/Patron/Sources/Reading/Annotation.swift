@@ -73,12 +73,23 @@ enum Annotation {
             time: position.timestamp, device: position.device, title: nil)
     }
 
-    /// An `AnnotationCollection` with every item on its first page.
-    static func collection(_ items: [[String: Any]], id: String) -> [String: Any] {
+    /// An `AnnotationCollection` of `total` annotations, with its first page.
+    static func collection(first: [String: Any], id: String, total: Int, lastPage: Int) -> [String: Any] {
         [
             "@context": [context, "http://www.w3.org/ns/ldp.jsonld"], "id": id, "type": ["BasicContainer", "AnnotationCollection"],
-            "total": items.count, "first": ["id": id + "?page=1", "type": "AnnotationPage", "items": items],
+            "total": total, "first": first, "last": id + "?page=\(lastPage)",
         ]
+    }
+
+    /// Page `number` of the collection `collection` (W3C Web Annotation Protocol §4.2), its first item being the
+    /// collection's `startIndex`th.
+    static func page(_ items: [[String: Any]], collection: String, number: Int, startIndex: Int, hasNext: Bool) -> [String: Any] {
+        var page: [String: Any] = [
+            "id": collection + "?page=\(number)", "type": "AnnotationPage", "partOf": collection, "startIndex": startIndex, "items": items,
+        ]
+        if hasNext { page["next"] = collection + "?page=\(number + 1)" }
+        if number > 1 { page["prev"] = collection + "?page=\(number - 1)" }
+        return page
     }
 
     private static func document(id: String, motivation: String, bookID: UUID, locator: Locator, time: Date, device: String?, title: String?) -> [String: Any] {

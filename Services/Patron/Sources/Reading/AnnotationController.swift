@@ -19,16 +19,35 @@ struct AnnotationController: Sendable {
         router.delete("/me/annotations/:id", use: delete)
     }
 
-    /// `GET /me/annotations/` (all books) or `/me/annotations/{bookId}` → an `AnnotationCollection`.
+    /// Annotations per page. Palace/SimplyE read only the first page of a collection, so a page holds every
+    /// bookmark of a book and far more than most patrons keep at all.
+    static let pageSize = 1_000
+
+    /// `GET /me/annotations/` (all books) or `/me/annotations/{bookId}` → an `AnnotationCollection` with its first
+    /// page; `?page=N` → that `AnnotationPage`. Bookmarks come first (oldest first), then reading positions.
     func list(request: Request, context: BasicRequestContext) async throws -> Response {
         let patronID = try await guardian.require(request, logger: context.logger)
         let bookID = try context.parameters.get("id").map { _ in try context.uuid("id") }
-        let bookmarks = try await reading.bookmarks(patronID: patronID, bookID: bookID, logger: context.logger)
-        let positions = try await reading.positions(patronID: patronID, bookID: bookID, logger: context.logger)
+        let pageParameter = request.uri.queryParameters.get("page")
+        guard let number = pageParameter.map({ Int($0) }) ?? 1, number >= 1, number <= 1_000_000 else {
+            throw Problem.badRequest("page must be a whole number from 1")
+        }
+        let counts = try await reading.reading.counts(patronID: patronID, bookID: bookID, logger: context.logger)
+        let total = counts.bookmarks + counts.positions
+        let start = (number - 1) * Self.pageSize
+        let bookmarks = try await reading.reading.bookmarks(
+            patronID: patronID, bookID: bookID, range: min(start, counts.bookmarks)..<min(start + Self.pageSize, counts.bookmarks),
+            logger: context.logger)
+        let positions = try await reading.reading.positions(
+            patronID: patronID, bookID: bookID, range: max(0, start - counts.bookmarks)..<max(0, start + Self.pageSize - counts.bookmarks),
+            logger: context.logger)
         let items = bookmarks.map { Annotation.json($0, publicURL: publicURL) }
             + positions.map { Annotation.json($0.position, bookID: $0.bookID, publicURL: publicURL) }
         let id = publicURL + "/me/annotations/" + (bookID.map { $0.uuidString.lowercased() } ?? "")
-        return try respond(Annotation.collection(items, id: id), status: .ok)
+        let page = Annotation.page(items, collection: id, number: number, startIndex: start, hasNext: start + Self.pageSize < total)
+        if pageParameter != nil { return try respond(page, status: .ok) }
+        let lastPage = max(1, (total + Self.pageSize - 1) / Self.pageSize)
+        return try respond(Annotation.collection(first: page, id: id, total: total, lastPage: lastPage), status: .ok)
     }
 
     /// `POST /me/annotations/` → 201 with a new bookmark, 200 with the same place bookmarked before or with the

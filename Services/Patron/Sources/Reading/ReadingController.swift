@@ -1,23 +1,19 @@
 import Foundation
 import Hummingbird
 import Logging
-import PostgresNIO
-import PostgresSupport
+import NIOCore
 import ServiceSupport
 import Shared
 
 /// `/me/books/{id}/bookmarks`, `/me/bookmarks/{id}`, `/me/books/{id}/position`, `/me/books/{id}/rating`,
 /// `/me/favorites/{id}` and `/me/export`.
 struct ReadingController: Sendable {
-    let client: PostgresClient
+    let reading: ReadingPostgresRepository
+    let profiles: ProfileQueries
+    let circulation: CirculationPostgresRepository
     let guardian: PatronGuard
     let readingOrder: ReadingOrderCache
-
-    init(client: PostgresClient, guardian: PatronGuard, catalog: InternalClient) {
-        self.client = client
-        self.guardian = guardian
-        self.readingOrder = ReadingOrderCache(catalog: catalog)
-    }
+    let bookmarkLimit: Int
 
     func add(to router: Router<BasicRequestContext>) {
         router.get("/me/books/:id/bookmarks", use: listBookmarks)
@@ -35,10 +31,11 @@ struct ReadingController: Sendable {
 
     // MARK: bookmarks
 
+    /// `GET /me/books/{id}/bookmarks`: the book's bookmarks (at most `BOOKMARK_LIMIT` exist).
     func listBookmarks(request: Request, context: BasicRequestContext) async throws -> Response {
         let patronID = try await guardian.require(request, logger: context.logger)
         let bookID = try context.uuid("id")
-        return try JSONMessages.response(["bookmarks": try await bookmarks(patronID: patronID, bookID: bookID, logger: context.logger)])
+        return try JSONMessages.response(["bookmarks": try await reading.bookmarks(patronID: patronID, bookID: bookID, logger: context.logger)])
     }
 
     /// `POST /me/books/{id}/bookmarks` → 201 with the bookmark, 200 with the existing one for the same place.
@@ -50,28 +47,21 @@ struct ReadingController: Sendable {
         return try JSONMessages.response(bookmark, status: created ? .created : .ok)
     }
 
-    /// Validates and keeps a bookmark (once per place); also used by the annotations API.
+    /// Validates and keeps a bookmark (once per place, at most `bookmarkLimit` per patron); also used by the
+    /// annotations API.
     func saveBookmark(_ body: BookmarkRequest, patronID: UUID, bookID: UUID, logger: Logger) async throws -> (Bookmark, created: Bool) {
         let locator = try body.validatedLocator()
         try await requireReadable(patronID: patronID, bookID: bookID, logger: logger)
-        try await requireSyncEnabled(patronID: patronID, logger: logger)
+        guard try await reading.syncsBookmarks(patronID: patronID, logger: logger) else {
+            throw Problem.conflict("sync-disabled", "Bookmark synchronisation is off in your settings, so no bookmark is kept on the server")
+        }
         try await checkHref(locator.href, bookID: bookID, logger: logger)
-        let json = String(decoding: try WireFormat.encode(locator), as: UTF8.self)
-        let rows = try await client.query(
-            """
-            WITH inserted AS (
-                INSERT INTO bookmarks (id, patron_id, book_id, locator, locator_key, chapter, snippet, device)
-                VALUES (\(UUID()), \(patronID), \(bookID), \(json)::jsonb, \(ReadingValidation.key(locator)), \(body.chapter), \(body.snippet), \(body.device))
-                ON CONFLICT (patron_id, book_id, locator_key) DO NOTHING RETURNING id)
-            SELECT id, true FROM inserted
-            UNION ALL SELECT id, false FROM bookmarks WHERE patron_id = \(patronID) AND book_id = \(bookID) AND locator_key = \(ReadingValidation.key(locator))
-            LIMIT 1
-            """, logger: logger)
-        var result: (UUID, Bool)?
-        for try await row in rows.decode((UUID, Bool).self) { result = row }
-        guard let (id, created) = result,
-            let bookmark = try await bookmarks(patronID: patronID, bookID: bookID, logger: logger).first(where: { $0.id == id })
-        else { throw Problem.conflict("bookmark-race", "The bookmark changed meanwhile; try again") }
+        let (id, created) = try await reading.saveBookmark(
+            locator, key: ReadingValidation.key(locator), chapter: body.chapter, snippet: body.snippet, device: body.device, patronID: patronID,
+            bookID: bookID, limit: bookmarkLimit, logger: logger)
+        guard let bookmark = try await reading.bookmarks(patronID: patronID, bookID: bookID, logger: logger).first(where: { $0.id == id }) else {
+            throw Problem.conflict("bookmark-race", "The bookmark changed meanwhile; try again")
+        }
         return (bookmark, created)
     }
 
@@ -84,25 +74,7 @@ struct ReadingController: Sendable {
 
     /// Deletes one of the patron's bookmarks; 404 for an unknown id or another patron's.
     func removeBookmark(_ id: UUID, patronID: UUID, logger: Logger) async throws {
-        let rows = try await client.query("DELETE FROM bookmarks WHERE id = \(id) AND patron_id = \(patronID) RETURNING id", logger: logger)
-        for try await _ in rows { return }
-        throw Problem.notFound("No bookmark \(id)")
-    }
-
-    func bookmarks(patronID: UUID, bookID: UUID?, logger: Logger) async throws -> [Bookmark] {
-        let rows = try await client.query(
-            """
-            SELECT id, book_id, locator::text, chapter, snippet, device, created_at FROM bookmarks
-            WHERE patron_id = \(patronID) AND (\(bookID)::uuid IS NULL OR book_id = \(bookID)) ORDER BY created_at, id
-            """, logger: logger)
-        var result: [Bookmark] = []
-        for try await (id, book, locator, chapter, snippet, device, created) in rows.decode((UUID, UUID, String, String?, String?, String?, Date).self) {
-            result.append(
-                Bookmark(
-                    id: id, bookId: book, locator: try WireFormat.decoder().decode(Locator.self, from: Data(locator.utf8)), chapter: chapter,
-                    snippet: snippet, device: device, createdAt: created))
-        }
-        return result
+        guard try await reading.removeBookmark(id, patronID: patronID, logger: logger) else { throw Problem.notFound("No bookmark \(id)") }
     }
 
     // MARK: positions
@@ -131,36 +103,12 @@ struct ReadingController: Sendable {
     func savePosition(_ position: ReadingPosition, patronID: UUID, bookID: UUID, logger: Logger) async throws -> ReadingPosition? {
         try ReadingValidation.check(position.locator)
         try await requireReadable(patronID: patronID, bookID: bookID, logger: logger)
-        let json = String(decoding: try WireFormat.encode(position.locator), as: UTF8.self)
-        let rows = try await client.query(
-            """
-            INSERT INTO positions AS p (patron_id, book_id, locator, written_at, device)
-            VALUES (\(patronID), \(bookID), \(json)::jsonb, \(position.timestamp), \(position.device))
-            ON CONFLICT (patron_id, book_id) DO UPDATE SET locator = EXCLUDED.locator, written_at = EXCLUDED.written_at, device = EXCLUDED.device
-            WHERE p.written_at <= EXCLUDED.written_at
-            RETURNING 1
-            """, logger: logger)
-        for try await _ in rows { return nil }
+        if try await reading.savePosition(position, patronID: patronID, bookID: bookID, logger: logger) { return nil }
         return try await self.position(patronID: patronID, bookID: bookID, logger: logger)
     }
 
     func position(patronID: UUID, bookID: UUID, logger: Logger) async throws -> ReadingPosition? {
-        try await positions(patronID: patronID, bookID: bookID, logger: logger).first?.position
-    }
-
-    /// The patron's reading positions, of one book or of all.
-    func positions(patronID: UUID, bookID: UUID?, logger: Logger) async throws -> [(bookID: UUID, position: ReadingPosition)] {
-        let rows = try await client.query(
-            """
-            SELECT book_id, locator::text, written_at, device FROM positions
-            WHERE patron_id = \(patronID) AND (\(bookID)::uuid IS NULL OR book_id = \(bookID)) ORDER BY book_id
-            """, logger: logger)
-        var result: [(UUID, ReadingPosition)] = []
-        for try await (book, locator, written, device) in rows.decode((UUID, String, Date, String).self) {
-            let locator = try WireFormat.decoder().decode(Locator.self, from: Data(locator.utf8))
-            result.append((book, ReadingPosition(locator: locator, timestamp: written, device: device)))
-        }
-        return result
+        try await reading.positions(patronID: patronID, bookID: bookID, logger: logger).first?.position
     }
 
     // MARK: ratings and favourites
@@ -176,136 +124,119 @@ struct ReadingController: Sendable {
         let rating = try await JSONMessages.decode(Rating.self, from: request)
         guard (1...5).contains(rating.stars) else { throw Problem.badRequest("stars must be from 1 to 5") }
         try await requireKnownBook(bookID, logger: context.logger)
-        try await client.withTransaction(logger: context.logger) { connection in
-            try await connection.query(
-                """
-                INSERT INTO ratings (patron_id, book_id, stars) VALUES (\(patronID), \(bookID), \(rating.stars))
-                ON CONFLICT (patron_id, book_id) DO UPDATE SET stars = EXCLUDED.stars, updated_at = now()
-                """, logger: context.logger)
-            try await Figures.publish(bookID: bookID, on: connection, logger: context.logger)
-        }
+        try await reading.rate(rating.stars, patronID: patronID, bookID: bookID, logger: context.logger)
         return try JSONMessages.response(rating)
     }
 
     func getRating(request: Request, context: BasicRequestContext) async throws -> Response {
         let patronID = try await guardian.require(request, logger: context.logger)
         let bookID = try context.uuid("id")
-        let rows = try await client.query("SELECT stars FROM ratings WHERE patron_id = \(patronID) AND book_id = \(bookID)", logger: context.logger)
-        for try await stars in rows.decode(Int.self) { return try JSONMessages.response(Rating(stars: stars)) }
-        throw Problem.notFound("You have not rated this book")
+        guard let stars = try await reading.rating(patronID: patronID, bookID: bookID, logger: context.logger) else {
+            throw Problem.notFound("You have not rated this book")
+        }
+        return try JSONMessages.response(Rating(stars: stars))
     }
 
     func deleteRating(request: Request, context: BasicRequestContext) async throws -> Response {
         let patronID = try await guardian.require(request, logger: context.logger)
-        let bookID = try context.uuid("id")
-        try await client.withTransaction(logger: context.logger) { connection in
-            let rows = try await connection.query(
-                "DELETE FROM ratings WHERE patron_id = \(patronID) AND book_id = \(bookID) RETURNING 1", logger: context.logger)
-            for try await _ in rows { try await Figures.publish(bookID: bookID, on: connection, logger: context.logger) }
-        }
+        try await reading.removeRating(patronID: patronID, bookID: try context.uuid("id"), logger: context.logger)
         return Response(status: .noContent)
     }
 
     func favorite(_ on: Bool, request: Request, context: BasicRequestContext) async throws -> Response {
         let patronID = try await guardian.require(request, logger: context.logger)
         let bookID = try context.uuid("id")
-        if on {
-            try await requireKnownBook(bookID, logger: context.logger)
-            try await client.query(
-                "INSERT INTO favorites (patron_id, book_id) VALUES (\(patronID), \(bookID)) ON CONFLICT DO NOTHING", logger: context.logger)
-        } else {
-            try await client.query("DELETE FROM favorites WHERE patron_id = \(patronID) AND book_id = \(bookID)", logger: context.logger)
-        }
+        if on { try await requireKnownBook(bookID, logger: context.logger) }
+        try await reading.setFavorite(on, patronID: patronID, bookID: bookID, logger: context.logger)
         return Response(status: .noContent)
     }
 
     // MARK: export
 
-    /// `GET /me/export` → every piece of the patron's data in one JSON document.
+    /// `GET /me/export` → every piece of the patron's data in one JSON document, written as it is read: the parts
+    /// that can grow for years (loan history, bookmarks, positions) a page of rows at a time.
     func export(request: Request, context: BasicRequestContext) async throws -> Response {
         let patronID = try await guardian.require(request, logger: context.logger)
         let logger = context.logger
-        struct HistoryEntry: Encodable {
-            var bookId: UUID
-            var loanedAt: Date
-            var endedAt: Date?
-            var endReason: String?
+        let reading = self.reading
+        let profile = try await profiles.profile(patronID: patronID, logger: logger)
+        let settings = try await reading.readerSettings(patronID: patronID, logger: logger)
+        let rules = circulation.rules
+        let books = try await circulation.shelf(patronID: patronID, logger: logger).map { $0.status(rules: rules) }
+        let ratings = try await reading.ratings(patronID: patronID, logger: logger)
+        let feedback = try await reading.feedback(patronID: patronID, logger: logger)
+        let page = 500
+        let body = ResponseBody { writer in
+            func write(_ text: String) async throws { try await writer.write(ByteBuffer(string: text)) }
+            func write(_ name: String, _ value: some Encodable) async throws {
+                try await write("\"\(name)\":" + String(decoding: try WireFormat.encode(value), as: UTF8.self))
+            }
+            try await write("{")
+            try await write("profile", profile)
+            try await write(",")
+            try await write("settings", settings)
+            try await write(",")
+            try await write("books", books)
+            try await write(",")
+            try await write("favorites", profile?.favorites ?? [])
+            try await write(",")
+            try await write("ratings", Dictionary(uniqueKeysWithValues: ratings.map { ($0.bookID.lowercased, $0.stars) }))
+            try await write(",")
+            try await write("feedback", feedback)
+            try await write(",\"loanHistory\":[")
+            var after: Int64 = 0
+            var separator = ""
+            while true {
+                let rows = try await reading.loanHistory(patronID: patronID, after: after, limit: page, logger: logger)
+                for row in rows {
+                    try await write(separator + String(decoding: try WireFormat.encode(row.entry), as: UTF8.self))
+                    separator = ","
+                }
+                guard rows.count == page, let last = rows.last else { break }
+                after = last.number
+            }
+            try await write("],\"bookmarks\":[")
+            separator = ""
+            for start in stride(from: 0, to: Int.max, by: page) {
+                let rows = try await reading.bookmarks(patronID: patronID, bookID: nil, range: start..<(start + page), logger: logger)
+                for bookmark in rows {
+                    try await write(separator + String(decoding: try WireFormat.encode(bookmark), as: UTF8.self))
+                    separator = ","
+                }
+                if rows.count < page { break }
+            }
+            try await write("],\"positions\":{")
+            separator = ""
+            for start in stride(from: 0, to: Int.max, by: page) {
+                let rows = try await reading.positions(patronID: patronID, bookID: nil, range: start..<(start + page), logger: logger)
+                for (bookID, position) in rows {
+                    try await write(separator + "\"\(bookID.lowercased)\":" + String(decoding: try WireFormat.encode(position), as: UTF8.self))
+                    separator = ","
+                }
+                if rows.count < page { break }
+            }
+            try await write("}}")
+            try await writer.finish(nil)
         }
-        struct Export: Encodable {
-            var profile: Profile?
-            var settings: ReaderSettings?
-            var books: [BookStatus]
-            var loanHistory: [HistoryEntry]
-            var bookmarks: [Bookmark]
-            var positions: [String: ReadingPosition]
-            var ratings: [String: Int]
-            var favorites: [UUID]
-            var feedback: [[String: String]]
-        }
-        var history: [HistoryEntry] = []
-        for try await (book, loaned, ended, reason) in try await client.query(
-            "SELECT book_id, loaned_at, ended_at, end_reason FROM loan_history WHERE patron_id = \(patronID) ORDER BY id", logger: logger
-        ).decode((UUID, Date, Date?, String?).self) {
-            history.append(HistoryEntry(bookId: book, loanedAt: loaned, endedAt: ended, endReason: reason))
-        }
-        var positions: [String: ReadingPosition] = [:]
-        for (book, position) in try await self.positions(patronID: patronID, bookID: nil, logger: logger) {
-            positions[book.uuidString.lowercased()] = position
-        }
-        var ratings: [String: Int] = [:]
-        for try await (book, stars) in try await client.query("SELECT book_id, stars FROM ratings WHERE patron_id = \(patronID)", logger: logger)
-            .decode((UUID, Int).self)
-        {
-            ratings[book.uuidString.lowercased()] = stars
-        }
-        var feedback: [[String: String]] = []
-        for try await (message, kind, created) in try await client.query(
-            "SELECT message, kind, created_at FROM feedback WHERE patron_id = \(patronID) ORDER BY created_at", logger: logger
-        ).decode((String, String, Date).self) {
-            feedback.append(["message": message, "kind": kind, "createdAt": WireFormat.formatDate(created)])
-        }
-        var settings: ReaderSettings?
-        for try await text in try await client.query("SELECT settings::text FROM settings WHERE patron_id = \(patronID)", logger: logger).decode(
-            String.self)
-        {
-            settings = try WireFormat.decoder().decode(ReaderSettings.self, from: Data(text.utf8))
-        }
-        let profile = try await ProfileQueries(client: client).profile(patronID: patronID, logger: logger)
-        let rules = CirculationRules(loanPeriod: 0, offerPeriod: 0, publicURL: "")
-        let books = try await CirculationPostgresRepository(client: client, rules: rules).shelf(patronID: patronID, logger: logger).map {
-            $0.status(rules: rules)
-        }
-        let document = Export(
-            profile: profile, settings: settings, books: books, loanHistory: history,
-            bookmarks: try await bookmarks(patronID: patronID, bookID: nil, logger: logger), positions: positions, ratings: ratings,
-            favorites: profile?.favorites ?? [], feedback: feedback)
-        return try JSONMessages.response(document, headers: [.contentDisposition: "attachment; filename=\"bookmobile-export.json\""])
+        return Response(
+            status: .ok,
+            headers: [
+                .contentType: "application/json", .contentDisposition: "attachment; filename=\"bookmobile-export.json\"",
+                .cacheControl: "private, no-store",
+            ],
+            body: body)
     }
 
     // MARK: rules
 
-    /// Bookmarks and positions are for books the patron has or had on loan, or open-access books.
     private func requireReadable(patronID: UUID, bookID: UUID, logger: Logger) async throws {
-        let rows = try await client.query(
-            """
-            SELECT EXISTS (SELECT 1 FROM loan_history WHERE patron_id = \(patronID) AND book_id = \(bookID))
-                OR EXISTS (SELECT 1 FROM licenses WHERE book_id = \(bookID) AND open_access)
-            """, logger: logger)
-        for try await allowed in rows.decode(Bool.self) where allowed { return }
-        throw Problem.forbidden("Bookmarks and positions are kept for books you have borrowed or open-access books")
+        guard try await reading.isReadable(patronID: patronID, bookID: bookID, logger: logger) else {
+            throw Problem.forbidden("Bookmarks and positions are kept for books you have borrowed or open-access books")
+        }
     }
 
     private func requireKnownBook(_ bookID: UUID, logger: Logger) async throws {
-        for try await _ in try await client.query("SELECT 1 FROM licenses WHERE book_id = \(bookID)", logger: logger) { return }
-        throw Problem.notFound("No book \(bookID)")
-    }
-
-    private func requireSyncEnabled(patronID: UUID, logger: Logger) async throws {
-        let rows = try await client.query(
-            "SELECT coalesce((settings->>'syncBookmarks')::boolean, true) FROM settings WHERE patron_id = \(patronID)", logger: logger)
-        for try await enabled in rows.decode(Bool.self) where !enabled {
-            throw Problem.conflict("sync-disabled", "Bookmark synchronisation is off in your settings, so no bookmark is kept on the server")
-        }
+        guard try await reading.isKnownBook(bookID, logger: logger) else { throw Problem.notFound("No book \(bookID)") }
     }
 
     private func checkHref(_ href: String, bookID: UUID, logger: Logger) async throws {
