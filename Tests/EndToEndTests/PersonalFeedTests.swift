@@ -27,6 +27,10 @@ import TestSupport
             #expect(publicationIDs(shelf) == [ids[0]])
             try await stack.fetchValid("/opds/shelf", kind: "atom", as: ann)
             #expect(try await api.call(.GET, "/opds/shelf").status == 401)
+            // Saved books past the first page follow; a later page is a valid feed that leads back.
+            let later = try await stack.fetchValid("/opds/shelf?page=2", kind: "feed", json: true, as: ann).json
+            #expect(publicationIDs(later).isEmpty && links(later).contains { $0.rel == "previous" })
+            #expect(try await api.call(.GET, "/opds/shelf?page=0", as: ann).status == 400)
             let redirected = try await api.call(.GET, "/me/books", as: ann, headers: [("Accept", "application/atom+xml;profile=opds-catalog")])
             #expect(redirected.status == 200 && redirected.text.contains("<feed"), "an OPDS client asking /me/books lands on the shelf feed")
             let personal = try await api.call(.GET, "/opds/lanes/new", as: ann)

@@ -221,14 +221,28 @@ struct FeedController: Sendable {
         return try respond(feed, request: request)
     }
 
-    /// `GET /opds/shelf`: "My books" as an OPDS acquisition feed (the `http://opds-spec.org/shelf` of the root
-    /// feed): every book the signed-in patron has saved, holds or borrows, newest change first, with its links.
+    /// Saved books per page of the shelf feed.
+    static let shelfPageSize = 100
+
+    /// `GET /opds/shelf[?page=N]`: "My books" as an OPDS acquisition feed (the `http://opds-spec.org/shelf` of the
+    /// root feed): every book the signed-in patron borrows or holds on the first page, then the saved books a page
+    /// at a time (`ShelfPage`), newest change first, with their links.
     func shelf(request: Request, context: BasicRequestContext) async throws -> Response {
         guard let patronID = Caller(request: request, token: token).patronID else { throw Problem.unauthorized("Sign in to see your books") }
+        guard let number = request.uri.queryParameters.get("page").map({ Int($0) }) ?? 1, (1...100_000).contains(number) else {
+            throw Problem.badRequest("page must be a whole number from 1")
+        }
         let copy = try await shelves.shelf(patronID: patronID, logger: context.logger)
         let personal = PersonalView(shelf: copy.shelf, version: copy.version)
-        let books = try await feeds.books.summaries(ids: copy.shelf.books.map(\.bookId), logger: context.logger)
-        var feed = Feed(id: publicURL + "/opds/shelf", title: "My books", kind: .acquisition, links: baseLinks(self: "/opds/shelf", type: Self.acquisitionType))
+        let page = ShelfPage(copy.shelf.books, page: number, size: Self.shelfPageSize)
+        let books = try await feeds.books.summaries(ids: page.books.map(\.bookId), logger: context.logger)
+        let path = number == 1 ? "/opds/shelf" : "/opds/shelf?page=\(number)"
+        var feed = Feed(id: publicURL + path, title: "My books", kind: .acquisition, links: baseLinks(self: path, type: Self.acquisitionType))
+        if page.hasNext { feed.links.append(Feed.Link(rel: "next", href: publicURL + "/opds/shelf?page=\(number + 1)", type: Self.acquisitionType)) }
+        if number > 1 {
+            let previous = number == 2 ? "/opds/shelf" : "/opds/shelf?page=\(number - 1)"
+            feed.links.append(Feed.Link(rel: "previous", href: publicURL + previous, type: Self.acquisitionType))
+        }
         feed.entries = entries(books, personal)
         return personal.personalised(try respond(feed, request: request)).response(to: request)
     }
