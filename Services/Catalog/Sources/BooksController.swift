@@ -34,7 +34,7 @@ struct BooksController: Sendable {
             throw Problem.notFound("No cover for book \(id)")
         }
         if request.headers.ifNoneMatch(matches: "\"\(image.hash)\"") { return Response(status: .notModified, headers: [.eTag: "\"\(image.hash)\""]) }
-        let data = try Data(contentsOf: blobs.url(for: image.hash))
+        let data = try Data(contentsOf: try await blobs.served(image.hash, logger: context.logger))
         var headers: HTTPFields = [.contentType: type, .eTag: "\"\(image.hash)\"", .cacheControl: "public, max-age=86400"]
         ContentSecurity.add(ContentSecurity.filePolicy, to: &headers)
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
@@ -49,7 +49,7 @@ struct BooksController: Sendable {
             report = DownloadReport(patron: access.patron, patronID: patronID, bookID: book.id, logger: context.logger)
             if state != .downloading { await report?.send(.downloadStarted) }
         }
-        let url = blobs.url(for: book.epubSha256)
+        let url = try await blobs.served(book.epubSha256, logger: context.logger)
         let size = book.epubSize
         var headers: HTTPFields = [
             .contentType: "application/epub+zip", .eTag: "\"\(book.epubSha256)\"",

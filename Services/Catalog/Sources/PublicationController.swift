@@ -78,7 +78,7 @@ struct PublicationController: Sendable {
             throw Problem.notFound("This book has no resource '\(path.prefix(200))'")
         }
         _ = try await access.check(book, request: request, logger: context.logger)
-        let archive = try SafeArchive(url: blobs.url(for: book.epubSha256))
+        let archive = try SafeArchive(url: try await blobs.served(book.epubSha256, logger: context.logger))
         guard let entry = archive.entries[path], let stored = try archive.read(path) else {
             throw Problem.notFound("The resource '\(path.prefix(200))' is listed by the book but missing from its file")
         }

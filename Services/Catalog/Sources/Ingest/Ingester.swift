@@ -45,7 +45,11 @@ struct Ingester: Sendable {
     /// wrote goes with the next `BlobSweeper` pass).
     func ingest(file: URL, options: Options, logger: Logger) async throws -> IngestResult {
         let sha = try DirectoryBlobStore.sha256(of: file)
-        if let existing = try await books.detail(epubSHA256: sha, logger: logger) { return IngestResult(outcome: .unchanged, book: existing) }
+        if let existing = try await books.detail(epubSHA256: sha, logger: logger) {
+            // The same file again writes its blob again if the stored one was found damaged and set aside.
+            _ = try blobs.put(file: file)
+            return IngestResult(outcome: .unchanged, book: existing)
+        }
         var parser = try EPUBParser(url: file)
         var parsed = try parser.parse()
         var thumbnail: CoverThumbnail?

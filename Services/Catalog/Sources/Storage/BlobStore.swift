@@ -1,5 +1,10 @@
 import Crypto
 import Foundation
+import NIOPosix
+import Synchronization
+import Logging
+import Metrics
+import Shared
 
 #if canImport(Glibc)
 import Glibc
@@ -14,12 +19,26 @@ protocol BlobStore: Sendable {
     func remove(_ sha256: String)
     /// Every stored blob's hash, and the temporary files of writes under way or cut off, with their age.
     func inventory() -> (blobs: [String], temporary: [(url: URL, age: TimeInterval)])
+    /// The blob's file, its bytes checked against its name the first time this process serves it: a blob torn
+    /// by a power loss or damaged on disk is set aside (the next ingest of the same file writes it again) and
+    /// `BlobDamaged` thrown, never served.
+    func verified(_ sha256: String) async throws -> URL
+}
+
+/// A blob that is missing or whose bytes do not match its hash.
+struct BlobDamaged: Error, CustomStringConvertible {
+    var sha256: String
+    var missing: Bool
+    var description: String { missing ? "blob \(sha256) is missing" : "blob \(sha256) does not match its hash" }
 }
 
 /// Blobs as files under a directory: `ab/cdef…` by hash. A blob is written to a temporary file in `.tmp/`, flushed
 /// to disk, renamed into place and its folder flushed, so that a power loss leaves either the whole blob or none.
 struct DirectoryBlobStore: BlobStore {
     let root: URL
+    /// Hashes checked since start-up, forgotten wholesale past `verifiedLimit` (a check again costs only time).
+    private let checked = CheckedHashes()
+    private static let verifiedLimit = 200_000
     var temporaryFolder: URL { root.appendingPathComponent(".tmp") }
 
     init(root: URL) throws {
@@ -43,20 +62,46 @@ struct DirectoryBlobStore: BlobStore {
 
     func put(_ data: Data) throws -> (sha256: String, created: Bool) {
         let hash = Self.sha256(of: data)
-        if FileManager.default.fileExists(atPath: url(for: hash).path) { return (hash, false) }
+        if isSound(hash) { return (hash, false) }
         try write(hash) { handle in try handle.write(contentsOf: data) }
         return (hash, true)
     }
 
     func put(file: URL) throws -> (sha256: String, created: Bool) {
         let hash = try Self.sha256(of: file)
-        if FileManager.default.fileExists(atPath: url(for: hash).path) { return (hash, false) }
+        if isSound(hash) { return (hash, false) }
         try write(hash) { handle in
             let source = try FileHandle(forReadingFrom: file)
             defer { try? source.close() }
             while let chunk = try source.read(upToCount: 1 << 20), !chunk.isEmpty { try handle.write(contentsOf: chunk) }
         }
         return (hash, true)
+    }
+
+    func verified(_ sha256: String) async throws -> URL {
+        let url = url(for: sha256)
+        if checked.hashes.withLock({ $0.contains(sha256) }) { return url }
+        // Hashing a large book takes a while: off the request threads.
+        let sound = try await NIOThreadPool.singleton.runIfActive { isSound(sha256) }
+        guard sound else { throw BlobDamaged(sha256: sha256, missing: !FileManager.default.fileExists(atPath: url.path)) }
+        return url
+    }
+
+    /// True when the blob exists and its bytes hash to its name (remembered); a damaged blob is removed, so that the
+    /// next write of the same bytes replaces it.
+    private func isSound(_ hash: String) -> Bool {
+        let url = url(for: hash)
+        guard FileManager.default.fileExists(atPath: url.path) else { return false }
+        if checked.hashes.withLock({ $0.contains(hash) }) { return true }
+        guard (try? Self.sha256(of: url)) == hash else {
+            try? FileManager.default.removeItem(at: url)
+            return false
+        }
+        checked.hashes.withLock { set in
+            if set.count >= Self.verifiedLimit { set.removeAll() }
+            set.insert(hash)
+        }
+        return true
     }
 
     /// Writes a blob durably: temporary file, fsync, rename, fsync of the folder.
@@ -90,7 +135,10 @@ struct DirectoryBlobStore: BlobStore {
         _ = close(descriptor)
     }
 
-    func remove(_ sha256: String) { try? FileManager.default.removeItem(at: url(for: sha256)) }
+    func remove(_ sha256: String) {
+        checked.hashes.withLock { _ = $0.remove(sha256) }
+        try? FileManager.default.removeItem(at: url(for: sha256))
+    }
 
     func inventory() -> (blobs: [String], temporary: [(url: URL, age: TimeInterval)]) {
         let files = FileManager.default
@@ -119,5 +167,26 @@ struct DirectoryBlobStore: BlobStore {
             }
         }
         return (blobs, temporary)
+    }
+}
+
+/// The blob hashes a store has checked, shared by its copies.
+private final class CheckedHashes: Sendable {
+    let hashes = Mutex<Set<String>>([])
+}
+
+extension BlobStore {
+    /// `verified(_:)` for a response: a damaged or missing blob is logged and answered 503 (the file must be
+    /// ingested again), never a 500 or damaged bytes.
+    func served(_ sha256: String, logger: Logger) async throws -> URL {
+        do {
+            return try await verified(sha256)
+        } catch let damaged as BlobDamaged {
+            logger.error("Stored file damaged; ingest it again", metadata: ["blob": "\(sha256)", "missing": "\(damaged.missing)"])
+            Counter(label: "bookmobile_blobs_damaged_total").increment()
+            throw Problem(
+                status: 503, slug: "file-damaged", title: "Service unavailable",
+                detail: "This file is damaged on the server and was set aside; the library has to ingest it again")
+        }
     }
 }
