@@ -14,7 +14,9 @@ import ZIPFoundation
 /// is sandboxed (`ContentSecurity`).
 extension CatalogServiceTests {
     /// A small valid EPUB 3 whose cover is `cover` (stored as `OPS/cover.<ext>` with the declared media type).
-    func epub(title: String, cover: Data, coverPath: String, coverType: String, isbn: String? = nil) throws -> URL {
+    func epub(
+        title: String, cover: Data, coverPath: String, coverType: String, isbn: String? = nil, extras: [(path: String, data: Data, type: String)] = []
+    ) throws -> URL {
         let url = blobs.appendingPathComponent("content-\(UUID().uuidString).epub")
         try FileManager.default.createDirectory(at: blobs, withIntermediateDirectories: true)
         let archive = try Archive(url: url, accessMode: .create)
@@ -33,7 +35,8 @@ extension CatalogServiceTests {
             <dc:title>\(title)</dc:title><dc:language>en</dc:language><meta property="dcterms:modified">2026-01-01T00:00:00Z</meta></metadata>
             <manifest><item id="nav" href="nav.xhtml" media-type="application/xhtml+xml" properties="nav"/>
             <item id="c1" href="chapter.xhtml" media-type="application/xhtml+xml"/>
-            <item id="cover" href="\(coverPath)" media-type="\(coverType)" properties="cover-image"/></manifest>
+            <item id="cover" href="\(coverPath)" media-type="\(coverType)" properties="cover-image"/>
+            \(extras.enumerated().map { #"<item id="extra\#($0.offset)" href="\#($0.element.path)" media-type="\#($0.element.type)"/>"# }.joined())</manifest>
             <spine><itemref idref="c1"/></spine></package>
             """.utf8)
         let container = Data("""
@@ -44,7 +47,7 @@ extension CatalogServiceTests {
             ("mimetype", Data("application/epub+zip".utf8), .none), ("META-INF/container.xml", container, .deflate),
             ("OPS/book.opf", opf, .deflate), ("OPS/nav.xhtml", nav, .deflate), ("OPS/chapter.xhtml", chapter, .deflate),
             ("OPS/\(coverPath)", cover, .deflate),
-        ]
+        ] + extras.map { ("OPS/\($0.path)", $0.data, CompressionMethod.deflate) }
         for (path, data, method) in entries {
             try archive.addEntry(with: path, type: .file, uncompressedSize: Int64(data.count), compressionMethod: method) { position, size in
                 data.subdata(in: Int(position)..<Int(position) + size)

@@ -119,6 +119,68 @@ import ZIPFoundation
         #expect(throws: EPUBError.self) { _ = try safe.read("OPS/padding.css") }
     }
 
+    /// `count` bytes that do not compress (xorshift).
+    static func noise(_ count: Int) -> Data {
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        var data = Data(count: count)
+        for index in 0..<count {
+            state ^= state << 13
+            state ^= state >> 7
+            state ^= state << 17
+            data[index] = UInt8(truncatingIfNeeded: state)
+        }
+        return data
+    }
+
+    /// Every chunk of `path` in `range`, and the largest chunk.
+    func streamed(_ archive: SafeArchive, _ path: String, _ range: Range<Int>) async throws -> (Data, Int) {
+        let chunks = try #require(archive.chunks(of: path, range: range, obfuscation: nil))
+        var data = Data()
+        var largest = 0
+        for try await chunk in chunks.stream {
+            data.append(contentsOf: chunk.readableBytesView)
+            largest = max(largest, chunk.readableBytes)
+            chunks.taken()
+        }
+        return (data, largest)
+    }
+
+    @Test func aLargeEntryIsInflatedInSmallChunksAndRangesAreExact() async throws {
+        let content = Self.noise(3 << 20)
+        let url = try archive([("mimetype", Data("application/epub+zip".utf8)), ("OPS/audio.mp3", content)])
+        defer { try? FileManager.default.removeItem(at: url) }
+        let safe = try SafeArchive(url: url)
+        let (whole, largest) = try await streamed(safe, "OPS/audio.mp3", 0..<content.count)
+        #expect(whole == content)
+        #expect(largest <= EntryChunks.chunkSize)
+        #expect(try await streamed(safe, "OPS/audio.mp3", 1_000_003..<1_500_007).0 == content[1_000_003..<1_500_007])
+        #expect(try await streamed(safe, "OPS/audio.mp3", (content.count - 10)..<content.count).0 == content.suffix(10))
+        // A reader that goes away stops the inflating (the thread is released, nothing is left waiting).
+        let abandoned = try #require(safe.chunks(of: "OPS/audio.mp3", range: 0..<content.count, obfuscation: nil))
+        for try await _ in abandoned.stream { break }
+    }
+
+    @Test func aStreamedEntryThatLiesAboutItsSizeFails() async throws {
+        let url = try archive([("mimetype", Data("application/epub+zip".utf8)), ("OPS/padding.css", Self.noise(8 << 20))])
+        defer { try? FileManager.default.removeItem(at: url) }
+        var bytes = try Data(contentsOf: url)
+        // Declared at 2 MiB (little-endian 0x00200000) in the local header (offset 22) and the central directory (24).
+        for (signature, offset) in [([UInt8]([0x50, 0x4B, 0x03, 0x04]), 22), ([0x50, 0x4B, 0x01, 0x02], 24)] {
+            var index = bytes.startIndex
+            while let range = bytes.range(of: Data(signature), in: index..<bytes.endIndex) {
+                let nameStart = range.lowerBound + (signature[2] == 1 ? 46 : 30)
+                if bytes[nameStart..<min(nameStart + 15, bytes.endIndex)] == Data("OPS/padding.css".utf8) {
+                    bytes.replaceSubrange(range.lowerBound + offset..<range.lowerBound + offset + 4, with: [0x00, 0x00, 0x20, 0x00])
+                }
+                index = range.upperBound
+            }
+        }
+        try bytes.write(to: url)
+        let safe = try SafeArchive(url: url)
+        #expect(safe.entries["OPS/padding.css"]?.uncompressedSize == 2 << 20)
+        await #expect(throws: EPUBError.self) { _ = try await streamed(safe, "OPS/padding.css", 0..<(2 << 20)) }
+    }
+
     @Test func pathTraversalIsRefused() throws {
         #expect(refusal(try archive([("META-INF/container.xml", Self.container), ("../../etc/passwd", Data("x".utf8))]))?.slug == "unsafe-path")
         #expect(EPUBParser.resolve("../../../etc/passwd", against: "OPS/") == nil)

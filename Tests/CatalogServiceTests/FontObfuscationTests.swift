@@ -43,4 +43,16 @@ import TestSupport
         #expect(FontObfuscation(algorithm: FontObfuscation.adobeAlgorithm, uniqueIdentifier: "isbn:9780000000000") == nil)
         #expect(FontObfuscation(algorithm: "http://www.w3.org/2001/04/xmlenc#aes128-cbc", uniqueIdentifier: "x") == nil)
     }
+
+    @Test func aFontUndonePieceByPieceIsTheFontUndoneWhole() throws {
+        let obfuscation = try #require(FontObfuscation(algorithm: FontObfuscation.idpfAlgorithm, uniqueIdentifier: "urn:uuid:1234"))
+        let font = Data((0..<5_000).map { UInt8(truncatingIfNeeded: $0 * 7) })
+        var pieces = Data()
+        for start in stride(from: 0, to: font.count, by: 333) {
+            var piece = font.subdata(in: start..<min(start + 333, font.count))
+            obfuscation.apply(to: &piece, at: start)
+            pieces.append(piece)
+        }
+        #expect(pieces == obfuscation.apply(to: font))
+    }
 }

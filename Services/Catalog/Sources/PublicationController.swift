@@ -13,6 +13,10 @@ struct PublicationController: Sendable {
     let blobs: any BlobStore
     let access: BookAccess
     let publicURL: String
+    let directories = ArchiveDirectories()
+
+    /// Entries declared larger than this are inflated as they are sent (`EntryChunks`), not held whole.
+    static let streamedAbove = 1 << 20
 
     func add(to router: Router<BasicRequestContext>) {
         router.get("/books/:id/manifest.json", use: manifest)
@@ -78,16 +82,40 @@ struct PublicationController: Sendable {
             throw Problem.notFound("This book has no resource '\(path.prefix(200))'")
         }
         _ = try await access.check(book, request: request, logger: context.logger)
-        let archive = try SafeArchive(url: try await blobs.served(book.epubSha256, logger: context.logger))
-        guard let entry = archive.entries[path], let stored = try archive.read(path) else {
+        let archive = try directories.archive(sha256: book.epubSha256, at: try await blobs.served(book.epubSha256, logger: context.logger))
+        guard let entry = archive.entries[path] else {
             throw Problem.notFound("The resource '\(path.prefix(200))' is listed by the book but missing from its file")
         }
-        let data = resource.obfuscation?.apply(to: stored) ?? stored
         let etag = "\"\(book.epubSha256.prefix(32))-\(String(entry.checksum, radix: 16))\""
         if request.headers.ifNoneMatch(matches: etag) { return Response(status: .notModified, headers: [.eTag: etag]) }
         var headers: HTTPFields = [.contentType: resource.type, .eTag: etag, .cacheControl: BookAccess.cacheControl(book)]
         ContentSecurity.add(ContentSecurity.publicationPolicy, to: &headers)
-        // Media players seek with ranges.
+        let declared = Int(entry.uncompressedSize)
+        if declared > Self.streamedAbove {
+            // Media players seek with ranges.
+            let range: Range<Int>
+            let status: HTTPResponse.Status
+            switch ByteRange.select(request.headers[.range], size: declared, headers: &headers) {
+            case .whole: (range, status) = (0..<declared, .ok)
+            case .part(let part): (range, status) = (part, .partialContent)
+            case .unsatisfiable(let response): return response
+            }
+            guard let chunks = archive.chunks(of: path, range: range, obfuscation: resource.obfuscation) else {
+                throw Problem.notFound("The resource '\(path.prefix(200))' is missing from the book's file")
+            }
+            let body = ResponseBody(contentLength: range.count) { writer in
+                for try await chunk in chunks.stream {
+                    try await writer.write(chunk)
+                    chunks.taken()
+                }
+                try await writer.finish(nil)
+            }
+            return Response(status: status, headers: headers, body: body)
+        }
+        guard let stored = try archive.read(path) else {
+            throw Problem.notFound("The resource '\(path.prefix(200))' is listed by the book but missing from its file")
+        }
+        let data = resource.obfuscation?.apply(to: stored) ?? stored
         switch ByteRange.select(request.headers[.range], size: data.count, headers: &headers) {
         case .whole: return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
         case .part(let part): return Response(status: .partialContent, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data[part])))

@@ -39,9 +39,15 @@ struct FontObfuscation: Codable, Sendable, Equatable {
     /// The font as it was before obfuscation (the operation is its own inverse).
     func apply(to data: Data) -> Data {
         var bytes = data
-        bytes.withUnsafeMutableBytes { buffer in
-            for index in 0..<min(length, buffer.count) { buffer[index] ^= key[index % key.count] }
-        }
+        apply(to: &bytes, at: 0)
         return bytes
+    }
+
+    /// The same for a piece of the font that starts at byte `offset` of it.
+    func apply(to piece: inout Data, at offset: Int) {
+        guard offset < length else { return }
+        piece.withUnsafeMutableBytes { buffer in
+            for index in 0..<min(length - offset, buffer.count) { buffer[index] ^= key[(offset + index) % key.count] }
+        }
     }
 }

@@ -11,13 +11,41 @@ struct SafeArchive {
         var maxRatio: UInt64 = 200
     }
 
-    let archive: Archive
-    let entries: [String: ZIPFoundation.Entry]
-    let limits: Limits
+    /// What the central directory says, checked: readable entries by name, and names that appear more than once
+    /// (the first entry of each is the one read). Kept between requests by `ArchiveDirectories`.
+    struct Directory: @unchecked Sendable {  // ZIPFoundation's `Entry` is an immutable value, not marked Sendable.
+        let entries: [String: ZIPFoundation.Entry]
+        let duplicates: [String]
+    }
 
+    let archive: Archive
+    let directory: Directory
+    let limits: Limits
+    var entries: [String: ZIPFoundation.Entry] { directory.entries }
+    var duplicates: [String] { directory.duplicates }
+
+    /// Opens the archive and reads and checks its central directory.
     init(url: URL, limits: Limits = Limits()) throws {
-        let archive: Archive
-        do { archive = try Archive(url: url, accessMode: .read) } catch { throw EPUBError.notAZip }
+        let archive = try Self.open(url)
+        self.init(archive: archive, directory: try Self.directory(of: archive, limits: limits), limits: limits)
+    }
+
+    /// Opens the archive whose central directory was read before.
+    init(url: URL, directory: Directory, limits: Limits = Limits()) throws {
+        self.init(archive: try Self.open(url), directory: directory, limits: limits)
+    }
+
+    private init(archive: Archive, directory: Directory, limits: Limits) {
+        self.archive = archive
+        self.directory = directory
+        self.limits = limits
+    }
+
+    private static func open(_ url: URL) throws -> Archive {
+        do { return try Archive(url: url, accessMode: .read) } catch { throw EPUBError.notAZip }
+    }
+
+    private static func directory(of archive: Archive, limits: Limits) throws -> Directory {
         var entries: [String: ZIPFoundation.Entry] = [:]
         var total: UInt64 = 0
         var count = 0
@@ -39,14 +67,8 @@ struct SafeArchive {
             if entry.type == .file { entries[path] = entry }
         }
         guard count > 0 else { throw EPUBError.notAZip }
-        self.archive = archive
-        self.entries = entries
-        self.limits = limits
-        self.duplicates = duplicates
+        return Directory(entries: entries, duplicates: duplicates)
     }
-
-    /// Names that appear more than once; the first entry of each is the one read.
-    let duplicates: [String]
 
     /// Relative, no `..` segment, no NUL or backslash, valid UTF-8.
     static func isSafe(_ path: String) -> Bool {
@@ -77,5 +99,12 @@ struct SafeArchive {
             return nil
         }
         return data
+    }
+
+    /// Bytes `range` of entry `path` (its declared size bounds it), inflated on a thread of their own as the
+    /// consumer takes them: a large entry is never held whole in memory.
+    func chunks(of path: String, range: Range<Int>, obfuscation: FontObfuscation?) -> EntryChunks? {
+        guard let entry = entries[path] else { return nil }
+        return EntryChunks(archive: archive, entry: entry, path: path, range: range, obfuscation: obfuscation)
     }
 }
