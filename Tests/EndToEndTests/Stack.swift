@@ -113,6 +113,16 @@ final class Stack: @unchecked Sendable {
         lock.withLock { processes[service] = child }
     }
 
+    /// The resident memory of a running service, in bytes (`VmRSS` of `/proc/<pid>/status`).
+    func residentBytes(_ service: Service) -> Int? {
+        guard let child = lock.withLock({ processes[service] }),
+            let status = try? String(contentsOfFile: "/proc/\(child.pid)/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+            let kilobytes = line.split(separator: " ").dropFirst().first.flatMap({ Int($0) })
+        else { return nil }
+        return kilobytes * 1024
+    }
+
     /// Sends `signal` to a service and, when `wait` is set, returns its exit status once it has exited.
     @discardableResult
     func stop(_ service: Service, signal: Int32 = SIGTERM, wait: Bool = true) async -> Int32? {

@@ -52,7 +52,7 @@ public func buildCatalogApplication(config: ServiceConfig) async throws -> some 
 /// Every route of the catalog service, public, admin and internal.
 func catalogRouter(_ parts: CatalogParts) -> Router<BasicRequestContext> {
     let router = ServiceRouter.make(readiness: HealthRoutes<BasicRequestContext>.database(parts.postgres))
-    let feedCache = ResponseCache(name: "feed", lifetime: .seconds(parts.settings.feedCacheLifetime), capacityBytes: 64 << 20)
+    let feedCache = ResponseCache(name: "feed", lifetime: .seconds(parts.settings.feedCacheLifetime), capacityBytes: parts.settings.feedCacheBytes)
     AdminController(
         ingester: parts.ingester, adminToken: ServiceToken(parts.settings.adminToken), maxIngestBytes: parts.settings.maxIngestBytes,
         feedCache: feedCache
@@ -63,7 +63,7 @@ func catalogRouter(_ parts: CatalogParts) -> Router<BasicRequestContext> {
     PublicationController(books: parts.books, blobs: parts.blobs, access: access, publicURL: parts.settings.publicURL).add(to: router)
     FeedController(
         feeds: FeedQueries(books: parts.books), shelves: shelves, token: parts.token, publicURL: parts.settings.publicURL, cache: feedCache,
-        personalCache: ResponseCache(name: "personal", lifetime: .seconds(parts.settings.feedCacheLifetime), capacityBytes: 32 << 20)
+        personalCache: ResponseCache(name: "personal", lifetime: .seconds(parts.settings.feedCacheLifetime), capacityBytes: parts.settings.feedCacheBytes / 2)
     ).add(to: router)
     InternalController(books: parts.books, shelves: shelves, token: parts.token).add(to: router)
     return router

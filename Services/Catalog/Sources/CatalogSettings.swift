@@ -14,6 +14,8 @@ struct CatalogSettings: Sendable {
     var blobTemporaryMaxAge: TimeInterval
     var maxIngestBytes: Int
     var feedCacheLifetime: Double
+    /// The shared pages' cache; patrons' own pages get half as much besides.
+    var feedCacheBytes: Int
 
     init(config: ServiceConfig) throws {
         port = try config.int("CATALOG_PORT", default: 8081)
@@ -27,5 +29,6 @@ struct CatalogSettings: Sendable {
         blobTemporaryMaxAge = try config.duration("BLOB_TEMP_MAX_AGE", default: 3600)
         maxIngestBytes = try config.int("INGEST_MAX_BYTES", default: 200 << 20)
         feedCacheLifetime = try config.duration("FEED_CACHE_TTL", default: 5)
+        feedCacheBytes = try config.int("FEED_CACHE_BYTES", default: 64 << 20)
     }
 }
