@@ -1,7 +1,5 @@
-import Dispatch
 import Foundation
 import NIOCore
-import Synchronization
 import ZIPFoundation
 
 /// One archive entry's bytes in a range, as `ByteBuffer`s. ZIPFoundation inflates by pushing chunks into a
@@ -14,13 +12,9 @@ final class EntryChunks: Sendable {
     static let window = 4
 
     let stream: AsyncThrowingStream<ByteBuffer, any Error>
-    private let credits = DispatchSemaphore(value: window)
-    private let cancelled = Flag()
+    private let credits = Credits(window)
 
     private struct Finished: Error {}
-    private final class Flag: Sendable {
-        let raised = Atomic<Bool>(false)
-    }
     /// The archive moves to the inflating thread, which alone uses it from then on.
     private struct Handed<Value>: @unchecked Sendable { let value: Value }
 
@@ -29,17 +23,13 @@ final class EntryChunks: Sendable {
         self.stream = stream
         let handed = Handed(value: (archive, entry))
         let declared = Int(entry.uncompressedSize)
-        continuation.onTermination = { [cancelled, credits] _ in
-            cancelled.raised.store(true, ordering: .relaxed)
-            credits.signal()
-        }
-        Thread.detachNewThread { [cancelled, credits] in
+        continuation.onTermination = { [credits] _ in credits.close() }
+        Thread.detachNewThread { [credits] in
             let (archive, entry) = handed.value
             var position = 0
             do {
                 guard !range.isEmpty else { throw Finished() }
                 _ = try archive.extract(entry, bufferSize: Self.chunkSize, skipCRC32: true) { chunk in
-                    if cancelled.raised.load(ordering: .relaxed) { throw CancellationError() }
                     let start = position
                     position += chunk.count
                     if position > declared { throw EPUBError.zipBomb("\(path) expands beyond its declared size") }
@@ -48,8 +38,7 @@ final class EntryChunks: Sendable {
                     if lower < upper {
                         var piece = chunk.subdata(in: (lower - start)..<(upper - start))
                         obfuscation?.apply(to: &piece, at: lower)
-                        credits.wait()
-                        if cancelled.raised.load(ordering: .relaxed) { throw CancellationError() }
+                        guard credits.acquire() else { throw CancellationError() }
                         continuation.yield(ByteBuffer(bytes: piece))
                     }
                     if position >= range.upperBound { throw Finished() }
@@ -64,5 +53,39 @@ final class EntryChunks: Sendable {
     }
 
     /// The consumer has taken a chunk: the inflating thread may send one more.
-    func taken() { credits.signal() }
+    func taken() { credits.release() }
+
+    /// How many chunks the inflating thread may send ahead; closed when the consumer is gone. (Not a
+    /// `DispatchSemaphore`: libdispatch traps when one is freed below its starting value, as a cut-off read leaves it.)
+    private final class Credits: @unchecked Sendable {
+        private let condition = NSCondition()
+        private var available: Int
+        private var closed = false
+
+        init(_ available: Int) { self.available = available }
+
+        /// Takes a credit, waiting for one; false once closed.
+        func acquire() -> Bool {
+            condition.lock()
+            defer { condition.unlock() }
+            while available == 0, !closed { condition.wait() }
+            guard !closed else { return false }
+            available -= 1
+            return true
+        }
+
+        func release() {
+            condition.lock()
+            available += 1
+            condition.signal()
+            condition.unlock()
+        }
+
+        func close() {
+            condition.lock()
+            closed = true
+            condition.broadcast()
+            condition.unlock()
+        }
+    }
 }
