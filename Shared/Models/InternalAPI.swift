@@ -160,4 +160,8 @@ public enum InternalHeader {
     public static let sharedETag = "X-Internal-Shared-ETag"
     /// On catalog's 204 answer to it: the held page is this patron's page (with the answer's ETag and Cache-Control).
     public static let sharedPageUsable = "X-Internal-Shared-Page"
+    /// On patron's answer to a change: the version of the patron's shelf that catalog now holds. The gateway sends
+    /// it back with the patron's next catalog requests, so that a catalog replica whose in-memory copy is older
+    /// reads the newer one (read-your-writes across replicas).
+    public static let shelfVersion = "X-Internal-Shelf-Version"
 }

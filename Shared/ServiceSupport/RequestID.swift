@@ -23,6 +23,7 @@ extension HTTPField.Name {
     public static let clientAddress = HTTPField.Name(InternalHeader.clientAddress)!
     public static let sharedETag = HTTPField.Name(InternalHeader.sharedETag)!
     public static let sharedPageUsable = HTTPField.Name(InternalHeader.sharedPageUsable)!
+    public static let shelfVersion = HTTPField.Name(InternalHeader.shelfVersion)!
 }
 
 /// Gives every request an `X-Request-ID` (the client's, or a new one), puts it in the logger's metadata as

@@ -78,7 +78,7 @@ import TestSupport
         #expect(download.body.sha256 == (try Data(contentsOf: file)).sha256)
         // Fulfilment reports the download (started, then completed with its last byte), as most OPDS apps never do;
         // the app's own report of it afterwards is a harmless repeat.
-        try await eventually("the download was not recorded as completed") {
+        try await eventually(timeout: .seconds(40), "the download was not recorded as completed") {
             try await api.call(.GET, "/me/books/\(book)", as: ann).json["state"] as? String == "download_completed"
         }
         for event in ["download_completed", "opened", "opened"] {
@@ -100,7 +100,7 @@ import TestSupport
         #expect((try await api.call(.GET, "/me/books/\(book)/bookmarks", as: ann).json["bookmarks"] as? [Any])?.count == 1)
         let rating = try await api.call(.PUT, "/me/books/\(book)/rating", as: ann, json: #"{"stars": 4}"#)
         #expect((200..<300).contains(rating.status), "\(rating.text)")
-        try await eventually("the rating never reached the catalog") {
+        try await eventually(timeout: .seconds(40), "the rating never reached the catalog") {
             let publication = try await api.call(.GET, "/opds/books/\(book)", headers: [("Accept", "application/opds+json")]).json
             return ((publication["metadata"] as? [String: Any])?["rating"] as? [String: Any])?["count"] as? Int == 1
         }

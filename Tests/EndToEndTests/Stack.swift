@@ -180,8 +180,9 @@ struct StackError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// Retries `condition` every 100 ms until it holds, or throws after `timeout`.
-func eventually(timeout: Duration = .seconds(15), _ message: @autoclosure () -> String, _ condition: () async throws -> Bool) async throws {
+/// Retries `condition` every 100 ms until it holds, or throws after `timeout` (generous: CI machines are loaded, and
+/// a cached page may take two cache lifetimes to change).
+func eventually(timeout: Duration = .seconds(40), _ message: @autoclosure () -> String, _ condition: () async throws -> Bool) async throws {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
         if try await condition() { return }

@@ -16,6 +16,7 @@ struct CatalogParts: Sendable {
     let ingester: Ingester
     let patron: InternalClient
     let token: ServiceToken
+    let shelves: ShelfCopyPostgresRepository
 
     init(config: ServiceConfig) throws {
         settings = try CatalogSettings(config: config)
@@ -26,6 +27,7 @@ struct CatalogParts: Sendable {
         ingester = Ingester(client: postgres, blobs: blobs, books: books)
         token = ServiceToken(settings.serviceToken)
         patron = InternalClient(baseURLs: settings.patronURLs, token: token)
+        shelves = ShelfCopyPostgresRepository(client: postgres)
     }
 }
 
@@ -41,7 +43,8 @@ public func buildCatalogApplication(config: ServiceConfig) async throws -> some 
         blobs: parts.blobs, references: BlobReferencePostgresRepository(client: parts.postgres), interval: parts.settings.blobSweepInterval,
         temporaryMaxAge: parts.settings.blobTemporaryMaxAge, schema: schema, logger: parts.logger)
     app.addServices(
-        parts.postgres, OutboxDeliverer(client: parts.postgres, destination: parts.patron, schema: schema, logger: parts.logger), sweeper)
+        parts.postgres, OutboxDeliverer(client: parts.postgres, destination: parts.patron, schema: schema, logger: parts.logger), sweeper,
+        ShelfCopyListener(client: parts.postgres, memory: parts.shelves.memory, logger: parts.logger))
     app.beforeServerStarts {
         try await applyMigrations(catalogMigrations, client: parts.postgres, logger: parts.logger)
         schema.markReady()
@@ -57,7 +60,7 @@ func catalogRouter(_ parts: CatalogParts) -> Router<BasicRequestContext> {
         ingester: parts.ingester, adminToken: ServiceToken(parts.settings.adminToken), maxIngestBytes: parts.settings.maxIngestBytes,
         feedCache: feedCache
     ).add(to: router)
-    let shelves = ShelfCopyPostgresRepository(client: parts.postgres)
+    let shelves = parts.shelves
     let access = BookAccess(patron: parts.patron, shelves: shelves, token: parts.token)
     BooksController(books: parts.books, blobs: parts.blobs, access: access).add(to: router)
     PublicationController(books: parts.books, blobs: parts.blobs, access: access, publicURL: parts.settings.publicURL).add(to: router)

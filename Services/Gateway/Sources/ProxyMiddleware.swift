@@ -25,6 +25,9 @@ struct ProxyMiddleware: RouterMiddleware {
     let settings: GatewaySettings
     let authDocument: AuthDocumentCache
     let edgeCache: ResponseCache
+    /// The newest shelf version patron reported for a patron after a change through this gateway, passed on to
+    /// catalog with that patron's requests for a while (catalog's replicas learn of new versions a moment later).
+    let shelfVersions = ExpiringAnswers<UUID, String>(lifetime: 60)
 
     func route(_ path: String) -> Upstream? {
         if path == "/feedback" || path.hasPrefix("/auth/") || path == "/me" || path.hasPrefix("/me/") || path.hasPrefix("/admin/feedback") {
@@ -65,9 +68,13 @@ struct ProxyMiddleware: RouterMiddleware {
         {
             return try await personalised(request, patronID: patronID, clientAddress: clientAddress, sharedKey: sharedKey, context: context)
         }
-        let response = try await send(
+        var response = try await send(
             request, to: upstream, patronID: patronID, clientAddress: clientAddress, keepAuthorization: carriesOwnCredentials, cacheKey: nil,
             context: context)
+        if let version = response.headers[.shelfVersion] {
+            response.headers[.shelfVersion] = nil
+            if let patronID, upstream === patron { shelfVersions.remember(version, for: patronID) }
+        }
         if upstream === catalog, ![.get, .head, .options].contains(request.method), response.status.code < 400 { edgeCache.clear() }
         if let patronID, response.status.code < 400, PatronAuthenticator.changesCredentials(method: request.method, path: path) {
             authenticator.forget(patron: patronID)
@@ -136,7 +143,10 @@ struct ProxyMiddleware: RouterMiddleware {
         for (name, value) in extra { headers.add(name: name, value: value) }
         headers.add(name: InternalHeader.serviceToken, value: token.value)
         headers.add(name: InternalHeader.requestID, value: RequestID.current ?? UUID().uuidString.lowercased())
-        if let patronID { headers.add(name: InternalHeader.patronID, value: patronID.uuidString.lowercased()) }
+        if let patronID {
+            headers.add(name: InternalHeader.patronID, value: patronID.uuidString.lowercased())
+            if upstream === catalog, let version = shelfVersions[patronID] { headers.add(name: InternalHeader.shelfVersion, value: version) }
+        }
         if let clientAddress { headers.add(name: InternalHeader.clientAddress, value: clientAddress) }
         return try await forward(request, headers: headers, body: body, to: upstream, cacheKey: cacheKey, logger: context.logger)
     }

@@ -4,33 +4,56 @@ import PostgresNIO
 import ServiceSupport
 import Shared
 
-/// Catalog's copy of each patron's shelf, as patron publishes it: what personalises a feed page, read with one row.
+/// Catalog's copy of each patron's shelf, as patron publishes it: what personalises a feed page. Read from memory
+/// while this replica hears every new version (`ShelfCopyMemory`), else with one row.
 struct ShelfCopyPostgresRepository: Sendable {
     let client: PostgresClient
-    /// Copies already decoded, by patron: a page reads the version and gets the shelf's JSON only when it changed.
-    let decoded = ExpiringAnswers<UUID, ShelfCopy>(lifetime: 300, limit: 50_000)
+    let memory: ShelfCopyMemory
 
-    /// Keeps `copy` unless a newer version is stored already (copies may arrive out of order).
-    func store(_ copy: ShelfCopy, patronID: UUID, logger: Logger) async throws {
-        let json = String(decoding: try WireFormat.encode(copy.shelf), as: UTF8.self)
-        try await client.query(
-            """
-            INSERT INTO patron_shelves AS s (patron_id, version, shelf) VALUES (\(patronID), \(copy.version), \(json)::jsonb)
-            ON CONFLICT (patron_id) DO UPDATE SET version = EXCLUDED.version, shelf = EXCLUDED.shelf, updated_at = now()
-            WHERE s.version < EXCLUDED.version
-            """, logger: logger)
+    /// The channel on which every stored copy is announced as `<patron id>:<version>`.
+    static let channel = "shelf_copies"
+
+    init(client: PostgresClient, memory: ShelfCopyMemory = ShelfCopyMemory()) {
+        self.client = client
+        self.memory = memory
     }
 
-    /// The patron's shelf and its version; an empty shelf at version 0 for a patron who never had one.
-    func shelf(patronID: UUID, logger: Logger) async throws -> ShelfCopy {
-        let known = decoded[patronID]
-        for try await (version, json) in try await client.execute(ShelfStatement(patronID: patronID, knownVersion: known?.version ?? -1), logger: logger) {
-            if let known, known.version == version { return known }
-            let copy = ShelfCopy(version: version, shelf: try WireFormat.decoder().decode(PatronShelf.self, from: Data((json ?? "").utf8)))
-            decoded.remember(copy, for: patronID)
-            return copy
+    /// Keeps `copy` unless a newer version is stored already (copies may arrive out of order), and announces it to
+    /// every replica.
+    func store(_ copy: ShelfCopy, patronID: UUID, logger: Logger) async throws {
+        let json = String(decoding: try WireFormat.encode(copy.shelf), as: UTF8.self)
+        let rows = try await client.query(
+            """
+            WITH stored AS (
+                INSERT INTO patron_shelves AS s (patron_id, version, shelf) VALUES (\(patronID), \(copy.version), \(json)::jsonb)
+                ON CONFLICT (patron_id) DO UPDATE SET version = EXCLUDED.version, shelf = EXCLUDED.shelf, updated_at = now()
+                WHERE s.version < EXCLUDED.version
+                RETURNING patron_id, version)
+            SELECT pg_notify(\(Self.channel), patron_id::text || ':' || version) FROM stored
+            """, logger: logger)
+        var stored = false
+        for try await _ in rows { stored = true }
+        if stored {
+            memory.announced(copy.version, for: patronID)
+            memory.keep(copy, for: patronID)
         }
-        return ShelfCopy(version: 0, shelf: PatronShelf(books: [], ignored: [], waitingForAction: 0))
+    }
+
+    /// The patron's shelf and its version; an empty shelf at version 0 for a patron who never had one. `seen` is
+    /// the version the gateway knows the patron has (a copy older than it is not used).
+    func shelf(patronID: UUID, seen: Int64? = nil, logger: Logger) async throws -> ShelfCopy {
+        let (known, trusted) = memory.lookup(patronID, atLeast: seen)
+        if let known, trusted { return known }
+        var copy = ShelfCopy(version: 0, shelf: PatronShelf(books: [], ignored: [], waitingForAction: 0))
+        for try await (version, json) in try await client.execute(ShelfStatement(patronID: patronID, knownVersion: known?.version ?? -1), logger: logger) {
+            if let known, known.version == version {
+                copy = known
+            } else {
+                copy = ShelfCopy(version: version, shelf: try WireFormat.decoder().decode(PatronShelf.self, from: Data((json ?? "").utf8)))
+            }
+        }
+        memory.keep(copy, for: patronID)
+        return copy
     }
 
     /// Prepared once per connection: a signed-in page runs it every time, and PostgreSQL then skips planning it.

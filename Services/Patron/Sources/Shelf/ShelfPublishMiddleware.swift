@@ -5,19 +5,22 @@ import ServiceSupport
 
 /// After a patron's successful change (any non-GET request the gateway vouched for) that touched their shelf,
 /// publishes the shelf to catalog before answering: the patron's next page already shows it (read-your-writes).
+/// The answer carries the version published (`X-Internal-Shelf-Version`) for the gateway to pass on to catalog.
 /// A failure is logged and left to `ShelfPublisher`'s passes; the change itself stands.
 struct ShelfPublishMiddleware<Context: RequestContext>: RouterMiddleware {
     let publisher: ShelfPublisher
     let token: ServiceToken
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        let response = try await next(request, context)
+        var response = try await next(request, context)
         guard ![.get, .head, .options].contains(request.method), response.status.code < 400,
             let patronID = Caller(request: request, token: token).patronID
         else { return response }
         do {
             if try await publisher.shelves.hasChanges(patronID: patronID, logger: context.logger) {
-                try await publisher.publish(patronID, wait: true, logger: context.logger)
+                if let version = try await publisher.publish(patronID, wait: true, logger: context.logger) {
+                    response.headers[.shelfVersion] = String(version)
+                }
                 publisher.passSoon()
             }
         } catch {

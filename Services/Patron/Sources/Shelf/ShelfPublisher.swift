@@ -67,18 +67,19 @@ struct ShelfPublisher: Service {
     func runOnce() async throws -> Int {
         var delivered = 0
         for patronID in try await shelves.changedPatrons(limit: 500, logger: logger) {
-            if try await publish(patronID, wait: false, logger: logger) { delivered += 1 }
+            if try await publish(patronID, wait: false, logger: logger) != nil { delivered += 1 }
         }
         return delivered
     }
 
-    /// Reads the patron's shelf and sends it to catalog. False when another replica is reading it (`wait` false).
+    /// Reads the patron's shelf and sends it to catalog; returns the version sent. Nil when another replica is
+    /// reading it (`wait` false).
     @discardableResult
-    func publish(_ patronID: UUID, wait: Bool, logger: Logger) async throws -> Bool {
-        guard let reading = try await shelves.read(patronID: patronID, wait: wait, logger: logger) else { return false }
+    func publish(_ patronID: UUID, wait: Bool, logger: Logger) async throws -> Int64? {
+        guard let reading = try await shelves.read(patronID: patronID, wait: wait, logger: logger) else { return nil }
         let path = "/internal/shelves/\(patronID.uuidString.lowercased())"
         _ = try await catalog.send(method: .PUT, path: path, body: try WireFormat.encode(reading.copy), logger: logger)
         try await shelves.delivered(reading, patronID: patronID, logger: logger)
-        return true
+        return reading.copy.version
     }
 }
