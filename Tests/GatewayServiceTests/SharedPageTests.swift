@@ -74,4 +74,44 @@ import TestSupport
         #expect(seen.all.filter { $0 == "anonymous lane" }.count == 1, "the shared page crossed the hop once: \(seen.all)")
         #expect(seen.all.filter { $0 == "patron lane holding \"s1\"" }.count == 4)
     }
+
+    /// Patron says which shelf version catalog now holds after a change; the gateway keeps that to itself and tells
+    /// catalog with the patron's next requests, so that a catalog replica with an older copy reads the newer one.
+    @Test func theShelfVersionAChangeReportedReachesCatalogWithThePatronsNextRequests() async throws {
+        let seen = Seen()
+        let patron = Router()
+        patron.post("/me/books/:id/borrow") { _, _ in
+            Response(status: .created, headers: [.shelfVersion: "41", .contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: "{}")))
+        }
+        let catalog = Router()
+        catalog.get("/opds/shelf") { request, _ in
+            seen.add("shelf version \(request.headers[.shelfVersion] ?? "none")")
+            return Response(status: .ok, headers: [.contentType: "text/plain"], body: .init(byteBuffer: ByteBuffer(string: "mine")))
+        }
+        let patronApp = Application(router: patron, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        let catalogApp = Application(router: catalog, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        try await patronApp.test(.live) { patronServer in
+            try await catalogApp.test(.live) { catalogServer in
+                let config = TestConfig.base([
+                    "CATALOG_URLS": "http://127.0.0.1:\(try #require(catalogServer.port))", "PATRON_URLS": "http://127.0.0.1:\(try #require(patronServer.port))",
+                    "GATEWAY_PORT": "0",
+                ])
+                let keys = await AccessTokenKeys(secret: TestConfig.jwtSecret)
+                let ann = try await keys.sign(AccessTokenPayload(patronID: UUID(), sessionID: UUID(), issuedAt: Date(), lifetime: 900))
+                let bob = try await keys.sign(AccessTokenPayload(patronID: UUID(), sessionID: UUID(), issuedAt: Date(), lifetime: 900))
+                try await buildGatewayApplication(config: config).test(.router) { client in
+                    try await client.execute(uri: "/opds/shelf", method: .get, headers: [.authorization: "Bearer \(ann)"]) { _ in }
+                    try await client.execute(uri: "/me/books/\(UUID())/borrow", method: .post, headers: [.authorization: "Bearer \(ann)"]) { response in
+                        #expect(response.status == .created)
+                        #expect(response.headers[.shelfVersion] == nil, "internal headers stay inside")
+                    }
+                    try await client.execute(uri: "/opds/shelf", method: .get, headers: [.authorization: "Bearer \(ann)"]) { _ in }
+                    try await client.execute(uri: "/opds/shelf", method: .get, headers: [.authorization: "Bearer \(bob)"]) { _ in }
+                    // A client cannot claim a version for itself.
+                    try await client.execute(uri: "/opds/shelf", method: .get, headers: [.authorization: "Bearer \(bob)", .shelfVersion: "99"]) { _ in }
+                }
+            }
+        }
+        #expect(seen.all == ["shelf version none", "shelf version 41", "shelf version none", "shelf version none"])
+    }
 }
