@@ -111,10 +111,21 @@ public final class ResponseCache: Sendable {
         state.withLock { state in
             if let old = state.entries.removeValue(forKey: key) { state.bytes -= old.cost }
             if state.bytes + cost > capacityBytes || state.entries.count >= maxEntries {
-                for (key, entry) in state.entries.sorted(by: { $0.value.staleUntil < $1.value.staleUntil }) {
-                    guard state.bytes + cost > capacityBytes || state.entries.count >= maxEntries || entry.staleUntil <= now else { break }
+                // Full: sweep what has expired for good, then, if that was not enough, the entries closest to it
+                // down to 90 % of the budget, so that a stream of new keys sorts the entries once per tenth, not
+                // once per key.
+                for (key, entry) in state.entries where entry.staleUntil <= now {
                     state.entries[key] = nil
                     state.bytes -= entry.cost
+                }
+                let bytesGoal = capacityBytes / 10 * 9 - cost
+                let countGoal = maxEntries / 10 * 9
+                if state.bytes > bytesGoal || state.entries.count > countGoal {
+                    for (key, entry) in state.entries.sorted(by: { $0.value.staleUntil < $1.value.staleUntil }) {
+                        guard state.bytes > bytesGoal || state.entries.count > countGoal else { break }
+                        state.entries[key] = nil
+                        state.bytes -= entry.cost
+                    }
                 }
             }
             state.entries[key] = entry

@@ -99,7 +99,15 @@ final class Stack: @unchecked Sendable {
 
     /// The last lines of every service's log, for a failure message.
     func logTails() -> String {
-        services.map { "--- \($0.rawValue) log (tail):\n\(log($0).suffix(2000))" }.joined(separator: "\n")
+        services.map { service in
+            let log = log(service)
+            // A crash's backtrace runs long: show where it starts rather than the last threads' stacks.
+            if let crash = log.range(of: "*** Program crashed") ?? log.range(of: "Fatal error") {
+                let start = log.index(crash.lowerBound, offsetBy: -1500, limitedBy: log.startIndex) ?? log.startIndex
+                return "--- \(service.rawValue) log (crash):\n\(log[start...].prefix(6000))"
+            }
+            return "--- \(service.rawValue) log (tail):\n\(log.suffix(2000))"
+        }.joined(separator: "\n")
     }
 
     /// Starts (or restarts) one service; its output is appended to its log file.
@@ -147,6 +155,12 @@ final class Stack: @unchecked Sendable {
     /// Stops the services and PostgreSQL and removes the work folder.
     func shutdown() async {
         for service in Service.allCases { await stop(service, signal: SIGKILL) }
+        // A service that crashed is worth its whole log, kept beside the work folder, whatever the test concluded.
+        for service in services where log(service).contains("*** Program crashed") {
+            let kept = workDir.deletingLastPathComponent().appendingPathComponent("\(workDir.lastPathComponent)-\(service.rawValue)-crash.log")
+            try? FileManager.default.copyItem(at: logFile(service), to: kept)
+            print("\(service.rawValue) crashed; its log: \(kept.path)")
+        }
         try? await stopPostgres()
         try? FileManager.default.removeItem(at: workDir)
     }
