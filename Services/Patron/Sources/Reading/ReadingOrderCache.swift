@@ -3,9 +3,11 @@ import Logging
 import ServiceSupport
 import Synchronization
 
-/// The reading order (spine hrefs) of each book, asked of catalog once and kept.
+/// The reading order (spine hrefs) of each book, asked of catalog once and kept (at most `limit` books; past it
+/// the cache starts again, which costs only a call to catalog per book).
 final class ReadingOrderCache: Sendable {
     let catalog: InternalClient
+    let limit = 10_000
     private let entries = Mutex<[UUID: Set<String>]>([:])
 
     init(catalog: InternalClient) { self.catalog = catalog }
@@ -16,7 +18,10 @@ final class ReadingOrderCache: Sendable {
         guard let list = try? await catalog.get("/internal/books/\(bookID.uuidString.lowercased())/reading-order", as: [String].self, logger: logger)
         else { return nil }
         let set = Set(list)
-        entries.withLock { $0[bookID] = set }
+        entries.withLock { entries in
+            if entries.count >= limit { entries.removeAll() }
+            entries[bookID] = set
+        }
         return set
     }
 }
