@@ -74,6 +74,27 @@ import TestSupport
         }
     }
 
+    /// One rule for every caller: a book that becomes open access (a licence update from catalog) is offered to
+    /// everyone waiting for it, as a return of such a book would; before, the licence update offered it to no one.
+    @Test func aBookThatBecomesOpenAccessIsOfferedToEveryoneWaiting() async throws {
+        let (app, _) = try await app()
+        try await app.test(.router) { client in
+            let api = PatronTestClient(client: client)
+            let book = UUID()
+            try await api.license(book, copies: 0)
+            var queue: [UUID] = []
+            for _ in 0..<3 {
+                let patron = try await api.newPatron()
+                #expect(try await api.call(.post, "/me/books/\(book)/hold", patron: patron).status == .created)
+                queue.append(patron)
+            }
+            try await api.license(book, copies: 0, openAccess: true, version: 2)
+            for patron in queue {
+                #expect(try await api.call(.get, "/me/books/\(book)", patron: patron).decode(BookStatus.self).state == .loanOffered)
+            }
+        }
+    }
+
     @Test func anIllegalEventIsRefusedWithTheStateAndChangesNothing() async throws {
         let (app, _) = try await app()
         try await app.test(.router) { client in

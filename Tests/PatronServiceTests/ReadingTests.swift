@@ -98,4 +98,31 @@ import TestSupport
             #expect((json["favorites"] as? [Any])?.count == 1 && (json["feedback"] as? [Any])?.count == 1)
         }
     }
+
+    /// The export describes a patron's books exactly as `/me/books` does (it used rules with zero periods and no
+    /// public URL: a hold's wait came out as "about 1 minutes", 0 seconds, with relative cover URLs).
+    @Test func theExportShowsBooksAsTheShelfDoes() async throws {
+        let app = try await buildPatronApplication(config: TestConfig.base(["PATRON_DATABASE_URL": try await TestDatabase.create(prefix: "expbooks")]))
+        try await app.test(.router) { client in
+            let api = PatronTestClient(client: client)
+            let (lent, waited) = (UUID(), UUID())
+            try await api.license(lent, copies: 1)
+            try await api.license(waited, copies: 1)
+            let (ann, bob) = (try await api.newPatron(), try await api.newPatron())
+            _ = try await api.call(.post, "/me/books/\(lent)/borrow", patron: ann)
+            _ = try await api.call(.post, "/me/books/\(waited)/borrow", patron: bob)
+            #expect(try await api.call(.post, "/me/books/\(waited)/hold", patron: ann).status == .created)
+            let shelf = try #require(try await api.call(.get, "/me/books", patron: ann).json["books"] as? [[String: Any]])
+            let exported = try #require(try await api.call(.get, "/me/export", patron: ann).json["books"] as? [[String: Any]])
+            #expect(shelf.count == 2 && exported.count == 2)
+            for book in shelf {
+                let same = try #require(exported.first { $0["bookId"] as? String == book["bookId"] as? String })
+                for key in ["state", "dueAt", "estimatedWait", "estimatedWaitSeconds", "coverUrl", "thumbnailUrl"] {
+                    #expect("\(same[key] ?? "none")" == "\(book[key] ?? "none")", "\(key)")
+                }
+            }
+            let hold = try #require(exported.first { $0["bookId"] as? String == waited.uuidString.lowercased() })
+            #expect((hold["estimatedWaitSeconds"] as? Int ?? 0) > 0)
+        }
+    }
 }

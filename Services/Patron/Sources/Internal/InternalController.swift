@@ -59,8 +59,8 @@ struct InternalController: Sendable {
                 WHERE l.version < EXCLUDED.version
                 RETURNING copies
                 """, logger: logger)
-            for try await copies in rows.decode(Int.self) {
-                try await circulation.promoteHolds(bookID: bookID, copies: license.openAccess ? 0 : copies, on: connection, logger: logger)
+            for try await _ in rows.decode(Int.self) {
+                try await circulation.promoteHolds(bookID: bookID, on: connection, logger: logger)
                 try await Figures.publish(bookID: bookID, on: connection, logger: logger)
             }
         }

@@ -101,10 +101,8 @@ struct ProfileController: Sendable {
             for try await bookID in rated.decode(UUID.self) { affected.append(bookID) }
             try await connection.query("DELETE FROM patrons WHERE id = \(patronID)", logger: logger)
             for bookID in Set(affected) {
-                let copies = try await connection.query("SELECT copies FROM licenses WHERE book_id = \(bookID) FOR UPDATE", logger: logger)
-                for try await count in copies.decode(Int.self) {
-                    try await circulation.promoteHolds(bookID: bookID, copies: count, on: connection, logger: logger)
-                }
+                try await connection.query("SELECT 1 FROM licenses WHERE book_id = \(bookID) FOR UPDATE", logger: logger)
+                try await circulation.promoteHolds(bookID: bookID, on: connection, logger: logger)
                 try await Figures.publish(bookID: bookID, on: connection, logger: logger)
             }
         }
