@@ -60,15 +60,15 @@ func patronRouter(
         accounts: accounts, authenticator: authenticator, document: document, token: token, loanLimit: settings.loanLimit,
         holdLimit: settings.holdLimit, signupsPerHour: settings.signupsPerHour
     ).add(to: router)
-    ProfileController(client: postgres, guardian: guardian, circulation: circulation, publicURL: settings.publicURL).add(to: router)
+    ProfileController(profiles: ProfilePostgresRepository(client: postgres), guardian: guardian, circulation: circulation, publicURL: settings.publicURL).add(to: router)
     CirculationController(circulation: circulation, guardian: guardian).add(to: router)
     SecretController(accounts: accounts, hasher: hasher, throttle: throttle, guardian: guardian, token: token).add(to: router)
     let reading = ReadingController(
-        reading: ReadingPostgresRepository(client: postgres), profiles: ProfileQueries(client: postgres), circulation: circulation, guardian: guardian,
+        reading: ReadingPostgresRepository(client: postgres), profiles: ProfilePostgresRepository(client: postgres), circulation: circulation, guardian: guardian,
         readingOrder: ReadingOrderCache(catalog: InternalClient(baseURLs: settings.catalogURLs, token: token)), bookmarkLimit: settings.bookmarkLimit)
     reading.add(to: router)
     AnnotationController(reading: reading, guardian: guardian, publicURL: settings.publicURL).add(to: router)
     FeedbackController(feedback: FeedbackPostgresRepository(client: postgres), token: token, adminToken: settings.adminToken, perHour: settings.feedbackPerHour).add(to: router)
-    InternalController(client: postgres, authenticator: authenticator, circulation: circulation, shelves: shelves.shelves, token: token).add(to: router)
+    InternalController(authenticator: authenticator, circulation: circulation, shelves: shelves.shelves, token: token).add(to: router)
     return router
 }

@@ -102,15 +102,11 @@ struct AdminController: Sendable {
         let id = try context.uuid("id")
         let edit = try await JSONMessages.decode(Edit.self, from: request)
         if let copies = edit.copies, !(0...100_000).contains(copies) { throw Problem.badRequest("copies must be from 0 to 100000") }
-        try await change(id, logger: context.logger) { connection in
-            try await connection.query(
-                """
-                UPDATE books SET copies = coalesce(\(edit.copies), copies), featured = coalesce(\(edit.featured), featured),
-                    staff_pick = coalesce(\(edit.staffPick), staff_pick), open_access = coalesce(\(edit.openAccess), open_access),
-                    license_version = license_version + 1, updated_at = now()
-                WHERE id = \(id)
-                """, logger: context.logger)
-        }
+        guard
+            try await ingester.books.edit(
+                id: id, copies: edit.copies, featured: edit.featured, staffPick: edit.staffPick, openAccess: edit.openAccess, logger: context.logger)
+        else { throw Problem.notFound("No book \(id)") }
+        feedCache.clear()
         return try await get(request: request, context: context)
     }
 
@@ -118,23 +114,9 @@ struct AdminController: Sendable {
     func withdraw(request: Request, context: BasicRequestContext) async throws -> Response {
         try requireAdmin(request)
         let id = try context.uuid("id")
-        try await change(id, logger: context.logger) { connection in
-            try await connection.query(
-                "UPDATE books SET withdrawn_at = coalesce(withdrawn_at, now()), license_version = license_version + 1 WHERE id = \(id)",
-                logger: context.logger)
-        }
-        return Response(status: .noContent)
-    }
-
-    private func change(_ id: UUID, logger: Logger, _ update: (PostgresConnection) async throws -> Void) async throws {
-        try await ingester.client.withTransaction(logger: logger) { connection in
-            var found = false
-            for try await _ in try await connection.query("SELECT 1 FROM books WHERE id = \(id) FOR UPDATE", logger: logger) { found = true }
-            guard found else { throw Problem.notFound("No book \(id)") }
-            try await update(connection)
-            try await ingester.books.enqueueLicense(id, on: connection, logger: logger)
-        }
+        guard try await ingester.books.withdraw(id: id, logger: context.logger) else { throw Problem.notFound("No book \(id)") }
         feedCache.clear()
+        return Response(status: .noContent)
     }
 }
 

@@ -168,6 +168,40 @@ struct BookPostgresRepository: Sendable {
         }
     }
 
+    /// An operator's change of a book's licence and lanes (nil keeps a value); false for an unknown book. The new
+    /// licence goes to patron through the outbox in the same transaction.
+    func edit(id: UUID, copies: Int?, featured: Bool?, staffPick: Bool?, openAccess: Bool?, logger: Logger) async throws -> Bool {
+        try await change(id, logger: logger) { connection in
+            try await connection.query(
+                """
+                UPDATE books SET copies = coalesce(\(copies), copies), featured = coalesce(\(featured), featured),
+                    staff_pick = coalesce(\(staffPick), staff_pick), open_access = coalesce(\(openAccess), open_access),
+                    license_version = license_version + 1, updated_at = now()
+                WHERE id = \(id)
+                """, logger: logger)
+        }
+    }
+
+    /// Withdraws a book (it leaves every feed; loans end with patron); false for an unknown book.
+    func withdraw(id: UUID, logger: Logger) async throws -> Bool {
+        try await change(id, logger: logger) { connection in
+            try await connection.query(
+                "UPDATE books SET withdrawn_at = coalesce(withdrawn_at, now()), license_version = license_version + 1 WHERE id = \(id)",
+                logger: logger)
+        }
+    }
+
+    private func change(_ id: UUID, logger: Logger, _ update: @escaping (PostgresConnection) async throws -> Void) async throws -> Bool {
+        try await client.transaction(logger: logger) { connection in
+            var found = false
+            for try await _ in try await connection.query("SELECT 1 FROM books WHERE id = \(id) FOR UPDATE", logger: logger) { found = true }
+            guard found else { return false }
+            try await update(connection)
+            try await enqueueLicense(id, on: connection, logger: logger)
+            return true
+        }
+    }
+
     /// Queues the book's licence (copies, open access, withdrawal) for patron, in the caller's transaction.
     func enqueueLicense(_ id: UUID, on connection: PostgresConnection, logger: Logger) async throws {
         let rows = try await connection.query(

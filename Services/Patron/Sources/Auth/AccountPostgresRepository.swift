@@ -39,6 +39,12 @@ struct AccountPostgresRepository: Sendable {
         try await client.query("UPDATE patrons SET last_login_at = now() WHERE id = \(patronID)", logger: logger)
     }
 
+    /// Whether a sign-in session is still open; an unknown one (deleted with its account) is closed.
+    func isSessionOpen(_ id: UUID, logger: Logger) async throws -> Bool {
+        for try await _ in try await client.query("SELECT 1 FROM sessions WHERE id = \(id) AND revoked_at IS NULL", logger: logger) { return true }
+        return false
+    }
+
     /// Opens a session with its first refresh token.
     func openSession(patronID: UUID, refreshHash: String, expiresAt: Date, logger: Logger) async throws -> UUID {
         let sessionID = UUID()

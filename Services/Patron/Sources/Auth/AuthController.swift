@@ -43,7 +43,7 @@ struct AuthController: Sendable {
         let id = try await accounts.create(account, secretHash: hash, loanLimit: loanLimit, holdLimit: holdLimit, logger: context.logger)
         context.logger.info("Patron signed up", metadata: ["patron.id": "\(id)"])
         let tokens = try await authenticator.issueTokens(patronID: id, logger: context.logger)
-        let profile = try await ProfileQueries(client: accounts.client).profile(patronID: id, logger: context.logger)
+        let profile = try await ProfilePostgresRepository(client: accounts.client).profile(patronID: id, logger: context.logger)
         return try JSONMessages.response(SignupResponse(patron: profile!, tokens: tokens), status: .created)
     }
 

@@ -175,6 +175,30 @@ struct CirculationPostgresRepository: Sendable {
         return result
     }
 
+    /// Stores a book's licence from catalog, ignoring versions older than the stored one; a changed licence offers
+    /// the book to the hold queue at once (more copies, or open access) and republishes its figures.
+    func store(_ license: License, logger: Logger) async throws {
+        let authors = String(decoding: try JSONEncoder().encode(license.authors), as: UTF8.self)
+        try await client.transaction(logger: logger) { connection in
+            let rows = try await connection.query(
+                """
+                INSERT INTO licenses AS l (book_id, copies, open_access, withdrawn, title, authors, version, has_cover)
+                VALUES (\(license.bookId), \(license.copies), \(license.openAccess), \(license.withdrawn), \(license.title), \(authors)::jsonb,
+                    \(license.version), \(license.hasCover))
+                ON CONFLICT (book_id) DO UPDATE SET copies = EXCLUDED.copies, open_access = EXCLUDED.open_access,
+                    withdrawn = EXCLUDED.withdrawn, title = EXCLUDED.title, authors = EXCLUDED.authors, version = EXCLUDED.version,
+                    has_cover = EXCLUDED.has_cover
+                WHERE l.version < EXCLUDED.version
+                RETURNING 1
+                """, logger: logger)
+            var changed = false
+            for try await _ in rows { changed = true }
+            guard changed else { return }
+            try await promoteHolds(bookID: license.bookId, on: connection, logger: logger)
+            try await Figures.publish(bookID: license.bookId, on: connection, logger: logger)
+        }
+    }
+
     // MARK: steps
 
     struct LicenseRow {

@@ -7,7 +7,6 @@ import Shared
 
 /// `/internal/...` routes for the gateway and catalog; every one needs the service token.
 struct InternalController: Sendable {
-    let client: PostgresClient
     let authenticator: Authenticator
     let circulation: CirculationPostgresRepository
     let shelves: ShelfPostgresRepository
@@ -26,9 +25,7 @@ struct InternalController: Sendable {
     /// Is this sign-in session still open? Unknown sessions (deleted with their account) are closed.
     func sessionStatus(request: Request, context: BasicRequestContext) async throws -> Response {
         let id = try context.uuid("id")
-        var open = false
-        for try await _ in try await client.query("SELECT 1 FROM sessions WHERE id = \(id) AND revoked_at IS NULL", logger: context.logger) { open = true }
-        return try JSONMessages.response(SessionStatus(open: open))
+        return try JSONMessages.response(SessionStatus(open: try await authenticator.accounts.isSessionOpen(id, logger: context.logger)))
     }
 
     /// Checks Basic credentials for the gateway: 200 `{patronId}`, 401 or 429.
@@ -45,25 +42,7 @@ struct InternalController: Sendable {
         let bookID = try context.uuid("id")
         let license = try await JSONMessages.decode(License.self, from: request)
         guard license.bookId == bookID, license.copies >= 0 else { throw Problem.badRequest("licence does not match the path or has negative copies") }
-        let logger = context.logger
-        let authors = String(decoding: try JSONEncoder().encode(license.authors), as: UTF8.self)
-        try await client.withTransaction(logger: logger) { connection in
-            let rows = try await connection.query(
-                """
-                INSERT INTO licenses AS l (book_id, copies, open_access, withdrawn, title, authors, version, has_cover)
-                VALUES (\(bookID), \(license.copies), \(license.openAccess), \(license.withdrawn), \(license.title), \(authors)::jsonb, \(license.version),
-                    \(license.hasCover))
-                ON CONFLICT (book_id) DO UPDATE SET copies = EXCLUDED.copies, open_access = EXCLUDED.open_access,
-                    withdrawn = EXCLUDED.withdrawn, title = EXCLUDED.title, authors = EXCLUDED.authors, version = EXCLUDED.version,
-                    has_cover = EXCLUDED.has_cover
-                WHERE l.version < EXCLUDED.version
-                RETURNING copies
-                """, logger: logger)
-            for try await _ in rows.decode(Int.self) {
-                try await circulation.promoteHolds(bookID: bookID, on: connection, logger: logger)
-                try await Figures.publish(bookID: bookID, on: connection, logger: logger)
-            }
-        }
+        try await circulation.store(license, logger: context.logger)
         return Response(status: .noContent)
     }
 

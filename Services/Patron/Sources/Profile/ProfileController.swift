@@ -8,7 +8,7 @@ import Shared
 
 /// `/me`, `/me/settings` and `/me/notifications`.
 struct ProfileController: Sendable {
-    let client: PostgresClient
+    let profiles: ProfilePostgresRepository
     let guardian: PatronGuard
     let circulation: CirculationPostgresRepository
     let publicURL: String
@@ -27,7 +27,7 @@ struct ProfileController: Sendable {
     func get(request: Request, context: BasicRequestContext) async throws -> Response {
         // The profile's own query tells whether the patron still exists: no separate check.
         guard let patronID = Caller(request: request, token: guardian.token).patronID else { throw AuthenticationRequired() }
-        guard let profile = try await ProfileQueries(client: client).profile(patronID: patronID, logger: context.logger) else {
+        guard let profile = try await profiles.profile(patronID: patronID, logger: context.logger) else {
             throw AuthenticationRequired()
         }
         if request.headers[.accept]?.contains(OPDSProfile.mediaType) == true {
@@ -59,15 +59,7 @@ struct ProfileController: Sendable {
         if let name = edit.displayName, name.count > 100 { throw Problem.badRequest("displayName must be at most 100 characters") }
         if let bio = edit.bio, bio.count > 2000 { throw Problem.badRequest("bio must be at most 2000 characters") }
         if let email = edit.email { try Validation.email(email) }
-        do {
-            try await client.query(
-                """
-                UPDATE patrons SET display_name = coalesce(\(edit.displayName), display_name), bio = coalesce(\(edit.bio), bio),
-                    email = coalesce(\(edit.email), email) WHERE id = \(patronID)
-                """, logger: context.logger)
-        } catch let error as PSQLError where error.isUniqueViolation {
-            throw AuthError.taken(field: "email")
-        }
+        try await profiles.edit(patronID: patronID, displayName: edit.displayName, bio: edit.bio, email: edit.email, logger: context.logger)
         return try await get(request: request, context: context)
     }
 
@@ -76,36 +68,7 @@ struct ProfileController: Sendable {
     func delete(request: Request, context: BasicRequestContext) async throws -> Response {
         let patronID = try await guardian.require(request, logger: context.logger)
         let logger = context.logger
-        try await client.withTransaction(logger: logger) { connection in
-            let rows = try await connection.query(
-                "SELECT book_id, state FROM patron_books WHERE patron_id = \(patronID) ORDER BY book_id", logger: logger)
-            var books: [(UUID, String)] = []
-            for try await row in rows.decode((UUID, String).self) { books.append(row) }
-            for (bookID, raw) in books {
-                let state = BookState(rawValue: raw) ?? .none
-                let event: BookEvent? =
-                    state.isOnLoan ? (BookMachine.allowedEvents(from: state).contains(.returnLoan) ? .returnLoan : nil)
-                    : state == .waitingForLoan ? .cancelHold : state == .loanOffered ? .decline : nil
-                if let event {
-                    _ = try await circulation.apply(event, patronID: patronID, bookID: bookID, on: connection, logger: logger)
-                }
-            }
-            // Loans in a download state cannot be returned by the machine; they free their copy here all the same.
-            let freed = try await connection.query(
-                "DELETE FROM patron_books WHERE patron_id = \(patronID) RETURNING book_id, state", logger: logger)
-            var affected: [UUID] = []
-            for try await (bookID, state) in freed.decode((UUID, String).self) where BookState(rawValue: state)?.occupiesCopy == true {
-                affected.append(bookID)
-            }
-            let rated = try await connection.query("DELETE FROM ratings WHERE patron_id = \(patronID) RETURNING book_id", logger: logger)
-            for try await bookID in rated.decode(UUID.self) { affected.append(bookID) }
-            try await connection.query("DELETE FROM patrons WHERE id = \(patronID)", logger: logger)
-            for bookID in Set(affected) {
-                try await connection.query("SELECT 1 FROM licenses WHERE book_id = \(bookID) FOR UPDATE", logger: logger)
-                try await circulation.promoteHolds(bookID: bookID, on: connection, logger: logger)
-                try await Figures.publish(bookID: bookID, on: connection, logger: logger)
-            }
-        }
+        try await profiles.deleteAccount(patronID: patronID, circulation: circulation, logger: logger)
         logger.info("Patron deleted", metadata: ["patron.id": "\(patronID)"])
         return Response(status: .noContent)
     }
@@ -113,10 +76,7 @@ struct ProfileController: Sendable {
     /// `GET /me/settings` → the reader settings (defaults until set).
     func getSettings(request: Request, context: BasicRequestContext) async throws -> Response {
         let patronID = try await guardian.require(request, logger: context.logger)
-        let rows = try await client.query("SELECT settings::text FROM settings WHERE patron_id = \(patronID)", logger: context.logger)
-        var settings = ReaderSettings()
-        for try await text in rows.decode(String.self) { settings = try WireFormat.decoder().decode(ReaderSettings.self, from: Data(text.utf8)) }
-        return try JSONMessages.response(settings)
+        return try JSONMessages.response(try await profiles.settings(patronID: patronID, logger: context.logger))
     }
 
     struct StrictSettings: Decodable {
@@ -133,19 +93,14 @@ struct ProfileController: Sendable {
         let patronID = try await guardian.require(request, logger: context.logger)
         let settings = try await JSONMessages.decode(StrictSettings.self, from: request).settings
         if let failure = settings.validationFailure { throw Problem.badRequest(failure) }
-        let json = String(decoding: try WireFormat.encode(settings), as: UTF8.self)
-        try await client.query(
-            """
-            INSERT INTO settings (patron_id, settings) VALUES (\(patronID), \(json)::jsonb)
-            ON CONFLICT (patron_id) DO UPDATE SET settings = EXCLUDED.settings
-            """, logger: context.logger)
+        try await profiles.saveSettings(settings, patronID: patronID, logger: context.logger)
         return try JSONMessages.response(settings)
     }
 
     /// `GET /me/notifications` → `{"notifications": [...], "unread": N}`.
     func notifications(request: Request, context: BasicRequestContext) async throws -> Response {
         let patronID = try await guardian.require(request, logger: context.logger)
-        let list = try await Notifications.list(patronID: patronID, client: client, logger: context.logger)
+        let list = try await Notifications.list(patronID: patronID, client: profiles.client, logger: context.logger)
         struct Body: Encodable {
             var notifications: [PatronNotification]
             var unread: Int
@@ -157,7 +112,7 @@ struct ProfileController: Sendable {
     func markRead(request: Request, context: BasicRequestContext) async throws -> Response {
         let patronID = try await guardian.require(request, logger: context.logger)
         let id = try context.uuid("id")
-        guard try await Notifications.markRead(id: id, patronID: patronID, client: client, logger: context.logger) else {
+        guard try await Notifications.markRead(id: id, patronID: patronID, client: profiles.client, logger: context.logger) else {
             throw Problem.notFound("No notification \(id)")
         }
         return Response(status: .noContent)

@@ -9,7 +9,7 @@ import Shared
 /// `/me/favorites/{id}` and `/me/export`.
 struct ReadingController: Sendable {
     let reading: ReadingPostgresRepository
-    let profiles: ProfileQueries
+    let profiles: ProfilePostgresRepository
     let circulation: CirculationPostgresRepository
     let guardian: PatronGuard
     let readingOrder: ReadingOrderCache
