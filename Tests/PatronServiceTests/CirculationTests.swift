@@ -95,6 +95,30 @@ import TestSupport
         }
     }
 
+    /// A loan is renewed by a loan period while nobody waits; with someone waiting it is a 409, and a book not on
+    /// loan cannot be renewed (409 with the patron's state and what it allows).
+    @Test func aLoanIsRenewedOnlyWhileNobodyWaits() async throws {
+        let (app, _) = try await app()
+        try await app.test(.router) { client in
+            let api = PatronTestClient(client: client)
+            let book = UUID()
+            try await api.license(book, copies: 1)
+            let (ann, bob) = (try await api.newPatron(), try await api.newPatron())
+            let lent = try await api.call(.post, "/me/books/\(book)/borrow", patron: ann).decode(BookStatus.self)
+            let renewed = try await api.call(.post, "/me/books/\(book)/renew", patron: ann)
+            #expect(renewed.status == .ok)
+            let due = try #require(try renewed.decode(BookStatus.self).dueAt)
+            #expect(due > (try #require(lent.dueAt)))
+            let notLent = try await api.call(.post, "/me/books/\(book)/renew", patron: bob)
+            #expect(notLent.status == .conflict)
+            #expect(notLent.json["type"] as? String == Problem.typeBase + "illegal-transition" && notLent.json["state"] as? String == "none")
+            #expect(try await api.call(.post, "/me/books/\(book)/hold", patron: bob).status == .created)
+            let waited = try await api.call(.post, "/me/books/\(book)/renew", patron: ann)
+            #expect(waited.status == .conflict)
+            #expect(waited.json["type"] as? String == Problem.typeBase + "holds-waiting")
+        }
+    }
+
     @Test func anIllegalEventIsRefusedWithTheStateAndChangesNothing() async throws {
         let (app, _) = try await app()
         try await app.test(.router) { client in

@@ -72,9 +72,9 @@ struct BookPostgresRepository: Sendable {
         return nil
     }
 
-    /// The book with `id` unless it is unknown or withdrawn (a 404 problem).
+    /// The book with `id` unless it is unknown or withdrawn (`UnknownBook`).
     func available(id: UUID, logger: Logger) async throws -> BookDetail {
-        guard let book = try await detail(id: id, logger: logger), !book.withdrawn else { throw Problem.notFound("No book \(id)") }
+        guard let book = try await detail(id: id, logger: logger), !book.withdrawn else { throw UnknownBook(id: id) }
         return book
     }
 

@@ -12,6 +12,8 @@ enum CirculationError: ProblemConvertible, Equatable {
     /// Too many saved or ignored books (`list` is "saved" or "ignored").
     case listLimit(list: String, limit: Int)
     case holdsWaiting
+    /// Only a book on loan can be renewed; the patron's state of it is `state`.
+    case notOnLoan(BookState)
     case notClientEvent(String)
     case openAccess
 
@@ -34,6 +36,10 @@ enum CirculationError: ProblemConvertible, Equatable {
             Problem(status: 403, slug: "\(list)-limit-reached", title: "Forbidden", detail: "You may have at most \(limit) \(list) books", limit: limit)
         case .holdLimit(let limit):
             Problem(status: 403, slug: "hold-limit-reached", title: "Forbidden", detail: "You may have at most \(limit) holds at once", limit: limit)
+        case .notOnLoan(let state):
+            Problem(
+                status: 409, slug: "illegal-transition", title: "Conflict", detail: "Only a book on loan can be renewed",
+                state: state.rawValue, allowedEvents: BookMachine.allowedEvents(from: state).map(\.rawValue))
         case .holdsWaiting:
             Problem.conflict("holds-waiting", "Other patrons are waiting for this book, so the loan cannot be renewed")
         case .openAccess:

@@ -123,11 +123,7 @@ struct CirculationPostgresRepository: Sendable {
         try await client.withTransaction(logger: logger) { connection in
             guard try await lockLicense(bookID, on: connection, logger: logger) != nil else { throw CirculationError.unknownBook(bookID) }
             let state = try await lockRow(patronID: patronID, bookID: bookID, on: connection, logger: logger)?.state ?? .none
-            guard state.isOnLoan else {
-                throw Problem(
-                    status: 409, slug: "illegal-transition", title: "Conflict", detail: "Only a book on loan can be renewed",
-                    state: state.rawValue, allowedEvents: BookMachine.allowedEvents(from: state).map(\.rawValue))
-            }
+            guard state.isOnLoan else { throw CirculationError.notOnLoan(state) }
             let waiting = try await connection.query(
                 "SELECT count(*)::int FROM patron_books WHERE book_id = \(bookID) AND state IN ('waiting_for_loan', 'loan_offered')", logger: logger)
             for try await count in waiting.decode(Int.self) where count > 0 { throw CirculationError.holdsWaiting }
