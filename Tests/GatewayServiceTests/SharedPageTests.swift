@@ -31,7 +31,7 @@ import TestSupport
                 seen.add("anonymous \(page)")
                 return Response(
                     status: .ok,
-                    headers: [.contentType: "text/plain", .eTag: "\"s1\"", .cacheControl: "public, max-age=30", .vary: "Accept, Accept-Encoding, Authorization"],
+                    headers: [.contentType: "text/plain", .eTag: "\"s1\"", .cacheControl: "public, max-age=300", .vary: "Accept, Accept-Encoding, Authorization"],
                     body: .init(byteBuffer: ByteBuffer(string: "the shared \(page)")))
             }
             seen.add("patron \(page) holding \(request.headers[.sharedETag] ?? "nothing")")
@@ -48,7 +48,10 @@ import TestSupport
         let seen = Seen()
         try await catalog(seen).test(.live) { upstream in
             let port = try #require(upstream.port)
-            let config = TestConfig.base(["CATALOG_URLS": "http://127.0.0.1:\(port)", "PATRON_URLS": "http://127.0.0.1:1", "GATEWAY_PORT": "0"])
+            // A cache that outlives a slow run on a loaded machine: the shared page must cross the hop once.
+            let config = TestConfig.base([
+                "CATALOG_URLS": "http://127.0.0.1:\(port)", "PATRON_URLS": "http://127.0.0.1:1", "GATEWAY_PORT": "0", "EDGE_CACHE_TTL": "60s",
+            ])
             let keys = await AccessTokenKeys(secret: TestConfig.jwtSecret)
             let token = try await keys.sign(AccessTokenPayload(patronID: UUID(), sessionID: UUID(), issuedAt: Date(), lifetime: 900))
             let signedIn: HTTPFields = [.authorization: "Bearer \(token)"]
