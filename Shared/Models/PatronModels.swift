@@ -19,25 +19,6 @@ public struct TokenResponse: Codable, Sendable {
     }
 }
 
-/// The claims of an access token. Signed by patron, verified by the gateway.
-public struct AccessClaims: Codable, Sendable {
-    /// Patron id.
-    public var sub: String
-    /// Expiry, seconds since 1970.
-    public var exp: Int
-    /// Issued at, seconds since 1970.
-    public var iat: Int
-    /// Session id (the refresh-token family).
-    public var sid: String
-
-    public init(sub: String, exp: Int, iat: Int, sid: String) {
-        self.sub = sub
-        self.exp = exp
-        self.iat = iat
-        self.sid = sid
-    }
-}
-
 /// A Readium locator: where in a book a bookmark or a reading position points.
 public struct Locator: Codable, Sendable, Equatable {
     public struct Locations: Codable, Sendable, Equatable {

@@ -56,9 +56,6 @@ public struct Problem: Codable, Sendable, Equatable, Error {
     public static func unauthorized(_ detail: String) -> Problem { Problem(status: 401, slug: "unauthorized", title: "Unauthorized", detail: detail) }
     public static func forbidden(_ detail: String) -> Problem { Problem(status: 403, slug: "forbidden", title: "Forbidden", detail: detail) }
     public static func conflict(_ slug: String, _ detail: String) -> Problem { Problem(status: 409, slug: slug, title: "Conflict", detail: detail) }
-    public static func unprocessable(_ slug: String, _ detail: String) -> Problem {
-        Problem(status: 422, slug: slug, title: "Unprocessable content", detail: detail)
-    }
     public static func tooLarge(_ detail: String) -> Problem { Problem(status: 413, slug: "payload-too-large", title: "Payload too large", detail: detail) }
 }
 

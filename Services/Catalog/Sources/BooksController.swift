@@ -94,6 +94,3 @@ struct BooksController: Sendable {
         return cleaned.isEmpty ? "book" : String(cleaned)
     }
 }
-
-/// Any JSON answer whose content is not needed.
-struct BookStatusEcho: Decodable {}

@@ -13,6 +13,9 @@ struct DownloadReport: Sendable {
     let bookID: UUID
     let logger: Logger
 
+    /// Patron's answer to a reported event, whose content catalog does not need.
+    private struct IgnoredAnswer: Decodable {}
+
     /// The states in which a download through `/fulfill` is news to patron.
     static let reportedFrom: Set<BookState> = [.notDownloaded, .downloadQueued, .downloading, .downloadFailed]
 
@@ -21,7 +24,7 @@ struct DownloadReport: Sendable {
         do {
             _ = try await patron.send(
                 .POST, "/internal/patrons/\(patronID.uuidString.lowercased())/books/\(bookID.uuidString.lowercased())/events",
-                body: ReportedEvent(event: event), as: BookStatusEcho.self, logger: logger)
+                body: ReportedEvent(event: event), as: IgnoredAnswer.self, logger: logger)
         } catch {
             logger.info("Download event not recorded", metadata: ["event": "\(event.rawValue)", "error": "\(error)"])
         }
