@@ -155,9 +155,27 @@ import ZIPFoundation
         #expect(largest <= EntryChunks.chunkSize)
         #expect(try await streamed(safe, "OPS/audio.mp3", 1_000_003..<1_500_007).0 == content[1_000_003..<1_500_007])
         #expect(try await streamed(safe, "OPS/audio.mp3", (content.count - 10)..<content.count).0 == content.suffix(10))
-        // A reader that goes away stops the inflating (the thread is released, nothing is left waiting).
+        // A reader that goes away stops the inflating: the thread, four chunks ahead and waiting, is released.
         let abandoned = try #require(safe.chunks(of: "OPS/audio.mp3", range: 0..<content.count, obfuscation: nil))
-        for try await _ in abandoned.stream { break }
+        var iterator = abandoned.stream.makeAsyncIterator()
+        _ = try await iterator.next()
+        abandoned.stop()
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !abandoned.inflatingEnded, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(abandoned.inflatingEnded)
+    }
+
+    @Test func centralDirectoriesAreKeptWithinTheirBound() throws {
+        let first = try archive([("mimetype", Data("application/epub+zip".utf8)), ("a.css", Data("a".utf8))])
+        let second = try archive([("mimetype", Data("application/epub+zip".utf8)), ("b.css", Data("b".utf8))])
+        defer { for url in [first, second] { try? FileManager.default.removeItem(at: url) } }
+        let directories = ArchiveDirectories(maxEntries: 3)
+        _ = try directories.archive(sha256: "first", at: first)
+        #expect(directories.count == 1)
+        #expect(try directories.archive(sha256: "first", at: first).entries.keys.contains("a.css"), "read from the kept directory")
+        _ = try directories.archive(sha256: "second", at: second)
+        #expect(directories.count == 1, "two entries each: the older directory made room")
+        #expect(try directories.archive(sha256: "second", at: second).entries.keys.contains("b.css"))
     }
 
     @Test func aStreamedEntryThatLiesAboutItsSizeFails() async throws {

@@ -19,7 +19,7 @@ struct BookAccess: Sendable {
         guard let patronID = Caller(request: request, token: token).patronID else {
             throw Problem.unauthorized("Sign in and borrow this book to read it")
         }
-        let copy = try await shelves.shelf(patronID: patronID, seen: request.headers[.shelfVersion].flatMap { Int64($0) }, logger: logger)
+        let copy = try await shelves.shelf(patronID: patronID, seen: request.shelfVersionSeen, logger: logger)
         if let view = copy.shelf.books.first(where: { $0.bookId == book.id }), view.state.isOnLoan { return (patronID, view.state) }
         let check = try await patron.get(
             "/internal/patrons/\(patronID.uuidString.lowercased())/loans/\(book.id.uuidString.lowercased())", as: LoanCheck.self, logger: logger)

@@ -104,6 +104,7 @@ struct PublicationController: Sendable {
                 throw Problem.notFound("The resource '\(path.prefix(200))' is missing from the book's file")
             }
             let body = ResponseBody(contentLength: range.count) { writer in
+                defer { chunks.stop() }
                 for try await chunk in chunks.stream {
                     try await writer.write(chunk)
                     chunks.taken()

@@ -13,6 +13,8 @@ final class EntryChunks: Sendable {
 
     let stream: AsyncThrowingStream<ByteBuffer, any Error>
     private let credits = Credits(window)
+    /// The inflating thread has ended (read by tests: a reader that goes away must not leave it waiting).
+    var inflatingEnded: Bool { credits.isEnded }
 
     private struct Finished: Error {}
     /// The archive moves to the inflating thread, which alone uses it from then on.
@@ -25,6 +27,7 @@ final class EntryChunks: Sendable {
         let declared = Int(entry.uncompressedSize)
         continuation.onTermination = { [credits] _ in credits.close() }
         Thread.detachNewThread { [credits] in
+            defer { credits.end() }
             let (archive, entry) = handed.value
             var position = 0
             do {
@@ -55,12 +58,17 @@ final class EntryChunks: Sendable {
     /// The consumer has taken a chunk: the inflating thread may send one more.
     func taken() { credits.release() }
 
+    /// The consumer is done (whole or cut off): the inflating thread stops at its next chunk, and does not wait for
+    /// the stream to be freed.
+    func stop() { credits.close() }
+
     /// How many chunks the inflating thread may send ahead; closed when the consumer is gone. (Not a
     /// `DispatchSemaphore`: libdispatch traps when one is freed below its starting value, as a cut-off read leaves it.)
     private final class Credits: @unchecked Sendable {
         private let condition = NSCondition()
         private var available: Int
         private var closed = false
+        private var ended = false
 
         init(_ available: Int) { self.available = available }
 
@@ -79,6 +87,18 @@ final class EntryChunks: Sendable {
             available += 1
             condition.signal()
             condition.unlock()
+        }
+
+        func end() {
+            condition.lock()
+            ended = true
+            condition.unlock()
+        }
+
+        var isEnded: Bool {
+            condition.lock()
+            defer { condition.unlock() }
+            return ended
         }
 
         func close() {

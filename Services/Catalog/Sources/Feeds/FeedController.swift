@@ -52,7 +52,7 @@ struct FeedController: Sendable {
                     return page.response(to: request)
                 }
             }
-            let copy = try await shelves.shelf(patronID: patronID, seen: request.headers[.shelfVersion].flatMap { Int64($0) }, logger: context.logger)
+            let copy = try await shelves.shelf(patronID: patronID, seen: request.shelfVersionSeen, logger: context.logger)
             let personal = PersonalView(shelf: copy.shelf, version: copy.version)
             if alwaysPersonal { return personal.personalised(try await handler(request, context, personal)).response(to: request) }
             let shared = try await sharedPage(key: key) { try await handler(request, context, .anonymous) }
@@ -232,7 +232,7 @@ struct FeedController: Sendable {
         guard let number = request.uri.queryParameters.get("page").map({ Int($0) }) ?? 1, (1...100_000).contains(number) else {
             throw Problem.badRequest("page must be a whole number from 1")
         }
-        let copy = try await shelves.shelf(patronID: patronID, seen: request.headers[.shelfVersion].flatMap { Int64($0) }, logger: context.logger)
+        let copy = try await shelves.shelf(patronID: patronID, seen: request.shelfVersionSeen, logger: context.logger)
         let personal = PersonalView(shelf: copy.shelf, version: copy.version)
         let page = ShelfPage(copy.shelf.books, page: number, size: Self.shelfPageSize)
         let books = try await feeds.books.summaries(ids: page.books.map(\.bookId), logger: context.logger)

@@ -104,7 +104,7 @@ struct CirculationPostgresRepository: Sendable {
         try await write(next, after: event, exists: current != nil, patronID: patronID, bookID: bookID, on: connection, logger: logger)
         try await recordHistory(event, patronID: patronID, bookID: bookID, on: connection, logger: logger)
         if [.returnLoan, .loanExpired, .decline, .offerExpired, .cancelHold, .hold].contains(event) {
-            try await promoteHolds(bookID: bookID, on: connection, logger: logger)
+            try await promoteHolds(bookID: bookID, copies: license.copies, openAccess: license.openAccess, on: connection, logger: logger)
         }
         if [.borrow, .hold, .cancelHold, .accept, .decline, .returnLoan, .offerExpired, .loanExpired].contains(event) {
             try await Figures.publish(bookID: bookID, on: connection, logger: logger)
@@ -190,7 +190,7 @@ struct CirculationPostgresRepository: Sendable {
             var changed = false
             for try await _ in rows { changed = true }
             guard changed else { return }
-            try await promoteHolds(bookID: license.bookId, on: connection, logger: logger)
+            try await promoteHolds(bookID: license.bookId, copies: license.copies, openAccess: license.openAccess, on: connection, logger: logger)
             try await Figures.publish(bookID: license.bookId, on: connection, logger: logger)
         }
     }
@@ -324,16 +324,10 @@ struct CirculationPostgresRepository: Sendable {
 
     /// Offers every free copy to the patrons at the head of the queue, first come first served.
     /// Offers the book to the patrons who have waited longest, one per free copy; an open-access book (no copy to
-    /// wait for) to every one of them. The one rule for every caller, which holds the licence's lock.
-    func promoteHolds(bookID: UUID, on connection: PostgresConnection, logger: Logger) async throws {
-        var licence: (copies: Int, openAccess: Bool)?
-        for try await row in try await connection.query("SELECT copies, open_access FROM licenses WHERE book_id = \(bookID)", logger: logger)
-            .decode((Int, Bool).self)
-        {
-            licence = row
-        }
-        guard let licence else { return }
-        let free = licence.openAccess ? 10_000 : max(0, licence.copies - (try await occupied(bookID, on: connection, logger: logger)))
+    /// wait for) to every one of them. The one rule for every caller, which holds the licence's lock and passes what
+    /// it read of it.
+    func promoteHolds(bookID: UUID, copies: Int, openAccess: Bool, on connection: PostgresConnection, logger: Logger) async throws {
+        let free = openAccess ? 10_000 : max(0, copies - (try await occupied(bookID, on: connection, logger: logger)))
         guard free > 0 else { return }
         let rows = try await connection.query(
             """

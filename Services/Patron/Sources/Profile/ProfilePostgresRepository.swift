@@ -88,8 +88,11 @@ struct ProfilePostgresRepository: Sendable {
             for try await bookID in rated.decode(UUID.self) { affected.append(bookID) }
             try await connection.query("DELETE FROM patrons WHERE id = \(patronID)", logger: logger)
             for bookID in Set(affected) {
-                try await connection.query("SELECT 1 FROM licenses WHERE book_id = \(bookID) FOR UPDATE", logger: logger)
-                try await circulation.promoteHolds(bookID: bookID, on: connection, logger: logger)
+                let licence = try await connection.query(
+                    "SELECT copies, open_access FROM licenses WHERE book_id = \(bookID) FOR UPDATE", logger: logger)
+                for try await (copies, openAccess) in licence.decode((Int, Bool).self) {
+                    try await circulation.promoteHolds(bookID: bookID, copies: copies, openAccess: openAccess, on: connection, logger: logger)
+                }
                 try await Figures.publish(bookID: bookID, on: connection, logger: logger)
             }
         }

@@ -59,7 +59,7 @@ struct ReadingController: Sendable {
         let (id, created) = try await reading.saveBookmark(
             locator, key: ReadingValidation.key(locator), chapter: body.chapter, snippet: body.snippet, device: body.device, patronID: patronID,
             bookID: bookID, limit: bookmarkLimit, logger: logger)
-        guard let bookmark = try await reading.bookmarks(patronID: patronID, bookID: bookID, logger: logger).first(where: { $0.id == id }) else {
+        guard let bookmark = try await reading.bookmarks(patronID: patronID, bookID: bookID, id: id, logger: logger).first else {
             throw Problem.conflict("bookmark-race", "The bookmark changed meanwhile; try again")
         }
         return (bookmark, created)

@@ -49,13 +49,15 @@ struct ReadingPostgresRepository: Sendable {
         return false
     }
 
-    /// The patron's bookmarks, of one book or of all, oldest first; `range` picks a page of them.
-    func bookmarks(patronID: UUID, bookID: UUID?, range: Range<Int> = 0..<Int(Int32.max), logger: Logger) async throws -> [Bookmark] {
+    /// The patron's bookmarks, of one book or of all (or the one with `id`), oldest first; `range` picks a page.
+    func bookmarks(
+        patronID: UUID, bookID: UUID?, id: UUID? = nil, range: Range<Int> = 0..<Int(Int32.max), logger: Logger
+    ) async throws -> [Bookmark] {
         let rows = try await client.query(
             """
             SELECT id, book_id, locator::text, chapter, snippet, device, created_at FROM bookmarks
-            WHERE patron_id = \(patronID) AND (\(bookID)::uuid IS NULL OR book_id = \(bookID)) ORDER BY created_at, id
-            OFFSET \(range.lowerBound) LIMIT \(range.count)
+            WHERE patron_id = \(patronID) AND (\(bookID)::uuid IS NULL OR book_id = \(bookID)) AND (\(id)::uuid IS NULL OR id = \(id))
+            ORDER BY created_at, id OFFSET \(range.lowerBound) LIMIT \(range.count)
             """, logger: logger)
         var result: [Bookmark] = []
         for try await (id, book, locator, chapter, snippet, device, created) in rows.decode((UUID, UUID, String, String?, String?, String?, Date).self) {
