@@ -26,7 +26,12 @@ swift build --build-tests
 BOOKMOBILE_BIN_DIR="$(swift build --show-bin-path)"
 export BOOKMOBILE_BIN_DIR
 set +e
-swift test --skip-build "$@"
-status=$?
+swift test --skip-build "$@" 2>&1 | tee "$tmp/test.log"
+status=${PIPESTATUS[0]}
 set -e
+# CI shows only the end of the output: repeat what failed there, with the lines that say why.
+if [ "$status" -ne 0 ]; then
+    echo "==== failures (repeated from above) ===="
+    grep -a -E -A4 "recorded an issue|error:|Fatal error|✘ Test [^r]*failed|crashed" "$tmp/test.log" | grep -a -v "level=" | tail -60 || true
+fi
 exit $status
