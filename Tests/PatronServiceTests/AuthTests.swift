@@ -123,6 +123,66 @@ import TestSupport
         }
     }
 
+    /// The auth document declares `http://opds-spec.org/auth/oauth/password`: a client that follows it sends RFC 6749's
+    /// form-encoded grants to its `authenticate` and `refresh` links and reads RFC 6749 answers and errors.
+    @Test func aClientSignsInAndRefreshesWithTheGrantsTheDocumentDeclares() async throws {
+        try await app().test(.router) { client in
+            let api = PatronTestClient(client: client)
+            func form(_ path: String, _ body: String, headers: HTTPFields = [:]) async throws -> PatronTestClient.Reply {
+                var fields: HTTPFields = [.contentType: "application/x-www-form-urlencoded"]
+                for field in headers { fields[field.name] = field.value }
+                return try await api.call(.post, path, body: body, headers: fields)
+            }
+            let document = try await api.call(.get, "/auth/document").json
+            let flows = try #require(document["authentication"] as? [[String: Any]])
+            let oauth = try #require(flows.first { $0["type"] as? String == "http://opds-spec.org/auth/oauth/password" })
+            let links = Dictionary(uniqueKeysWithValues: (oauth["links"] as? [[String: Any]] ?? []).map { ($0["rel"] as! String, URL(string: $0["href"] as! String)!.path) })
+            let authenticate = try #require(links["authenticate"])
+            let refresh = try #require(links["refresh"])
+
+            _ = try await api.call(.post, "/auth/signup", json: #"{"username":"form.reader","email":"f@example.org","password":"Secret pass+1&"}"#)
+            let signedIn = try await form(authenticate, "grant_type=password&username=form.reader&password=Secret%20pass%2B1%26")
+            #expect(signedIn.status == .ok)
+            #expect(signedIn.headers[.cacheControl] == "no-store")
+            let tokens = try signedIn.decode(TokenResponse.self)
+            #expect(tokens.tokenType == "Bearer" && !tokens.accessToken.isEmpty)
+            let plus = try await form(authenticate, "grant_type=password&username=form.reader&password=Secret+pass%2B1%26")
+            #expect(plus.status == .ok, "+ is a space in a form")
+
+            let rotated = try await form(refresh, "grant_type=refresh_token&refresh_token=\(tokens.refreshToken)")
+            #expect(rotated.status == .ok)
+            #expect(rotated.headers[.cacheControl] == "no-store")
+            let next = try rotated.decode(TokenResponse.self)
+            #expect(next.refreshToken != tokens.refreshToken)
+            // RFC 6749 has one token endpoint: either grant is accepted at either link.
+            let viaAuthenticate = try await form(authenticate, "grant_type=refresh_token&refresh_token=\(next.refreshToken)")
+            #expect(viaAuthenticate.status == .ok)
+
+            // RFC 6749 5.2 errors, status 400, no problem documents, nothing stored.
+            func expectError(_ reply: PatronTestClient.Reply, _ code: String, status: HTTPResponse.Status = .badRequest, sourceLocation: SourceLocation = #_sourceLocation) {
+                #expect(reply.status == status, sourceLocation: sourceLocation)
+                #expect(reply.json["error"] as? String == code, sourceLocation: sourceLocation)
+                #expect(reply.json["error_description"] is String, sourceLocation: sourceLocation)
+                #expect(reply.headers[.cacheControl] == "no-store", sourceLocation: sourceLocation)
+            }
+            expectError(try await form(authenticate, "grant_type=password&username=form.reader&password=wrong"), "invalid_grant")
+            expectError(try await form(authenticate, "grant_type=password&username=nobody.here&password=wrong"), "invalid_grant")
+            expectError(try await form(refresh, "grant_type=refresh_token&refresh_token=\(tokens.refreshToken)"), "invalid_grant")
+            expectError(try await form(refresh, "grant_type=refresh_token"), "invalid_request")
+            expectError(try await form(authenticate, "grant_type=password&username=form.reader"), "invalid_request")
+            expectError(try await form(authenticate, "grant_type=password&username=a&username=b&password=x"), "invalid_request")
+            expectError(try await form(authenticate, "grant_type=client_credentials"), "unsupported_grant_type")
+            expectError(try await form(authenticate, "grant_type=password&username=%zz&password=x"), "invalid_request")
+            // The same grants as JSON, and today's forms, still work.
+            let json = try await api.call(.post, authenticate, json: #"{"grant_type":"password","username":"form.reader","password":"Secret pass+1&"}"#)
+            #expect(json.status == .ok)
+            let basicWithGrant = try await form(authenticate, "grant_type=password", headers: basic("form.reader", "Secret pass+1&"))
+            #expect(basicWithGrant.status == .ok, "credentials left out of the body are taken from Basic")
+            let notJSON = try await api.call(.post, refresh, body: "refresh", headers: [.contentType: "text/plain"])
+            #expect(notJSON.status == .badRequest)
+        }
+    }
+
     @Test func onePatronCannotSeeOrChangeAnothersProfileOrSettings() async throws {
         try await app().test(.router) { client in
             let api = PatronTestClient(client: client)

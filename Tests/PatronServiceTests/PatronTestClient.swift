@@ -21,14 +21,14 @@ struct PatronTestClient {
     }
 
     @discardableResult
-    func call(_ method: HTTPRequest.Method, _ uri: String, patron: UUID? = nil, json: String? = nil, headers extra: HTTPFields = [:]) async throws
-        -> Reply
-    {
+    func call(
+        _ method: HTTPRequest.Method, _ uri: String, patron: UUID? = nil, json: String? = nil, body: String? = nil, headers extra: HTTPFields = [:]
+    ) async throws -> Reply {
         var headers: HTTPFields = [.serviceToken: TestConfig.serviceToken]
         if let patron { headers[.patronID] = patron.uuidString.lowercased() }
         if json != nil { headers[.contentType] = "application/json" }
         for field in extra { headers[field.name] = field.value }
-        return try await client.execute(uri: uri, method: method, headers: headers, body: json.map { ByteBuffer(string: $0) }) { response in
+        return try await client.execute(uri: uri, method: method, headers: headers, body: (json ?? body).map { ByteBuffer(string: $0) }) { response in
             Reply(status: response.status, body: Data(buffer: response.body), headers: response.headers)
         }
     }

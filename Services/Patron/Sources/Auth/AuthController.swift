@@ -3,7 +3,7 @@ import Hummingbird
 import ServiceSupport
 import Shared
 
-/// `/auth/*`: sign-up, tokens from Basic credentials, refresh, logout and the auth document.
+/// `/auth/*`: sign-up, the token endpoint (Basic credentials and RFC 6749 grants), logout and the auth document.
 struct AuthController: Sendable {
     let accounts: AccountPostgresRepository
     let authenticator: Authenticator
@@ -18,7 +18,7 @@ struct AuthController: Sendable {
         group.get("/document") { _, _ in try document.response() }
         group.post("/signup", use: signup)
         group.post("/token", use: issueToken)
-        group.post("/refresh", use: refresh)
+        group.post("/refresh", use: issueToken)
         group.post("/logout", use: logout)
     }
 
@@ -44,29 +44,43 @@ struct AuthController: Sendable {
         context.logger.info("Patron signed up", metadata: ["patron.id": "\(id)"])
         let tokens = try await authenticator.issueTokens(patronID: id, logger: context.logger)
         let profile = try await ProfilePostgresRepository(client: accounts.client).profile(patronID: id, logger: context.logger)
-        return try JSONMessages.response(SignupResponse(patron: profile!, tokens: tokens), status: .created)
+        return try JSONMessages.response(SignupResponse(patron: profile!, tokens: tokens), status: .created, headers: TokenResponses.noStore)
     }
 
-    /// `POST /auth/token` with HTTP Basic credentials → tokens; 401 with the auth document; 429 while throttled.
+    /// `POST /auth/token` and `POST /auth/refresh`, one token endpoint as RFC 6749 has: HTTP Basic credentials (what
+    /// OPDS apps send), RFC 6749's form-encoded `password` and `refresh_token` grants, or the same as JSON, answer
+    /// tokens. Refusals are problem documents, or RFC 6749 error objects for a request that named a `grant_type`;
+    /// no credentials at all answer 401 with the auth document. A refresh token used twice revokes its session.
     func issueToken(request: Request, context: BasicRequestContext) async throws -> Response {
-        guard let basic = BasicAuthorization(header: request.headers[.authorization]) else {
-            return try document.response(status: .unauthorized)
+        let body = try await JSONMessages.body(of: request, limit: 16 * 1024)
+        let parsed: TokenGrant.Parsed?
+        do {
+            parsed = try TokenGrant.parse(
+                contentType: request.headers[.contentType], body: body, basic: BasicAuthorization(header: request.headers[.authorization]))
+        } catch let error as OAuthError {
+            return try error.response()
         }
-        let caller = Caller(request: request, token: token)
-        let patronID = try await authenticator.authenticate(
-            login: basic.login, secret: basic.secret, clientAddress: caller.clientAddress, logger: context.logger)
-        return try JSONMessages.response(try await authenticator.issueTokens(patronID: patronID, logger: context.logger))
+        guard let parsed else { return try document.response(status: .unauthorized) }
+        do {
+            let tokens: TokenResponse
+            switch parsed.grant {
+            case .password(let login, let secret):
+                let caller = Caller(request: request, token: token)
+                let patronID = try await authenticator.authenticate(
+                    login: login, secret: secret, clientAddress: caller.clientAddress, logger: context.logger)
+                tokens = try await authenticator.issueTokens(patronID: patronID, logger: context.logger)
+            case .refreshToken(let refreshToken):
+                tokens = try await authenticator.refresh(refreshToken, logger: context.logger)
+            }
+            return try JSONMessages.response(tokens, headers: TokenResponses.noStore)
+        } catch let error as AuthError where parsed.speaksOAuth {
+            return try OAuthError(error).response()
+        }
     }
 
     struct RefreshRequest: Decodable {
         var refreshToken: String
         enum CodingKeys: String, CodingKey { case refreshToken = "refresh_token" }
-    }
-
-    /// `POST /auth/refresh` `{refresh_token}` → new tokens; reuse of an old token revokes the session.
-    func refresh(request: Request, context: BasicRequestContext) async throws -> Response {
-        let body = try await JSONMessages.decode(RefreshRequest.self, from: request)
-        return try JSONMessages.response(try await authenticator.refresh(body.refreshToken, logger: context.logger))
     }
 
     /// `POST /auth/logout` `{refresh_token}` → 204; the session's refresh tokens stop working.

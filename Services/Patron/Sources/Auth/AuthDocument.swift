@@ -51,7 +51,8 @@ struct AuthDocument: Encodable, Sendable {
                     "password": Input(keyboard: "Number pad", maximumLength: 8, barcodeFormat: nil),
                 ]),
             Flow(
-                type: "http://opds-spec.org/auth/oauth/password", description: "Bearer access tokens from Basic credentials",
+                type: "http://opds-spec.org/auth/oauth/password",
+                description: "Bearer access tokens: RFC 6749 password and refresh_token grants (form-encoded or JSON), or Basic credentials",
                 links: [
                     Link(rel: "authenticate", href: publicURL + "/auth/token", type: "application/json"),
                     Link(rel: "refresh", href: publicURL + "/auth/refresh", type: "application/json"),
