@@ -4,8 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/postgres.sh ensure-installed
-# libvips for cover thumbnails; xmllint for the OPDS 1.2 schema check (../shared/tools/validate_opds.py atom).
-scripts/apt-ensure.sh libvips-dev libxml2-utils
+# libvips and a font for cover thumbnails and generated covers; xmllint for the OPDS 1.2 schema check (../shared/tools/validate_opds.py atom).
+scripts/apt-ensure.sh libvips-dev libxml2-utils fonts-dejavu-core
 # A free port below the kernel's ephemeral range, so that no outgoing connection takes it before PostgreSQL binds it.
 port=$(python3 -c '
 import random, socket
@@ -32,6 +32,6 @@ set -e
 # CI shows only the end of the output: repeat what failed there, with the lines that say why.
 if [ "$status" -ne 0 ]; then
     echo "==== failures (repeated from above) ===="
-    grep -a -E -A4 "recorded an issue|error:|Fatal error|✘ Test [^r]*failed|crashed" "$tmp/test.log" | grep -a -v "level=" | tail -60 || true
+    grep -a -E -A4 "recorded an issue|error:|Fatal error|✘ Test [^r]*failed|crashed" "$tmp/test.log" | grep -a -v -E "level=|✔" | tail -60 || true
 fi
 exit $status

@@ -3,11 +3,12 @@ import CatalogService
 import Foundation
 import ServiceSupport
 
-/// `catalog serve` (the default) runs the service; `catalog ingest PATH...` ingests EPUB files in bulk.
+/// `catalog serve` (the default) runs the service; `catalog ingest PATH...` ingests EPUB files in bulk;
+/// `catalog generate-covers` draws covers for books ingested without one before covers were generated.
 @main
 struct CatalogCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "catalog", abstract: "Bookmobile catalog service", subcommands: [Serve.self, Ingest.self], defaultSubcommand: Serve.self)
+        commandName: "catalog", abstract: "Bookmobile catalog service", subcommands: [Serve.self, Ingest.self, GenerateCovers.self], defaultSubcommand: Serve.self)
 
     struct Serve: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Run the HTTP service (configuration from the environment).")
@@ -32,6 +33,15 @@ struct CatalogCommand: AsyncParsableCommand {
             let summary = try await BulkIngest.run(
                 paths: paths, copies: copies, openAccess: openAccess, replace: replace, concurrency: concurrency, config: ServiceConfig())
             if summary.ingested + summary.unchanged == 0 && !summary.refused.isEmpty { throw ExitCode(1) }
+        }
+    }
+
+    struct GenerateCovers: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "generate-covers", abstract: "Draw a cover for every book that has none (a one-off job; safe to run again).")
+
+        func run() async throws {
+            _ = try await CoverBackfill.run(config: ServiceConfig())
         }
     }
 }

@@ -67,3 +67,101 @@ int bm_thumbnail(const void *data, size_t length, int max_height, long long max_
 }
 
 void bm_thumbnail_free(void *thumbnail) { g_free(thumbnail); }
+
+/// `markup` in `font` at the largest of `sizes` whose wrapped lines fit `width` x `max_height`; NULL on failure.
+static VipsImage *fitted_text(const char *markup, const char *font, const int *sizes, int count, int width, int max_height) {
+    VipsImage *text = NULL;
+    for (int i = 0; i < count; i++) {
+        char name[96];
+        snprintf(name, sizeof name, "%s %d", font, sizes[i]);
+        if (text) g_object_unref(text);
+        text = NULL;
+        if (vips_text(&text, markup, "font", name, "width", width, "align", VIPS_ALIGN_CENTRE, "wrap", VIPS_TEXT_WRAP_WORD_CHAR, NULL) != 0)
+            return NULL;
+        if (vips_image_get_height(text) <= max_height) break;
+    }
+    if (text && vips_image_get_height(text) > max_height) {
+        // Even the smallest size is too long a text: keep its first lines.
+        VipsImage *cropped = NULL;
+        int status = vips_crop(text, &cropped, 0, 0, vips_image_get_width(text), max_height, NULL);
+        g_object_unref(text);
+        text = status == 0 ? cropped : NULL;
+    }
+    return text;
+}
+
+/// `mask` (one band, 0-255 coverage) placed with its centre at (`centre_x`, `top`) and painted in `ink` over `*base`.
+static int paint(VipsImage **base, VipsImage *mask, int centre_x, int top, VipsImage *ink) {
+    VipsImage *placed = NULL, *painted = NULL;
+    int left = centre_x - vips_image_get_width(mask) / 2;
+    if (vips_embed(mask, &placed, left < 0 ? 0 : left, top, vips_image_get_width(*base), vips_image_get_height(*base), NULL) != 0) return -1;
+    int status = vips_ifthenelse(placed, ink, *base, &painted, "blend", TRUE, NULL);
+    g_object_unref(placed);
+    if (status != 0) return -1;
+    g_object_unref(*base);
+    *base = painted;
+    return 0;
+}
+
+/// A `width` x `height` three-band image of one colour.
+static VipsImage *plain(int width, int height, double red, double green, double blue) {
+    VipsImage *black = NULL, *coloured = NULL, *bytes = NULL;
+    double scale[3] = {1, 1, 1}, offset[3] = {red, green, blue};
+    if (vips_black(&black, width, height, "bands", 3, NULL) != 0) return NULL;
+    int status = vips_linear(black, &coloured, scale, offset, 3, NULL);
+    g_object_unref(black);
+    if (status != 0) return NULL;
+    status = vips_cast_uchar(coloured, &bytes, NULL);
+    g_object_unref(coloured);
+    if (status != 0) return NULL;
+    VipsImage *srgb = NULL;
+    status = vips_copy(bytes, &srgb, "interpretation", VIPS_INTERPRETATION_sRGB, NULL);
+    g_object_unref(bytes);
+    return status == 0 ? srgb : NULL;
+}
+
+int bm_generated_cover(const char *title_markup, const char *authors_markup, int width, int height,
+                       unsigned char red, unsigned char green, unsigned char blue,
+                       void **out, size_t *out_length, char *error, size_t error_size) {
+    pthread_once(&once, initialise);
+    if (init_status != 0) return fail(error, error_size, "libvips did not start");
+    int margin = width / 10;
+    int text_width = width - 2 * margin;
+    VipsImage *cover = plain(width, height, red, green, blue);
+    VipsImage *ink = plain(width, height, 255, 255, 255);
+    VipsImage *rule = plain(width, height, red / 2 + 128, green / 2 + 128, blue / 2 + 128);
+    if (!cover || !ink || !rule) {
+        if (cover) g_object_unref(cover);
+        if (ink) g_object_unref(ink);
+        if (rule) g_object_unref(rule);
+        return fail(error, error_size, "drawing the cover failed");
+    }
+    static const int title_sizes[] = {64, 52, 42, 34, 28, 22};
+    static const int author_sizes[] = {34, 28, 22, 18};
+    VipsImage *title = fitted_text(title_markup, "DejaVu Serif Bold", title_sizes, 6, text_width, height * 45 / 100);
+    VipsImage *authors = *authors_markup ? fitted_text(authors_markup, "DejaVu Sans", author_sizes, 4, text_width, height / 5) : NULL;
+    int status = title ? 0 : -1;
+    if (status == 0) status = paint(&cover, title, width / 2, height / 6, ink);
+    if (status == 0 && authors) status = paint(&cover, authors, width / 2, height * 70 / 100, ink);
+    if (status == 0) {
+        // A thin rule between title and authors, in a lighter shade of the cover's colour.
+        VipsImage *line = NULL;
+        status = vips_black(&line, width / 3, 4, NULL);
+        if (status == 0) {
+            VipsImage *solid = NULL;
+            status = vips_invert(line, &solid, NULL);
+            g_object_unref(line);
+            if (status == 0) {
+                status = paint(&cover, solid, width / 2, height * 64 / 100, rule);
+                g_object_unref(solid);
+            }
+        }
+    }
+    if (status == 0) status = vips_jpegsave_buffer(cover, out, out_length, "Q", 85, "strip", TRUE, NULL);
+    if (title) g_object_unref(title);
+    if (authors) g_object_unref(authors);
+    g_object_unref(cover);
+    g_object_unref(ink);
+    g_object_unref(rule);
+    return status == 0 ? 0 : fail(error, error_size, "drawing the cover failed");
+}

@@ -19,6 +19,7 @@ struct AdminController: Sendable {
         router.get("/admin/books/:id", use: get)
         router.patch("/admin/books/:id", use: edit)
         router.delete("/admin/books/:id", use: withdraw)
+        router.put("/admin/books/:id/cover", use: replaceCover)
     }
 
     private func requireAdmin(_ request: Request) throws {
@@ -117,6 +118,20 @@ struct AdminController: Sendable {
         guard try await ingester.books.withdraw(id: id, logger: context.logger) else { throw Problem.notFound("No book \(id)") }
         feedCache.clear()
         return Response(status: .noContent)
+    }
+}
+
+extension AdminController {
+    /// `PUT /admin/books/{id}/cover` with a JPEG, PNG, GIF or WebP body → the book: the image replaces the cover and
+    /// its thumbnail (a generated one, or the EPUB's own). 415 for another type, 422 for an image libvips cannot use,
+    /// 413 over 16 MB, 404 for an unknown book; nothing changes on a refusal.
+    func replaceCover(request: Request, context: BasicRequestContext) async throws -> Response {
+        try requireAdmin(request)
+        let id = try context.uuid("id")
+        let data = try await JSONMessages.body(of: request, limit: CoverImages.maxUploadBytes)
+        let book = try await ingester.replaceCover(of: id, with: data, logger: context.logger)
+        feedCache.clear()
+        return try JSONMessages.response(book)
     }
 }
 

@@ -20,13 +20,6 @@ struct IngestResult: Encodable, Sendable {
     var book: BookDetail
 }
 
-/// The blobs of a book's cover and its thumbnail.
-struct StoredImages: Sendable {
-    var coverSHA256: String?
-    var thumbnailSHA256: String?
-    var thumbnailType: String?
-}
-
 /// Ingests EPUB files: parse, store the blobs, write the book and queue its licence for patron, all or nothing.
 struct Ingester: Sendable {
     let client: PostgresClient
@@ -52,34 +45,68 @@ struct Ingester: Sendable {
         }
         var parser = try EPUBParser(url: file)
         var parsed = try parser.parse()
-        var thumbnail: CoverThumbnail?
-        if let cover = parsed.cover {
-            // nil for a cover that is small already: `/cover?size=thumbnail` then serves the cover itself.
-            do {
-                thumbnail = try CoverThumbnail.make(from: cover.data)
-            } catch {
-                parsed.warnings.append("no thumbnail of the cover: \(error)")
-            }
-        }
+        let covers = coverImages(for: &parsed, logger: logger)
         let size = (try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int) ?? 0
-
-        let images = StoredImages(
-            coverSHA256: parsed.cover.map { DirectoryBlobStore.sha256(of: $0.data) },
-            thumbnailSHA256: thumbnail.map { DirectoryBlobStore.sha256(of: $0.data) }, thumbnailType: thumbnail?.type)
         let blobs = self.blobs
-        let cover = parsed.cover?.data
-        let thumbnailData = thumbnail?.data
         // The blobs are written inside the row's transaction, under their shared locks, so that the orphan sweep
         // cannot take them before the row that uses them is committed; a failure leaves them to the sweep.
         let (id, outcome) = try await books.insertOrReplace(
-            parsed, epubSHA256: sha, epubSize: size, images: images, options: options, logger: logger
+            parsed, epubSHA256: sha, epubSize: size, images: covers?.stored ?? StoredImages(), options: options, logger: logger
         ) {
             _ = try blobs.put(file: file)
-            if let cover { _ = try blobs.put(cover) }
-            if let thumbnailData { _ = try blobs.put(thumbnailData) }
+            try covers?.write(to: blobs)
         }
         logger.info("Book ingested", metadata: ["book.id": "\(id)", "outcome": "\(outcome.rawValue)", "title": "\(parsed.title)"])
         guard let detail = try await books.detail(id: id, logger: logger) else { throw CancellationError() }
         return IngestResult(outcome: outcome, book: detail)
+    }
+
+    /// The book's own cover, or one drawn from its title and authors when it has none (nil only if drawing failed,
+    /// which is a warning, not a refusal).
+    private func coverImages(for parsed: inout ParsedBook, logger: Logger) -> CoverImages? {
+        if let cover = parsed.cover {
+            let images = CoverImages(raster: cover.data, type: cover.type, source: .epub)
+            if let failure = images.thumbnailFailure { parsed.warnings.append(failure) }
+            return images
+        }
+        do {
+            return try CoverImages.generated(title: parsed.title, authors: parsed.authors.map(\.name))
+        } catch {
+            logger.warning("No cover could be drawn", metadata: ["error": "\(error)", "title": "\(parsed.title)"])
+            parsed.warnings.append("no cover, and none could be drawn: \(error)")
+            return nil
+        }
+    }
+
+    /// `PUT /admin/books/{id}/cover`: the operator's image replaces the book's cover and thumbnail, whatever their
+    /// source. Throws `UnknownBook` for an unknown book and a 4xx problem for an image that is not a usable cover.
+    func replaceCover(of id: UUID, with data: Data, logger: Logger) async throws -> BookDetail {
+        let covers = try CoverImages.uploaded(data)
+        let blobs = self.blobs
+        guard try await books.setCover(id: id, covers.stored, hashes: covers.hashes, onlyIfMissing: false, logger: logger, writeBlobs: { try covers.write(to: blobs) })
+        else { throw UnknownBook(id: id) }
+        logger.info("Cover replaced", metadata: ["book.id": "\(id)"])
+        guard let detail = try await books.detail(id: id, logger: logger) else { throw UnknownBook(id: id) }
+        return detail
+    }
+
+    /// Draws a cover for every book that has none (books ingested before covers were generated), `batch` at a time
+    /// in order of id, reporting progress. A book that gets a cover meanwhile keeps it. Returns how many got one.
+    func generateMissingCovers(batch: Int = 100, logger: Logger, progress: (Int) -> Void = { _ in }) async throws -> Int {
+        var after: UUID?
+        var done = 0
+        while true {
+            let coverless = try await books.coverless(after: after, limit: batch, logger: logger)
+            guard let last = coverless.last else { return done }
+            for book in coverless {
+                let covers = try CoverImages.generated(title: book.title, authors: book.authors)
+                let blobs = self.blobs
+                if try await books.setCover(id: book.id, covers.stored, hashes: covers.hashes, onlyIfMissing: true, logger: logger, writeBlobs: { try covers.write(to: blobs) }) {
+                    done += 1
+                }
+            }
+            progress(done)
+            after = last.id
+        }
     }
 }

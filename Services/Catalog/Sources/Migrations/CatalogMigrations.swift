@@ -159,4 +159,11 @@ let catalogMigrations: [Migration] = [
                 updated_at timestamptz NOT NULL DEFAULT now()
             );
             """),
+    // Books without a cover get one drawn (GeneratedCover); a real cover replaces a drawn one.
+    Migration(
+        version: 8, name: "where covers come from",
+        sql: """
+            ALTER TABLE books ADD COLUMN cover_source text CHECK (cover_source IN ('epub', 'generated', 'uploaded'));
+            UPDATE books SET cover_source = 'epub' WHERE cover_sha256 IS NOT NULL;
+            """),
 ]

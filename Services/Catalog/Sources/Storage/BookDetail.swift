@@ -41,6 +41,8 @@ struct BookDetail: Codable, Sendable {
     var warnings: [String]
     /// The media type of `/cover?size=thumbnail` (the cover's own when no thumbnail could be made).
     var thumbnailType: String?
+    /// Where the cover came from (nil: no cover).
+    var coverSource: CoverSource?
     /// Only on single-book reads.
     var toc: [TOCEntry]?
     var pageList: [TOCEntry]?

@@ -14,11 +14,11 @@ struct BookPostgresRepository: Sendable {
         id, title, subtitle, authors, contributors::text, languages, publisher, published, description, subjects, genres, isbn, identifiers,
         series, series_position, page_progression, fixed_layout, word_count, reading_minutes, epub_sha256, epub_size, cover_sha256 IS NOT NULL,
         cover_type, open_access, featured, staff_pick, copies, copies_available, holds, checkouts, rating_average, rating_count, edition,
-        added_at, updated_at, withdrawn_at IS NOT NULL, warnings, coalesce(thumbnail_type, cover_type)
+        added_at, updated_at, withdrawn_at IS NOT NULL, warnings, coalesce(thumbnail_type, cover_type), cover_source
         """
 
     /// How many columns `summaryColumns` selects; a query's own columns follow them.
-    static let summaryColumnCount = 38
+    static let summaryColumnCount = 39
 
     static func decodeSummary(_ row: PostgresRow) throws -> BookDetail {
         let cells = row.makeRandomAccess()
@@ -33,7 +33,7 @@ struct BookPostgresRepository: Sendable {
             openAccess: try cell(23), featured: try cell(24), staffPick: try cell(25), copies: try cell(26), copiesAvailable: try cell(27),
             holds: try cell(28), checkouts: try cell(29), ratingAverage: try cell(30), ratingCount: try cell(31), edition: try cell(32),
             addedAt: try cell(33), updatedAt: try cell(34), withdrawn: try cell(35), warnings: try cell(36),
-            thumbnailType: try cell(37))
+            thumbnailType: try cell(37), coverSource: try cell(38, String?.self).flatMap(CoverSource.init(rawValue:)))
     }
 
     /// Books from a query that selects `summaryColumns`.
@@ -113,6 +113,7 @@ struct BookPostgresRepository: Sendable {
         do {
             return try await client.withTransaction(logger: logger) { connection in
                 let hashes = [epubSHA256] + [images.coverSHA256, images.thumbnailSHA256].compactMap { $0 }
+                let coverSource = images.coverSource?.rawValue
                 try await BlobReferencePostgresRepository.lockShared(hashes, on: connection, logger: logger)
                 try writeBlobs()
                 if !options.replace, let isbn = book.isbn {
@@ -123,13 +124,14 @@ struct BookPostgresRepository: Sendable {
                     """
                     INSERT INTO books AS b (id, title, subtitle, sort_title, sort_author, authors, contributors, languages, publisher, published,
                         description, subjects, genres, isbn, identifiers, series, series_position, page_progression, fixed_layout, word_count,
-                        reading_minutes, epub_sha256, epub_size, cover_sha256, cover_type, thumbnail_sha256, thumbnail_type, toc, page_list, landmarks, reading_order, resources,
+                        reading_minutes, epub_sha256, epub_size, cover_sha256, cover_type, cover_source, thumbnail_sha256, thumbnail_type, toc, page_list, landmarks,
+                        reading_order, resources,
                         warnings, open_access, featured, copies, copies_available)
                     VALUES (\(UUID()), \(book.title), \(book.subtitle), \(sortTitle), \(sortAuthor), \(authors), \(contributors)::jsonb,
                         \(book.languages), \(book.publisher), \(book.published), \(book.description), \(book.subjects), \(book.genres), \(book.isbn),
                         \(book.identifiers), \(book.series), \(book.seriesPosition), \(book.pageProgression), \(book.fixedLayout), \(book.wordCount),
-                        \(book.readingMinutes), \(epubSHA256), \(Int64(epubSize)), \(images.coverSHA256), \(book.cover?.type),
-                        \(images.thumbnailSHA256), \(images.thumbnailType), \(toc)::jsonb,
+                        \(book.readingMinutes), \(epubSHA256), \(Int64(epubSize)), \(images.coverSHA256), \(images.coverType),
+                        \(coverSource), \(images.thumbnailSHA256), \(images.thumbnailType), \(toc)::jsonb,
                         \(pageList)::jsonb, \(landmarks)::jsonb, \(readingOrder)::jsonb, \(resources)::jsonb, \(book.warnings), \(options.openAccess),
                         \(options.featured), \(options.copies), \(options.copies))
                     ON CONFLICT (isbn) DO UPDATE SET title = EXCLUDED.title, subtitle = EXCLUDED.subtitle, sort_title = EXCLUDED.sort_title,
@@ -139,8 +141,12 @@ struct BookPostgresRepository: Sendable {
                         identifiers = EXCLUDED.identifiers, series = EXCLUDED.series, series_position = EXCLUDED.series_position,
                         page_progression = EXCLUDED.page_progression, fixed_layout = EXCLUDED.fixed_layout, word_count = EXCLUDED.word_count,
                         reading_minutes = EXCLUDED.reading_minutes, epub_sha256 = EXCLUDED.epub_sha256, epub_size = EXCLUDED.epub_size,
-                        cover_sha256 = EXCLUDED.cover_sha256, cover_type = EXCLUDED.cover_type,
-                        thumbnail_sha256 = EXCLUDED.thumbnail_sha256, thumbnail_type = EXCLUDED.thumbnail_type, toc = EXCLUDED.toc, page_list = EXCLUDED.page_list,
+                        cover_sha256 = CASE WHEN \(unescaped: Self.keepsUploadedCover) THEN b.cover_sha256 ELSE EXCLUDED.cover_sha256 END,
+                        cover_type = CASE WHEN \(unescaped: Self.keepsUploadedCover) THEN b.cover_type ELSE EXCLUDED.cover_type END,
+                        cover_source = CASE WHEN \(unescaped: Self.keepsUploadedCover) THEN b.cover_source ELSE EXCLUDED.cover_source END,
+                        thumbnail_sha256 = CASE WHEN \(unescaped: Self.keepsUploadedCover) THEN b.thumbnail_sha256 ELSE EXCLUDED.thumbnail_sha256 END,
+                        thumbnail_type = CASE WHEN \(unescaped: Self.keepsUploadedCover) THEN b.thumbnail_type ELSE EXCLUDED.thumbnail_type END,
+                        toc = EXCLUDED.toc, page_list = EXCLUDED.page_list,
                         landmarks = EXCLUDED.landmarks, reading_order = EXCLUDED.reading_order, resources = EXCLUDED.resources,
                         warnings = EXCLUDED.warnings, edition = b.edition + 1, updated_at = now(), license_version = b.license_version + 1
                     WHERE \(options.replace)
@@ -166,6 +172,47 @@ struct BookPostgresRepository: Sendable {
             for try await id in rows.decode(UUID.self) { return (id, .unchanged) }
             throw error
         }
+    }
+
+    /// A new edition whose EPUB has no cover keeps the cover an operator sent for the book (its own cover would win).
+    private static let keepsUploadedCover = "b.cover_source = 'uploaded' AND EXCLUDED.cover_source IS DISTINCT FROM 'epub'"
+
+    /// Sets a book's cover and thumbnail (blobs written by `writeBlobs` under their shared locks, in the transaction),
+    /// only if it has none when `onlyIfMissing`. False for an unknown book or one that has a cover already; the
+    /// licence goes to patron, which learns that the book has a cover.
+    func setCover(
+        id: UUID, _ images: StoredImages, hashes: [String], onlyIfMissing: Bool, logger: Logger, writeBlobs: @escaping @Sendable () throws -> Void
+    ) async throws -> Bool {
+        try await client.transaction(logger: logger) { connection in
+            var found = false
+            let locked = try await connection.query(
+                "SELECT 1 FROM books WHERE id = \(id) AND (cover_sha256 IS NULL OR NOT \(onlyIfMissing)) FOR UPDATE", logger: logger)
+            for try await _ in locked { found = true }
+            guard found else { return false }
+            try await BlobReferencePostgresRepository.lockShared(hashes, on: connection, logger: logger)
+            try writeBlobs()
+            try await connection.query(
+                """
+                UPDATE books SET cover_sha256 = \(images.coverSHA256), cover_type = \(images.coverType), cover_source = \(images.coverSource?.rawValue),
+                    thumbnail_sha256 = \(images.thumbnailSHA256), thumbnail_type = \(images.thumbnailType),
+                    license_version = license_version + 1, updated_at = now()
+                WHERE id = \(id)
+                """, logger: logger)
+            try await enqueueLicense(id, on: connection, logger: logger)
+            return true
+        }
+    }
+
+    /// Books without a cover, in order of id after `after`.
+    func coverless(after: UUID?, limit: Int, logger: Logger) async throws -> [(id: UUID, title: String, authors: [String])] {
+        let rows = try await client.query(
+            """
+            SELECT id, title, authors FROM books WHERE cover_sha256 IS NULL AND id > coalesce(\(after), '00000000-0000-0000-0000-000000000000'::uuid)
+            ORDER BY id LIMIT \(limit)
+            """, logger: logger)
+        var books: [(id: UUID, title: String, authors: [String])] = []
+        for try await (id, title, authors) in rows.decode((UUID, String, [String]).self) { books.append((id, title, authors)) }
+        return books
     }
 
     /// An operator's change of a book's licence and lanes (nil keeps a value); false for an unknown book. The new

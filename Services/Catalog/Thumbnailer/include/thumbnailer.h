@@ -21,4 +21,11 @@ int bm_thumbnail(const void *data, size_t length, int max_height, long long max_
 /// Frees a thumbnail returned by `bm_thumbnail`.
 void bm_thumbnail_free(void *thumbnail);
 
+/// Draws a cover for a book that has none: `title_markup` and `authors_markup` (Pango markup, already escaped) set
+/// in white on the colour `red`, `green`, `blue`, `width` x `height` pixels, as a JPEG. Returns 0 and sets `*out` (free
+/// it with `bm_thumbnail_free`) and `*out_length`; on failure returns -1 and writes a message to `error`.
+int bm_generated_cover(const char *title_markup, const char *authors_markup, int width, int height,
+                       unsigned char red, unsigned char green, unsigned char blue,
+                       void **out, size_t *out_length, char *error, size_t error_size);
+
 #endif

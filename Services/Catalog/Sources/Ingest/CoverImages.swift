@@ -1,0 +1,84 @@
+import Foundation
+import ServiceSupport
+import Shared
+
+/// Where a book's cover came from: its EPUB, drawn by `GeneratedCover` because the EPUB had none, or sent by an
+/// operator (`PUT /admin/books/{id}/cover`). A generated cover gives way to any other; an uploaded one is kept when a
+/// new edition without a cover is ingested.
+enum CoverSource: String, Sendable, Codable {
+    case epub, generated, uploaded
+}
+
+/// A book's cover with its thumbnail, ready to store: blobs to write and the columns that name them.
+struct CoverImages: Sendable {
+    var cover: Data
+    var type: String
+    var thumbnail: CoverThumbnail?
+    var source: CoverSource
+    /// Why no thumbnail could be made, for the ingest warnings.
+    var thumbnailFailure: String?
+
+    /// Largest cover an operator may send.
+    static let maxUploadBytes = 16 << 20
+
+    /// A raster cover (JPEG, PNG, GIF, WebP by its bytes) with its thumbnail; nil thumbnail for a small cover, which
+    /// is its own. Never throws: a cover libvips cannot scale is kept without a thumbnail, as ingest always did.
+    init(raster: Data, type: String, source: CoverSource) {
+        self.cover = raster
+        self.type = type
+        self.source = source
+        do {
+            thumbnail = try CoverThumbnail.make(from: raster)
+        } catch {
+            thumbnailFailure = "no thumbnail of the cover: \(error)"
+        }
+    }
+
+    /// The cover drawn for a book without one.
+    static func generated(title: String, authors: [String]) throws -> CoverImages {
+        CoverImages(raster: try GeneratedCover.make(title: title, authors: authors), type: "image/jpeg", source: .generated)
+    }
+
+    /// An operator's cover, validated as strictly as a book's own: a raster image by its bytes, one that libvips can
+    /// read and scale (not too many pixels, not damaged). Throws a 4xx problem otherwise.
+    static func uploaded(_ data: Data) throws -> CoverImages {
+        guard let type = RasterImage.type(of: data) else {
+            throw Problem(status: 415, slug: "unsupported-image", title: "Unsupported Media Type", detail: "A cover must be a JPEG, PNG, GIF or WebP image")
+        }
+        do {
+            return CoverImages(raster: data, type: type, thumbnail: try CoverThumbnail.make(from: data), source: .uploaded)
+        } catch {
+            throw Problem(status: 422, slug: "unreadable-image", title: "Unprocessable Content", detail: "The image cannot be used as a cover: \(error)")
+        }
+    }
+
+    private init(raster: Data, type: String, thumbnail: CoverThumbnail?, source: CoverSource) {
+        self.cover = raster
+        self.type = type
+        self.thumbnail = thumbnail
+        self.source = source
+    }
+
+    var stored: StoredImages {
+        StoredImages(
+            coverSHA256: DirectoryBlobStore.sha256(of: cover), coverType: type, coverSource: source,
+            thumbnailSHA256: thumbnail.map { DirectoryBlobStore.sha256(of: $0.data) }, thumbnailType: thumbnail?.type)
+    }
+
+    /// The blobs' hashes, to lock before writing them.
+    var hashes: [String] { [stored.coverSHA256, stored.thumbnailSHA256].compactMap { $0 } }
+
+    func write(to blobs: any BlobStore) throws {
+        _ = try blobs.put(cover)
+        if let thumbnail { _ = try blobs.put(thumbnail.data) }
+    }
+}
+
+/// The columns of a book's cover and its thumbnail.
+struct StoredImages: Sendable {
+    var coverSHA256: String?
+    var coverType: String?
+    var coverSource: CoverSource?
+    var thumbnailSHA256: String?
+    var thumbnailType: String?
+}
