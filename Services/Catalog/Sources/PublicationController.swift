@@ -39,6 +39,8 @@ struct PublicationController: Sendable {
         if let description = book.description { metadata["description"] = description }
         if let direction = book.pageProgression, direction == "rtl" || direction == "ltr" { metadata["readingProgression"] = direction }
         if book.fixedLayout { metadata["presentation"] = ["layout": "fixed"] }
+        PublicationMetadata.addExtents(of: book, to: &metadata)
+        if let accessibility = PublicationMetadata.accessibility(book) { metadata["accessibility"] = accessibility }
 
         func link(_ resource: PackageResource) -> [String: Any] {
             var link: [String: Any] = ["href": content + Self.encode(resource.href), "type": resource.type]

@@ -93,7 +93,7 @@ struct EPUBParser {
             published: metadata.child("date")?.allText, description: description, subjects: subjects, genres: Genres.genres(for: subjects),
             isbn: isbn, identifiers: identifiers, series: series, seriesPosition: seriesPosition, pageProgression: spine?["page-progression-direction"],
             fixedLayout: fixedLayout, wordCount: words, readingOrder: readingOrder, resources: resources, toc: toc, pageList: pageList,
-            landmarks: landmarks, cover: cover, warnings: warnings)
+            landmarks: landmarks, cover: cover, accessibility: AccessibilityReader.read(metadata), warnings: warnings)
     }
 
     /// Marks the fonts that META-INF/encryption.xml says are obfuscated, so that they can be served as fonts;

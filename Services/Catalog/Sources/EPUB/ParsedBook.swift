@@ -50,9 +50,12 @@ struct ParsedBook: Sendable {
     var pageList: [TOCEntry]
     var landmarks: [TOCEntry]
     var cover: (data: Data, type: String)?
+    var accessibility: Accessibility?
     var warnings: [String]
 
     var authors: [Contributor] { contributors.filter { $0.role == "aut" } }
+    /// Pages of the print edition, as the page list counts them (nil without a page list).
+    var pageCount: Int? { pageList.isEmpty ? nil : pageList.reduce(0) { $0 + $1.count } }
     /// Minutes at 250 words a minute.
     var readingMinutes: Int { max(1, Int((Double(wordCount) / 250).rounded())) }
 }

@@ -56,6 +56,10 @@ enum AtomRenderer {
         for genre in book.genres {
             xml += "<category scheme=\"http://librarysimplified.org/terms/genres/Bookmobile/\" term=\"\(genre)\" label=\"\(escape(Genres.name(of: genre) ?? genre))\"/>\n"
         }
+        if let accessibility = book.accessibility?.readableSummary {
+            xml += "<schema:accessibilitySummary>\(escape(accessibility))</schema:accessibilitySummary>\n"
+        }
+        if let pages = book.pageCount { xml += "<schema:numberOfPages>\(pages)</schema:numberOfPages>\n" }
         if book.ratingCount > 0, let average = book.ratingAverage {
             xml += "<schema:Rating schema:ratingValue=\"\(String(format: "%.2f", average))\" schema:ratingCount=\"\(book.ratingCount)\"/>\n"
         }
@@ -79,6 +83,9 @@ enum AtomRenderer {
             }
             xml += "</link>\n"
         }
+        // In OPDS 1.2 the manifest is an alternate representation: a 1.2 app offers every acquisition link as a
+        // download, and this one is not a file it can open.
+        if let manifest = entry.manifestLink { xml += link(Feed.Link(rel: "alternate", href: manifest.href, type: manifest.type)) }
         if let annotations = entry.annotationService { xml += link(annotations) }
         return xml + "</entry>\n"
     }

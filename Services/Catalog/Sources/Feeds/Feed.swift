@@ -58,6 +58,16 @@ struct Entry: Sendable {
             rel: "http://www.w3.org/ns/oa#annotationService", href: "\(publicURL)/me/annotations/\(book.id.uuidString.lowercased())",
             type: "application/ld+json; profile=\"http://www.w3.org/ns/anno.jsonld\"")
     }
+    /// The book's Readium Web Publication Manifest, for those who may read it: everyone for an open-access book, the
+    /// borrower for a lent one (its resources answer only them). Readers that stream a book (Thorium, web readers)
+    /// open it from here instead of downloading the EPUB.
+    var manifestLink: Feed.Link? {
+        if book.openAccess {
+            return Feed.Link(rel: "http://opds-spec.org/acquisition/open-access", href: bookURL + "/manifest.json", type: PublicationMetadata.manifestType)
+        }
+        guard view?.state.isOnLoan == true else { return nil }
+        return Feed.Link(rel: "http://opds-spec.org/acquisition", href: bookURL + "/manifest.json", type: PublicationMetadata.manifestType)
+    }
     var entryURL: String { "\(publicURL)/opds/books/\(book.id.uuidString.lowercased())" }
     var urn: String { "urn:uuid:\(book.id.uuidString.lowercased())" }
 

@@ -83,7 +83,8 @@ struct FeedController: Sendable {
 
     /// The query parameters feeds understand; others change nothing, so they are left out of cache keys and links.
     static let knownParameters: Set<Substring> = [
-        "sort", "order", "available", "size", "after", "page", "q", "query", "title", "author", "genre", "publisher", "language", "isbn",
+        "sort", "order", "available", "accessibility", "size", "after", "page", "q", "query", "title", "author", "genre", "publisher", "language",
+        "isbn",
     ]
 
     /// The request's query with only `knownParameters`, still percent-encoded, in the request's order.
@@ -146,6 +147,7 @@ struct FeedController: Sendable {
         let order = try query.get("order").map { guard let value = SortOrder(rawValue: $0) else { throw Problem.badRequest("order must be asc or desc") }; return value }
             ?? (query.get("sort") == nil ? lane.defaultOrder : .asc)
         let availableOnly = try availability(query.get("available"))
+        let accessibility = try AccessibilityFacet(parameter: query.get("accessibility"))
         let size = try pageSize(query.get("size"))
         var after: PageCursor?
         if let text = query.get("after") {
@@ -154,24 +156,34 @@ struct FeedController: Sendable {
             }
             after = cursor
         }
-        let page = try await feeds.lane(lane, sort: sort, order: order, availableOnly: availableOnly, size: size, after: after, hidden: personal.hidden, logger: context.logger)
+        let page = try await feeds.lane(
+            lane, sort: sort, order: order, availableOnly: availableOnly, accessibility: accessibility, size: size, after: after, hidden: personal.hidden,
+            logger: context.logger)
         let base = "/opds/lanes/\(lane.slug)"
-        let facetQuery = { (sort: SortKey, order: SortOrder, available: Bool) in "\(base)?sort=\(sort.rawValue)&order=\(order.rawValue)&available=\(available ? "now" : "all")&size=\(size)" }
-        let current = facetQuery(sort, order, availableOnly)
+        let facetQuery = { (sort: SortKey, order: SortOrder, available: Bool, accessibility: AccessibilityFacet) in
+            "\(base)?sort=\(sort.rawValue)&order=\(order.rawValue)&available=\(available ? "now" : "all")&accessibility=\(accessibility.rawValue)&size=\(size)"
+        }
+        let current = facetQuery(sort, order, availableOnly, accessibility)
         var feed = Feed(id: publicURL + base, title: lane.title, kind: .acquisition,
                         links: baseLinks(self: current + (after.map { "&after=\($0.encoded)" } ?? ""), type: Self.acquisitionType))
         feed.links.append(Feed.Link(rel: "first", href: publicURL + current, type: Self.acquisitionType))
         if let next = page.next { feed.links.append(Feed.Link(rel: "next", href: publicURL + current + "&after=\(next.encoded)", type: Self.acquisitionType)) }
         for key in SortKey.allCases {
             for direction in SortOrder.allCases {
-                feed.links.append(Feed.Link(rel: "http://opds-spec.org/facet", href: publicURL + facetQuery(key, direction, availableOnly), type: Self.acquisitionType,
+                feed.links.append(Feed.Link(rel: "http://opds-spec.org/facet", href: publicURL + facetQuery(key, direction, availableOnly, accessibility), type: Self.acquisitionType,
                                             title: "\(key.label) (\(direction == .asc ? "ascending" : "descending"))", facetGroup: "Sort by",
                                             activeFacet: key == sort && direction == order))
             }
         }
         for available in [true, false] {
-            feed.links.append(Feed.Link(rel: "http://opds-spec.org/facet", href: publicURL + facetQuery(sort, order, available), type: Self.acquisitionType,
+            feed.links.append(Feed.Link(rel: "http://opds-spec.org/facet", href: publicURL + facetQuery(sort, order, available, accessibility), type: Self.acquisitionType,
                                         title: available ? "Available now" : "All", facetGroup: "Availability", activeFacet: available == availableOnly))
+        }
+        for facet in AccessibilityFacet.allCases {
+            feed.links.append(
+                Feed.Link(
+                    rel: "http://opds-spec.org/facet", href: publicURL + facetQuery(sort, order, availableOnly, facet), type: Self.acquisitionType,
+                    title: facet.label, facetGroup: AccessibilityFacet.group, activeFacet: facet == accessibility))
         }
         feed.entries = entries(page.books, personal)
         feed.itemsPerPage = size
@@ -197,6 +209,7 @@ struct FeedController: Sendable {
         search.language = query.get("language")
         search.isbn = query.get("isbn")
         search.availableOnly = try availability(query.get("available"))
+        search.accessibility = try AccessibilityFacet(parameter: query.get("accessibility"))
         if let sort = query.get("sort"), sort != "relevance" {
             guard let key = SortKey(rawValue: sort) else { throw Problem.badRequest("sort must be relevance or one of \(SortKey.allCases.map(\.rawValue))") }
             search.sort = key
@@ -214,6 +227,14 @@ struct FeedController: Sendable {
             var items = known.filter { !$0.hasPrefix("page=") }
             items.append("page=\(search.page + 1)")
             feed.links.append(Feed.Link(rel: "next", href: publicURL + "/opds/search?" + items.joined(separator: "&"), type: Self.acquisitionType))
+        }
+        // The accessibility facet of these results: the same query, from page 1, with each choice.
+        let unfaceted = known.filter { !$0.hasPrefix("page=") && !$0.hasPrefix("accessibility=") }
+        for facet in AccessibilityFacet.allCases {
+            feed.links.append(
+                Feed.Link(
+                    rel: "http://opds-spec.org/facet", href: publicURL + "/opds/search?" + (unfaceted + ["accessibility=\(facet.rawValue)"]).joined(separator: "&"),
+                    type: Self.acquisitionType, title: facet.label, facetGroup: AccessibilityFacet.group, activeFacet: facet == search.accessibility))
         }
         feed.entries = entries(page.books, personal)
         feed.totalResults = page.total

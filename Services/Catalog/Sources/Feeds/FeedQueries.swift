@@ -31,12 +31,14 @@ struct FeedQueries: Sendable {
 
     /// One page of `lane`, keyset-paginated by (sort value, id): stable under concurrent inserts.
     func lane(
-        _ lane: Lane, sort: SortKey, order: SortOrder, availableOnly: Bool, size: Int, after: PageCursor?, hidden: [UUID], logger: Logger
+        _ lane: Lane, sort: SortKey, order: SortOrder, availableOnly: Bool, accessibility: AccessibilityFacet = .all, size: Int, after: PageCursor?,
+        hidden: [UUID], logger: Logger
     ) async throws -> Page {
         var sql = SQL()
         let (expression, type) = sort.expression
         var conditions = ["withdrawn_at IS NULL", lane.condition]
         if availableOnly { conditions.append("(open_access OR copies_available > 0)") }
+        if let condition = accessibility.condition { conditions.append(condition) }
         if !hidden.isEmpty { conditions.append("NOT (id = ANY(\(try sql.bind(hidden))))") }
         if let after {
             let comparison = order == .asc ? ">" : "<"
@@ -75,6 +77,7 @@ struct FeedQueries: Sendable {
         var language: String?
         var isbn: String?
         var availableOnly = false
+        var accessibility = AccessibilityFacet.all
         var sort: SortKey?
         var order: SortOrder = .asc
         var page = 1
@@ -142,6 +145,7 @@ struct FeedQueries: Sendable {
         if let language = request.language { conditions.append("EXISTS (SELECT 1 FROM unnest(languages) l WHERE lower(l) LIKE \(try sql.bind(Self.escapeLike(language.lowercased()) + "%")))") }
         if let isbn = request.isbn { conditions.append("isbn = \(try sql.bind(ISBN.normalized(isbn) ?? "invalid"))") }
         if request.availableOnly { conditions.append("(open_access OR copies_available > 0)") }
+        if let condition = request.accessibility.condition { conditions.append(condition) }
         if !hidden.isEmpty { conditions.append("NOT (id = ANY(\(try sql.bind(hidden))))") }
         // The matches are ranked and counted as narrow rows (id and sort keys), and only the page's books are read
         // whole: carrying every match's full row through the count made a common word's search spill to disk.

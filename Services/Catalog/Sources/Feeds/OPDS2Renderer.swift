@@ -67,7 +67,8 @@ enum OPDS2Renderer {
             if let position = book.seriesPosition { collection["position"] = position }
             metadata["belongsTo"] = ["series": [collection]]
         }
-        if book.wordCount > 0 { metadata["duration"] = book.readingMinutes * 60 }
+        PublicationMetadata.addExtents(of: book, to: &metadata)
+        if let accessibility = PublicationMetadata.accessibility(book) { metadata["accessibility"] = accessibility }
         if book.ratingCount > 0, let average = book.ratingAverage { metadata["rating"] = ["value": average, "count": book.ratingCount] }
         let availability = entry.availability
         var availabilityObject: [String: Any] = ["state": availability.status]
@@ -86,6 +87,7 @@ enum OPDS2Renderer {
             let type = acquisition.type == "application/epub+zip" ? acquisition.type : "application/opds-publication+json"
             links.append(["rel": acquisition.rel, "href": acquisition.href, "type": type, "properties": properties])
         }
+        if let manifest = entry.manifestLink { links.append(["rel": manifest.rel, "href": manifest.href, "type": manifest.type]) }
         if let annotations = entry.annotationService { links.append(["rel": annotations.rel, "href": annotations.href, "type": annotations.type]) }
         var publication: [String: Any] = ["metadata": metadata, "links": links]
         if book.hasCover {

@@ -166,4 +166,15 @@ let catalogMigrations: [Migration] = [
             ALTER TABLE books ADD COLUMN cover_source text CHECK (cover_source IN ('epub', 'generated', 'uploaded'));
             UPDATE books SET cover_source = 'epub' WHERE cover_sha256 IS NOT NULL;
             """),
+    // Accessibility metadata (Readium's accessibility object) with the two facts lanes and search filter on, and the
+    // print page count from the page list. Books ingested before have none until they are ingested again.
+    Migration(
+        version: 9, name: "accessibility and page count",
+        sql: """
+            ALTER TABLE books ADD COLUMN accessibility jsonb,
+                ADD COLUMN screen_reader_friendly boolean NOT NULL DEFAULT false,
+                ADD COLUMN declares_no_hazards boolean NOT NULL DEFAULT false,
+                ADD COLUMN page_count integer;
+            UPDATE books SET page_count = nullif(jsonb_array_length(page_list), 0) WHERE jsonb_typeof(page_list) = 'array';
+            """),
 ]

@@ -43,6 +43,9 @@ struct BookDetail: Codable, Sendable {
     var thumbnailType: String?
     /// Where the cover came from (nil: no cover).
     var coverSource: CoverSource?
+    var accessibility: Accessibility?
+    /// Pages of the print edition (from the EPUB's page list).
+    var pageCount: Int?
     /// Only on single-book reads.
     var toc: [TOCEntry]?
     var pageList: [TOCEntry]?

@@ -14,11 +14,11 @@ struct BookPostgresRepository: Sendable {
         id, title, subtitle, authors, contributors::text, languages, publisher, published, description, subjects, genres, isbn, identifiers,
         series, series_position, page_progression, fixed_layout, word_count, reading_minutes, epub_sha256, epub_size, cover_sha256 IS NOT NULL,
         cover_type, open_access, featured, staff_pick, copies, copies_available, holds, checkouts, rating_average, rating_count, edition,
-        added_at, updated_at, withdrawn_at IS NOT NULL, warnings, coalesce(thumbnail_type, cover_type), cover_source
+        added_at, updated_at, withdrawn_at IS NOT NULL, warnings, coalesce(thumbnail_type, cover_type), cover_source, accessibility::text, page_count
         """
 
     /// How many columns `summaryColumns` selects; a query's own columns follow them.
-    static let summaryColumnCount = 39
+    static let summaryColumnCount = 41
 
     static func decodeSummary(_ row: PostgresRow) throws -> BookDetail {
         let cells = row.makeRandomAccess()
@@ -33,7 +33,9 @@ struct BookPostgresRepository: Sendable {
             openAccess: try cell(23), featured: try cell(24), staffPick: try cell(25), copies: try cell(26), copiesAvailable: try cell(27),
             holds: try cell(28), checkouts: try cell(29), ratingAverage: try cell(30), ratingCount: try cell(31), edition: try cell(32),
             addedAt: try cell(33), updatedAt: try cell(34), withdrawn: try cell(35), warnings: try cell(36),
-            thumbnailType: try cell(37), coverSource: try cell(38, String?.self).flatMap(CoverSource.init(rawValue:)))
+            thumbnailType: try cell(37), coverSource: try cell(38, String?.self).flatMap(CoverSource.init(rawValue:)),
+            accessibility: try cell(39, String?.self).flatMap { try? WireFormat.decoder().decode(Accessibility.self, from: Data($0.utf8)) },
+            pageCount: try cell(40))
     }
 
     /// Books from a query that selects `summaryColumns`.
@@ -110,6 +112,7 @@ struct BookPostgresRepository: Sendable {
         let sortTitle = Self.sortTitle(book.title)
         let contributors = try json(book.contributors), toc = try json(book.toc), pageList = try json(book.pageList)
         let landmarks = try json(book.landmarks), readingOrder = try json(book.readingOrder), resources = try json(book.resources)
+        let accessibility = try book.accessibility.map(json)
         do {
             return try await client.withTransaction(logger: logger) { connection in
                 let hashes = [epubSHA256] + [images.coverSHA256, images.thumbnailSHA256].compactMap { $0 }
@@ -125,14 +128,16 @@ struct BookPostgresRepository: Sendable {
                     INSERT INTO books AS b (id, title, subtitle, sort_title, sort_author, authors, contributors, languages, publisher, published,
                         description, subjects, genres, isbn, identifiers, series, series_position, page_progression, fixed_layout, word_count,
                         reading_minutes, epub_sha256, epub_size, cover_sha256, cover_type, cover_source, thumbnail_sha256, thumbnail_type, toc, page_list, landmarks,
-                        reading_order, resources,
+                        reading_order, resources, accessibility, screen_reader_friendly, declares_no_hazards, page_count,
                         warnings, open_access, featured, copies, copies_available)
                     VALUES (\(UUID()), \(book.title), \(book.subtitle), \(sortTitle), \(sortAuthor), \(authors), \(contributors)::jsonb,
                         \(book.languages), \(book.publisher), \(book.published), \(book.description), \(book.subjects), \(book.genres), \(book.isbn),
                         \(book.identifiers), \(book.series), \(book.seriesPosition), \(book.pageProgression), \(book.fixedLayout), \(book.wordCount),
                         \(book.readingMinutes), \(epubSHA256), \(Int64(epubSize)), \(images.coverSHA256), \(images.coverType),
                         \(coverSource), \(images.thumbnailSHA256), \(images.thumbnailType), \(toc)::jsonb,
-                        \(pageList)::jsonb, \(landmarks)::jsonb, \(readingOrder)::jsonb, \(resources)::jsonb, \(book.warnings), \(options.openAccess),
+                        \(pageList)::jsonb, \(landmarks)::jsonb, \(readingOrder)::jsonb, \(resources)::jsonb, \(accessibility)::jsonb,
+                        \(book.accessibility?.isScreenReaderFriendly ?? false), \(book.accessibility?.declaresNoHazards ?? false), \(book.pageCount),
+                        \(book.warnings), \(options.openAccess),
                         \(options.featured), \(options.copies), \(options.copies))
                     ON CONFLICT (isbn) DO UPDATE SET title = EXCLUDED.title, subtitle = EXCLUDED.subtitle, sort_title = EXCLUDED.sort_title,
                         sort_author = EXCLUDED.sort_author, authors = EXCLUDED.authors, contributors = EXCLUDED.contributors,
@@ -148,6 +153,8 @@ struct BookPostgresRepository: Sendable {
                         thumbnail_type = CASE WHEN \(unescaped: Self.keepsUploadedCover) THEN b.thumbnail_type ELSE EXCLUDED.thumbnail_type END,
                         toc = EXCLUDED.toc, page_list = EXCLUDED.page_list,
                         landmarks = EXCLUDED.landmarks, reading_order = EXCLUDED.reading_order, resources = EXCLUDED.resources,
+                        accessibility = EXCLUDED.accessibility, screen_reader_friendly = EXCLUDED.screen_reader_friendly,
+                        declares_no_hazards = EXCLUDED.declares_no_hazards, page_count = EXCLUDED.page_count,
                         warnings = EXCLUDED.warnings, edition = b.edition + 1, updated_at = now(), license_version = b.license_version + 1
                     WHERE \(options.replace)
                     RETURNING id, edition
