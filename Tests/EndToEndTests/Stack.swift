@@ -42,7 +42,20 @@ final class Stack: @unchecked Sendable {
     }
 
     /// Starts PostgreSQL, creates both databases and starts the three services; returns once the gateway is ready.
+    /// A port another process took between `FreePort`'s check and a service's bind makes that service exit with
+    /// "Address already in use": the stack is then started again on other ports (up to three times).
     static func start(_ overrides: [String: String] = [:], catalogReplicas: Int = 1) async throws -> Stack {
+        for attempt in 1...3 {
+            do {
+                return try await startOnce(overrides, catalogReplicas: catalogReplicas)
+            } catch let error as StackError where error.description.contains("Address already in use") && attempt < 3 {
+                continue
+            }
+        }
+        throw StackError("unreachable")
+    }
+
+    private static func startOnce(_ overrides: [String: String], catalogReplicas: Int) async throws -> Stack {
         let stack = try Stack(overrides: overrides, catalogReplicas: catalogReplicas)
         do {
             try await stack.startPostgres()
@@ -148,7 +161,11 @@ final class Stack: @unchecked Sendable {
     /// Polls `/health/ready` on the gateway (which checks its upstreams) until it answers 200.
     func waitUntilReady(timeout: Duration = .seconds(180)) async throws {
         try await eventually(timeout: timeout, "the stack never became ready (the services' log tails follow)") {
-            (try? await gateway.call(.GET, "/health/ready").status) == 200
+            // A service that could not bind its port will never be ready: say so at once (`start` tries other ports).
+            if let service = services.first(where: { log($0).contains("Address already in use") }) {
+                throw StackError("\(service.rawValue): Address already in use")
+            }
+            return (try? await gateway.call(.GET, "/health/ready").status) == 200
         }
     }
 
@@ -207,11 +224,16 @@ func eventually(timeout: Duration = .seconds(40), _ message: @autoclosure () -> 
 
 /// A free port below the kernel's ephemeral range (32768-60999), so that no outgoing connection of the many tests running
 /// at once can take it between this check and the service's own bind (which happened with ports the kernel picked).
+/// A port is handed out once per test process, so that stacks starting at the same time never pick the same one.
 enum FreePort {
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var handedOut = Set<Int>()
+
     static func next(avoiding taken: [Int] = []) throws -> Int {
         for _ in 0..<200 {
             let port = Int.random(in: 20_000..<32_000)
-            if !taken.contains(port), isFree(port) { return port }
+            guard !taken.contains(port), isFree(port), lock.withLock({ handedOut.insert(port).inserted }) else { continue }
+            return port
         }
         throw StackError("no free port found")
     }
