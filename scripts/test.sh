@@ -20,6 +20,9 @@ trap cleanup EXIT
 PG_FAST=1 scripts/postgres.sh start "$tmp" "$port"
 export TEST_DATABASE_URL="postgres://postgres@127.0.0.1:$port/postgres"
 export SHARED_DIR="${SHARED_DIR:-$(cd .. && pwd)/shared}"
+# Palace's OPDS 2.0 parser, which the real-client tests run every kind of document through.
+TEST_PYTHON="$(scripts/test-tools.sh)"
+export TEST_PYTHON
 echo "Test database: $TEST_DATABASE_URL"
 swift build --build-tests
 # The end-to-end tests start the three executables that this build made.

@@ -15,9 +15,9 @@ extension Stack {
     }()
 
     /// Ingests `file` through `POST /admin/books` and returns the book's id.
-    func ingest(_ file: URL, copies: Int = 1) async throws -> String {
+    func ingest(_ file: URL, copies: Int = 1, openAccess: Bool = false) async throws -> String {
         let reply = try await gateway.call(
-            .POST, "/admin/books?copies=\(copies)", as: .bearer(Self.adminToken), body: try Data(contentsOf: file),
+            .POST, "/admin/books?copies=\(copies)&open_access=\(openAccess)", as: .bearer(Self.adminToken), body: try Data(contentsOf: file),
             headers: [("Content-Type", "application/epub+zip")])
         guard reply.status == 201 || reply.status == 200, let id = reply.json["id"] as? String else {
             throw StackError("ingest of \(file.lastPathComponent) failed: \(reply.status) \(reply.text)")

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# The Python tools the tests use (Palace's OPDS 2.0 / Readium manifest parser), in a virtual environment of the
+# repository's own (.venv-test, not committed), never in the system. Prints the environment's python.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/apt-ensure.sh python3-venv >&2
+venv=.venv-test
+if ! "$venv/bin/python" -c "import webpub_manifest_parser" 2>/dev/null; then
+    rm -rf "$venv"
+    python3 -m venv "$venv" >&2
+    "$venv/bin/pip" install --quiet --disable-pip-version-check "palace-webpub-manifest-parser==4.1.*" >&2
+fi
+echo "$(pwd)/$venv/bin/python"
