@@ -69,17 +69,22 @@ extension CatalogServiceTests {
             #expect(status == .created)
             let id = try #require(body["id"] as? String)
             #expect((body["warnings"] as? [String])?.contains { $0.contains("not a JPEG, PNG, GIF or WebP") } == true, "\(body["warnings"] ?? "")")
+            // The SVG is dropped; the book gets a drawn cover instead, a JPEG.
+            #expect((body["book"] as? [String: Any])?["coverSource"] as? String == "generated")
             for uri in ["/books/\(id)/cover", "/books/\(id)/cover?size=thumbnail"] {
                 try await client.execute(uri: uri, method: .get) { response in
-                    #expect(response.status == .notFound, "\(uri)")
-                    #expect(response.headers[.contentType] != "image/svg+xml")
+                    #expect(response.status == .ok, "\(uri)")
+                    #expect(response.headers[.contentType] == "image/jpeg")
+                    #expect(RasterImage.type(of: Data(buffer: response.body)) == "image/jpeg")
                 }
             }
             // An SVG that claims to be a JPEG is refused by its bytes.
             let disguised = try epub(title: "Disguised Cover", cover: Self.scriptedSVG, coverPath: "cover.jpg", coverType: "image/jpeg")
             let (_, second) = try await ingest(client, disguised)
             let other = try #require(second["id"] as? String)
-            try await client.execute(uri: "/books/\(other)/cover", method: .get) { #expect($0.status == .notFound) }
+            try await client.execute(uri: "/books/\(other)/cover", method: .get) { response in
+                #expect(Data(buffer: response.body) != Self.scriptedSVG && RasterImage.type(of: Data(buffer: response.body)) == "image/jpeg")
+            }
         }
     }
 
