@@ -28,10 +28,41 @@ swift build --build-tests
 # The end-to-end tests start the three executables that this build made.
 BOOKMOBILE_BIN_DIR="$(swift build --show-bin-path)"
 export BOOKMOBILE_BIN_DIR
-set +e
-swift test --skip-build "$@" 2>&1 | tee "$tmp/test.log"
-status=${PIPESTATUS[0]}
-set -e
+# The suite takes minutes. A run that stalls (seen once under heavy load: every test task waiting, no thread busy)
+# is stopped with SIGQUIT after TEST_STALL_LIMIT seconds, so that the Swift runtime prints every thread's backtrace,
+# the tests that never ended are named, and the suite runs once more; CI's log shows all of it.
+run_suite() {
+    set +e
+    stalled=0
+    # In a process group of its own, so that the test process it starts can be found and stopped with it.
+    setsid swift test --skip-build "$@" > >(tee "$tmp/test.log") 2>&1 &
+    local driver=$! waited=0
+    while kill -0 "$driver" 2>/dev/null; do
+        sleep 5
+        waited=$((waited + 5))
+        if [ "$waited" -ge "${TEST_STALL_LIMIT:-900}" ]; then
+            stalled=1
+            pkill -QUIT -g "$driver" -f bookmobilePackageTests.xctest   # the Swift runtime prints every thread
+            sleep 30
+            kill -KILL -- "-$driver" 2>/dev/null
+            break
+        fi
+    done
+    wait "$driver"
+    status=$?
+    sleep 1   # let tee write the last lines
+    set -e
+}
+run_suite "$@"
+if [ "$stalled" -eq 1 ]; then
+    echo "==== STALL: the test run was stopped after ${TEST_STALL_LIMIT:-900} s; tests that started and never ended: ===="
+    { grep -a -E "^◇ Test .* started" "$tmp/test.log" || true; } | sed -E 's/^◇ Test (.*) started\.$/\1/' | sort -u > "$tmp/started"
+    { grep -a -E "^(✔|✘) Test " "$tmp/test.log" || true; } | sed -E 's/^. Test ([^ ]*\)).*/\1/' | sort -u > "$tmp/ended"
+    comm -23 "$tmp/started" "$tmp/ended" | { grep -v "^case passing" || true; }
+    cp "$tmp/test.log" "$tmp/stalled.log"
+    echo "==== running the suite once more ===="
+    run_suite "$@"
+fi
 # CI shows only the end of the output: repeat what failed there, with the lines that say why.
 if [ "$status" -ne 0 ]; then
     echo "==== failures (repeated from above) ===="

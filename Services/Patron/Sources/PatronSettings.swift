@@ -56,6 +56,7 @@ struct PatronSettings: Sendable {
         signInPolicy = SignInThrottlePolicy()
         signInPolicy.addressFailures = try config.int("SIGN_IN_ADDRESS_FAILURES", default: 100)
         signInPolicy.addressWindow = try config.duration("SIGN_IN_ADDRESS_WINDOW", default: 600)
+        signInPolicy.firstBackOff = try config.duration("SIGN_IN_FIRST_BACK_OFF", default: 30)
         shelfPublishInterval = try config.duration("SHELF_PUBLISH_INTERVAL", default: 0.5)
         logoURL = config.string("LIBRARY_LOGO_URL")
         helpURL = config.string("LIBRARY_HELP_URL")
