@@ -40,7 +40,7 @@ run_suite() {
     while kill -0 "$driver" 2>/dev/null; do
         sleep 5
         waited=$((waited + 5))
-        if [ "$waited" -ge "${TEST_STALL_LIMIT:-900}" ]; then
+        if [ "$waited" -ge "${TEST_STALL_LIMIT:-600}" ]; then
             stalled=1
             pkill -QUIT -g "$driver" -f bookmobilePackageTests.xctest   # the Swift runtime prints every thread
             sleep 30
@@ -55,7 +55,7 @@ run_suite() {
 }
 run_suite "$@"
 if [ "$stalled" -eq 1 ]; then
-    echo "==== STALL: the test run was stopped after ${TEST_STALL_LIMIT:-900} s; tests that started and never ended: ===="
+    echo "==== STALL: the test run was stopped after ${TEST_STALL_LIMIT:-600} s; tests that started and never ended: ===="
     { grep -a -E "^◇ Test .* started" "$tmp/test.log" || true; } | sed -E 's/^◇ Test (.*) started\.$/\1/' | sort -u > "$tmp/started"
     { grep -a -E "^(✔|✘) Test " "$tmp/test.log" || true; } | sed -E 's/^. Test ([^ ]*\)).*/\1/' | sort -u > "$tmp/ended"
     comm -23 "$tmp/started" "$tmp/ended" | { grep -v "^case passing" || true; }

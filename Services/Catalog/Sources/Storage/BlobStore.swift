@@ -4,6 +4,7 @@ import NIOPosix
 import Synchronization
 import Logging
 import Metrics
+import ServiceSupport
 import Shared
 
 #if canImport(Glibc)
@@ -82,7 +83,7 @@ struct DirectoryBlobStore: BlobStore {
         let url = url(for: sha256)
         if checked.hashes.withLock({ $0.contains(sha256) }) { return url }
         // Hashing a large book takes a while: off the request threads.
-        let sound = try await NIOThreadPool.singleton.runIfActive { isSound(sha256) }
+        let sound = try await BlockingWork.run { isSound(sha256) }
         guard sound else { throw BlobDamaged(sha256: sha256, missing: !FileManager.default.fileExists(atPath: url.path)) }
         return url
     }

@@ -1,5 +1,5 @@
 import HummingbirdBcrypt
-import NIOPosix
+import ServiceSupport
 
 /// bcrypt hashing of PINs and passwords, off the event loops (bcrypt is CPU-bound by design).
 struct PasswordHasher: Sendable {
@@ -15,10 +15,10 @@ struct PasswordHasher: Sendable {
 
     func hash(_ secret: String) async throws -> String {
         let cost = self.cost
-        return try await NIOThreadPool.singleton.runIfActive { Bcrypt.hash(secret, cost: cost) }
+        return try await BlockingWork.run { Bcrypt.hash(secret, cost: cost) }
     }
 
     func verify(_ secret: String, hash: String) async throws -> Bool {
-        try await NIOThreadPool.singleton.runIfActive { Bcrypt.verify(secret, hash: hash) }
+        try await BlockingWork.run { Bcrypt.verify(secret, hash: hash) }
     }
 }
