@@ -329,32 +329,8 @@ extension CatalogServiceTests {
 extension CatalogServiceTests {
     /// A cover no higher than 200 px has no thumbnail of its own: the thumbnail URL serves the cover, with its type.
     @Test func aSmallCoverIsServedAsItsOwnThumbnail() async throws {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("small-cover-\(UUID().uuidString).epub")
-        let archive = try Archive(url: file, accessMode: .create)
-        let opf = """
-            <?xml version="1.0" encoding="UTF-8"?>
-            <package xmlns="http://www.idpf.org/2007/opf" version="3.0" unique-identifier="id">
-              <metadata xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:identifier id="id">small-cover</dc:identifier>
-                <dc:title>A Small Cover</dc:title><dc:language>en</dc:language></metadata>
-              <manifest><item id="c" href="cover.png" media-type="image/png" properties="cover-image"/>
-                <item id="t" href="text.xhtml" media-type="application/xhtml+xml"/></manifest>
-              <spine><itemref idref="t"/></spine>
-            </package>
-            """
-        let entries: [(String, Data)] = [
-            ("mimetype", Data("application/epub+zip".utf8)),
-            ("META-INF/container.xml", Data("""
-                <?xml version="1.0"?><container version="1.0" xmlns="urn:oasis:names:tc:opendocument:xmlns:container">
-                <rootfiles><rootfile full-path="package.opf" media-type="application/oebps-package+xml"/></rootfiles></container>
-                """.utf8)),
-            ("package.opf", Data(opf.utf8)), ("cover.png", CoverThumbnailTests.onePixelPNG),
-            ("text.xhtml", Data("<html xmlns=\"http://www.w3.org/1999/xhtml\"><body><p>Hello</p></body></html>".utf8)),
-        ]
-        for (path, data) in entries {
-            try archive.addEntry(with: path, type: .file, uncompressedSize: Int64(data.count), compressionMethod: .none) { position, size in
-                data.subdata(in: Int(position)..<Int(position) + size)
-            }
-        }
+        let file = try MinimalEPUB.write(
+            title: "A Small Cover", cover: .init(name: "cover.png", type: "image/png", data: CoverThumbnailTests.onePixelPNG))
         let (app, _) = try await app()
         try await app.test(.router) { client in
             let (status, body) = try await ingest(client, file)
