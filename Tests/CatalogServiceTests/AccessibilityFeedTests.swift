@@ -90,4 +90,31 @@ extension CatalogServiceTests {
             try await validate(client, "/opds/search?q=zebra&accessibility=no-hazards", kind: "atom")
         }
     }
+
+    @Test func booksIngestedBeforeAreReadAgainFromTheirStoredEPUBByTheOneOffJob() async throws {
+        let database = try await TestDatabase.create(prefix: "catalog")
+        let config = TestConfig.base(["CATALOG_DATABASE_URL": database, "BLOB_DIR": blobs.path])
+        try await buildCatalogApplication(config: config).test(.router) { client in
+            let book = try #require(CorpusBook.all.first { $0.file.lastPathComponent == "daisy-epub30-test-0301.epub" })
+            let id = try #require(try await ingest(client, book.file).1["id"] as? String)
+            // As the book was stored before accessibility metadata was read.
+            try await TestDatabase.execute(
+                "UPDATE books SET accessibility = NULL, screen_reader_friendly = false, page_count = NULL, reader_version = 0", on: database)
+            let before = try await client.execute(uri: "/admin/books/\(id)", method: .get, headers: Self.admin) {
+                (try? JSONSerialization.jsonObject(with: Data(buffer: $0.body)) as? [String: Any]) ?? [:]
+            }
+            #expect(before["title"] != nil && before["accessibility"] == nil)
+
+            #expect(try await MetadataReread.run(config: config) == 1)
+            let metadata = (try await opds2(client, "/opds/books/\(id)"))["metadata"] as? [String: Any]
+            #expect((metadata?["accessibility"] as? [String: Any])?["conformsTo"] as? [String] == ["https://www.w3.org/TR/epub-a11y-11#wcag-2.2-aa"])
+            #expect(try await titlesIn(client, "/opds/lanes/new?accessibility=screen-reader") == [book.title.collapsingWhitespace])
+            #expect(try await MetadataReread.run(config: config) == 0, "a second run finds nothing to do")
+        }
+    }
+
+    func titlesIn(_ client: some TestClientProtocol, _ uri: String) async throws -> [String] {
+        let feed = try await opds2(client, uri)
+        return (feed["publications"] as? [[String: Any]] ?? []).compactMap { ($0["metadata"] as? [String: Any])?["title"] as? String }.sorted()
+    }
 }

@@ -4,11 +4,12 @@ import Foundation
 import ServiceSupport
 
 /// `catalog serve` (the default) runs the service; `catalog ingest PATH...` ingests EPUB files in bulk;
-/// `catalog generate-covers` draws covers for books ingested without one before covers were generated.
+/// `catalog generate-covers` draws covers for books ingested without one before covers were generated;
+/// `catalog reread-metadata` reads stored EPUBs again for what a newer reader derives.
 @main
 struct CatalogCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "catalog", abstract: "Bookmobile catalog service", subcommands: [Serve.self, Ingest.self, GenerateCovers.self], defaultSubcommand: Serve.self)
+        commandName: "catalog", abstract: "Bookmobile catalog service", subcommands: [Serve.self, Ingest.self, GenerateCovers.self, RereadMetadata.self], defaultSubcommand: Serve.self)
 
     struct Serve: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Run the HTTP service (configuration from the environment).")
@@ -42,6 +43,16 @@ struct CatalogCommand: AsyncParsableCommand {
 
         func run() async throws {
             _ = try await CoverBackfill.run(config: ServiceConfig())
+        }
+    }
+
+    struct RereadMetadata: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "reread-metadata",
+            abstract: "Read stored EPUBs again for what this version derives from them (accessibility, page counts); safe to run again.")
+
+        func run() async throws {
+            _ = try await MetadataReread.run(config: ServiceConfig())
         }
     }
 }

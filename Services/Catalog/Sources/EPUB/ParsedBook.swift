@@ -53,6 +53,10 @@ struct ParsedBook: Sendable {
     var accessibility: Accessibility?
     var warnings: [String]
 
+    /// Raised whenever the reader derives more from an EPUB (1: accessibility metadata and the page count), so that
+    /// books stored by an older reader can be found and read again (`catalog reread-metadata`).
+    static let readerVersion = 1
+
     var authors: [Contributor] { contributors.filter { $0.role == "aut" } }
     /// Pages of the print edition, as the page list counts them (nil without a page list).
     var pageCount: Int? { pageList.isEmpty ? nil : pageList.reduce(0) { $0 + $1.count } }

@@ -109,4 +109,28 @@ struct Ingester: Sendable {
             after = last.id
         }
     }
+
+    /// Reads again, from its stored EPUB, every book whose metadata an older reader derived (`ParsedBook.readerVersion`),
+    /// `batch` at a time in order of id, reporting progress. A book whose EPUB cannot be read any more is left as it
+    /// is and counted. Returns (updated, unreadable).
+    func rereadMetadata(batch: Int = 100, logger: Logger, progress: (Int) -> Void = { _ in }) async throws -> (updated: Int, unreadable: Int) {
+        var after: UUID?
+        var updated = 0
+        var unreadable = 0
+        while true {
+            let stale = try await books.readByOlderReader(after: after, limit: batch, logger: logger)
+            guard let last = stale.last else { return (updated, unreadable) }
+            for book in stale {
+                do {
+                    var parser = try EPUBParser(url: try await blobs.verified(book.epubSHA256))
+                    if try await books.storeRereadMetadata(id: book.id, epubSHA256: book.epubSHA256, try parser.parse(), logger: logger) { updated += 1 }
+                } catch {
+                    unreadable += 1
+                    logger.warning("Book not read again", metadata: ["book.id": "\(book.id)", "error": "\(error)"])
+                }
+            }
+            progress(updated)
+            after = last.id
+        }
+    }
 }

@@ -177,4 +177,9 @@ let catalogMigrations: [Migration] = [
                 ADD COLUMN page_count integer;
             UPDATE books SET page_count = nullif(jsonb_array_length(page_list), 0) WHERE jsonb_typeof(page_list) = 'array';
             """),
+    // Which version of the EPUB reader last derived a book's metadata (`ParsedBook.readerVersion`): books stored by an
+    // older one are read again from their stored EPUB by `catalog reread-metadata`.
+    Migration(
+        version: 10, name: "reader version of each book",
+        sql: "ALTER TABLE books ADD COLUMN reader_version smallint NOT NULL DEFAULT 0;"),
 ]

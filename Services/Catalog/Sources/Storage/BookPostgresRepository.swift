@@ -128,7 +128,7 @@ struct BookPostgresRepository: Sendable {
                     INSERT INTO books AS b (id, title, subtitle, sort_title, sort_author, authors, contributors, languages, publisher, published,
                         description, subjects, genres, isbn, identifiers, series, series_position, page_progression, fixed_layout, word_count,
                         reading_minutes, epub_sha256, epub_size, cover_sha256, cover_type, cover_source, thumbnail_sha256, thumbnail_type, toc, page_list, landmarks,
-                        reading_order, resources, accessibility, screen_reader_friendly, declares_no_hazards, page_count,
+                        reading_order, resources, accessibility, screen_reader_friendly, declares_no_hazards, page_count, reader_version,
                         warnings, open_access, featured, copies, copies_available)
                     VALUES (\(UUID()), \(book.title), \(book.subtitle), \(sortTitle), \(sortAuthor), \(authors), \(contributors)::jsonb,
                         \(book.languages), \(book.publisher), \(book.published), \(book.description), \(book.subjects), \(book.genres), \(book.isbn),
@@ -137,7 +137,7 @@ struct BookPostgresRepository: Sendable {
                         \(coverSource), \(images.thumbnailSHA256), \(images.thumbnailType), \(toc)::jsonb,
                         \(pageList)::jsonb, \(landmarks)::jsonb, \(readingOrder)::jsonb, \(resources)::jsonb, \(accessibility)::jsonb,
                         \(book.accessibility?.isScreenReaderFriendly ?? false), \(book.accessibility?.declaresNoHazards ?? false), \(book.pageCount),
-                        \(book.warnings), \(options.openAccess),
+                        \(ParsedBook.readerVersion), \(book.warnings), \(options.openAccess),
                         \(options.featured), \(options.copies), \(options.copies))
                     ON CONFLICT (isbn) DO UPDATE SET title = EXCLUDED.title, subtitle = EXCLUDED.subtitle, sort_title = EXCLUDED.sort_title,
                         sort_author = EXCLUDED.sort_author, authors = EXCLUDED.authors, contributors = EXCLUDED.contributors,
@@ -154,7 +154,7 @@ struct BookPostgresRepository: Sendable {
                         toc = EXCLUDED.toc, page_list = EXCLUDED.page_list,
                         landmarks = EXCLUDED.landmarks, reading_order = EXCLUDED.reading_order, resources = EXCLUDED.resources,
                         accessibility = EXCLUDED.accessibility, screen_reader_friendly = EXCLUDED.screen_reader_friendly,
-                        declares_no_hazards = EXCLUDED.declares_no_hazards, page_count = EXCLUDED.page_count,
+                        declares_no_hazards = EXCLUDED.declares_no_hazards, page_count = EXCLUDED.page_count, reader_version = EXCLUDED.reader_version,
                         warnings = EXCLUDED.warnings, edition = b.edition + 1, updated_at = now(), license_version = b.license_version + 1
                     WHERE \(options.replace)
                     RETURNING id, edition
@@ -220,6 +220,35 @@ struct BookPostgresRepository: Sendable {
         var books: [(id: UUID, title: String, authors: [String])] = []
         for try await (id, title, authors) in rows.decode((UUID, String, [String]).self) { books.append((id, title, authors)) }
         return books
+    }
+
+    /// Books whose metadata an older EPUB reader derived, with their EPUB's blob, in order of id after `after`.
+    func readByOlderReader(after: UUID?, limit: Int, logger: Logger) async throws -> [(id: UUID, epubSHA256: String)] {
+        let rows = try await client.query(
+            """
+            SELECT id, epub_sha256 FROM books WHERE reader_version < \(ParsedBook.readerVersion)
+                AND id > coalesce(\(after), '00000000-0000-0000-0000-000000000000'::uuid)
+            ORDER BY id LIMIT \(limit)
+            """, logger: logger)
+        var books: [(id: UUID, epubSHA256: String)] = []
+        for try await (id, hash) in rows.decode((UUID, String).self) { books.append((id, hash)) }
+        return books
+    }
+
+    /// Stores what the current reader derives from a book's EPUB beyond what was stored at its ingest (accessibility
+    /// and page count), unless the book's file changed meanwhile. True when stored.
+    func storeRereadMetadata(id: UUID, epubSHA256: String, _ book: ParsedBook, logger: Logger) async throws -> Bool {
+        let accessibility = try book.accessibility.map { String(decoding: try WireFormat.encode($0), as: UTF8.self) }
+        let rows = try await client.query(
+            """
+            UPDATE books SET accessibility = \(accessibility)::jsonb, screen_reader_friendly = \(book.accessibility?.isScreenReaderFriendly ?? false),
+                declares_no_hazards = \(book.accessibility?.declaresNoHazards ?? false), page_count = \(book.pageCount),
+                reader_version = \(ParsedBook.readerVersion), updated_at = now()
+            WHERE id = \(id) AND epub_sha256 = \(epubSHA256) AND reader_version < \(ParsedBook.readerVersion)
+            RETURNING id
+            """, logger: logger)
+        for try await _ in rows { return true }
+        return false
     }
 
     /// An operator's change of a book's licence and lanes (nil keeps a value); false for an unknown book. The new
