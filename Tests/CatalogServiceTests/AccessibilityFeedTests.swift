@@ -7,6 +7,7 @@ import ServiceSupport
 import Shared
 import Testing
 import TestSupport
+import ZIPFoundation
 
 @testable import CatalogService
 
@@ -32,6 +33,18 @@ extension CatalogServiceTests {
                  "hazard": ["none"]}
                 """,
         ]
+        // Every corpus book whose package document says anything about accessibility is named above.
+        var declaring: Set<String> = []
+        for book in CorpusBook.all where book.shouldIngest.hasPrefix("yes") {
+            guard let archive = try? Archive(url: book.file, accessMode: .read) else { continue }
+            for entry in archive where entry.path.hasSuffix(".opf") {
+                var opf = Data()
+                _ = try? archive.extract(entry) { opf.append($0) }
+                let text = String(decoding: opf, as: UTF8.self)
+                if text.contains("schema:access") || text.contains("a11y:certifiedBy") { declaring.insert(book.file.lastPathComponent) }
+            }
+        }
+        #expect(declaring == Set(expected.keys), "corpus books that declare accessibility metadata: \(declaring.sorted())")
         let (app, _) = try await app()
         try await app.test(.router) { client in
             for (name, json) in expected {
