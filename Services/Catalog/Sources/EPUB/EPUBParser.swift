@@ -70,7 +70,10 @@ struct EPUBParser {
         let subjects = metadata.children("subject").map(\.allText).filter { !$0.isEmpty }
         let metas = metadata.children("meta")
         let calibreSeries = metas.first { $0["name"] == "calibre:series" }?["content"]
-        let collection = metas.first { $0["property"] == "belongs-to-collection" }
+        // A collection typed "series" first; an untyped one is taken as a series too, a "set" (a boxed set) is not.
+        let collections = metas.filter { $0["property"] == "belongs-to-collection" && !$0.allText.isEmpty }
+        func collectionType(_ node: XMLNode) -> String? { node["id"].flatMap { refinements[$0]?["collection-type"] } }
+        let collection = collections.first { collectionType($0) == "series" } ?? collections.first { collectionType($0) == nil }
         let series = collection?.allText ?? calibreSeries
         var seriesPosition: Double?
         if let id = collection?["id"], let position = refinements[id]?["group-position"] { seriesPosition = Double(position) }

@@ -53,9 +53,10 @@ struct ParsedBook: Sendable {
     var accessibility: Accessibility?
     var warnings: [String]
 
-    /// Raised whenever the reader derives more from an EPUB (1: accessibility metadata and the page count), so that
-    /// books stored by an older reader can be found and read again (`catalog reread-metadata`).
-    static let readerVersion = 1
+    /// Raised whenever the reader derives more from an EPUB (1: accessibility metadata and the page count; 2: the series
+    /// is the collection typed "series", not a boxed set), so that books stored by an older reader can be found and
+    /// read again (`catalog reread-metadata`).
+    static let readerVersion = 2
 
     var authors: [Contributor] { contributors.filter { $0.role == "aut" } }
     /// Pages of the print edition, as the page list counts them (nil without a page list).

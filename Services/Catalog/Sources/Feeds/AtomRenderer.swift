@@ -40,7 +40,7 @@ enum AtomRenderer {
         var xml = standalone ? "<entry \(namespaces)>\n" : "<entry>\n"
         xml += "<id>\(entry.urn)</id>\n<title>\(escape(book.title))</title>\n<updated>\(date(book.updatedAt))</updated>\n"
         for contributor in book.contributors where contributor.role == "aut" {
-            xml += "<author><name>\(escape(contributor.name))</name>"
+            xml += "<author><name>\(escape(contributor.name))</name><uri>\(escape(entry.publicURL + Lane.author(contributor.name).path))</uri>"
             if let sortAs = contributor.sortAs { xml += "<simplified:sort_name>\(escape(sortAs))</simplified:sort_name>" }
             xml += "</author>\n"
         }
@@ -64,6 +64,9 @@ enum AtomRenderer {
             xml += "<schema:Rating schema:ratingValue=\"\(String(format: "%.2f", average))\" schema:ratingCount=\"\(book.ratingCount)\"/>\n"
         }
         xml += link(Feed.Link(rel: "alternate", href: entry.entryURL, type: "application/atom+xml;type=entry;profile=opds-catalog"))
+        if let series = book.series {
+            xml += link(Feed.Link(rel: "related", href: entry.publicURL + Lane.series(series).path, type: FeedController.acquisitionType, title: "Series: \(series)"))
+        }
         if book.hasCover {
             xml += link(Feed.Link(rel: "http://opds-spec.org/image", href: entry.bookURL + "/cover", type: book.coverType ?? "image/jpeg"))
             xml += link(Feed.Link(rel: "http://opds-spec.org/image/thumbnail", href: entry.bookURL + "/cover?size=thumbnail", type: book.thumbnailType ?? "image/jpeg"))

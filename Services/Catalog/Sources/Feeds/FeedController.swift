@@ -30,6 +30,8 @@ struct FeedController: Sendable {
         router.get("/opds", use: shared(root, alwaysPersonal: true))
         router.get("/opds/groups", use: shared(groups))
         router.get("/opds/lanes/:lane", use: shared(lane))
+        router.get("/opds/series/:name", use: shared(series))
+        router.get("/opds/authors/:name", use: shared(author))
         router.get("/opds/search", use: shared(search))
         router.get("/opds/books/:id", use: shared(book))
         router.get("/opds/shelf", use: shelf)
@@ -142,6 +144,31 @@ struct FeedController: Sendable {
     func lane(request: Request, context: BasicRequestContext, personal: PersonalView) async throws -> StoredResponse {
         let slug = context.parameters.get("lane") ?? ""
         guard let lane = Lane.named(slug) else { throw Problem.notFound("No lane '\(slug)'") }
+        return try await page(of: lane, request: request, context: context, personal: personal)
+    }
+
+    /// `GET /opds/series/{name}`: the series' books in series order.
+    func series(request: Request, context: BasicRequestContext, personal: PersonalView) async throws -> StoredResponse {
+        try await page(of: .series(try Self.name(context)), request: request, context: context, personal: personal)
+    }
+
+    /// `GET /opds/authors/{name}`: the author's books by title.
+    func author(request: Request, context: BasicRequestContext, personal: PersonalView) async throws -> StoredResponse {
+        try await page(of: .author(try Self.name(context)), request: request, context: context, personal: personal)
+    }
+
+    /// The `name` path parameter, percent-decoded: at most 300 printable characters.
+    static func name(_ context: BasicRequestContext) throws -> String {
+        let raw = context.parameters.get("name") ?? ""
+        let name = raw.removingPercentEncoding ?? raw
+        guard (1...300).contains(name.count), !name.unicodeScalars.contains(where: { $0.value < 0x20 }) else {
+            throw Problem.badRequest("The name must be 1 to 300 printable characters")
+        }
+        return name
+    }
+
+    /// One page of `lane` with its facets and paging links.
+    func page(of lane: Lane, request: Request, context: BasicRequestContext, personal: PersonalView) async throws -> StoredResponse {
         let query = request.uri.queryParameters
         let sort = try query.get("sort").map { guard let key = SortKey(rawValue: $0) else { throw Problem.badRequest("sort must be one of \(SortKey.allCases.map(\.rawValue))") }; return key } ?? lane.defaultSort
         let order = try query.get("order").map { guard let value = SortOrder(rawValue: $0) else { throw Problem.badRequest("order must be asc or desc") }; return value }
@@ -159,7 +186,7 @@ struct FeedController: Sendable {
         let page = try await feeds.lane(
             lane, sort: sort, order: order, availableOnly: availableOnly, accessibility: accessibility, size: size, after: after, hidden: personal.hidden,
             logger: context.logger)
-        let base = "/opds/lanes/\(lane.slug)"
+        let base = lane.path
         let facetQuery = { (sort: SortKey, order: SortOrder, available: Bool, accessibility: AccessibilityFacet) in
             "\(base)?sort=\(sort.rawValue)&order=\(order.rawValue)&available=\(available ? "now" : "all")&accessibility=\(accessibility.rawValue)&size=\(size)"
         }
@@ -168,7 +195,7 @@ struct FeedController: Sendable {
                         links: baseLinks(self: current + (after.map { "&after=\($0.encoded)" } ?? ""), type: Self.acquisitionType))
         feed.links.append(Feed.Link(rel: "first", href: publicURL + current, type: Self.acquisitionType))
         if let next = page.next { feed.links.append(Feed.Link(rel: "next", href: publicURL + current + "&after=\(next.encoded)", type: Self.acquisitionType)) }
-        for key in SortKey.allCases {
+        for key in SortKey.allCases where key != .seriesPosition || lane.defaultSort == .seriesPosition {
             for direction in SortOrder.allCases {
                 feed.links.append(Feed.Link(rel: "http://opds-spec.org/facet", href: publicURL + facetQuery(key, direction, availableOnly, accessibility), type: Self.acquisitionType,
                                             title: "\(key.label) (\(direction == .asc ? "ascending" : "descending"))", facetGroup: "Sort by",

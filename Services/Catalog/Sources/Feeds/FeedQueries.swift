@@ -36,7 +36,9 @@ struct FeedQueries: Sendable {
     ) async throws -> Page {
         var sql = SQL()
         let (expression, type) = sort.expression
-        var conditions = ["withdrawn_at IS NULL", lane.condition]
+        var condition = lane.condition
+        if let value = lane.value { condition = condition.replacingOccurrences(of: "$VALUE", with: try sql.bind(value)) }
+        var conditions = ["withdrawn_at IS NULL", condition]
         if availableOnly { conditions.append("(open_access OR copies_available > 0)") }
         if let condition = accessibility.condition { conditions.append(condition) }
         if !hidden.isEmpty { conditions.append("NOT (id = ANY(\(try sql.bind(hidden))))") }

@@ -10,6 +10,33 @@ struct Lane: Sendable, Equatable {
     var condition: String
     var defaultSort: SortKey
     var defaultOrder: SortOrder
+    /// A value from the request that the condition compares with (a series, an author), bound as `$VALUE`, never
+    /// written into the SQL.
+    var value: String? = nil
+    /// Where the lane is served.
+    var path: String { customPath ?? "/opds/lanes/\(slug)" }
+    var customPath: String? = nil
+
+    /// The books of one series, in series order (`belongsTo.series` links here).
+    static func series(_ name: String) -> Lane {
+        Lane(
+            slug: "series", title: name, condition: "series = $VALUE", defaultSort: .seriesPosition, defaultOrder: .asc, value: name,
+            customPath: "/opds/series/" + Self.pathComponent(name))
+    }
+
+    /// The books an author wrote (as `dc:creator` with the author role), by title.
+    static func author(_ name: String) -> Lane {
+        Lane(
+            slug: "author", title: name, condition: "$VALUE = ANY(authors)", defaultSort: .title, defaultOrder: .asc, value: name,
+            customPath: "/opds/authors/" + Self.pathComponent(name))
+    }
+
+    /// `name` as one percent-encoded path segment.
+    static func pathComponent(_ name: String) -> String {
+        var allowed = CharacterSet.urlPathAllowed
+        allowed.remove(charactersIn: "/?#%;")
+        return name.addingPercentEncoding(withAllowedCharacters: allowed) ?? name
+    }
 
     static let fixed: [Lane] = [
         Lane(slug: "new", title: "New arrivals", condition: "true", defaultSort: .added, defaultOrder: .desc),
@@ -34,6 +61,7 @@ struct Lane: Sendable, Equatable {
 /// The sort facets of lanes and search.
 enum SortKey: String, CaseIterable, Sendable {
     case title, author, added, rating, popularity, length
+    case seriesPosition = "series"
 
     /// The SQL expression and its type, for keyset pagination.
     var expression: (sql: String, type: String) {
@@ -44,6 +72,7 @@ enum SortKey: String, CaseIterable, Sendable {
         case .rating: ("coalesce(rating_average, 0)", "float8")
         case .popularity: ("checkouts", "int")
         case .length: ("word_count", "int")
+        case .seriesPosition: ("coalesce(series_position, 1e9)", "float8")
         }
     }
 
@@ -55,6 +84,7 @@ enum SortKey: String, CaseIterable, Sendable {
         case .rating: "Rating"
         case .popularity: "Popularity"
         case .length: "Length"
+        case .seriesPosition: "Series order"
         }
     }
 }

@@ -50,6 +50,7 @@ enum OPDS2Renderer {
         let authors = book.contributors.filter { $0.role == "aut" }.map { contributor -> [String: Any] in
             var author: [String: Any] = ["name": contributor.name]
             if let sortAs = contributor.sortAs { author["sortAs"] = sortAs }
+            author["links"] = [["href": entry.publicURL + Lane.author(contributor.name).path, "type": FeedController.opds2Type]]
             return author
         }
         if !authors.isEmpty { metadata["author"] = authors }
@@ -65,6 +66,7 @@ enum OPDS2Renderer {
         if let series = book.series {
             var collection: [String: Any] = ["name": series]
             if let position = book.seriesPosition { collection["position"] = position }
+            collection["links"] = [["href": entry.publicURL + Lane.series(series).path, "type": FeedController.opds2Type]]
             metadata["belongsTo"] = ["series": [collection]]
         }
         PublicationMetadata.addExtents(of: book, to: &metadata)

@@ -235,15 +235,15 @@ struct BookPostgresRepository: Sendable {
         return books
     }
 
-    /// Stores what the current reader derives from a book's EPUB beyond what was stored at its ingest (accessibility
-    /// and page count), unless the book's file changed meanwhile. True when stored.
+    /// Stores what the current reader derives from a book's EPUB beyond what was stored at its ingest (accessibility,
+    /// page count, series), unless the book's file changed meanwhile. True when stored.
     func storeRereadMetadata(id: UUID, epubSHA256: String, _ book: ParsedBook, logger: Logger) async throws -> Bool {
         let accessibility = try book.accessibility.map { String(decoding: try WireFormat.encode($0), as: UTF8.self) }
         let rows = try await client.query(
             """
             UPDATE books SET accessibility = \(accessibility)::jsonb, screen_reader_friendly = \(book.accessibility?.isScreenReaderFriendly ?? false),
                 declares_no_hazards = \(book.accessibility?.declaresNoHazards ?? false), page_count = \(book.pageCount),
-                reader_version = \(ParsedBook.readerVersion), updated_at = now()
+                series = \(book.series), series_position = \(book.seriesPosition), reader_version = \(ParsedBook.readerVersion), updated_at = now()
             WHERE id = \(id) AND epub_sha256 = \(epubSHA256) AND reader_version < \(ParsedBook.readerVersion)
             RETURNING id
             """, logger: logger)
