@@ -59,7 +59,22 @@ extension CatalogServiceTests {
             #expect(atom.contains("<uri>http://127.0.0.1:8080/opds/authors/Ann%20O'Brien</uri>"))
             #expect(atom.contains(#"rel="related" href="http://127.0.0.1:8080\#(seriesPath)""#))
 
-            for uri in [seriesPath, Lane.author("Ann O'Brien").path, "/opds/lanes/new"] {
+            // Related books: the rest of the series in order, then the author's other books, each book once.
+            let fourth = try MinimalEPUB.write(title: "A Stand-alone Tale", author: "Ann O'Brien")
+            #expect(try await ingest(client, fourth).0 == .created)
+            let secondID = try #require((publication["metadata"] as? [String: Any])?["identifier"] as? String).replacingOccurrences(of: "urn:uuid:", with: "")
+            let relatedLink = (publication["links"] as? [[String: Any]] ?? []).first { $0["rel"] as? String == "related" }?["href"] as? String
+            #expect(relatedLink?.hasSuffix("/opds/books/\(secondID)/related") == true)
+            let related = try await opds2(client, "/opds/books/\(secondID)/related")
+            let groups = (related["groups"] as? [[String: Any]] ?? []).map { group in
+                ((group["metadata"] as? [String: Any])?["title"] as? String ?? "",
+                 (group["publications"] as? [[String: Any]] ?? []).compactMap { ($0["metadata"] as? [String: Any])?["title"] as? String })
+            }
+            #expect(groups.map(\.0) == ["More in \(series)", "More by Ann O'Brien"])
+            #expect(groups.first?.1 == ["First Voyage", "Third Voyage"] && groups.last?.1 == ["A Stand-alone Tale"])
+            #expect(try await client.execute(uri: "/opds/books/\(UUID())/related", method: .get) { $0.status } == .notFound)
+
+            for uri in [seriesPath, Lane.author("Ann O'Brien").path, "/opds/lanes/new", "/opds/books/\(secondID)/related"] {
                 try await validate(client, uri, kind: "atom")
                 try await validate(client, uri, kind: "feed", json: true)
             }

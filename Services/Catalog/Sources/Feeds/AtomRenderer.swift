@@ -64,6 +64,7 @@ enum AtomRenderer {
             xml += "<schema:Rating schema:ratingValue=\"\(String(format: "%.2f", average))\" schema:ratingCount=\"\(book.ratingCount)\"/>\n"
         }
         xml += link(Feed.Link(rel: "alternate", href: entry.entryURL, type: "application/atom+xml;type=entry;profile=opds-catalog"))
+        xml += link(entry.relatedLink)
         if let series = book.series {
             xml += link(Feed.Link(rel: "related", href: entry.publicURL + Lane.series(series).path, type: FeedController.acquisitionType, title: "Series: \(series)"))
         }

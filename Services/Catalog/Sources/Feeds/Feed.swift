@@ -68,6 +68,10 @@ struct Entry: Sendable {
         guard view?.state.isOnLoan == true else { return nil }
         return Feed.Link(rel: "http://opds-spec.org/acquisition", href: bookURL + "/manifest.json", type: PublicationMetadata.manifestType)
     }
+    /// The grouped feed of books related to this one (`rel="related"`).
+    var relatedLink: Feed.Link {
+        Feed.Link(rel: "related", href: entryURL + "/related", type: FeedController.acquisitionType, title: "Related books")
+    }
     var entryURL: String { "\(publicURL)/opds/books/\(book.id.uuidString.lowercased())" }
     var urn: String { "urn:uuid:\(book.id.uuidString.lowercased())" }
 

@@ -34,6 +34,7 @@ struct FeedController: Sendable {
         router.get("/opds/authors/:name", use: shared(author))
         router.get("/opds/search", use: shared(search))
         router.get("/opds/books/:id", use: shared(book))
+        router.get("/opds/books/:id/related", use: shared(related))
         router.get("/opds/shelf", use: shelf)
     }
 
@@ -306,6 +307,32 @@ struct FeedController: Sendable {
             return cacheable(data, type: "application/opds-publication+json", request: request, bookIDs: [id])
         }
         return cacheable(Data(AtomRenderer.entryDocument(entry).utf8), type: Self.entryType, request: request, bookIDs: [id])
+    }
+
+    /// `GET /opds/books/{id}/related`: a grouped feed of the rest of the book's series in order, more by its first
+    /// author and more of its first genre, without the book itself or books the patron ignores.
+    func related(request: Request, context: BasicRequestContext, personal: PersonalView) async throws -> StoredResponse {
+        let id = try context.uuid("id")
+        guard let book = try await feeds.books.detail(id: id, logger: context.logger), !book.withdrawn, !personal.hidden.contains(id) else {
+            throw Problem.notFound("No book \(id)")
+        }
+        let path = "/opds/books/\(id.uuidString.lowercased())/related"
+        var feed = Feed(id: publicURL + path, title: "Related to \(book.title)", kind: .acquisition, links: baseLinks(self: path, type: Self.acquisitionType))
+        var lanes: [(title: String, lane: Lane)] = []
+        if let series = book.series { lanes.append(("More in \(series)", .series(series))) }
+        if let author = book.authors.first { lanes.append(("More by \(author)", .author(author))) }
+        if let genre = book.genres.first, let lane = Lane.genre(genre) { lanes.append(("More \(lane.title)", lane)) }
+        var shown: Set<UUID> = [id]
+        for (title, lane) in lanes {
+            let page = try await feeds.lane(
+                lane, sort: lane.defaultSort, order: lane.defaultOrder, availableOnly: false, size: Self.groupSize + 1, after: nil,
+                hidden: personal.hidden + [id], logger: context.logger)
+            // A book shows once, in the first group that has it (the series before the author before the genre).
+            let books = page.books.filter { shown.insert($0.id).inserted }.prefix(Self.groupSize)
+            guard !books.isEmpty else { continue }
+            feed.groups.append(Feed.Group(title: title, href: publicURL + lane.path, entries: entries(Array(books), personal)))
+        }
+        return try respond(feed, request: request)
     }
 
     // MARK: helpers

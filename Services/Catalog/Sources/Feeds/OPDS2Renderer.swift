@@ -89,6 +89,7 @@ enum OPDS2Renderer {
             let type = acquisition.type == "application/epub+zip" ? acquisition.type : "application/opds-publication+json"
             links.append(["rel": acquisition.rel, "href": acquisition.href, "type": type, "properties": properties])
         }
+        links.append(["rel": "related", "href": entry.relatedLink.href, "type": FeedController.opds2Type, "title": entry.relatedLink.title ?? ""])
         if let manifest = entry.manifestLink { links.append(["rel": manifest.rel, "href": manifest.href, "type": manifest.type]) }
         if let annotations = entry.annotationService { links.append(["rel": annotations.rel, "href": annotations.href, "type": annotations.type]) }
         var publication: [String: Any] = ["metadata": metadata, "links": links]
