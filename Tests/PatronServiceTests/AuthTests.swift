@@ -254,3 +254,15 @@ import TestSupport
         }
     }
 }
+
+/// RFC 6749 error objects for refusals that have no case in the router test.
+@Suite struct OAuthErrorTests {
+    @Test func aThrottledGrantKeeps429AndRetryAfterWithAnOAuthErrorObject() throws {
+        let error = OAuthError(AuthError.throttled(scope: .login, until: Date().addingTimeInterval(30), retryAfter: 30))
+        let response = try error.response()
+        #expect(response.status == .tooManyRequests)
+        #expect(response.headers[.retryAfter] == "30" && response.headers[.cacheControl] == "no-store")
+        #expect(error.code == "invalid_grant" && error.description.contains("30 s"))
+        #expect(OAuthError(.refreshTokenReused).status == 400 && OAuthError(.refreshTokenReused).code == "invalid_grant")
+    }
+}

@@ -123,20 +123,10 @@ struct FeedController: Sendable {
     func groups(request: Request, context: BasicRequestContext, personal: PersonalView) async throws -> StoredResponse {
         var feed = Feed(id: publicURL + "/opds/groups", title: "Browse", kind: .acquisition, links: baseLinks(self: "/opds/groups", type: Self.acquisitionType))
         let lanes = Lane.fixed + (try await feeds.genreLanes(logger: context.logger))
-        // The lanes' first books are queried at once (each on its own pooled connection), then kept in lane order.
-        let pages = try await withThrowingTaskGroup(of: (Int, [BookDetail]).self) { group in
-            for (index, lane) in lanes.enumerated() {
-                group.addTask {
-                    let page = try await feeds.lane(
-                        lane, sort: lane.defaultSort, order: lane.defaultOrder, availableOnly: false, size: Self.groupSize, after: nil,
-                        hidden: personal.hidden, logger: context.logger)
-                    return (index, page.books)
-                }
-            }
-            return try await group.reduce(into: [Int: [BookDetail]]()) { $0[$1.0] = $1.1 }
-        }
+        let pages = try await firstBooks(of: lanes, size: Self.groupSize, hidden: personal.hidden, logger: context.logger)
         for (index, lane) in lanes.enumerated() {
-            guard let books = pages[index], !books.isEmpty else { continue }
+            let books = pages[index]
+            guard !books.isEmpty else { continue }
             feed.groups.append(Feed.Group(title: lane.title, href: publicURL + "/opds/lanes/\(lane.slug)", entries: entries(books, personal)))
         }
         return try respond(feed, request: request)
@@ -322,13 +312,11 @@ struct FeedController: Sendable {
         if let series = book.series { lanes.append(("More in \(series)", .series(series))) }
         if let author = book.authors.first { lanes.append(("More by \(author)", .author(author))) }
         if let genre = book.genres.first, let lane = Lane.genre(genre) { lanes.append(("More \(lane.title)", lane)) }
+        let pages = try await firstBooks(of: lanes.map(\.lane), size: Self.groupSize + 1, hidden: personal.hidden + [id], logger: context.logger)
         var shown: Set<UUID> = [id]
-        for (title, lane) in lanes {
-            let page = try await feeds.lane(
-                lane, sort: lane.defaultSort, order: lane.defaultOrder, availableOnly: false, size: Self.groupSize + 1, after: nil,
-                hidden: personal.hidden + [id], logger: context.logger)
+        for (index, (title, lane)) in lanes.enumerated() {
             // A book shows once, in the first group that has it (the series before the author before the genre).
-            let books = page.books.filter { shown.insert($0.id).inserted }.prefix(Self.groupSize)
+            let books = pages[index].filter { shown.insert($0.id).inserted }.prefix(Self.groupSize)
             guard !books.isEmpty else { continue }
             feed.groups.append(Feed.Group(title: title, href: publicURL + lane.path, entries: entries(Array(books), personal)))
         }
@@ -336,6 +324,23 @@ struct FeedController: Sendable {
     }
 
     // MARK: helpers
+
+    /// The first `size` books of each lane in its default order, queried at once (each on its own pooled
+    /// connection), in the order of `lanes`.
+    func firstBooks(of lanes: [Lane], size: Int, hidden: [UUID], logger: Logger) async throws -> [[BookDetail]] {
+        let pages = try await withThrowingTaskGroup(of: (Int, [BookDetail]).self) { group in
+            for (index, lane) in lanes.enumerated() {
+                group.addTask {
+                    let page = try await feeds.lane(
+                        lane, sort: lane.defaultSort, order: lane.defaultOrder, availableOnly: false, size: size, after: nil, hidden: hidden,
+                        logger: logger)
+                    return (index, page.books)
+                }
+            }
+            return try await group.reduce(into: [Int: [BookDetail]]()) { $0[$1.0] = $1.1 }
+        }
+        return lanes.indices.map { pages[$0] ?? [] }
+    }
 
     func baseLinks(self path: String, type: String) -> [Feed.Link] {
         [

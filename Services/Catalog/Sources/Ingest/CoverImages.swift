@@ -11,12 +11,12 @@ enum CoverSource: String, Sendable, Codable {
 
 /// A book's cover with its thumbnail, ready to store: blobs to write and the columns that name them.
 struct CoverImages: Sendable {
-    var cover: Data
-    var type: String
-    var thumbnail: CoverThumbnail?
-    var source: CoverSource
+    let cover: Data
+    let type: String
+    let thumbnail: CoverThumbnail?
+    let source: CoverSource
     /// Why no thumbnail could be made, for the ingest warnings.
-    var thumbnailFailure: String?
+    let thumbnailFailure: String?
 
     /// Largest cover an operator may send.
     static let maxUploadBytes = 16 << 20
@@ -29,9 +29,12 @@ struct CoverImages: Sendable {
         self.source = source
         do {
             thumbnail = try CoverThumbnail.make(from: raster)
+            thumbnailFailure = nil
         } catch {
+            thumbnail = nil
             thumbnailFailure = "no thumbnail of the cover: \(error)"
         }
+        stored = Self.columns(cover: raster, type: type, source: source, thumbnail: thumbnail)
     }
 
     /// The cover drawn for a book without one.
@@ -57,16 +60,21 @@ struct CoverImages: Sendable {
         self.type = type
         self.thumbnail = thumbnail
         self.source = source
+        thumbnailFailure = nil
+        stored = Self.columns(cover: raster, type: type, source: source, thumbnail: thumbnail)
     }
 
-    var stored: StoredImages {
+    /// The columns naming the blobs (each hashed once, when the images are made).
+    let stored: StoredImages
+
+    /// The blobs' hashes, to lock before writing them.
+    var hashes: [String] { [stored.coverSHA256, stored.thumbnailSHA256].compactMap { $0 } }
+
+    private static func columns(cover: Data, type: String, source: CoverSource, thumbnail: CoverThumbnail?) -> StoredImages {
         StoredImages(
             coverSHA256: DirectoryBlobStore.sha256(of: cover), coverType: type, coverSource: source,
             thumbnailSHA256: thumbnail.map { DirectoryBlobStore.sha256(of: $0.data) }, thumbnailType: thumbnail?.type)
     }
-
-    /// The blobs' hashes, to lock before writing them.
-    var hashes: [String] { [stored.coverSHA256, stored.thumbnailSHA256].compactMap { $0 } }
 
     func write(to blobs: any BlobStore) throws {
         _ = try blobs.put(cover)
