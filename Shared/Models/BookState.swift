@@ -28,6 +28,8 @@ public enum BookState: String, Codable, Sendable, CaseIterable {
 public enum BookEvent: String, Codable, Sendable, CaseIterable {
     case save, unsave, hold, borrow, cancelHold = "cancel_hold", offer, accept, decline, offerExpired = "offer_expired"
     case dismiss, returnLoan = "return", loanExpired = "loan_expired"
+    /// A hold's suspension (until a date) and its end: WAITING FOR LOAN stays, keeping its place in the queue.
+    case suspend, resume
     case downloadQueued = "download_queued", downloadStarted = "download_started", downloadFailed = "download_failed"
     case downloadCompleted = "download_completed", downloadCancelled = "download_cancelled", opened
 
@@ -73,7 +75,7 @@ public enum BookMachine {
     static let table: [BookState: [BookEvent: BookState]] = [
         .none: [.save: .saved, .hold: .waitingForLoan, .borrow: .notDownloaded],
         .saved: [.unsave: .none, .hold: .waitingForLoan, .borrow: .notDownloaded],
-        .waitingForLoan: [.cancelHold: .none, .offer: .loanOffered],
+        .waitingForLoan: [.cancelHold: .none, .offer: .loanOffered, .suspend: .waitingForLoan, .resume: .waitingForLoan],
         .loanOffered: [.accept: .notDownloaded, .decline: .none, .offerExpired: .loanOfferExpired],
         .loanOfferExpired: [.dismiss: .none],
         .notDownloaded: downloadExits.merging([.downloadQueued: .downloadQueued, .downloadStarted: .downloading]) { $1 },

@@ -62,14 +62,20 @@ public struct PatronBookView: Codable, Sendable, Equatable {
     public var dueAt: Date?
     public var offerExpiresAt: Date?
     public var since: Date?
+    /// A suspended hold's date: no offer reaches it before.
+    public var suspendedUntil: Date?
 
-    public init(bookId: UUID, state: BookState, holdPosition: Int? = nil, dueAt: Date? = nil, offerExpiresAt: Date? = nil, since: Date? = nil) {
+    public init(
+        bookId: UUID, state: BookState, holdPosition: Int? = nil, dueAt: Date? = nil, offerExpiresAt: Date? = nil, since: Date? = nil,
+        suspendedUntil: Date? = nil
+    ) {
         self.bookId = bookId
         self.state = state
         self.holdPosition = holdPosition
         self.dueAt = dueAt
         self.offerExpiresAt = offerExpiresAt
         self.since = since
+        self.suspendedUntil = suspendedUntil
     }
 }
 

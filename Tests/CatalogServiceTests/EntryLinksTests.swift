@@ -47,4 +47,18 @@ import Testing
         }
         #expect(links(.opened, book: Self.book(openAccess: true)) == ["http://opds-spec.org/acquisition/open-access \(Self.fulfill)"])
     }
+
+    @Test func aHoldOffersSuspensionAndASuspendedHoldItsEndWithTheDate() {
+        func link(_ view: PatronBookView?) -> Feed.Link? { Entry(book: Self.book(available: 0), view: view, publicURL: Self.base).holdSuspensionLink }
+        #expect(link(nil) == nil)
+        #expect(link(PatronBookView(bookId: Self.id, state: .notDownloaded)) == nil)
+        let active = link(PatronBookView(bookId: Self.id, state: .waitingForLoan))
+        #expect(active?.rel == "urn:x-bookmobile:rel/suspend-hold" && active?.href == "\(Self.me)/suspend")
+        let until = Date().addingTimeInterval(86_400)
+        let suspended = link(PatronBookView(bookId: Self.id, state: .waitingForLoan, suspendedUntil: until))
+        #expect(suspended?.rel == "urn:x-bookmobile:rel/resume-hold" && suspended?.href == "\(Self.me)/resume")
+        #expect(suspended?.title?.contains(WireFormat.formatDate(until)) == true)
+        // A date that has passed (the expiry job has not cleared it yet) is an active hold.
+        #expect(link(PatronBookView(bookId: Self.id, state: .waitingForLoan, suspendedUntil: Date().addingTimeInterval(-1)))?.rel == "urn:x-bookmobile:rel/suspend-hold")
+    }
 }

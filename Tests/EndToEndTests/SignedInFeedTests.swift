@@ -1,8 +1,9 @@
 import Foundation
+import Shared
 import Testing
 import TestSupport
 
-/// Signed-in pages come from the shared page and catalog's copy of each patron's shelf (no call to patron): every
+/// Signed-in pages come from the shared page and catalog's copy of each patron's shelf (asking patron only after a change): every
 /// patron sees their own state and nobody else's, each change shows on the very next page load through any catalog
 /// replica, and the ETag follows the shelf.
 @Suite struct SignedInFeedTests {
@@ -38,7 +39,7 @@ import TestSupport
             let full = publicationIDs(try await page(nil)).count
 
             // Every change below is checked on the very next load, alternating catalog replicas by round robin;
-            // the timed background pass is slowed to a minute, so only the publishing done before the answer can show it.
+            // the timed background pass is slowed to a minute, so only the reading catalog asks of patron can show it.
             #expect(try await api.call(.POST, "/me/books/\(ids[0])/borrow", as: ann).status == 201)
             for _ in 0..<2 { #expect(rels(entry(try await page(ann), ids[0])).contains("http://opds-spec.org/acquisition"), "borrow shows") }
             #expect(!rels(entry(try await page(bob), ids[0])).contains("http://opds-spec.org/acquisition"), "not Ann's loan for Bob")
@@ -47,6 +48,12 @@ import TestSupport
                 #expect(availability(entry(try await page(bob), ids[0])) == "reserved", "hold shows")
                 #expect(availability(entry(try await page(ann), ids[0])) == "available", "Ann still has it on loan")
             }
+            // Bob suspends the hold: his entry offers to resume it; he resumes before Ann returns the book.
+            let tomorrow = WireFormat.formatDate(Date().addingTimeInterval(86_400))
+            #expect(try await api.call(.POST, "/me/books/\(ids[0])/suspend", as: bob, json: #"{"until": "\#(tomorrow)"}"#).status == 200)
+            for _ in 0..<2 { #expect(rels(entry(try await page(bob), ids[0])).contains("urn:x-bookmobile:rel/resume-hold"), "suspension shows") }
+            #expect(try await api.call(.POST, "/me/books/\(ids[0])/resume", as: bob).status == 200)
+            for _ in 0..<2 { #expect(rels(entry(try await page(bob), ids[0])).contains("urn:x-bookmobile:rel/suspend-hold"), "resumption shows") }
             #expect((200..<300).contains(try await api.call(.PUT, "/me/books/\(ids[2])/saved", as: ann).status))
             for _ in 0..<2 { #expect(rels(entry(try await page(ann), ids[2])).contains("http://opds-spec.org/acquisition/borrow")) }
             #expect((200..<300).contains(try await api.call(.PUT, "/me/books/\(ids[3])/ignored", as: ann).status))

@@ -6,7 +6,8 @@ import Testing
     static let expected: [BookState: [BookEvent: BookState]] = [
         .none: [.save: .saved, .hold: .waitingForLoan, .borrow: .notDownloaded],
         .saved: [.unsave: .none, .hold: .waitingForLoan, .borrow: .notDownloaded],
-        .waitingForLoan: [.cancelHold: .none, .offer: .loanOffered],
+        // Suspension is a property of WAITING FOR LOAN (issue 18): its two events keep the state.
+        .waitingForLoan: [.cancelHold: .none, .offer: .loanOffered, .suspend: .waitingForLoan, .resume: .waitingForLoan],
         .loanOffered: [.accept: .notDownloaded, .decline: .none, .offerExpired: .loanOfferExpired],
         .loanOfferExpired: [.dismiss: .none],
         .notDownloaded: [.downloadQueued: .downloadQueued, .downloadStarted: .downloading, .returnLoan: .none, .loanExpired: .loanExpired],
@@ -36,7 +37,7 @@ import Testing
             Issue.record("borrow while waiting must be refused")
         } catch {
             #expect(error.state == .waitingForLoan)
-            #expect(Set(error.allowedEvents) == [.cancelHold, .offer])
+            #expect(Set(error.allowedEvents) == [.cancelHold, .offer, .suspend, .resume])
         }
     }
 

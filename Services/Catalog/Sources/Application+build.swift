@@ -60,7 +60,7 @@ func catalogRouter(_ parts: CatalogParts) -> Router<BasicRequestContext> {
         ingester: parts.ingester, adminToken: ServiceToken(parts.settings.adminToken), maxIngestBytes: parts.settings.maxIngestBytes,
         feedCache: feedCache
     ).add(to: router)
-    let shelves = parts.shelves
+    let shelves = PatronShelves(copies: parts.shelves, patron: parts.patron)
     let access = BookAccess(patron: parts.patron, shelves: shelves, token: parts.token)
     BooksController(books: parts.books, blobs: parts.blobs, access: access).add(to: router)
     PublicationController(books: parts.books, blobs: parts.blobs, access: access, publicURL: parts.settings.publicURL).add(to: router)
@@ -68,6 +68,6 @@ func catalogRouter(_ parts: CatalogParts) -> Router<BasicRequestContext> {
         feeds: FeedQueries(books: parts.books), shelves: shelves, token: parts.token, publicURL: parts.settings.publicURL, cache: feedCache,
         personalCache: ResponseCache(name: "personal", lifetime: .seconds(parts.settings.feedCacheLifetime), capacityBytes: parts.settings.feedCacheBytes / 2)
     ).add(to: router)
-    InternalController(books: parts.books, shelves: shelves, token: parts.token).add(to: router)
+    InternalController(books: parts.books, shelves: parts.shelves, token: parts.token).add(to: router)
     return router
 }

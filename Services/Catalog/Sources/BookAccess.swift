@@ -6,11 +6,11 @@ import Shared
 
 /// Who may read a book's content (the EPUB, or its resources one by one): anyone for an open-access book,
 /// otherwise a signed-in patron whose loan is active. Catalog's copy of the patron's shelf answers when it shows the
-/// loan (it is published before the borrow is answered, so a reader's many resource requests cost no call);
-/// otherwise patron is asked, so that a copy that is behind never refuses a loan.
+/// loan (the copy is at least as new as the patron's last change, `PatronShelves`, so a reader's many resource
+/// requests cost no call); otherwise patron is asked, so that a copy that is behind never refuses a loan.
 struct BookAccess: Sendable {
     let patron: InternalClient
-    let shelves: ShelfCopyPostgresRepository
+    let shelves: PatronShelves
     let token: ServiceToken
 
     /// The patron and their loan's state, nil for an open-access book. Throws 401 without a patron, 403 without an active loan.

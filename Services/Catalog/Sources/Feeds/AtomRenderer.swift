@@ -91,6 +91,7 @@ enum AtomRenderer {
         // download, and this one is not a file it can open.
         if let manifest = entry.manifestLink { xml += link(Feed.Link(rel: "alternate", href: manifest.href, type: manifest.type)) }
         if let annotations = entry.annotationService { xml += link(annotations) }
+        if let suspension = entry.holdSuspensionLink { xml += link(suspension) }
         return xml + "</entry>\n"
     }
 

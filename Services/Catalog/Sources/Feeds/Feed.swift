@@ -68,6 +68,17 @@ struct Entry: Sendable {
         guard view?.state.isOnLoan == true else { return nil }
         return Feed.Link(rel: "http://opds-spec.org/acquisition", href: bookURL + "/manifest.json", type: PublicationMetadata.manifestType)
     }
+    /// For a patron's hold: suspending it (POST `{"until": date}`), or, while it is suspended, resuming it; the
+    /// title says until when it is suspended.
+    var holdSuspensionLink: Feed.Link? {
+        guard let view, view.state == .waitingForLoan else { return nil }
+        if let until = view.suspendedUntil, until > Date() {
+            return Feed.Link(
+                rel: "urn:x-bookmobile:rel/resume-hold", href: meURL + "/resume", type: "application/json",
+                title: "Suspended until \(WireFormat.formatDate(until)); resume")
+        }
+        return Feed.Link(rel: "urn:x-bookmobile:rel/suspend-hold", href: meURL + "/suspend", type: "application/json", title: "Suspend this hold")
+    }
     /// The grouped feed of books related to this one (`rel="related"`).
     var relatedLink: Feed.Link {
         Feed.Link(rel: "related", href: entryURL + "/related", type: FeedController.acquisitionType, title: "Related books")

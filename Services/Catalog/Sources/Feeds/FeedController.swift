@@ -18,7 +18,7 @@ struct FeedController: Sendable {
     static let groupSize = 10
 
     let feeds: FeedQueries
-    let shelves: ShelfCopyPostgresRepository
+    let shelves: PatronShelves
     let token: ServiceToken
     let publicURL: String
     let cache: ResponseCache

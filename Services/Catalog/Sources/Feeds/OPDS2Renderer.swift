@@ -92,6 +92,9 @@ enum OPDS2Renderer {
         links.append(["rel": "related", "href": entry.relatedLink.href, "type": FeedController.opds2Type, "title": entry.relatedLink.title ?? ""])
         if let manifest = entry.manifestLink { links.append(["rel": manifest.rel, "href": manifest.href, "type": manifest.type]) }
         if let annotations = entry.annotationService { links.append(["rel": annotations.rel, "href": annotations.href, "type": annotations.type]) }
+        if let suspension = entry.holdSuspensionLink {
+            links.append(["rel": suspension.rel, "href": suspension.href, "type": suspension.type, "title": suspension.title ?? ""])
+        }
         var publication: [String: Any] = ["metadata": metadata, "links": links]
         if book.hasCover {
             publication["images"] = [

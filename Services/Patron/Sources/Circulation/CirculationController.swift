@@ -20,6 +20,8 @@ struct CirculationController: Sendable {
         books.put("/:id/saved") { request, context in try await perform(.save, request: request, context: context) }
         books.delete("/:id/saved") { request, context in try await perform(.unsave, request: request, context: context) }
         books.post("/:id/renew", use: renew)
+        books.post("/:id/suspend", use: suspend)
+        books.post("/:id/resume", use: resume)
         books.post("/:id/events", use: reportEvent)
         books.put("/:id/ignored") { request, context in try await ignore(true, request: request, context: context) }
         books.delete("/:id/ignored") { request, context in try await ignore(false, request: request, context: context) }
@@ -69,6 +71,42 @@ struct CirculationController: Sendable {
         let patronID = try await guardian.require(request, logger: context.logger)
         let bookID = try context.uuid("id")
         return try JSONMessages.response(try await circulation.renew(patronID: patronID, bookID: bookID, logger: context.logger))
+    }
+
+    struct SuspendRequest: Decodable {
+        var until: String
+    }
+
+    /// The longest a hold may be suspended.
+    static let longestSuspension: TimeInterval = 365 * 86_400
+
+    /// `POST /me/books/{id}/suspend` `{"until": "2026-12-24"}` (a date, from which the hold is active again, or a
+    /// date-time) → the hold, suspended; 409 when the book is not on hold.
+    func suspend(request: Request, context: BasicRequestContext) async throws -> Response {
+        let patronID = try await guardian.require(request, logger: context.logger)
+        let bookID = try context.uuid("id")
+        let text = try await JSONMessages.decode(SuspendRequest.self, from: request).until
+        guard let until = Self.suspensionEnd(text) else {
+            throw Problem.badRequest("until must be a date (2026-12-24) or a date-time (2026-12-24T09:00:00Z)")
+        }
+        guard until > Date(), until.timeIntervalSinceNow <= Self.longestSuspension else {
+            throw Problem.badRequest("until must be in the future and at most a year ahead")
+        }
+        return try JSONMessages.response(try await circulation.suspendHold(until: until, patronID: patronID, bookID: bookID, logger: context.logger))
+    }
+
+    /// `POST /me/books/{id}/resume` → the hold, active again (offered a copy at once if one is free).
+    func resume(request: Request, context: BasicRequestContext) async throws -> Response {
+        let patronID = try await guardian.require(request, logger: context.logger)
+        let bookID = try context.uuid("id")
+        return try JSONMessages.response(try await circulation.suspendHold(until: nil, patronID: patronID, bookID: bookID, logger: context.logger))
+    }
+
+    /// A date-time as sent, or a calendar date as its first instant in UTC.
+    static func suspensionEnd(_ text: String) -> Date? {
+        if let date = WireFormat.parseDate(text) { return date }
+        guard text.count == 10 else { return nil }
+        return WireFormat.parseDate(text + "T00:00:00Z")
     }
 
     struct EventRequest: Decodable {

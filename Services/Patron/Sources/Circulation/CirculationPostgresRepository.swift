@@ -81,10 +81,7 @@ struct CirculationPostgresRepository: Sendable {
         switch event {
         case .borrow:
             guard !license.withdrawn else { throw CirculationError.unknownBook(bookID) }
-            try await checkLoanLimit(patronID: patronID, on: connection, logger: logger)
-            if !license.openAccess, try await occupied(bookID, on: connection, logger: logger) >= license.copies {
-                throw CirculationError.noCopiesAvailable(bookID, publicURL: rules.publicURL)
-            }
+            try await checkLoanLimit(patronID: patronID, andCopyOf: license.openAccess ? nil : (bookID, license.copies), on: connection, logger: logger)
         case .hold:
             guard !license.withdrawn else { throw CirculationError.unknownBook(bookID) }
             guard !license.openAccess else { throw CirculationError.openAccess }
@@ -136,6 +133,55 @@ struct CirculationPostgresRepository: Sendable {
         }
     }
 
+    /// Suspends the patron's hold until `until` (or moves the date), or ends the suspension (`until` nil). The hold
+    /// keeps its place in the queue; while it is suspended no offer goes to it (`promoteHolds`). Ending it offers a
+    /// copy that is free at once.
+    func suspendHold(until: Date?, patronID: UUID, bookID: UUID, logger: Logger) async throws -> BookStatus {
+        try await client.transaction(logger: logger) { connection in
+            guard let license = try await lockLicense(bookID, on: connection, logger: logger) else { throw CirculationError.unknownBook(bookID) }
+            let state = try await lockRow(patronID: patronID, bookID: bookID, on: connection, logger: logger)?.state ?? .none
+            let event: BookEvent = until == nil ? .resume : .suspend
+            do throws(IllegalTransition) { _ = try BookMachine.next(from: state, on: event) } catch { throw CirculationError.illegal(error) }
+            try await connection.query(
+                "UPDATE patron_books SET suspended_until = \(until), updated_at = now() WHERE patron_id = \(patronID) AND book_id = \(bookID)",
+                logger: logger)
+            if until == nil {
+                try await promoteHolds(bookID: bookID, copies: license.copies, openAccess: license.openAccess, on: connection, logger: logger)
+                try await Figures.publish(bookID: bookID, on: connection, logger: logger)
+            }
+            logger.info(
+                until == nil ? "Hold resumed" : "Hold suspended",
+                metadata: ["patron.id": "\(patronID)", "book.id": "\(bookID)", "until": "\(until.map(WireFormat.formatDate) ?? "-")"])
+            return try await status(patronID: patronID, bookID: bookID, on: connection, logger: logger)
+        }
+    }
+
+    /// Ends the suspensions whose date has passed by `dueBy` and offers the copies free for those holds, book by book
+    /// under the licence's lock (another replica doing the same finds nothing left). Returns how many holds it woke.
+    func endSuspensions(dueBy: Date, logger: Logger) async throws -> Int {
+        var books: [UUID] = []
+        for try await id in try await client.query(
+            "SELECT DISTINCT book_id FROM patron_books WHERE suspended_until <= \(dueBy) LIMIT 500", logger: logger
+        ).decode(UUID.self) { books.append(id) }
+        var woken = 0
+        for bookID in books {
+            woken += try await client.transaction(logger: logger) { connection -> Int in
+                guard let license = try await lockLicense(bookID, on: connection, logger: logger) else { return 0 }
+                var count = 0
+                for try await _ in try await connection.query(
+                    """
+                    UPDATE patron_books SET suspended_until = NULL, updated_at = now()
+                    WHERE book_id = \(bookID) AND suspended_until <= \(dueBy) RETURNING patron_id
+                    """, logger: logger) { count += 1 }
+                guard count > 0 else { return 0 }
+                try await promoteHolds(bookID: bookID, copies: license.copies, openAccess: license.openAccess, on: connection, logger: logger)
+                try await Figures.publish(bookID: bookID, on: connection, logger: logger)
+                return count
+            }
+        }
+        return woken
+    }
+
     // MARK: reading
 
     /// The patron's relation to one book (state `none` when there is none).
@@ -161,11 +207,11 @@ struct CirculationPostgresRepository: Sendable {
     func shelfRows(patronID: UUID, bookID: UUID?, on connection: PostgresConnection, logger: Logger) async throws -> [PatronBookRow] {
         let rows = try await connection.execute(ShelfRowsStatement(patronID: patronID, bookID: bookID), logger: logger)
         var result: [PatronBookRow] = []
-        for try await (book, state, due, offer, placed, position, copies, title, authors, hasCover) in rows {
+        for try await (book, state, due, offer, placed, position, activePosition, suspendedUntil, copies, title, authors, hasCover) in rows {
             result.append(
                 PatronBookRow(
                     bookID: book, state: BookState(rawValue: state) ?? .none, dueAt: due, offerExpiresAt: offer, holdPlacedAt: placed,
-                    holdPosition: position, copies: copies, title: title,
+                    holdPosition: position, activeHoldPosition: activePosition, suspendedUntil: suspendedUntil, copies: copies, title: title,
                     authors: title == nil ? nil : authors, hasCover: hasCover))
         }
         return result
@@ -222,13 +268,6 @@ struct CirculationPostgresRepository: Sendable {
         return nil
     }
 
-    private func occupied(_ bookID: UUID, on connection: PostgresConnection, logger: Logger) async throws -> Int {
-        let rows = try await connection.query(
-            "SELECT count(*)::int FROM patron_books WHERE book_id = \(bookID) AND state = ANY(\(Self.occupyingStates))", logger: logger)
-        for try await count in rows.decode(Int.self) { return count }
-        return 0
-    }
-
     /// Hides the book from the patron's feeds (or shows it again), within `rules.ignoredLimit` under the patron's lock.
     func setIgnored(_ ignored: Bool, patronID: UUID, bookID: UUID, logger: Logger) async throws {
         try await client.transaction(logger: logger) { connection in
@@ -259,11 +298,21 @@ struct CirculationPostgresRepository: Sendable {
         return nil
     }
 
-    private func checkLoanLimit(patronID: UUID, on connection: PostgresConnection, logger: Logger) async throws {
-        guard let limit = try await lockPatronLimits(patronID: patronID, on: connection, logger: logger)?.loans else { return }
+    /// Throws when the patron has reached their loan limit or, given a lent book and its copies, when every copy is
+    /// out: both counted in one statement, after the licence's and the patron's locks.
+    private func checkLoanLimit(patronID: UUID, andCopyOf book: (id: UUID, copies: Int)? = nil, on connection: PostgresConnection, logger: Logger)
+        async throws
+    {
+        let limit = try await lockPatronLimits(patronID: patronID, on: connection, logger: logger)?.loans ?? Int.max
         let rows = try await connection.query(
-            "SELECT count(*)::int FROM patron_books WHERE patron_id = \(patronID) AND state = ANY(\(Self.loanStates))", logger: logger)
-        for try await count in rows.decode(Int.self) where count >= limit { throw CirculationError.loanLimit(limit) }
+            """
+            SELECT (SELECT count(*)::int FROM patron_books WHERE patron_id = \(patronID) AND state = ANY(\(Self.loanStates))),
+                (SELECT count(*)::int FROM patron_books WHERE book_id = \(book?.id) AND state = ANY(\(Self.occupyingStates)))
+            """, logger: logger)
+        for try await (loans, occupied) in rows.decode((Int, Int).self) {
+            if loans >= limit { throw CirculationError.loanLimit(limit) }
+            if let book, occupied >= book.copies { throw CirculationError.noCopiesAvailable(book.id, publicURL: rules.publicURL) }
+        }
     }
 
     private func checkHoldLimit(patronID: UUID, on connection: PostgresConnection, logger: Logger) async throws {
@@ -301,6 +350,7 @@ struct CirculationPostgresRepository: Sendable {
                 offer_expires_at = CASE WHEN \(next.rawValue) IN ('loan_offered', 'loan_offer_expired') THEN offer_expires_at END,
                 loaned_at = CASE WHEN \(startsLoan) THEN now() ELSE loaned_at END,
                 due_at = CASE WHEN \(startsLoan) THEN now() + make_interval(secs => \(loanSeconds)) ELSE due_at END,
+                suspended_until = NULL,
                 updated_at = now()
             WHERE patron_id = \(patronID) AND book_id = \(bookID)
             """, logger: logger)
@@ -310,8 +360,10 @@ struct CirculationPostgresRepository: Sendable {
         switch event {
         case .borrow, .accept:
             try await connection.query(
-                "INSERT INTO loan_history (patron_id, book_id, loaned_at) VALUES (\(patronID), \(bookID), now())", logger: logger)
-            try await connection.query("UPDATE licenses SET checkouts = checkouts + 1 WHERE book_id = \(bookID)", logger: logger)
+                """
+                WITH counted AS (UPDATE licenses SET checkouts = checkouts + 1 WHERE book_id = \(bookID))
+                INSERT INTO loan_history (patron_id, book_id, loaned_at) VALUES (\(patronID), \(bookID), now())
+                """, logger: logger)
         case .returnLoan, .loanExpired:
             try await connection.query(
                 """
@@ -322,19 +374,22 @@ struct CirculationPostgresRepository: Sendable {
         }
     }
 
-    /// Offers every free copy to the patrons at the head of the queue, first come first served.
-    /// Offers the book to the patrons who have waited longest, one per free copy; an open-access book (no copy to
-    /// wait for) to every one of them. The one rule for every caller, which holds the licence's lock and passes what
+    /// Offers the book to the patrons who have waited longest, one per free copy, passing over suspended holds (they
+    /// keep their place); an open-access book (no copy to wait for) to every one of them. The one rule for every caller, which holds the licence's lock and passes what
     /// it read of it.
     func promoteHolds(bookID: UUID, copies: Int, openAccess: Bool, on connection: PostgresConnection, logger: Logger) async throws {
-        let free = openAccess ? 10_000 : max(0, copies - (try await occupied(bookID, on: connection, logger: logger)))
-        guard free > 0 else { return }
+        // The free copies are counted in the same statement: every caller holds the licence's lock.
         let rows = try await connection.query(
             """
-            UPDATE patron_books SET state = 'loan_offered', offer_expires_at = now() + make_interval(secs => \(rules.offerPeriod)), updated_at = now()
+            UPDATE patron_books SET state = 'loan_offered', offer_expires_at = now() + make_interval(secs => \(rules.offerPeriod)),
+                suspended_until = NULL, updated_at = now()
             WHERE (patron_id, book_id) IN (
                 SELECT patron_id, book_id FROM patron_books WHERE book_id = \(bookID) AND state = 'waiting_for_loan'
-                ORDER BY hold_placed_at, patron_id LIMIT \(min(free, 10_000)) FOR UPDATE)
+                    AND (suspended_until IS NULL OR suspended_until <= now())
+                ORDER BY hold_placed_at, patron_id
+                LIMIT CASE WHEN \(openAccess) THEN 10000 ELSE greatest(0, \(copies) - (SELECT count(*) FROM patron_books
+                    WHERE book_id = \(bookID) AND state = ANY(\(Self.occupyingStates)))) END
+                FOR UPDATE)
             RETURNING patron_id, offer_expires_at
             """, logger: logger)
         for try await (patronID, expires) in rows.decode((UUID, Date).self) {
@@ -349,15 +404,17 @@ struct CirculationPostgresRepository: Sendable {
     struct ShelfRowsStatement: PostgresPreparedStatement {
         static let sql = """
             SELECT pb.book_id, pb.state, pb.due_at, pb.offer_expires_at, pb.hold_placed_at,
-                CASE WHEN pb.state = 'waiting_for_loan' THEN (SELECT count(*)::int + 1 FROM patron_books q
-                    WHERE q.book_id = pb.book_id AND q.state = 'waiting_for_loan'
-                    AND (q.hold_placed_at, q.patron_id) < (pb.hold_placed_at, pb.patron_id)) END,
+                ahead.everyone + 1, ahead.active + 1, pb.suspended_until,
                 coalesce(l.copies, 0), l.title, ARRAY(SELECT jsonb_array_elements_text(l.authors)), coalesce(l.has_cover, true)
             FROM patron_books pb LEFT JOIN licenses l ON l.book_id = pb.book_id
+            LEFT JOIN LATERAL (SELECT count(*)::int AS everyone,
+                    count(*) FILTER (WHERE q.suspended_until IS NULL OR q.suspended_until <= now())::int AS active
+                FROM patron_books q WHERE q.book_id = pb.book_id AND q.state = 'waiting_for_loan'
+                AND (q.hold_placed_at, q.patron_id) < (pb.hold_placed_at, pb.patron_id)) ahead ON pb.state = 'waiting_for_loan'
             WHERE pb.patron_id = $1 AND ($2::uuid IS NULL OR pb.book_id = $2)
             ORDER BY pb.updated_at DESC, pb.book_id
             """
-        typealias Row = (UUID, String, Date?, Date?, Date?, Int?, Int, String?, [String], Bool)
+        typealias Row = (UUID, String, Date?, Date?, Date?, Int?, Int?, Date?, Int, String?, [String], Bool)
 
         var patronID: UUID
         var bookID: UUID?

@@ -10,10 +10,11 @@ struct CirculationRules: Sendable {
     var ignoredLimit = 500
 
     /// A reader-facing estimate of the wait for hold `position` on a book with `copies` copies:
-    /// each round of `copies` patrons ahead takes about one loan period.
-    func estimatedWait(position: Int, copies: Int) -> (seconds: TimeInterval, text: String) {
+    /// each round of `copies` patrons ahead takes about one loan period, and a suspended hold waits at least until its
+    /// suspension ends (`notBefore` seconds).
+    func estimatedWait(position: Int, copies: Int, notBefore: TimeInterval = 0) -> (seconds: TimeInterval, text: String) {
         let rounds = Double((position - 1) / max(copies, 1) + 1)
-        let seconds = rounds * loanPeriod
+        let seconds = max(rounds * loanPeriod, notBefore)
         return (seconds, Self.describe(seconds))
     }
 

@@ -6,8 +6,8 @@ import ServiceLifecycle
 import ServiceSupport
 import Shared
 
-/// Expires loans and loan offers whose time has passed and records reminders, every `interval`; forgets sign-in
-/// failures that no limit looks at any more.
+/// Expires loans and loan offers whose time has passed, ends hold suspensions whose date has come, and records
+/// reminders, every `interval`; forgets sign-in failures that no limit looks at any more.
 ///
 /// Safe with several replicas: each expiry re-checks its row under the licence lock (`expireOffer`, `expireLoan`), so a
 /// row that another replica expired first is skipped, and reminders are de-duplicated by a unique key.
@@ -27,7 +27,7 @@ struct ExpiryJob: Service {
         }
     }
 
-    /// One pass: expires what is due now and records reminders. Returns how many expiries it applied.
+    /// One pass: expires what is due now, wakes suspended holds and records reminders. Returns how many changes it applied.
     @discardableResult
     func runOnce(now: Date = Date()) async throws -> Int {
         var applied = 0
@@ -50,6 +50,7 @@ struct ExpiryJob: Service {
                 : try await circulation.expireLoan(patronID: patronID, bookID: bookID, dueBy: now, logger: logger)
             if outcome != nil { applied += 1 }
         }
+        applied += try await circulation.endSuspensions(dueBy: now, logger: logger)
         try await remind(now: now)
         return applied
     }

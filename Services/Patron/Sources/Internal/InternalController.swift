@@ -46,10 +46,14 @@ struct InternalController: Sendable {
         return Response(status: .noContent)
     }
 
-    /// Everything catalog needs to personalise one page for a patron.
+    /// A numbered reading of the patron's shelf (`ShelfCopy`), for catalog when its copy is older than the version
+    /// the patron's last change was stamped with. Catalog stores it; the background pass still publishes the change.
     func shelf(request: Request, context: BasicRequestContext) async throws -> Response {
         let patronID = try context.uuid("patron")
-        return try JSONMessages.response(try await shelves.shelf(patronID: patronID, logger: context.logger))
+        guard let reading = try await shelves.read(patronID: patronID, wait: true, logger: context.logger) else {
+            throw Problem(status: 503, slug: "unavailable", title: "Service unavailable", detail: "The shelf could not be read")
+        }
+        return try JSONMessages.response(reading.copy)
     }
 
     /// May the patron download the book now (an active loan)?

@@ -257,4 +257,12 @@ let patronMigrations: [Migration] = [
         sql: """
             CREATE INDEX loan_history_patron ON loan_history (patron_id, id);
             """),
+    // A hold may be suspended until a date: it keeps its place, but no offer goes to it meanwhile (`promoteHolds`),
+    // and the expiry job clears the date once it has passed (`endSuspensions`).
+    Migration(
+        version: 10, name: "hold suspension",
+        sql: """
+            ALTER TABLE patron_books ADD COLUMN suspended_until timestamptz;
+            CREATE INDEX patron_books_suspended ON patron_books (suspended_until) WHERE suspended_until IS NOT NULL;
+            """),
 ]

@@ -20,26 +20,29 @@ struct ShelfPostgresRepository: Sendable {
         var coversChangesUpTo: Int64
     }
 
-    /// The patron's shelf now, for `GET /internal/patrons/{id}/shelf`.
-    func shelf(patronID: UUID, logger: Logger) async throws -> PatronShelf {
-        try await client.withConnection { try await shelf(patronID: patronID, on: $0, logger: logger) }
-    }
-
     private func shelf(patronID: UUID, on connection: PostgresConnection, logger: Logger) async throws -> PatronShelf {
         let rows = try await circulation.shelfRows(patronID: patronID, bookID: nil, on: connection, logger: logger)
         var ignored: [UUID] = []
-        for try await id in try await connection.query("SELECT book_id FROM ignored_books WHERE patron_id = \(patronID)", logger: logger).decode(UUID.self) {
-            ignored.append(id)
+        var waiting = 0
+        for try await (ids, unread) in try await connection.query(
+            """
+            SELECT ARRAY(SELECT book_id FROM ignored_books WHERE patron_id = \(patronID)),
+                (SELECT count(*)::int FROM notifications WHERE patron_id = \(patronID) AND read_at IS NULL)
+            """, logger: logger
+        ).decode(([UUID], Int).self) {
+            (ignored, waiting) = (ids, unread)
         }
-        let waiting = try await Notifications.unreadCount(patronID: patronID, on: connection, logger: logger)
         let books = rows.map {
-            PatronBookView(bookId: $0.bookID, state: $0.state, holdPosition: $0.holdPosition, dueAt: $0.dueAt, offerExpiresAt: $0.offerExpiresAt)
+            PatronBookView(
+                bookId: $0.bookID, state: $0.state, holdPosition: $0.holdPosition, dueAt: $0.dueAt, offerExpiresAt: $0.offerExpiresAt,
+                suspendedUntil: $0.suspendedUntil)
         }
         return PatronShelf(books: books, ignored: ignored, waitingForAction: waiting)
     }
 
-    /// Reads and numbers the shelf under the patron's lock (so a higher number is a later reading): waiting for it when `wait`, else nil if another reading
-    /// is under way (a replica's background pass leaves that patron to whoever holds it).
+    /// Reads and numbers the shelf under the patron's lock (so a higher number is a later reading): waiting for it when
+    /// `wait` (catalog asking for it, `GET /internal/patrons/{id}/shelf`), else nil if another reading is under way (a
+    /// replica's background pass leaves that patron to whoever holds it).
     func read(patronID: UUID, wait: Bool, logger: Logger) async throws -> Reading? {
         try await client.transaction(logger: logger) { connection -> Reading? in
             let key = patronID.uuidString.lowercased()
@@ -52,15 +55,14 @@ struct ShelfPostgresRepository: Sendable {
                 ).decode(Bool.self) { acquired = value }
                 guard acquired else { return nil }
             }
-            var upTo: Int64 = 0
+            // The number is drawn before the shelf is read: a reading numbered above a stamp (`stamp`) began after
+            // the stamped change had committed, so it shows that change.
+            var (version, upTo): (Int64, Int64) = (1, 0)
             for try await value in try await connection.query(
-                "SELECT coalesce(max(id), 0) FROM shelf_changes WHERE patron_id = \(patronID)", logger: logger
-            ).decode(Int64.self) { upTo = value }
+                "SELECT nextval('shelf_version_seq'), coalesce((SELECT max(id) FROM shelf_changes WHERE patron_id = \(patronID)), 0)",
+                logger: logger
+            ).decode((Int64, Int64).self) { (version, upTo) = value }
             let shelf = try await shelf(patronID: patronID, on: connection, logger: logger)
-            var version: Int64 = 1
-            for try await value in try await connection.query("SELECT nextval('shelf_version_seq')", logger: logger).decode(Int64.self) {
-                version = value
-            }
             return Reading(copy: ShelfCopy(version: version, shelf: shelf), coversChangesUpTo: upTo)
         }
     }
@@ -75,10 +77,15 @@ struct ShelfPostgresRepository: Sendable {
         }
     }
 
-    /// Whether catalog's copy of the patron's shelf is behind.
-    func hasChanges(patronID: UUID, logger: Logger) async throws -> Bool {
-        for try await _ in try await client.query("SELECT 1 FROM shelf_changes WHERE patron_id = \(patronID) LIMIT 1", logger: logger) { return true }
-        return false
+    /// After a change of the patron's shelf has committed: a number that every later reading of the shelf exceeds,
+    /// for catalog to ask for a reading at least that new (read-your-writes) without this request publishing it.
+    /// Nil when catalog's copy is not behind.
+    func stamp(patronID: UUID, logger: Logger) async throws -> Int64? {
+        let rows = try await client.query(
+            "SELECT nextval('shelf_version_seq') FROM (SELECT 1 FROM shelf_changes WHERE patron_id = \(patronID) LIMIT 1) pending",
+            logger: logger)
+        for try await version in rows.decode(Int64.self) { return version }
+        return nil
     }
 
     /// Some patrons whose shelf changed since catalog last got it, oldest change first.

@@ -3,9 +3,10 @@ import Hummingbird
 import Logging
 import ServiceSupport
 
-/// After a patron's successful change (any non-GET request the gateway vouched for) that touched their shelf,
-/// publishes the shelf to catalog before answering: the patron's next page already shows it (read-your-writes).
-/// The answer carries the version published (`X-Internal-Shelf-Version`) for the gateway to pass on to catalog.
+/// After a patron's successful change (any non-GET request the gateway vouched for) that touched their shelf, stamps
+/// the answer with a shelf version (`X-Internal-Shelf-Version`) for the gateway to pass on to catalog: catalog, whose
+/// copy is older than that, reads the shelf from patron once (read-your-writes: the next page shows the change), and
+/// `ShelfPublisher` publishes it soon after. A change thus costs one statement more, not a publication.
 /// A failure is logged and left to `ShelfPublisher`'s passes; the change itself stands.
 struct ShelfPublishMiddleware<Context: RequestContext>: RouterMiddleware {
     let publisher: ShelfPublisher
@@ -17,10 +18,8 @@ struct ShelfPublishMiddleware<Context: RequestContext>: RouterMiddleware {
             let patronID = Caller(request: request, token: token).patronID
         else { return response }
         do {
-            if try await publisher.shelves.hasChanges(patronID: patronID, logger: context.logger) {
-                if let version = try await publisher.publish(patronID, wait: true, logger: context.logger) {
-                    response.headers[.shelfVersion] = String(version)
-                }
+            if let version = try await publisher.shelves.stamp(patronID: patronID, logger: context.logger) {
+                response.headers[.shelfVersion] = String(version)
                 publisher.passSoon()
             }
         } catch {
