@@ -87,6 +87,38 @@ extension CatalogServiceTests {
             return (rel, href)
         }
     }
+
+    static let contributorMetadata = ##"""
+        <dc:contributor id="t">Tess Lator</dc:contributor><meta refines="#t" property="role" scheme="marc:relators">trl</meta>
+        <dc:contributor id="e">Ed Itor</dc:contributor><meta refines="#e" property="role" scheme="marc:relators">edt</meta>
+        <dc:contributor xmlns:opf="http://www.idpf.org/2007/opf" opf:role="ill" opf:file-as="Drew, Ida">Ida Drew</dc:contributor>
+        <dc:contributor xmlns:opf="http://www.idpf.org/2007/opf" opf:role="nrt">Nora Reader</dc:contributor>
+        <dc:contributor id="x">Xavier Other</dc:contributor><meta refines="#x" property="role" scheme="marc:relators">pbl</meta>
+        """##
+
+    @Test func contributorRolesFromEpub3RefinementsAndEpub2AttributesReachBothFeeds() async throws {
+        let book = try SeriesParsingTests().parse(Self.contributorMetadata)
+        let roles = Dictionary(book.contributors.map { ($0.name, $0.role) }, uniquingKeysWith: { a, _ in a })
+        #expect(roles["Tess Lator"] == "trl" && roles["Ed Itor"] == "edt" && roles["Ida Drew"] == "ill" && roles["Nora Reader"] == "nrt")
+        #expect(book.contributors.first { $0.name == "Ida Drew" }?.sortAs == "Drew, Ida")
+
+        let (app, _) = try await app()
+        try await app.test(.router) { client in
+            let file = try MinimalEPUB.write(title: "Many Hands", author: "Ann Author", metadata: Self.contributorMetadata)
+            #expect(try await ingest(client, file).0 == .created)
+            let lane = try await opds2(client, "/opds/lanes/new")
+            let metadata = try #require((lane["publications"] as? [[String: Any]])?.first?["metadata"] as? [String: Any])
+            func names(_ key: String) -> [String] { (metadata[key] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String } }
+            #expect(names("author") == ["Ann Author"])
+            #expect(names("translator") == ["Tess Lator"] && names("editor") == ["Ed Itor"])
+            #expect(names("illustrator") == ["Ida Drew"] && names("narrator") == ["Nora Reader"])
+            #expect((metadata["contributor"] as? [[String: Any]])?.first?["role"] as? String == "pbl")
+            let atom = try await client.execute(uri: "/opds/lanes/new", method: .get) { String(buffer: $0.body) }
+            #expect(atom.contains(#"<contributor opf:role="trl"><name>Tess Lator</name></contributor>"#))
+            #expect(atom.contains(#"<contributor opf:role="ill"><name>Ida Drew</name></contributor>"#))
+            #expect(atom.contains(#"xmlns:opf="http://www.idpf.org/2007/opf""#))
+        }
+    }
 }
 
 /// Series as EPUB 3 and calibre declare them.

@@ -6,7 +6,8 @@ enum AtomRenderer {
     static let namespaces = """
         xmlns="http://www.w3.org/2005/Atom" xmlns:opds="http://opds-spec.org/2010/catalog" \
         xmlns:dc="http://purl.org/dc/terms/" xmlns:opensearch="http://a9.com/-/spec/opensearch/1.1/" \
-        xmlns:simplified="http://librarysimplified.org/terms/" xmlns:schema="http://schema.org/"
+        xmlns:simplified="http://librarysimplified.org/terms/" xmlns:schema="http://schema.org/" \
+        xmlns:opf="http://www.idpf.org/2007/opf"
         """
 
     static func feed(_ feed: Feed) -> String {
@@ -43,6 +44,10 @@ enum AtomRenderer {
             xml += "<author><name>\(escape(contributor.name))</name><uri>\(escape(entry.publicURL + Lane.author(contributor.name).path))</uri>"
             if let sortAs = contributor.sortAs { xml += "<simplified:sort_name>\(escape(sortAs))</simplified:sort_name>" }
             xml += "</author>\n"
+        }
+        // Editors, translators, illustrators, narrators: Atom contributors with their MARC relator code, as Palace's feeds carry them.
+        for contributor in book.contributors where contributor.role != "aut" {
+            xml += "<contributor opf:role=\"\(escape(contributor.role))\"><name>\(escape(contributor.name))</name></contributor>\n"
         }
         if let summary = book.description { xml += "<summary type=\"text\">\(escape(summary))</summary>\n" }
         for language in book.languages { xml += "<dc:language>\(escape(language))</dc:language>\n" }

@@ -42,6 +42,8 @@ enum OPDS2Renderer {
         return result
     }
 
+    static let contributorKeys = ["edt": "editor", "trl": "translator", "ill": "illustrator", "nrt": "narrator", "clr": "colorist", "art": "artist"]
+
     static func publication(_ entry: Entry) -> [String: Any] {
         let book = entry.book
         var metadata: [String: Any] = [
@@ -54,6 +56,14 @@ enum OPDS2Renderer {
             return author
         }
         if !authors.isEmpty { metadata["author"] = authors }
+        // The other roles OPDS 2.0 names (MARC relator codes from the EPUB); any other role is a plain contributor.
+        for contributor in book.contributors where contributor.role != "aut" {
+            let key = Self.contributorKeys[contributor.role] ?? "contributor"
+            var person: [String: Any] = ["name": contributor.name]
+            if let sortAs = contributor.sortAs { person["sortAs"] = sortAs }
+            if key == "contributor" { person["role"] = contributor.role }
+            metadata[key] = (metadata[key] as? [[String: Any]] ?? []) + [person]
+        }
         if let subtitle = book.subtitle { metadata["subtitle"] = subtitle }
         if !book.languages.isEmpty { metadata["language"] = book.languages.count == 1 ? book.languages[0] : book.languages }
         if let publisher = book.publisher { metadata["publisher"] = publisher }
