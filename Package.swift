@@ -152,6 +152,7 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ],
             path: "Tests/TestSupport",
             swiftSettings: swiftSettings

@@ -171,3 +171,26 @@ public enum InternalHeader {
     /// reads the newer one (read-your-writes across replicas).
     public static let shelfVersion = "X-Internal-Shelf-Version"
 }
+
+/// Answer of patron's `GET /internal/books/{id}/co-borrowed`: books that at least three of the book's borrowers also
+/// borrowed, most shared first (ids only: nobody's history is revealed).
+public struct CoBorrowedBooks: Codable, Sendable, Equatable {
+    public var books: [UUID]
+
+    public init(books: [UUID]) { self.books = books }
+}
+
+/// Answer of patron's `GET /internal/patrons/{id}/taste`, for the patron's recommendations: books they liked
+/// (favourites, good ratings, loans; strongest first), every book they ever borrowed, and books co-borrowed with
+/// those they liked.
+public struct PatronTaste: Codable, Sendable, Equatable {
+    public var liked: [UUID]
+    public var had: [UUID]
+    public var coBorrowed: [UUID]
+
+    public init(liked: [UUID], had: [UUID], coBorrowed: [UUID]) {
+        self.liked = liked
+        self.had = had
+        self.coBorrowed = coBorrowed
+    }
+}

@@ -69,6 +69,7 @@ func patronRouter(
     reading.add(to: router)
     AnnotationController(reading: reading, guardian: guardian, publicURL: settings.publicURL).add(to: router)
     FeedbackController(feedback: FeedbackPostgresRepository(client: postgres), token: token, adminToken: settings.adminToken, perHour: settings.feedbackPerHour).add(to: router)
-    InternalController(authenticator: authenticator, circulation: circulation, shelves: shelves.shelves, token: token).add(to: router)
+    InternalController(
+        authenticator: authenticator, circulation: circulation, shelves: shelves.shelves, taste: TastePostgresRepository(client: postgres), token: token).add(to: router)
     return router
 }

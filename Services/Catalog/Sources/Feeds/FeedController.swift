@@ -19,6 +19,7 @@ struct FeedController: Sendable {
 
     let feeds: FeedQueries
     let shelves: PatronShelves
+    let discovery: PatronDiscovery
     let token: ServiceToken
     let publicURL: String
     let cache: ResponseCache
@@ -28,7 +29,9 @@ struct FeedController: Sendable {
 
     func add(to router: Router<BasicRequestContext>) {
         router.get("/opds", use: shared(root, alwaysPersonal: true))
-        router.get("/opds/groups", use: shared(groups))
+        // Personal for a signed-in patron: the first group is their recommendations.
+        router.get("/opds/groups", use: shared(groups, alwaysPersonal: true))
+        router.get(RouterPath(Self.recommendedPath), use: shared(recommended, alwaysPersonal: true))
         router.get("/opds/lanes/:lane", use: shared(lane))
         router.get("/opds/series/:name", use: shared(series))
         router.get("/opds/authors/:name", use: shared(author))
@@ -57,7 +60,13 @@ struct FeedController: Sendable {
             }
             let copy = try await shelves.shelf(patronID: patronID, seen: request.shelfVersionSeen, logger: context.logger)
             let personal = PersonalView(shelf: copy.shelf, version: copy.version)
-            if alwaysPersonal { return personal.personalised(try await handler(request, context, personal)).response(to: request) }
+            if alwaysPersonal {
+                let personalKey = "\(key)|\(patronID.uuidString)|\(copy.version)"
+                if let page = personalCache.get(personalKey) { return page.response(to: request) }
+                let page = personal.personalised(try await handler(request, context, personal))
+                personalCache.put(personalKey, page)
+                return page.response(to: request)
+            }
             let shared = try await sharedPage(key: key) { try await handler(request, context, .anonymous) }
             if shared.bookIDs.isDisjoint(with: personal.touched) {
                 // The gateway holds the shared bytes already: it only needs to hear that they are this patron's page.
@@ -113,6 +122,8 @@ struct FeedController: Sendable {
         var feed = Feed(id: publicURL + "/opds", title: "Bookmobile", kind: .navigation, links: baseLinks(self: "/opds", type: Self.navigationType))
         feed.links.append(Feed.Link(rel: "http://opds-spec.org/shelf", href: publicURL + "/opds/shelf", type: Self.acquisitionType, title: "My books",
                                     count: personal.shelf?.waitingForAction))
+        feed.navigation.append(
+            Feed.Link(rel: "subsection", href: publicURL + Self.recommendedPath, type: Self.acquisitionType, title: recommendationsTitle(personal)))
         feed.navigation.append(Feed.Link(rel: "subsection", href: publicURL + "/opds/groups", type: Self.acquisitionType, title: "Browse all lanes"))
         for lane in Lane.fixed + (try await feeds.genreLanes(logger: context.logger)) {
             feed.navigation.append(Feed.Link(rel: "subsection", href: publicURL + "/opds/lanes/\(lane.slug)", type: Self.acquisitionType, title: lane.title))
@@ -123,6 +134,12 @@ struct FeedController: Sendable {
     func groups(request: Request, context: BasicRequestContext, personal: PersonalView) async throws -> StoredResponse {
         var feed = Feed(id: publicURL + "/opds/groups", title: "Browse", kind: .acquisition, links: baseLinks(self: "/opds/groups", type: Self.acquisitionType))
         let lanes = Lane.fixed + (try await feeds.genreLanes(logger: context.logger))
+        if personal.shelf != nil {
+            let books = try await recommendedBooks(request: request, personal: personal, size: Self.groupSize, logger: context.logger)
+            if !books.isEmpty {
+                feed.groups.append(Feed.Group(title: recommendationsTitle(personal), href: publicURL + Self.recommendedPath, entries: entries(books, personal)))
+            }
+        }
         let pages = try await firstBooks(of: lanes, size: Self.groupSize, hidden: personal.hidden, logger: context.logger)
         for (index, lane) in lanes.enumerated() {
             let books = pages[index]
@@ -312,13 +329,19 @@ struct FeedController: Sendable {
         if let series = book.series { lanes.append(("More in \(series)", .series(series))) }
         if let author = book.authors.first { lanes.append(("More by \(author)", .author(author))) }
         if let genre = book.genres.first, let lane = Lane.genre(genre) { lanes.append(("More \(lane.title)", lane)) }
-        let pages = try await firstBooks(of: lanes.map(\.lane), size: Self.groupSize + 1, hidden: personal.hidden + [id], logger: context.logger)
+        let hidden = personal.hidden + [id]
+        async let pages = firstBooks(of: lanes.map(\.lane), size: Self.groupSize + 1, hidden: hidden, logger: context.logger)
+        // Patrons who borrowed this also borrowed (each shown book by at least three of them): after the series.
+        let coBorrowedIDs = await discovery.coBorrowed(with: id, logger: context.logger).filter { !hidden.contains($0) }
+        let coBorrowed = try await feeds.books.summaries(ids: Array(coBorrowedIDs.prefix(Self.groupSize + 1)), logger: context.logger)
+        var groups = zip(lanes, try await pages).map { (title: $0.0.title, href: publicURL + $0.0.lane.path, books: $0.1) }
+        groups.insert((title: "Patrons who borrowed this also borrowed", href: publicURL + path, books: coBorrowed), at: book.series == nil ? 0 : 1)
         var shown: Set<UUID> = [id]
-        for (index, (title, lane)) in lanes.enumerated() {
-            // A book shows once, in the first group that has it (the series before the author before the genre).
-            let books = pages[index].filter { shown.insert($0.id).inserted }.prefix(Self.groupSize)
+        for group in groups {
+            // A book shows once, in the first group that has it.
+            let books = group.books.filter { shown.insert($0.id).inserted }.prefix(Self.groupSize)
             guard !books.isEmpty else { continue }
-            feed.groups.append(Feed.Group(title: title, href: publicURL + lane.path, entries: entries(Array(books), personal)))
+            feed.groups.append(Feed.Group(title: group.title, href: group.href, entries: entries(Array(books), personal)))
         }
         return try respond(feed, request: request)
     }

@@ -61,6 +61,29 @@ struct FeedQueries: Sendable {
         return Page(books: page.map(\.0), next: next, total: nil)
     }
 
+    /// Books for a patron who liked `liked`: first those co-borrowed with them, then the rest of their series, then
+    /// more by their authors, then more of their genres, popular ones first within each; never `excluding`.
+    func recommended(liked: [UUID], coBorrowed: [UUID], excluding: [UUID], size: Int, logger: Logger) async throws -> [BookDetail] {
+        guard !liked.isEmpty || !coBorrowed.isEmpty else { return [] }
+        return try await books.summaries(
+            """
+            WITH liked AS (SELECT authors, series, genres FROM books WHERE id = ANY(\(liked))),
+            taste AS (SELECT ARRAY(SELECT DISTINCT unnest(authors) FROM liked) AS authors,
+                ARRAY(SELECT DISTINCT series FROM liked WHERE series IS NOT NULL) AS series,
+                ARRAY(SELECT DISTINCT unnest(genres) FROM liked) AS genres),
+            scored AS (
+                SELECT b.id AS pick, b.checkouts AS popularity,
+                    CASE WHEN b.id = ANY(\(coBorrowed)) THEN 8 ELSE 0 END + CASE WHEN b.series = ANY(t.series) THEN 4 ELSE 0 END
+                    + CASE WHEN b.authors && t.authors THEN 2 ELSE 0 END + CASE WHEN b.genres && t.genres THEN 1 ELSE 0 END AS score
+                FROM books b, taste t
+                WHERE b.withdrawn_at IS NULL AND NOT (b.id = ANY(\(excluding)))
+                AND (b.id = ANY(\(coBorrowed)) OR b.series = ANY(t.series) OR b.authors && t.authors OR b.genres && t.genres)
+                ORDER BY score DESC, popularity DESC, pick LIMIT \(size))
+            SELECT \(unescaped: BookPostgresRepository.summaryColumns) FROM scored JOIN books ON books.id = scored.pick
+            ORDER BY score DESC, popularity DESC, pick
+            """, logger: logger)
+    }
+
     /// The genre lanes that have at least one book.
     func genreLanes(logger: Logger) async throws -> [Lane] {
         var present = Set<String>()

@@ -10,6 +10,7 @@ struct InternalController: Sendable {
     let authenticator: Authenticator
     let circulation: CirculationPostgresRepository
     let shelves: ShelfPostgresRepository
+    let taste: TastePostgresRepository
     let token: ServiceToken
 
     func add(to router: Router<BasicRequestContext>) {
@@ -20,6 +21,8 @@ struct InternalController: Sendable {
         group.get("/patrons/:patron/loans/:id", use: loanCheck)
         group.post("/patrons/:patron/books/:id/events", use: reportEvent)
         group.get("/sessions/:id", use: sessionStatus)
+        group.get("/books/:id/co-borrowed", use: coBorrowed)
+        group.get("/patrons/:patron/taste", use: patronTaste)
     }
 
     /// Is this sign-in session still open? Unknown sessions (deleted with their account) are closed.
@@ -73,5 +76,21 @@ struct InternalController: Sendable {
         guard BookEvent.clientReported.contains(event) else { throw CirculationError.notClientEvent(event.rawValue) }
         let outcome = try await circulation.apply(event, patronID: try context.uuid("patron"), bookID: try context.uuid("id"), logger: context.logger)
         return try JSONMessages.response(outcome.status)
+    }
+
+    /// Books that at least three of this book's borrowers also borrowed (`?limit=`, at most 50).
+    func coBorrowed(request: Request, context: BasicRequestContext) async throws -> Response {
+        let bookID = try context.uuid("id")
+        let limit = min(50, max(1, request.uri.queryParameters.get("limit").flatMap { Int($0) } ?? 20))
+        let books = try await taste.coBorrowed(with: [bookID], limit: limit, logger: context.logger)
+        return try JSONMessages.response(CoBorrowedBooks(books: books))
+    }
+
+    /// What the patron's recommendations start from.
+    func patronTaste(request: Request, context: BasicRequestContext) async throws -> Response {
+        let patronID = try context.uuid("patron")
+        let (liked, had) = try await taste.taste(patronID: patronID, logger: context.logger)
+        let coBorrowed = try await taste.coBorrowed(with: liked, excluding: had, limit: 50, logger: context.logger)
+        return try JSONMessages.response(PatronTaste(liked: liked, had: had, coBorrowed: coBorrowed))
     }
 }

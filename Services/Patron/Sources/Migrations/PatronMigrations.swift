@@ -265,4 +265,10 @@ let patronMigrations: [Migration] = [
             ALTER TABLE patron_books ADD COLUMN suspended_until timestamptz;
             CREATE INDEX patron_books_suspended ON patron_books (suspended_until) WHERE suspended_until IS NOT NULL;
             """),
+    // "Patrons who borrowed this also borrowed" starts from a book's borrowers.
+    Migration(
+        version: 11, name: "loan history by book",
+        sql: """
+            CREATE INDEX loan_history_book ON loan_history (book_id, patron_id);
+            """),
 ]

@@ -2,14 +2,20 @@ import Foundation
 import ZIPFoundation
 
 /// A small valid EPUB 3 written for a test: a title, an identifier, optional ISBN, cover and extra package metadata.
-enum MinimalEPUB {
-    struct Cover {
-        var name: String
-        var type: String
-        var data: Data
+public enum MinimalEPUB {
+    public struct Cover: Sendable {
+        public var name: String
+        public var type: String
+        public var data: Data
+
+        public init(name: String, type: String, data: Data) {
+            self.name = name
+            self.type = type
+            self.data = data
+        }
     }
 
-    static func write(
+    public static func write(
         title: String, identifier: String = UUID().uuidString, isbn: String? = nil, author: String? = nil, cover: Cover? = nil,
         metadata: String = "", extraEntries: [(String, Data)] = []
     ) throws -> URL {

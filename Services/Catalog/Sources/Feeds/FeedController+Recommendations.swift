@@ -1,0 +1,42 @@
+import Foundation
+import Hummingbird
+import Logging
+import ServiceSupport
+import Shared
+
+/// "Recommended for you": `/opds/recommended`, and the first group of the signed-in grouped feed.
+extension FeedController {
+    static let recommendedPath = "/opds/recommended"
+
+    /// Popular books, for anonymous visitors and for patrons there is nothing to go on for yet.
+    static let popular = Lane(
+        slug: "recommended", title: "Popular", condition: "true", defaultSort: .popularity, defaultOrder: .desc, customPath: recommendedPath)
+
+    /// The title of the recommendations for this visitor.
+    func recommendationsTitle(_ personal: PersonalView) -> String { personal.shelf == nil ? "Popular" : "Recommended for you" }
+
+    func recommended(request: Request, context: BasicRequestContext, personal: PersonalView) async throws -> StoredResponse {
+        let size = min(50, max(1, request.uri.queryParameters.get("size").flatMap { Int($0) } ?? 20))
+        var feed = Feed(
+            id: publicURL + Self.recommendedPath, title: recommendationsTitle(personal), kind: .acquisition,
+            links: baseLinks(self: Self.recommendedPath, type: Self.acquisitionType))
+        let books = try await recommendedBooks(request: request, personal: personal, size: size, logger: context.logger)
+        feed.entries = entries(books, personal)
+        return try respond(feed, request: request)
+    }
+
+    /// For a signed-in patron, books like those they liked (`FeedQueries.recommended`), never one they liked, had, have
+    /// on their shelf or ignore; popular books for anyone else, or when the patron's taste says nothing yet.
+    func recommendedBooks(request: Request, personal: PersonalView, size: Int, logger: Logger) async throws -> [BookDetail] {
+        var excluding = personal.hidden
+        if let patronID = Caller(request: request, token: token).patronID, let taste = await discovery.taste(of: patronID, logger: logger) {
+            excluding += taste.liked + taste.had + (personal.shelf?.books.map(\.bookId) ?? [])
+            let books = try await feeds.recommended(
+                liked: taste.liked, coBorrowed: taste.coBorrowed, excluding: excluding, size: size, logger: logger)
+            if !books.isEmpty { return books }
+        }
+        let page = try await feeds.lane(
+            Self.popular, sort: .popularity, order: .desc, availableOnly: false, size: size, after: nil, hidden: excluding, logger: logger)
+        return page.books
+    }
+}
