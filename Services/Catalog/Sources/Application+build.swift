@@ -61,11 +61,15 @@ func catalogRouter(_ parts: CatalogParts) -> Router<BasicRequestContext> {
         feedCache: feedCache
     ).add(to: router)
     let shelves = PatronShelves(copies: parts.shelves, patron: parts.patron)
+    let lists = BookListPostgresRepository(client: parts.postgres)
+    ListsController(
+        lists: lists, token: parts.token, adminToken: ServiceToken(parts.settings.adminToken), publicURL: parts.settings.publicURL, feedCache: feedCache
+    ).add(to: router)
     let access = BookAccess(patron: parts.patron, shelves: shelves, token: parts.token)
     BooksController(books: parts.books, blobs: parts.blobs, access: access).add(to: router)
     PublicationController(books: parts.books, blobs: parts.blobs, access: access, publicURL: parts.settings.publicURL).add(to: router)
     FeedController(
-        feeds: FeedQueries(books: parts.books), shelves: shelves, discovery: PatronDiscovery(patron: parts.patron), token: parts.token, publicURL: parts.settings.publicURL, cache: feedCache,
+        feeds: FeedQueries(books: parts.books), shelves: shelves, discovery: PatronDiscovery(patron: parts.patron), lists: lists, token: parts.token, publicURL: parts.settings.publicURL, cache: feedCache,
         personalCache: ResponseCache(name: "personal", lifetime: .seconds(parts.settings.feedCacheLifetime), capacityBytes: parts.settings.feedCacheBytes / 2)
     ).add(to: router)
     InternalController(books: parts.books, shelves: parts.shelves, token: parts.token).add(to: router)

@@ -30,6 +30,8 @@ struct ProxyMiddleware: RouterMiddleware {
     let shelfVersions = ExpiringAnswers<UUID, String>(lifetime: 60)
 
     func route(_ path: String) -> Upstream? {
+        // A patron's lists are catalog's (its feeds show them).
+        if path == "/me/lists" || path.hasPrefix("/me/lists/") { return catalog }
         if path == "/feedback" || path.hasPrefix("/auth/") || path == "/me" || path.hasPrefix("/me/") || path.hasPrefix("/admin/feedback") {
             return patron
         }

@@ -20,6 +20,7 @@ struct FeedController: Sendable {
     let feeds: FeedQueries
     let shelves: PatronShelves
     let discovery: PatronDiscovery
+    let lists: BookListPostgresRepository
     let token: ServiceToken
     let publicURL: String
     let cache: ResponseCache
@@ -39,6 +40,7 @@ struct FeedController: Sendable {
         router.get("/opds/books/:id", use: shared(book))
         router.get("/opds/books/:id/related", use: shared(related))
         router.get("/opds/shelf", use: shelf)
+        router.get("/opds/lists/:id", use: listFeed)
     }
 
     typealias PageHandler = @Sendable (Request, BasicRequestContext, PersonalView) async throws -> StoredResponse
@@ -125,6 +127,9 @@ struct FeedController: Sendable {
         feed.navigation.append(
             Feed.Link(rel: "subsection", href: publicURL + Self.recommendedPath, type: Self.acquisitionType, title: recommendationsTitle(personal)))
         feed.navigation.append(Feed.Link(rel: "subsection", href: publicURL + "/opds/groups", type: Self.acquisitionType, title: "Browse all lanes"))
+        for (list, path) in try await featuredLists(logger: context.logger) {
+            feed.navigation.append(Feed.Link(rel: "subsection", href: publicURL + path, type: Self.acquisitionType, title: list.title))
+        }
         for lane in Lane.fixed + (try await feeds.genreLanes(logger: context.logger)) {
             feed.navigation.append(Feed.Link(rel: "subsection", href: publicURL + "/opds/lanes/\(lane.slug)", type: Self.acquisitionType, title: lane.title))
         }
@@ -139,6 +144,10 @@ struct FeedController: Sendable {
             if !books.isEmpty {
                 feed.groups.append(Feed.Group(title: recommendationsTitle(personal), href: publicURL + Self.recommendedPath, entries: entries(books, personal)))
             }
+        }
+        for (list, path) in try await featuredLists(logger: context.logger) {
+            let books = try await lists.page(list.id, after: 0, size: Self.groupSize, hidden: personal.hidden, logger: context.logger).books
+            if !books.isEmpty { feed.groups.append(Feed.Group(title: list.title, href: publicURL + path, entries: entries(books, personal))) }
         }
         let pages = try await firstBooks(of: lanes, size: Self.groupSize, hidden: personal.hidden, logger: context.logger)
         for (index, lane) in lanes.enumerated() {

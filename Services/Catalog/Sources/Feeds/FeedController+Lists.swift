@@ -1,0 +1,47 @@
+import Foundation
+import Hummingbird
+import Logging
+import ServiceSupport
+import Shared
+
+/// `/opds/lists/{id}`: a book list as an acquisition feed, in list order, paged by position. A private list is only
+/// its owner's (404 to anyone else, as a list that does not exist); a public one anyone's with the link.
+extension FeedController {
+    func listFeed(request: Request, context: BasicRequestContext) async throws -> Response {
+        let id = try context.uuid("id")
+        let caller = Caller(request: request, token: token).patronID
+        guard let (list, owner) = try await lists.list(id, logger: context.logger), list.isPublic || (owner != nil && owner == caller) else {
+            throw Problem.notFound("No list \(id.uuidString.lowercased())")
+        }
+        var personal = PersonalView.anonymous
+        if let caller {
+            let copy = try await shelves.shelf(patronID: caller, seen: request.shelfVersionSeen, logger: context.logger)
+            personal = PersonalView(shelf: copy.shelf, version: copy.version)
+        }
+        let query = request.uri.queryParameters
+        let size = try query.get("size").map { text in
+            guard let size = Int(text), (1...100).contains(size) else { throw Problem.badRequest("size must be from 1 to 100") }
+            return size
+        } ?? 50
+        let after = try query.get("after").map { text in
+            guard let after = Int(text), after >= 0 else { throw Problem.badRequest("after must be a list position") }
+            return after
+        } ?? 0
+        let (books, next) = try await lists.page(id, after: after, size: size, hidden: personal.hidden, logger: context.logger)
+        let path = "/opds/lists/\(id.uuidString.lowercased())"
+        var feed = Feed(
+            id: publicURL + path, title: list.title, kind: .acquisition,
+            links: baseLinks(self: after > 0 ? "\(path)?after=\(after)&size=\(size)" : path, type: Self.acquisitionType))
+        if let next { feed.links.append(Feed.Link(rel: "next", href: "\(publicURL)\(path)?after=\(next)&size=\(size)", type: Self.acquisitionType)) }
+        feed.entries = entries(books, personal)
+        var page = try respond(feed, request: request)
+        if caller != nil { page = personal.personalised(page) }
+        if !list.isPublic { page.headers[.cacheControl] = "private, no-cache" }
+        return page.response(to: request)
+    }
+
+    /// Featured staff lists, as lanes: each with its path.
+    func featuredLists(logger: Logger) async throws -> [(list: BookList, path: String)] {
+        try await lists.featured(logger: logger).map { ($0, "/opds/lists/\($0.id.uuidString.lowercased())") }
+    }
+}
