@@ -77,6 +77,18 @@ import TestSupport
                 titles(try await stack.fetchValid("/opds/recommended", kind: "feed", json: true).json).prefix(2).sorted() == ["Anchor", "Shared Thrice"]
             }
             _ = try await stack.fetchValid("/opds/recommended", kind: "atom", as: reader)
+
+            // A patron's list through the gateway (routed to catalog): private, then public and readable anonymously.
+            let created = try await api.call(.POST, "/me/lists", as: reader, json: #"{"title": "Dale marathon"}"#)
+            #expect(created.status == 201)
+            let list = try #require(created.json["id"] as? String)
+            let books = #"{"books": ["\#(ids["Saga Two"]!)", "\#(ids["Other By Dale"]!)"]}"#
+            #expect(try await api.call(.PUT, "/me/lists/\(list)/books", as: reader, json: books).status == 200)
+            #expect(try await api.call(.GET, "/opds/lists/\(list)").status == 404)
+            #expect(try await api.call(.GET, "/opds/lists/\(list)", as: patrons[0]).status == 404)
+            #expect(try await api.call(.PATCH, "/me/lists/\(list)", as: reader, json: #"{"public": true}"#).status == 200)
+            #expect(titles(try await stack.fetchValid("/opds/lists/\(list)", kind: "feed", json: true).json) == ["Saga Two", "Other By Dale"])
+            _ = try await stack.fetchValid("/opds/lists/\(list)", kind: "atom", as: reader)
         }
     }
 }
