@@ -89,6 +89,9 @@ import TestSupport
             #expect(try await api.call(.PATCH, "/me/lists/\(list)", as: reader, json: #"{"public": true}"#).status == 200)
             #expect(titles(try await stack.fetchValid("/opds/lists/\(list)", kind: "feed", json: true).json) == ["Saga Two", "Other By Dale"])
             _ = try await stack.fetchValid("/opds/lists/\(list)", kind: "atom", as: reader)
+            // The account deleted: its lists go with it (catalog hears through patron's outbox).
+            #expect(try await api.call(.DELETE, "/me", as: reader).status == 204)
+            try await eventually("the deleted patron's list is gone") { try await api.call(.GET, "/opds/lists/\(list)").status == 404 }
         }
     }
 }

@@ -72,6 +72,6 @@ func catalogRouter(_ parts: CatalogParts) -> Router<BasicRequestContext> {
         feeds: FeedQueries(books: parts.books), shelves: shelves, discovery: PatronDiscovery(patron: parts.patron), lists: lists, token: parts.token, publicURL: parts.settings.publicURL, cache: feedCache,
         personalCache: ResponseCache(name: "personal", lifetime: .seconds(parts.settings.feedCacheLifetime), capacityBytes: parts.settings.feedCacheBytes / 2)
     ).add(to: router)
-    InternalController(books: parts.books, shelves: parts.shelves, token: parts.token).add(to: router)
+    InternalController(books: parts.books, shelves: parts.shelves, lists: lists, token: parts.token).add(to: router)
     return router
 }

@@ -7,6 +7,7 @@ import Shared
 struct InternalController: Sendable {
     let books: BookPostgresRepository
     let shelves: ShelfCopyPostgresRepository
+    let lists: BookListPostgresRepository
     let token: ServiceToken
 
     func add(to router: Router<BasicRequestContext>) {
@@ -21,6 +22,16 @@ struct InternalController: Sendable {
         group.put("/shelves/:patron") { request, context in
             let copy = try await JSONMessages.decode(ShelfCopy.self, from: request)
             try await shelves.store(copy, patronID: try context.uuid("patron"), logger: context.logger)
+            return Response(status: .noContent)
+        }
+        // An account was deleted: its lists and shelf copy go too (idempotent; patron's outbox may send it twice).
+        group.put("/patrons/:patron/erasure") { request, context in
+            let patronID = try context.uuid("patron")
+            guard try await JSONMessages.decode(PatronErasure.self, from: request).patronId == patronID else {
+                throw Problem.badRequest("erasure does not match the path")
+            }
+            try await lists.deleteAll(owner: patronID, logger: context.logger)
+            try await shelves.erase(patronID: patronID, logger: context.logger)
             return Response(status: .noContent)
         }
         group.get("/books/:id/reading-order") { request, context in

@@ -109,6 +109,11 @@ struct BookListPostgresRepository: Sendable {
         guard found else { throw BookListError.notFound(id) }
     }
 
+    /// Every list of a patron whose account was deleted.
+    func deleteAll(owner: UUID, logger: Logger) async throws {
+        try await client.query("DELETE FROM book_lists WHERE owner_patron_id = \(owner)", logger: logger)
+    }
+
     /// Replaces the list's books with `books`, in that order (reordering, adding and removing at once). Every book
     /// must exist and not be withdrawn; nothing changes otherwise.
     func setBooks(_ id: UUID, owner: UUID?, books: [UUID], logger: Logger) async throws -> BookList {

@@ -39,6 +39,11 @@ struct ShelfCopyPostgresRepository: Sendable {
         }
     }
 
+    /// Forgets the shelf of a patron whose account was deleted.
+    func erase(patronID: UUID, logger: Logger) async throws {
+        try await client.query("DELETE FROM patron_shelves WHERE patron_id = \(patronID)", logger: logger)
+    }
+
     /// The patron's shelf and its version; an empty shelf at version 0 for a patron who never had one. `seen` is
     /// the version the gateway knows the patron has (a copy older than it is not used).
     func shelf(patronID: UUID, seen: Int64? = nil, logger: Logger) async throws -> ShelfCopy {

@@ -87,6 +87,10 @@ struct ProfilePostgresRepository: Sendable {
             let rated = try await connection.query("DELETE FROM ratings WHERE patron_id = \(patronID) RETURNING book_id", logger: logger)
             for try await bookID in rated.decode(UUID.self) { affected.append(bookID) }
             try await connection.query("DELETE FROM patrons WHERE id = \(patronID)", logger: logger)
+            // Catalog forgets the patron's lists and shelf copy, in the same transaction's outbox.
+            let id = patronID.uuidString.lowercased()
+            try await Outbox.enqueue(
+                key: "erasure:\(id)", path: "/internal/patrons/\(id)/erasure", payload: PatronErasure(patronId: patronID), on: connection, logger: logger)
             for bookID in Set(affected) {
                 let licence = try await connection.query(
                     "SELECT copies, open_access FROM licenses WHERE book_id = \(bookID) FOR UPDATE", logger: logger)
