@@ -139,8 +139,14 @@ extension CatalogServiceTests {
         #expect(try parse(##"<meta property="belongs-to-collection" id="set">Only A Set</meta><meta refines="#set" property="collection-type">set</meta>"##).series == nil)
     }
 
-    @Test func calibreSeriesAreReadToo() throws {
-        let book = try parse(#"<meta name="calibre:series" content="Discworld"/><meta name="calibre:series_index" content="7"/>"#)
+    @Test func calibreSeriesAndRolesAreReadFromAnEpub2File() throws {
+        let metadata = ##"""
+            <meta name="calibre:series" content="Discworld"/><meta name="calibre:series_index" content="7"/>
+            <dc:contributor opf:role="trl" opf:file-as="Lator, Tess">Tess Lator</dc:contributor>
+            """##
+        var parser = try EPUBParser(url: try MinimalEPUB.write(title: "Guards! Guards!", author: "T. Pratchett", metadata: metadata, epub2: true))
+        let book = try parser.parse()
         #expect(book.series == "Discworld" && book.seriesPosition == 7)
+        #expect(book.contributors.contains(Contributor(name: "Tess Lator", sortAs: "Lator, Tess", role: "trl")))
     }
 }

@@ -51,6 +51,7 @@ import TestSupport
             // A cache that outlives a slow run on a loaded machine: the shared page must cross the hop once.
             let config = TestConfig.base([
                 "CATALOG_URLS": "http://127.0.0.1:\(port)", "PATRON_URLS": "http://127.0.0.1:1", "GATEWAY_PORT": "0", "EDGE_CACHE_TTL": "60s",
+                "SHARED_PAGE_VERDICT_TTL": "0",
             ])
             let keys = await AccessTokenKeys(secret: TestConfig.jwtSecret)
             let token = try await keys.sign(AccessTokenPayload(patronID: UUID(), sessionID: UUID(), issuedAt: Date(), lifetime: 900))
@@ -116,5 +117,40 @@ import TestSupport
             }
         }
         #expect(seen.all == ["shelf version none", "shelf version 41", "shelf version none", "shelf version none"])
+    }
+
+    /// Catalog's "this shared page is yours" is remembered for a moment per patron, page and shelf version: repeated
+    /// loads cost no hop, and the patron's own change through the gateway (a new shelf version) asks again at once.
+    @Test func theVerdictIsRememberedUntilThePatronChangesTheirShelf() async throws {
+        let seen = Seen()
+        let patron = Router()
+        patron.post("/me/books/:id/borrow") { _, _ in
+            Response(status: .created, headers: [.shelfVersion: "42", .contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: "{}")))
+        }
+        let patronApp = Application(router: patron, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        try await patronApp.test(.live) { patronServer in
+            try await catalog(seen).test(.live) { catalogServer in
+                let config = TestConfig.base([
+                    "CATALOG_URLS": "http://127.0.0.1:\(try #require(catalogServer.port))", "PATRON_URLS": "http://127.0.0.1:\(try #require(patronServer.port))",
+                    "GATEWAY_PORT": "0", "EDGE_CACHE_TTL": "60s", "SHARED_PAGE_VERDICT_TTL": "60s",
+                ])
+                let keys = await AccessTokenKeys(secret: TestConfig.jwtSecret)
+                let ann: HTTPFields = [.authorization: "Bearer \(try await keys.sign(AccessTokenPayload(patronID: UUID(), sessionID: UUID(), issuedAt: Date(), lifetime: 900)))"]
+                let bob: HTTPFields = [.authorization: "Bearer \(try await keys.sign(AccessTokenPayload(patronID: UUID(), sessionID: UUID(), issuedAt: Date(), lifetime: 900)))"]
+                try await buildGatewayApplication(config: config).test(.router) { client in
+                    func load(_ who: HTTPFields) async throws {
+                        try await client.execute(uri: "/opds/lane", method: .get, headers: who) { response in
+                            #expect(String(buffer: response.body) == "the shared lane" && response.headers[.eTag] == "\"v7-s1\"")
+                        }
+                    }
+                    for _ in 0..<3 { try await load(ann) }
+                    try await load(bob)
+                    #expect(try await client.execute(uri: "/me/books/\(UUID())/borrow", method: .post, headers: ann) { $0.status } == .created)
+                    try await load(ann)
+                    try await load(ann)
+                }
+            }
+        }
+        #expect(seen.all.filter { $0 == "patron lane holding \"s1\"" }.count == 3, "Ann once, Bob once, Ann after her change: \(seen.all)")
     }
 }

@@ -17,7 +17,7 @@ public enum MinimalEPUB {
 
     public static func write(
         title: String, identifier: String = UUID().uuidString, isbn: String? = nil, author: String? = nil, cover: Cover? = nil,
-        metadata: String = "", extraEntries: [(String, Data)] = []
+        metadata: String = "", extraEntries: [(String, Data)] = [], epub2: Bool = false
     ) throws -> URL {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("minimal-\(UUID().uuidString).epub")
         let archive = try Archive(url: file, accessMode: .create)
@@ -27,16 +27,22 @@ public enum MinimalEPUB {
         }
         let authorElement = author.map { "<dc:creator>\(escaped($0))</dc:creator>" } ?? ""
         let coverItem = cover.map { #"<item id="c" href="\#($0.name)" media-type="\#($0.type)" properties="cover-image"/>"# } ?? ""
+        // EPUB 2 (as calibre writes it): version 2.0, the opf namespace for `opf:role` and friends, an NCX instead of a nav.
+        let modified = epub2 ? "" : #"<meta property="dcterms:modified">2024-01-01T00:00:00Z</meta>"#
+        let navigation =
+            epub2
+            ? #"<item id="ncx" href="toc.ncx" media-type="application/x-dtbncx+xml"/>"#
+            : #"<item id="nav" href="nav.xhtml" media-type="application/xhtml+xml" properties="nav"/>"#
         let opf = """
             <?xml version="1.0" encoding="UTF-8"?>
-            <package xmlns="http://www.idpf.org/2007/opf" version="3.0" unique-identifier="id">
-              <metadata xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:identifier id="id">\(identifier)</dc:identifier>\(isbnElement)
+            <package xmlns="http://www.idpf.org/2007/opf" version="\(epub2 ? "2.0" : "3.0")" unique-identifier="id">
+              <metadata xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns:opf="http://www.idpf.org/2007/opf"><dc:identifier id="id">\(identifier)</dc:identifier>\(isbnElement)
                 <dc:title>\(escaped(title))</dc:title>\(authorElement)<dc:language>en</dc:language>
-                <meta property="dcterms:modified">2024-01-01T00:00:00Z</meta>\(metadata)</metadata>
+                \(modified)\(metadata)</metadata>
               <manifest>\(coverItem)
-                <item id="nav" href="nav.xhtml" media-type="application/xhtml+xml" properties="nav"/>
+                \(navigation)
                 <item id="t" href="text.xhtml" media-type="application/xhtml+xml"/></manifest>
-              <spine><itemref idref="t"/></spine>
+              <spine\(epub2 ? #" toc="ncx""# : "")><itemref idref="t"/></spine>
             </package>
             """
         var entries: [(String, Data)] = [
@@ -52,6 +58,12 @@ public enum MinimalEPUB {
                 """.utf8)),
             ("text.xhtml", Data("<html xmlns=\"http://www.w3.org/1999/xhtml\"><head><title>Text</title></head><body><p>Hello</p></body></html>".utf8)),
         ]
+        if epub2 {
+            entries.append(("toc.ncx", Data("""
+                <?xml version="1.0"?><ncx xmlns="http://www.daisy.org/z3986/2005/ncx/" version="2005-1"><head/><docTitle><text>\(escaped(title))</text></docTitle>
+                <navMap><navPoint id="p1" playOrder="1"><navLabel><text>Text</text></navLabel><content src="text.xhtml"/></navPoint></navMap></ncx>
+                """.utf8)))
+        }
         if let cover { entries.append((cover.name, cover.data)) }
         entries += extraEntries
         for (path, data) in entries {

@@ -39,7 +39,8 @@ public func buildGatewayApplication(config: ServiceConfig) async throws -> some 
         middleware: ProxyMiddleware(
             catalog: catalog, patron: patron, authenticator: authenticator, token: token, httpClient: httpClient, settings: settings,
             authDocument: AuthDocumentCache(patron: patron, httpClient: httpClient, publicURL: publicURL),
-            edgeCache: ResponseCache(name: "edge", lifetime: .seconds(settings.edgeCacheLifetime), capacityBytes: settings.edgeCacheBytes)))
+            edgeCache: ResponseCache(name: "edge", lifetime: .seconds(settings.edgeCacheLifetime), capacityBytes: settings.edgeCacheBytes),
+            sharedVerdicts: ExpiringAnswers(lifetime: settings.sharedVerdictLifetime)))
     router.get("/openapi.yaml") { _, _ in
         Response(status: .ok, headers: [.contentType: "application/yaml"], body: .init(byteBuffer: .init(string: OpenAPIDocument.yaml)))
     }

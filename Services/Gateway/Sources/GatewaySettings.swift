@@ -16,6 +16,8 @@ struct GatewaySettings: Sendable {
     var basicCacheFor: TimeInterval
     var sessionCheckFor: TimeInterval
     var edgeCacheLifetime: TimeInterval
+    /// How long catalog's word that a shared page is a patron's own page holds without asking again.
+    var sharedVerdictLifetime: TimeInterval
     var edgeCacheBytes: Int
     var trustedProxies: TrustedProxies
     /// How long a response's write may wait for the client before the connection is closed.
@@ -35,6 +37,7 @@ struct GatewaySettings: Sendable {
         basicCacheFor = try config.duration("BASIC_AUTH_CACHE_TTL", default: 60)
         sessionCheckFor = try config.duration("SESSION_CHECK_TTL", default: 10)
         edgeCacheLifetime = try config.duration("EDGE_CACHE_TTL", default: 5)
+        sharedVerdictLifetime = try config.duration("SHARED_PAGE_VERDICT_TTL", default: 2)
         edgeCacheBytes = try config.int("EDGE_CACHE_BYTES", default: 64 << 20)
         streamIdleTimeout = try config.duration("STREAM_IDLE_TIMEOUT", default: 60)
         do {

@@ -25,6 +25,11 @@ struct ProxyMiddleware: RouterMiddleware {
     let settings: GatewaySettings
     let authDocument: AuthDocumentCache
     let edgeCache: ResponseCache
+    /// Catalog's word that a shared page is a patron's page as it is (the personal ETag it gave), by patron, shared
+    /// ETag and the shelf version this gateway last heard for the patron: a change the patron makes through this
+    /// gateway brings a new version and so a new question; a change they did not make (an offer) shows within
+    /// `SHARED_PAGE_VERDICT_TTL`, as an anonymous page's change shows within `EDGE_CACHE_TTL`.
+    let sharedVerdicts: ExpiringAnswers<String, String>
     /// The newest shelf version patron reported for a patron after a change through this gateway, passed on to
     /// catalog with that patron's requests for a while (catalog's replicas learn of new versions a moment later).
     let shelfVersions = ExpiringAnswers<UUID, String>(lifetime: 60)
@@ -101,15 +106,25 @@ struct ProxyMiddleware: RouterMiddleware {
             return try await send(
                 request, to: catalog, patronID: patronID, clientAddress: clientAddress, keepAuthorization: false, cacheKey: nil, context: context)
         }
-        let response = try await send(
-            request, to: catalog, patronID: patronID, clientAddress: clientAddress, keepAuthorization: false, cacheKey: nil,
-            extra: [(InternalHeader.sharedETag, etag)], withoutConditions: true, context: context)
-        guard response.status == .noContent, response.headers[.sharedPageUsable] == "yes", let personalETag = response.headers[.eTag] else {
-            return response
+        let verdictKey = "\(patronID)|\(etag)|\(shelfVersions[patronID] ?? "")"
+        var cacheControl = "private, no-cache"
+        let personalETag: String
+        if let known = sharedVerdicts[verdictKey] {
+            personalETag = known
+        } else {
+            let response = try await send(
+                request, to: catalog, patronID: patronID, clientAddress: clientAddress, keepAuthorization: false, cacheKey: nil,
+                extra: [(InternalHeader.sharedETag, etag)], withoutConditions: true, context: context)
+            guard response.status == .noContent, response.headers[.sharedPageUsable] == "yes", let answered = response.headers[.eTag] else {
+                return response
+            }
+            personalETag = answered
+            cacheControl = response.headers[.cacheControl] ?? cacheControl
+            sharedVerdicts.remember(answered, for: verdictKey)
         }
         var page = shared
         page.headers[.eTag] = personalETag
-        page.headers[.cacheControl] = response.headers[.cacheControl] ?? "private, no-cache"
+        page.headers[.cacheControl] = cacheControl
         page.headers[.age] = nil
         return page.response(to: request)
     }
