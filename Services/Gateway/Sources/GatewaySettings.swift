@@ -37,7 +37,7 @@ struct GatewaySettings: Sendable {
         basicCacheFor = try config.duration("BASIC_AUTH_CACHE_TTL", default: 60)
         sessionCheckFor = try config.duration("SESSION_CHECK_TTL", default: 10)
         edgeCacheLifetime = try config.duration("EDGE_CACHE_TTL", default: 5)
-        sharedVerdictLifetime = try config.duration("SHARED_PAGE_VERDICT_TTL", default: 2)
+        sharedVerdictLifetime = try config.duration("SHARED_PAGE_VERDICT_TTL", default: 1)
         edgeCacheBytes = try config.int("EDGE_CACHE_BYTES", default: 64 << 20)
         streamIdleTimeout = try config.duration("STREAM_IDLE_TIMEOUT", default: 60)
         do {

@@ -27,8 +27,8 @@ struct ProxyMiddleware: RouterMiddleware {
     let edgeCache: ResponseCache
     /// Catalog's word that a shared page is a patron's page as it is (the personal ETag it gave), by patron, shared
     /// ETag and the shelf version this gateway last heard for the patron: a change the patron makes through this
-    /// gateway brings a new version and so a new question; a change they did not make (an offer) shows within
-    /// `SHARED_PAGE_VERDICT_TTL`, as an anonymous page's change shows within `EDGE_CACHE_TTL`.
+    /// gateway brings a new version and so a new question; a change they did not make (an offer), or made through another
+    /// gateway replica, shows within `SHARED_PAGE_VERDICT_TTL`, as an anonymous page's change shows within `EDGE_CACHE_TTL`.
     let sharedVerdicts: ExpiringAnswers<String, String>
     /// The newest shelf version patron reported for a patron after a change through this gateway, passed on to
     /// catalog with that patron's requests for a while (catalog's replicas learn of new versions a moment later).
