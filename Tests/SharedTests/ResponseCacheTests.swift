@@ -13,7 +13,9 @@ import Testing
     }
 
     @Test func concurrentMissesComputeAPageOnceAndEntriesExpire() async throws {
-        let cache = ResponseCache(name: "test", lifetime: .milliseconds(300), capacityBytes: 1 << 20)
+        // The cache's clock stands still until the test moves it: a slow machine cannot expire the page under the waiters.
+        let clock = Mutex(ContinuousClock.now)
+        let cache = ResponseCache(name: "test", lifetime: .seconds(5), capacityBytes: 1 << 20, now: { clock.withLock { $0 } })
         let computations = Counter()
         let served = try await withThrowingTaskGroup(of: String.self) { group in
             for _ in 0..<20 {
@@ -33,7 +35,7 @@ import Testing
         }
         #expect(await computations.value == 1)
         #expect(served.allSatisfy { $0 == "page" })
-        try await Task.sleep(for: .milliseconds(400))
+        clock.withLock { $0 += .seconds(6) }
         #expect(cache.get("k") == nil, "expired")
         #expect(await cache.leadOrWait("k"), "after expiry the next request computes again")
         cache.finished("k")

@@ -22,7 +22,7 @@ struct ListsController: Sendable {
         group.get { request, context in try await index(try owner(request, staff: staff), context: context) }
         group.post { request, context in try await create(request, context: context, owner: try owner(request, staff: staff), staff: staff) }
         group.get("/:id") { request, context in
-            respond(try await translated { try await lists.owned(try context.uuid("id"), by: try owner(request, staff: staff), logger: context.logger) })
+            try respond(try await translated { try await lists.owned(try context.uuid("id"), by: try owner(request, staff: staff), logger: context.logger) })
         }
         group.patch("/:id") { request, context in try await update(request, context: context, owner: try owner(request, staff: staff), staff: staff) }
         group.delete("/:id") { request, context in
@@ -37,7 +37,7 @@ struct ListsController: Sendable {
             guard Set(books).count == books.count else { throw Problem.badRequest("books lists a book twice") }
             let list = try await translated { try await lists.setBooks(try context.uuid("id"), owner: owner, books: books, logger: context.logger) }
             if staff { feedCache.clear() }
-            return respond(list)
+            return try respond(list)
         }
         group.post("/:id/books") { request, context in
             let owner = try owner(request, staff: staff)
@@ -45,7 +45,7 @@ struct ListsController: Sendable {
             let id = try context.uuid("id")
             let added = try await translated { try await lists.addBook(book, to: id, owner: owner, logger: context.logger) }
             if staff { feedCache.clear() }
-            return respond(try await lists.owned(id, by: owner, logger: context.logger), status: added ? .created : .ok)
+            return try respond(try await lists.owned(id, by: owner, logger: context.logger), status: added ? .created : .ok)
         }
         group.delete("/:id/books/:book") { request, context in
             let owner = try owner(request, staff: staff)
@@ -116,7 +116,7 @@ struct ListsController: Sendable {
                 featured: body.featured ?? false, logger: context.logger)
         }
         if staff { feedCache.clear() }
-        return respond(list, status: .created)
+        return try respond(list, status: .created)
     }
 
     func update(_ request: Request, context: BasicRequestContext, owner: UUID?, staff: Bool) async throws -> Response {
@@ -127,7 +127,7 @@ struct ListsController: Sendable {
                 featured: body.featured, logger: context.logger)
         }
         if staff { feedCache.clear() }
-        return respond(list)
+        return try respond(list)
     }
 
     func withFeed(_ list: BookList) -> BookList {
@@ -136,9 +136,8 @@ struct ListsController: Sendable {
         return list
     }
 
-    func respond(_ list: BookList, status: HTTPResponse.Status = .ok) -> Response {
-        (try? JSONMessages.response(withFeed(list), status: status, headers: [.cacheControl: "private, no-store"]))
-            ?? Response(status: .internalServerError)
+    func respond(_ list: BookList, status: HTTPResponse.Status = .ok) throws -> Response {
+        try JSONMessages.response(withFeed(list), status: status, headers: [.cacheControl: "private, no-store"])
     }
 
     /// Runs a repository call, answering its refusals with problem documents.
