@@ -89,6 +89,9 @@ import TestSupport
             #expect(try await api.call(.PATCH, "/me/lists/\(list)", as: reader, json: #"{"public": true}"#).status == 200)
             #expect(titles(try await stack.fetchValid("/opds/lists/\(list)", kind: "feed", json: true).json) == ["Saga Two", "Other By Dale"])
             _ = try await stack.fetchValid("/opds/lists/\(list)", kind: "atom", as: reader)
+            // The patron's export carries the list and its books.
+            let exported = try await api.call(.GET, "/me/export", as: reader).json["lists"] as? [[String: Any]]
+            #expect(exported?.first?["title"] as? String == "Dale marathon" && (exported?.first?["books"] as? [String])?.count == 2)
             // The account deleted: its lists go with it (catalog hears through patron's outbox).
             #expect(try await api.call(.DELETE, "/me", as: reader).status == 204)
             try await eventually("the deleted patron's list is gone") { try await api.call(.GET, "/opds/lists/\(list)").status == 404 }

@@ -34,6 +34,19 @@ struct InternalController: Sendable {
             try await shelves.erase(patronID: patronID, logger: context.logger)
             return Response(status: .noContent)
         }
+        // The patron's own lists with their books, for their data export.
+        group.get("/patrons/:patron/lists") { request, context in
+            let patronID = try context.uuid("patron")
+            var exported: [ExportedLists.List] = []
+            for list in try await lists.lists(owner: patronID, logger: context.logger) {
+                let books = try await lists.list(list.id, logger: context.logger)?.list.books ?? []
+                exported.append(
+                    ExportedLists.List(
+                        id: list.id, title: list.title, description: list.description, isPublic: list.isPublic, books: books,
+                        createdAt: list.createdAt, updatedAt: list.updatedAt))
+            }
+            return try JSONMessages.response(ExportedLists(lists: exported))
+        }
         group.get("/books/:id/reading-order") { request, context in
             let id = try context.uuid("id")
             guard let book = try await books.detail(id: id, logger: context.logger) else { throw Problem.notFound("No book \(id)") }

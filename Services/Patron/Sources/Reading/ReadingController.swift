@@ -165,6 +165,9 @@ struct ReadingController: Sendable {
         let books = try await circulation.shelf(patronID: patronID, logger: logger).map { $0.status(rules: rules) }
         let ratings = try await reading.ratings(patronID: patronID, logger: logger)
         let feedback = try await reading.feedback(patronID: patronID, logger: logger)
+        // The patron's lists are kept by catalog; when it cannot be asked the export says so rather than omit them.
+        let lists = try? await readingOrder.catalog.get(
+            "/internal/patrons/\(patronID.uuidString.lowercased())/lists", as: ExportedLists.self, logger: logger)
         let page = 500
         let body = ResponseBody { writer in
             func write(_ text: String) async throws { try await writer.write(ByteBuffer(string: text)) }
@@ -183,6 +186,12 @@ struct ReadingController: Sendable {
             try await write("ratings", Dictionary(uniqueKeysWithValues: ratings.map { ($0.bookID.lowercased, $0.stars) }))
             try await write(",")
             try await write("feedback", feedback)
+            try await write(",")
+            if let lists {
+                try await write("lists", lists.lists)
+            } else {
+                try await write("lists", "unavailable: the catalog service could not be asked; export again to include your lists")
+            }
             try await write(",\"loanHistory\":[")
             var after: Int64 = 0
             var separator = ""
