@@ -65,6 +65,11 @@ import TestSupport
             #expect((mine["metadata"] as? [String: Any])?["title"] as? String == "Recommended for you")
             // The series is all liked, had or ignored; the author's other book remains (no genres in these books).
             #expect(titles(mine) == ["Other By Dale"], "never a book liked, had or ignored")
+            // A patron who liked Anchor is recommended what three of its borrowers also borrowed, first.
+            let fan = GatewayClient.Credentials.bearer(try await stack.signUp().token)
+            #expect(try await api.call(.PUT, "/me/favorites/\(ids["Anchor"]!)", as: fan).status < 300)
+            let forFan = titles(try await stack.fetchValid("/opds/recommended", kind: "feed", json: true, as: fan).json)
+            #expect(forFan.first == "Shared Thrice" && !forFan.contains("Anchor") && !forFan.contains("Shared Twice"), "\(forFan)")
             // First on the signed-in grouped feed and root; anonymous visitors get popular books there.
             let grouped = try await stack.fetchValid("/opds/groups", kind: "feed", json: true, as: reader).json
             #expect(((grouped["groups"] as? [[String: Any]])?.first?["metadata"] as? [String: Any])?["title"] as? String == "Recommended for you")

@@ -24,6 +24,16 @@ import TestSupport
         try await api.call(.get, "/me/books/\(book)", patron: patron).decode(BookStatus.self)
     }
 
+    /// A one-copy book that one patron has on loan and another holds.
+    func lentAndHeld(_ api: PatronTestClient) async throws -> (book: UUID, owner: UUID, waiting: UUID) {
+        let book = UUID()
+        try await api.license(book, copies: 1)
+        let (owner, waiting) = (try await api.newPatron(), try await api.newPatron())
+        #expect(try await api.call(.post, "/me/books/\(book)/borrow", patron: owner).status == .created)
+        #expect(try await api.call(.post, "/me/books/\(book)/hold", patron: waiting).status == .created)
+        return (book, owner, waiting)
+    }
+
     static let tomorrow = WireFormat.formatDate(Date().addingTimeInterval(86_400))
 
     @Test func aSuspendedHoldIsPassedOverInQueueOrderAndKeepsItsPlace() async throws {
@@ -76,11 +86,7 @@ import TestSupport
         let (app, _, url) = try await apps()
         try await app.test(.router) { client in
             let api = PatronTestClient(client: client)
-            let book = UUID()
-            try await api.license(book, copies: 1)
-            let (owner, waiting) = (try await api.newPatron(), try await api.newPatron())
-            #expect(try await api.call(.post, "/me/books/\(book)/borrow", patron: owner).status == .created)
-            #expect(try await api.call(.post, "/me/books/\(book)/hold", patron: waiting).status == .created)
+            let (book, owner, waiting) = try await lentAndHeld(api)
             #expect(try await api.call(.post, "/me/books/\(book)/suspend", patron: waiting, json: #"{"until": "\#(Self.tomorrow)"}"#).status == .ok)
             // The only hold is suspended: the returned copy stays free.
             #expect(try await api.call(.post, "/me/books/\(book)/return", patron: owner).status == .ok)
@@ -115,11 +121,7 @@ import TestSupport
         let (app, _, _) = try await apps()
         try await app.test(.router) { client in
             let api = PatronTestClient(client: client)
-            let book = UUID()
-            try await api.license(book, copies: 1)
-            let (owner, waiting) = (try await api.newPatron(), try await api.newPatron())
-            #expect(try await api.call(.post, "/me/books/\(book)/borrow", patron: owner).status == .created)
-            #expect(try await api.call(.post, "/me/books/\(book)/hold", patron: waiting).status == .created)
+            let (book, owner, waiting) = try await lentAndHeld(api)
             for body in [#"{}"#, #"{"until": "soon"}"#, #"{"until": "2001-01-01"}"#, #"{"until": "2999-01-01"}"#, "not json"] {
                 let reply = try await api.call(.post, "/me/books/\(book)/suspend", patron: waiting, json: body)
                 #expect(reply.status == .badRequest, "\(body)")

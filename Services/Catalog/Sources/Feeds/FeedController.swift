@@ -139,6 +139,8 @@ struct FeedController: Sendable {
     func groups(request: Request, context: BasicRequestContext, personal: PersonalView) async throws -> StoredResponse {
         var feed = Feed(id: publicURL + "/opds/groups", title: "Browse", kind: .acquisition, links: baseLinks(self: "/opds/groups", type: Self.acquisitionType))
         let lanes = Lane.fixed + (try await feeds.genreLanes(logger: context.logger))
+        // The lanes' pages are read meanwhile the recommendations and featured lists are.
+        async let lanePages = firstBooks(of: lanes, size: Self.groupSize, hidden: personal.hidden, logger: context.logger)
         if personal.shelf != nil {
             let books = try await recommendedBooks(request: request, personal: personal, size: Self.groupSize, logger: context.logger)
             if !books.isEmpty {
@@ -149,7 +151,7 @@ struct FeedController: Sendable {
             let books = try await lists.page(list.id, after: 0, size: Self.groupSize, hidden: personal.hidden, logger: context.logger).books
             if !books.isEmpty { feed.groups.append(Feed.Group(title: list.title, href: publicURL + path, entries: entries(books, personal))) }
         }
-        let pages = try await firstBooks(of: lanes, size: Self.groupSize, hidden: personal.hidden, logger: context.logger)
+        let pages = try await lanePages
         for (index, lane) in lanes.enumerated() {
             let books = pages[index]
             guard !books.isEmpty else { continue }

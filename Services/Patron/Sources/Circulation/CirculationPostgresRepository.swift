@@ -375,8 +375,8 @@ struct CirculationPostgresRepository: Sendable {
     }
 
     /// Offers the book to the patrons who have waited longest, one per free copy, passing over suspended holds (they
-    /// keep their place); an open-access book (no copy to wait for) to every one of them. The one rule for every caller, which holds the licence's lock and passes what
-    /// it read of it.
+    /// keep their place); an open-access book (no copy to wait for) to every one of them. The one rule for every
+    /// caller, which holds the licence's lock and passes what it read of it.
     func promoteHolds(bookID: UUID, copies: Int, openAccess: Bool, on connection: PostgresConnection, logger: Logger) async throws {
         // The free copies are counted in the same statement: every caller holds the licence's lock.
         let rows = try await connection.query(
