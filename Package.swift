@@ -56,6 +56,7 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -132,7 +133,7 @@ let package = Package(
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
             ],
             path: "Services/Gateway/Sources",
-            resources: [.copy("Resources/openapi.yaml")],
+            resources: [.copy("Resources/openapi.yaml"), .copy("Resources/Web")],
             swiftSettings: swiftSettings
         ),
         .executableTarget(

@@ -41,6 +41,7 @@ public func buildGatewayApplication(config: ServiceConfig) async throws -> some 
             authDocument: AuthDocumentCache(patron: patron, httpClient: httpClient, publicURL: publicURL),
             edgeCache: ResponseCache(name: "edge", lifetime: .seconds(settings.edgeCacheLifetime), capacityBytes: settings.edgeCacheBytes),
             sharedVerdicts: ExpiringAnswers(lifetime: settings.sharedVerdictLifetime)))
+    WebAppRoutes(web: WebAssets(directory: WebAssets.directory(webRoot: config.string("WEB_ROOT")))).add(to: router)
     router.get("/openapi.yaml") { _, _ in
         Response(status: .ok, headers: [.contentType: "application/yaml"], body: .init(byteBuffer: .init(string: OpenAPIDocument.yaml)))
     }

@@ -35,9 +35,13 @@ struct ProxyMiddleware: RouterMiddleware {
     let shelfVersions = ExpiringAnswers<UUID, String>(lifetime: 60)
 
     func route(_ path: String) -> Upstream? {
+        // The operator console's page is the gateway's own (WebAppRoutes); its API calls go on to the services.
+        if path == "/admin" || path == "/admin/" { return nil }
         // A patron's lists are catalog's (its feeds show them).
         if path == "/me/lists" || path.hasPrefix("/me/lists/") { return catalog }
-        if path == "/feedback" || path.hasPrefix("/auth/") || path == "/me" || path.hasPrefix("/me/") || path.hasPrefix("/admin/feedback") {
+        if path == "/feedback" || path.hasPrefix("/auth/") || path == "/me" || path.hasPrefix("/me/") || path.hasPrefix("/admin/feedback")
+            || path == "/admin/circulation"
+        {
             return patron
         }
         if path == "/opds" || path.hasPrefix("/opds/") || path.hasPrefix("/books/") || path.hasPrefix("/admin/") { return catalog }

@@ -62,6 +62,7 @@ func patronRouter(
     ).add(to: router)
     ProfileController(profiles: ProfilePostgresRepository(client: postgres), guardian: guardian, circulation: circulation, publicURL: settings.publicURL).add(to: router)
     CirculationController(circulation: circulation, guardian: guardian).add(to: router)
+    CirculationFiguresController(circulation: circulation, adminToken: settings.adminToken).add(to: router)
     SecretController(accounts: accounts, hasher: hasher, throttle: throttle, guardian: guardian, token: token).add(to: router)
     let reading = ReadingController(
         reading: ReadingPostgresRepository(client: postgres), profiles: ProfilePostgresRepository(client: postgres), circulation: circulation, guardian: guardian,

@@ -16,6 +16,8 @@ struct AdminController: Sendable {
 
     func add(to router: Router<BasicRequestContext>) {
         router.post("/admin/books", use: ingest)
+        router.get("/admin/books", use: list)
+        router.get("/admin/figures", use: figures)
         router.get("/admin/books/:id", use: get)
         router.patch("/admin/books/:id", use: edit)
         router.delete("/admin/books/:id", use: withdraw)
@@ -70,6 +72,30 @@ struct AdminController: Sendable {
         case "true", "1": return true
         default: throw Problem.badRequest("\(name) must be true or false")
         }
+    }
+
+    /// `GET /admin/books?q=&size=&after=` → `{"books": [...], "next"?: id}`: every book, withdrawn ones too, newest
+    /// first, whose title or an author contains `q`.
+    func list(request: Request, context: BasicRequestContext) async throws -> Response {
+        try requireAdmin(request)
+        let query = request.uri.queryParameters
+        let words = String(query.get("q") ?? "").trimmingCharacters(in: .whitespaces)
+        guard words.count <= 200 else { throw Problem.badRequest("q is at most 200 characters") }
+        guard let size = Int(query.get("size") ?? "50"), (1...100).contains(size) else { throw Problem.badRequest("size must be from 1 to 100") }
+        var after: UUID?
+        if let value = query.get("after") {
+            guard let id = UUID(uuidString: String(value)) else { throw Problem.badRequest("after must be a book id") }
+            after = id
+        }
+        let books = try await ingester.books.adminList(words: words, after: after, size: size, logger: context.logger)
+        struct Page: Encodable { var books: [BookDetail]; var next: UUID? }
+        return try JSONMessages.response(Page(books: books, next: books.count == size ? books.last?.id : nil), headers: [.cacheControl: "no-store"])
+    }
+
+    /// `GET /admin/figures` → the catalog's counts for the console's dashboard.
+    func figures(request: Request, context: BasicRequestContext) async throws -> Response {
+        try requireAdmin(request)
+        return try JSONMessages.response(try await ingester.books.figures(logger: context.logger), headers: [.cacheControl: "no-store"])
     }
 
     func get(request: Request, context: BasicRequestContext) async throws -> Response {

@@ -25,6 +25,14 @@ struct CirculationController: Sendable {
         books.post("/:id/events", use: reportEvent)
         books.put("/:id/ignored") { request, context in try await ignore(true, request: request, context: context) }
         books.delete("/:id/ignored") { request, context in try await ignore(false, request: request, context: context) }
+        router.get("/me/ignored", use: ignoredBooks)
+    }
+
+    /// `GET /me/ignored` → `{"books": [{bookId, title, authors, ignoredAt}]}`: the books the patron hid, to show again.
+    func ignoredBooks(request: Request, context: BasicRequestContext) async throws -> Response {
+        let patronID = try await guardian.require(request, logger: context.logger)
+        let books = try await circulation.ignoredBooks(patronID: patronID, logger: context.logger)
+        return try JSONMessages.response(["books": books], headers: [.cacheControl: "private, no-store"])
     }
 
     /// `GET /me/books?filter=all|saved|loans|holds` → `{"books": [...]}`; an OPDS client (asking for Atom or

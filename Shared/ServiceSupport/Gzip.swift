@@ -2,9 +2,9 @@ import Foundation
 import ZIPFoundation
 
 /// gzip (RFC 1952) for feed bodies: ZIPFoundation's deflate (zlib) inside a gzip header and trailer.
-enum Gzip {
+public enum Gzip {
     /// Whether the request's `Accept-Encoding` allows gzip: `gzip` or `*` with a quality above zero.
-    static func accepted(by acceptEncoding: String?) -> Bool {
+    public static func accepted(by acceptEncoding: String?) -> Bool {
         guard let acceptEncoding else { return false }
         return acceptEncoding.split(separator: ",").contains { part in
             let pieces = part.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
@@ -15,7 +15,7 @@ enum Gzip {
     }
 
     /// The gzip encoding of `data`, or nil if compression fails.
-    static func compress(_ data: Data) -> Data? {
+    public static func compress(_ data: Data) -> Data? {
         // Header: magic, deflate, no flags, no mtime, no extra flags, OS unknown.
         var output = Data([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255])
         guard

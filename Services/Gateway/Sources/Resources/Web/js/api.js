@@ -1,0 +1,119 @@
+// The public API, as any OPDS app uses it: Bearer tokens from /auth, refreshed once on a 401, problem documents as errors.
+
+const SESSION_KEY = 'bookmobile.session';
+
+export class ApiError extends Error {
+  constructor(status, problem) {
+    super(problem.detail || problem.title || `HTTP ${status}`);
+    this.status = status;
+    this.problem = problem;
+  }
+}
+
+export const session = {
+  get() {
+    try { return JSON.parse(localStorage.getItem(SESSION_KEY)) || null; } catch { return null; }
+  },
+  set(tokens) {
+    localStorage.setItem(SESSION_KEY, JSON.stringify({ access: tokens.access_token, refresh: tokens.refresh_token }));
+  },
+  clear() { localStorage.removeItem(SESSION_KEY); },
+  get signedIn() { return this.get() !== null; },
+};
+
+/** A feed's absolute link as a same-origin path (feeds name the server's public URL). */
+export function local(href) {
+  if (!href) return href;
+  try {
+    const url = new URL(href, location.href);
+    return url.origin === location.origin || url.hostname === location.hostname || url.hostname === '127.0.0.1' || url.hostname === 'localhost'
+      ? url.pathname + url.search + url.hash : href;
+  } catch { return href; }
+}
+
+async function send(path, options, token) {
+  const headers = { Accept: options.accept || 'application/json', ...(options.headers || {}) };
+  if (token) headers.Authorization = `Bearer ${token}`;
+  let body = options.body;
+  if (body !== undefined && !(body instanceof Blob) && !(body instanceof ArrayBuffer) && typeof body !== 'string') {
+    body = JSON.stringify(body);
+    headers['Content-Type'] = 'application/json';
+  }
+  return fetch(local(path), { method: options.method || 'GET', headers, body, keepalive: options.keepalive });
+}
+
+let refreshing = null;
+async function refreshTokens() {
+  const current = session.get();
+  if (!current?.refresh) return false;
+  refreshing ??= (async () => {
+    try {
+      const reply = await fetch('/auth/refresh', {
+        method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+        body: JSON.stringify({ refresh_token: current.refresh }),
+      });
+      if (!reply.ok) { session.clear(); return false; }
+      session.set(await reply.json());
+      return true;
+    } catch { return false; } finally { setTimeout(() => { refreshing = null; }, 0); }
+  })();
+  return refreshing;
+}
+
+/**
+ * Calls the API; resolves to the parsed JSON (null for 204), the raw Response with `raw: true`; rejects with an
+ * ApiError carrying the problem document. A signed-in call that gets 401 refreshes the tokens once and retries.
+ */
+export async function api(path, options = {}) {
+  const auth = options.auth !== false;
+  let token = auth ? session.get()?.access : null;
+  let reply = await send(path, options, token);
+  if (reply.status === 401 && token && await refreshTokens()) {
+    token = session.get()?.access;
+    reply = await send(path, options, token);
+  }
+  if (reply.status === 401 && token) {
+    session.clear();
+    document.dispatchEvent(new CustomEvent('session-ended'));
+  }
+  if (options.raw && reply.ok) return reply;
+  if (!reply.ok) {
+    let problem = { title: reply.statusText };
+    try { problem = await reply.json(); } catch { /* not a problem document */ }
+    throw new ApiError(reply.status, problem);
+  }
+  if (reply.status === 204) return null;
+  const type = reply.headers.get('Content-Type') || '';
+  return type.includes('json') ? reply.json() : reply.text();
+}
+
+/** An OPDS 2.0 document (feed or publication). */
+export const opds = (path) => api(path, { accept: 'application/opds+json' });
+
+/** Signs in with a library card and PIN, or a username and password (HTTP Basic once, tokens after). */
+export async function signIn(user, secret) {
+  const reply = await fetch('/auth/token', {
+    method: 'POST',
+    headers: { Accept: 'application/json', Authorization: 'Basic ' + btoa(unescape(encodeURIComponent(`${user}:${secret}`))) },
+  });
+  if (!reply.ok) {
+    let problem = { title: 'Sign-in failed' };
+    try { problem = await reply.json(); } catch { /* keep the title */ }
+    throw new ApiError(reply.status, problem);
+  }
+  session.set(await reply.json());
+}
+
+export async function signUp(fields) {
+  const reply = await api('/auth/signup', { method: 'POST', body: fields, auth: false });
+  session.set(reply.tokens);
+  return reply.patron;
+}
+
+export async function signOut() {
+  const current = session.get();
+  session.clear();
+  if (current?.refresh) {
+    try { await api('/auth/logout', { method: 'POST', body: { refresh_token: current.refresh }, auth: false }); } catch { /* already gone */ }
+  }
+}

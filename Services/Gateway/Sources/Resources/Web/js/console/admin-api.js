@@ -1,0 +1,44 @@
+// The console's calls: the admin token, entered once, kept only in this tab's session storage.
+import { ApiError } from '../api.js';
+
+const TOKEN_KEY = 'bookmobile.admin-token';
+
+export const adminToken = {
+  get: () => sessionStorage.getItem(TOKEN_KEY),
+  set: (token) => sessionStorage.setItem(TOKEN_KEY, token),
+  clear: () => sessionStorage.removeItem(TOKEN_KEY),
+};
+
+/** An admin call; a 401 forgets the token (the console asks for it again). */
+export async function admin(path, { method = 'GET', body } = {}) {
+  const headers = { Accept: 'application/json', Authorization: `Bearer ${adminToken.get()}` };
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  const reply = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  if (reply.status === 401) { adminToken.clear(); document.dispatchEvent(new CustomEvent('admin-signed-out')); }
+  if (!reply.ok) {
+    let problem = { title: reply.statusText };
+    try { problem = await reply.json(); } catch { /* not a problem document */ }
+    throw new ApiError(reply.status, problem);
+  }
+  return reply.status === 204 ? null : reply.json();
+}
+
+/** Uploads one EPUB with progress (fetch cannot report an upload's progress; XMLHttpRequest can). */
+export function uploadEPUB(file, query, onProgress) {
+  return new Promise((resolve, reject) => {
+    const request = new XMLHttpRequest();
+    request.open('POST', `/admin/books?${query}`);
+    request.setRequestHeader('Authorization', `Bearer ${adminToken.get()}`);
+    request.setRequestHeader('Content-Type', 'application/epub+zip');
+    request.setRequestHeader('Accept', 'application/json');
+    request.upload.addEventListener('progress', (event) => { if (event.lengthComputable) onProgress(event.loaded / event.total); });
+    request.addEventListener('load', () => {
+      let body = {};
+      try { body = JSON.parse(request.responseText); } catch { /* keep empty */ }
+      if (request.status >= 200 && request.status < 300) resolve(body);
+      else reject(new ApiError(request.status, body));
+    });
+    request.addEventListener('error', () => reject(new ApiError(0, { title: 'The upload failed: the connection was lost' })));
+    request.send(file);
+  });
+}

@@ -1,0 +1,134 @@
+// Account: profile, reader settings, hidden books, feedback, data export, account deletion, sign out.
+import { api, session, signOut } from '../api.js';
+import { announce, field, h, heading, show } from '../dom.js';
+import { applyTheme } from '../app.js';
+
+function settingsForm(settings) {
+  const family = h('select', {}, h('option', { value: 'serif' }, 'Serif'), h('option', { value: 'sans-serif' }, 'Sans-serif'));
+  family.value = settings.fontFamily;
+  const size = h('input', { type: 'number', min: 50, max: 300, step: 10, value: settings.fontSize });
+  const theme = h('select', {}, h('option', { value: 'day' }, 'Day'), h('option', { value: 'sepia' }, 'Sepia'), h('option', { value: 'night' }, 'Night'));
+  theme.value = settings.theme;
+  const brightness = h('input', { type: 'range', min: 0.3, max: 1, step: 0.05, value: settings.brightness });
+  const sync = h('input', { type: 'checkbox', checked: settings.syncBookmarks });
+  const message = h('p', { 'aria-live': 'polite' });
+  return h('form', { class: 'stack', 'aria-labelledby': 'settings-title', onsubmit: async (event) => {
+    event.preventDefault();
+    try {
+      const saved = await api('/me/settings', { method: 'PUT', body: {
+        fontFamily: family.value, fontSize: Number(size.value), theme: theme.value, brightness: Number(brightness.value), syncBookmarks: sync.checked,
+      } });
+      applyTheme(saved.theme);
+      show(message, h('span', { class: 'success' }, 'Settings saved.'));
+    } catch (error) {
+      show(message, h('span', { class: 'error', role: 'alert' }, error.message));
+    }
+  } },
+  h('h2', { id: 'settings-title' }, 'Reading settings'),
+  field('Font', family), field('Font size (percent)', size), field('Theme', theme), field('Brightness', brightness),
+  h('div', { class: 'inline' }, sync, h('label', { for: sync.id = 'sync-bookmarks' }, 'Keep bookmarks in sync across devices')),
+  message,
+  h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Save settings')));
+}
+
+async function hiddenBooks() {
+  const list = h('ul');
+  const section = h('section', { 'aria-labelledby': 'hidden-title' }, h('h2', { id: 'hidden-title' }, 'Hidden books'), list);
+  const { books } = await api('/me/ignored');
+  if (!books.length) list.replaceWith(h('p', { class: 'muted' }, 'You have hidden no books.'));
+  for (const book of books) {
+    const restore = h('button', { type: 'button', class: 'secondary', 'aria-label': `Restore ${book.title || 'this book'}` }, 'Restore');
+    const item = h('li', {}, h('a', { href: `#/book/${book.bookId}` }, book.title || 'Untitled'), ' ', restore);
+    restore.addEventListener('click', async () => {
+      await api(`/me/books/${book.bookId}/ignored`, { method: 'DELETE' });
+      item.remove();
+      announce(`${book.title} shows in your feeds again`);
+    });
+    list.append(item);
+  }
+  return section;
+}
+
+function feedbackForm() {
+  const kind = h('select', {}, h('option', { value: 'general' }, 'General'), h('option', { value: 'accessibility' }, 'Accessibility'));
+  const text = h('textarea', { rows: 4, required: true, maxlength: 5000 });
+  const message = h('p', { 'aria-live': 'polite' });
+  return h('form', { class: 'stack', 'aria-labelledby': 'feedback-title', onsubmit: async (event) => {
+    event.preventDefault();
+    try {
+      await api('/feedback', { method: 'POST', body: { message: text.value, kind: kind.value } });
+      text.value = '';
+      show(message, h('span', { class: 'success' }, 'Thank you: your feedback was sent.'));
+    } catch (error) {
+      show(message, h('span', { class: 'error', role: 'alert' }, error.message));
+    }
+  } }, h('h2', { id: 'feedback-title' }, 'Send feedback'), field('About', kind), field('Your message', text), message,
+  h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Send feedback')));
+}
+
+async function exportData(button) {
+  button.disabled = true;
+  try {
+    const data = await api('/me/export');
+    const url = URL.createObjectURL(new Blob([JSON.stringify(data, null, 2)], { type: 'application/json' }));
+    const link = h('a', { href: url, download: 'bookmobile-export.json' });
+    document.body.append(link);
+    link.click();
+    link.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 10000);
+    announce('Your data was exported');
+  } finally {
+    button.disabled = false;
+  }
+}
+
+function confirmDialog(question, confirmLabel) {
+  return new Promise((resolve) => {
+    const previous = document.activeElement;
+    const close = (answer) => { backdrop.remove(); previous?.focus(); resolve(answer); };
+    const cancel = h('button', { type: 'button', class: 'secondary', onclick: () => close(false) }, 'Cancel');
+    const confirm = h('button', { type: 'button', class: 'danger', onclick: () => close(true) }, confirmLabel);
+    const dialog = h('div', { class: 'dialog', role: 'alertdialog', 'aria-modal': 'true', 'aria-labelledby': 'dialog-title' },
+      h('h2', { id: 'dialog-title' }, question), h('div', { class: 'actions' }, cancel, confirm));
+    const backdrop = h('div', { class: 'dialog-backdrop', onkeydown: (event) => {
+      if (event.key === 'Escape') close(false);
+      if (event.key === 'Tab') { event.preventDefault(); (document.activeElement === cancel ? confirm : cancel).focus(); }
+    } }, dialog);
+    document.body.append(backdrop);
+    cancel.focus();
+  });
+}
+
+export async function accountView(main) {
+  if (!session.signedIn) { location.hash = '#/signin'; return; }
+  const [me, settings] = await Promise.all([api('/me'), api('/me/settings')]);
+  const exportButton = h('button', { type: 'button', class: 'secondary', onclick: () => exportData(exportButton) }, 'Export my data');
+  const deleteButton = h('button', { type: 'button', class: 'danger', onclick: async () => {
+    if (!(await confirmDialog('Delete your account and all its data?', 'Delete my account'))) return;
+    await api('/me', { method: 'DELETE' });
+    session.clear();
+    document.dispatchEvent(new CustomEvent('session-changed'));
+    location.hash = '#/';
+    announce('Your account was deleted');
+  } }, 'Delete my account');
+  const signOutButton = h('button', { type: 'button', onclick: async () => {
+    await signOut();
+    document.dispatchEvent(new CustomEvent('session-changed'));
+    location.hash = '#/';
+    announce('Signed out');
+  } }, 'Sign out');
+  show(main,
+    heading('Account'),
+    h('dl', { class: 'profile' },
+      h('dt', {}, 'Name'), h('dd', {}, me.displayName || me.username || ''),
+      h('dt', {}, 'Library card'), h('dd', {}, me.barcode),
+      h('dt', {}, 'Loans'), h('dd', {}, `${me.loans.count} of ${me.loans.limit}`),
+      h('dt', {}, 'Holds'), h('dd', {}, `${me.holds.count} of ${me.holds.limit}`)),
+    h('div', { class: 'actions' }, signOutButton),
+    settingsForm(settings),
+    await hiddenBooks(),
+    feedbackForm(),
+    h('section', { 'aria-labelledby': 'data-title' }, h('h2', { id: 'data-title' }, 'Your data'),
+      h('p', {}, 'Download everything Bookmobile keeps about you, or delete your account with all its loans, holds, bookmarks and lists.'),
+      h('div', { class: 'actions' }, exportButton, deleteButton)));
+}

@@ -1,0 +1,45 @@
+// My Books: what waits for the patron's action, loans with due dates, holds with their place, saved books.
+import { api, session } from '../api.js';
+import { h, heading, show } from '../dom.js';
+import { actionButtons, describe, isOnLoan } from '../actions.js';
+import { refreshHeader } from '../app.js';
+
+const SECTIONS = [
+  ['Waiting for your action', (b) => ['loan_offered', 'loan_offer_expired', 'loan_expired'].includes(b.state)],
+  ['Loans', (b) => isOnLoan(b)],
+  ['Holds', (b) => b.state === 'waiting_for_loan'],
+  ['Saved for later', (b) => b.state === 'saved'],
+];
+
+export async function shelfView(main) {
+  if (!session.signedIn) {
+    show(main, heading('My Books'), h('p', {}, h('a', { href: '#/signin' }, 'Sign in'), ' to see your loans, holds and saved books.'));
+    return;
+  }
+  const { books } = await api('/me/books');
+  const refresh = async () => {
+    await shelfView(main);
+    refreshHeader();
+    const h1 = main.querySelector('h1');
+    h1?.setAttribute('tabindex', '-1');
+    h1?.focus();
+  };
+  const waiting = books.filter(SECTIONS[0][1]).length;
+  show(main,
+    heading('My Books'),
+    h('p', { id: 'waiting-count' }, waiting ? `${waiting} ${waiting === 1 ? 'book waits' : 'books wait'} for your action.` : 'Nothing waits for your action.'),
+    books.length === 0 ? h('p', { class: 'muted' }, 'No books yet. Borrow, hold or save books from the catalog.') : null,
+    SECTIONS.map(([title, keep], index) => {
+      const items = books.filter(keep);
+      if (!items.length) return null;
+      return h('section', { 'aria-labelledby': `shelf-${index}` },
+        h('h2', { id: `shelf-${index}` }, `${title} (${items.length})`),
+        h('ul', { class: 'shelf-list' }, items.map((book) => h('li', { class: 'shelf-item' },
+          book.thumbnailUrl ? h('img', { src: new URL(book.thumbnailUrl, location.href).pathname + '?size=thumbnail', alt: '' }) : h('span'),
+          h('div', {},
+            h('h3', {}, h('a', { href: `#/book/${book.bookId}` }, book.title || 'Untitled')),
+            h('p', { class: 'muted' }, (book.authors || []).join(', ')),
+            h('p', { class: 'state-text' }, describe(book)),
+            h('div', { class: 'actions' }, actionButtons(book.bookId, book.title || 'this book', book, { available: true, changed: refresh })))))));
+    }));
+}

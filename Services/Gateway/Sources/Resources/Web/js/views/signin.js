@@ -1,0 +1,63 @@
+// Sign in with a library card and PIN or a username and password; sign up with either.
+import { signIn, signUp } from '../api.js';
+import { field, h, heading, show } from '../dom.js';
+
+function done() {
+  document.dispatchEvent(new CustomEvent('session-changed'));
+  location.hash = '#/';
+}
+
+export async function signInView(main) {
+  const user = h('input', { name: 'username', autocomplete: 'username', required: true, spellcheck: false });
+  const secret = h('input', { name: 'password', type: 'password', autocomplete: 'current-password', required: true });
+  const message = h('div', { 'aria-live': 'assertive' });
+  const form = h('form', { class: 'stack', onsubmit: async (event) => {
+    event.preventDefault();
+    message.replaceChildren();
+    try {
+      await signIn(user.value.trim(), secret.value);
+      done();
+    } catch (error) {
+      message.append(h('p', { class: 'error', role: 'alert' }, error.status === 401 ? 'That card number or PIN, or username or password, is not right.' : error.message));
+    }
+  } },
+  field('Library card number or username', user),
+  field('PIN or password', secret),
+  message,
+  h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Sign in')));
+  show(main, heading('Sign in'), form, h('p', {}, 'New here? ', h('a', { href: '#/signup' }, 'Create an account')));
+}
+
+export async function signUpView(main) {
+  const kind = h('select', {}, h('option', { value: 'password' }, 'Username and password'), h('option', { value: 'card' }, 'Library card and PIN'));
+  const message = h('div', { 'aria-live': 'assertive' });
+  const fields = h('div');
+  const inputs = {};
+  function render() {
+    const card = kind.value === 'card';
+    for (const key of Object.keys(inputs)) delete inputs[key];
+    if (card) {
+      inputs.barcode = h('input', { name: 'barcode', inputmode: 'numeric', autocomplete: 'username', required: true });
+      inputs.pin = h('input', { name: 'pin', type: 'password', inputmode: 'numeric', autocomplete: 'new-password', required: true, pattern: '[0-9]{4,8}' });
+      show(fields, field('Library card number', inputs.barcode), field('PIN (4 to 8 digits)', inputs.pin));
+    } else {
+      inputs.username = h('input', { name: 'username', autocomplete: 'username', required: true, spellcheck: false });
+      inputs.email = h('input', { name: 'email', type: 'email', autocomplete: 'email', required: true });
+      inputs.password = h('input', { name: 'password', type: 'password', autocomplete: 'new-password', required: true, minlength: 8 });
+      show(fields, field('Username', inputs.username), field('Email', inputs.email), field('Password (at least 8 characters)', inputs.password));
+    }
+  }
+  kind.addEventListener('change', render);
+  render();
+  const form = h('form', { class: 'stack', onsubmit: async (event) => {
+    event.preventDefault();
+    message.replaceChildren();
+    try {
+      await signUp(Object.fromEntries(Object.entries(inputs).map(([key, input]) => [key, input.value.trim()])));
+      done();
+    } catch (error) {
+      message.append(h('p', { class: 'error', role: 'alert' }, error.message));
+    }
+  } }, field('Sign up with', kind), fields, message, h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Create account')));
+  show(main, heading('Create an account'), form, h('p', {}, 'Have an account? ', h('a', { href: '#/signin' }, 'Sign in')));
+}
