@@ -54,6 +54,13 @@ export function actionButtons(bookId, title, status, { available = true, changed
       announce(error.message);
       button.disabled = false;
       button.after(h('span', { class: 'error', role: 'alert' }, ` ${error.message}`));
+      // The page's figures may be a few seconds old: when the last copy went meanwhile, offer the hold at once.
+      if (path === 'borrow' && error.problem?.type?.endsWith('/no-copies-available') && allowed.has('hold')) {
+        const hold = h('button', { type: 'button', 'aria-label': `Place hold: ${title}` }, 'Place hold');
+        hold.addEventListener('click', () => perform(hold, 'POST', 'hold', 'Hold placed'));
+        button.replaceWith(hold);
+        hold.focus();
+      }
     }
   }
   if (isOnLoan(status)) buttons.push(h('a', { class: 'button', href: `#/read/${bookId}`, 'aria-label': `Read ${title}` }, 'Read'));

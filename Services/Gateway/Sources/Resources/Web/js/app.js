@@ -68,16 +68,21 @@ async function render() {
     if (current) a.setAttribute('aria-current', 'page'); else a.removeAttribute('aria-current');
   }
   const match = routes.map(([pattern, view]) => [path.match(pattern), view]).find(([m]) => m);
-  main.replaceChildren();
+  // Each page renders into a container of its own: a page still loading when the patron moves on writes into a
+  // container that is no longer in the document.
+  const page = document.createElement('div');
+  main.replaceChildren(page);
   try {
     if (!match) throw new Error('There is no page here.');
     const [groups, view] = match;
-    leaving = await view(main, { params: groups.slice(1), query });
+    const leave = await view(page, { params: groups.slice(1), query });
+    if (page.isConnected) leaving = leave; else await leave?.();
   } catch (error) {
-    show(main, failure(error));
+    show(page, failure(error));
   }
+  if (!page.isConnected) return;
   if (!firstRender) {
-    const h1 = main.querySelector('h1');
+    const h1 = page.querySelector('h1');
     if (h1) { h1.setAttribute('tabindex', '-1'); h1.focus({ preventScroll: false }); }
   }
   firstRender = false;

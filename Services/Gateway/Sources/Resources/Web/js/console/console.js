@@ -37,15 +37,18 @@ async function render() {
     if (a.getAttribute('href') === `#${path}`) a.setAttribute('aria-current', 'page'); else a.removeAttribute('aria-current');
   }
   const view = routes[path];
-  main.replaceChildren();
+  // A page still loading when the operator moves on writes into a container that is no longer in the document.
+  const page = document.createElement('div');
+  main.replaceChildren(page);
   try {
     if (!view) throw new Error('There is no page here.');
-    await view(main, new URLSearchParams(query));
+    await view(page, new URLSearchParams(query));
   } catch (error) {
-    show(main, h('p', { class: 'error', role: 'alert' }, error.message));
+    show(page, h('p', { class: 'error', role: 'alert' }, error.message));
   }
-  if (!firstRender) main.querySelector('h1')?.setAttribute('tabindex', '-1');
-  if (!firstRender) main.querySelector('h1')?.focus();
+  if (!page.isConnected) return;
+  if (!firstRender) page.querySelector('h1')?.setAttribute('tabindex', '-1');
+  if (!firstRender) page.querySelector('h1')?.focus();
   firstRender = false;
 }
 

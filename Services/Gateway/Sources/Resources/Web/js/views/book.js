@@ -43,7 +43,7 @@ export async function bookView(main, { params: [bookId] }) {
     ['Contributors', contributors(publication).join('; ')],
     ['Series', series.map((s) => `${s.name}${s.position ? ` (book ${s.position})` : ''}`).join(', ')],
     ['Publisher', [].concat(meta.publisher || []).map((p) => p.name || p).join(', ')],
-    ['Published', meta.published || ''],
+    ['Published', (meta.published || '').slice(0, 10)],
     ['Language', [].concat(meta.language || []).join(', ')],
     ['Subjects', (meta.subject || []).map((s) => s.name).join(', ')],
     ['Reading time', meta['urn:x-bookmobile:readingMinutes'] ? `about ${Math.max(1, Math.round(meta['urn:x-bookmobile:readingMinutes'] / 60))} h` : ''],

@@ -6,7 +6,12 @@ import { applyTheme } from '../app.js';
 import { loadChapter, ResourceCache } from '../reader/chapter.js';
 
 const LAYOUT_KEY = 'bookmobile.reader.layout';
-const archivePath = (href) => decodeURIComponent(new URL(href, location.href).pathname.replace(/^\/books\/[^/]+\/publication\//, ''));
+/** A resource's path inside the EPUB, as positions and bookmarks name it, from a manifest URL or such a path. */
+function archivePath(href) {
+  const marker = '/publication/';
+  const at = href.indexOf(marker);
+  return decodeURIComponent(at >= 0 ? href.slice(at + marker.length) : href.replace(/^\//, ''));
+}
 
 function flattenToc(entries, depth = 0) {
   return (entries || []).flatMap((entry) => [{ ...entry, depth }, ...flattenToc(entry.children, depth + 1)]);
@@ -171,7 +176,7 @@ export async function readerView(main, { params: [bookId] }) {
   async function goTo(href, at = 0) {
     const [path, fragment] = archivePath(href).split('#');
     const index = order.findIndex((item) => archivePath(item.href) === path);
-    if (index < 0) return;
+    if (index < 0) return false;
     await openChapter(index, at);
     if (fragment && layout === 'paginated') {
       const target = doc.getElementById(fragment);
@@ -184,6 +189,7 @@ export async function readerView(main, { params: [bookId] }) {
     }
     describePlace();
     savePosition();
+    return true;
   }
 
   // ---- bookmarks ----
@@ -321,8 +327,7 @@ export async function readerView(main, { params: [bookId] }) {
   window.addEventListener('resize', onResize);
 
   const start = position?.locator;
-  if (start) await goTo(start.href, start.locations?.progression || 0);
-  else await openChapter(0, 0);
+  if (!start || !(await goTo(start.href, start.locations?.progression || 0))) await openChapter(0, 0);
   reader.dataset.ready = 'true';
 
   return async () => {

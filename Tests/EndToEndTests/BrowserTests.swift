@@ -1,0 +1,32 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// The web app and the operator console in a real Chromium (Debian's, driven by Playwright for Python from `make
+/// test`'s virtual environment), against the three executables: `Tests/tools/browser/web_app_test.py` signs up,
+/// searches, borrows, reads, bookmarks, changes the font size, reloads, returns; a second patron holds and gets the
+/// offer; an operator uploads two EPUBs; every page is checked for names, labels, contrast, focus order and console
+/// errors. `BROWSER_SCREENSHOTS=<folder>` also saves the README's screenshots there.
+@Suite struct BrowserTests {
+    @Test func patronsAndAnOperatorUseTheWebAppInChromium() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        let chromium = environment["CHROMIUM"] ?? "/usr/bin/chromium"
+        try #require(FileManager.default.isExecutableFile(atPath: chromium), "Chromium at \(chromium) (make test installs Debian's)")
+        try await Stack.run { stack in
+            _ = try await stack.ingest(try RealClientTests.corpusFile("gutenberg-pg11-alice.epub"), copies: 1)
+            _ = try await stack.ingest(try RealClientTests.corpusFile("palace-charles-dickens_great-expectations.epub"), openAccess: true)
+            let uploads = try ["idpf-childrens-literature.epub", "bmaupin-basic-v3plus2.epub"].map { try RealClientTests.corpusFile($0).path }
+            let script = stack.root.appendingPathComponent("Tests/tools/browser/web_app_test.py")
+            var arguments = [
+                script.path, "--base", "http://127.0.0.1:\(stack.ports[.gateway]!)", "--admin-token", Stack.adminToken, "--chromium", chromium,
+                "--lent-title", "Alice's Adventures in Wonderland", "--open-title", "Great Expectations", "--upload",
+            ] + uploads
+            if let folder = environment["BROWSER_SCREENSHOTS"] { arguments += ["--screenshots", folder] }
+            let output = stack.workDir.appendingPathComponent("browser.log")
+            let browser = try ChildProcess(environment["TEST_PYTHON"] ?? "python3", arguments, environment: environment, output: output)
+            let status = await browser.wait()
+            let log = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
+            #expect(status == 0, "the browser tests failed:\n\(log.suffix(6000))")
+        }
+    }
+}

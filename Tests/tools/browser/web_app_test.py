@@ -1,0 +1,341 @@
+"""Bookmobile's web app and operator console in a real Chromium (Debian's, driven by Playwright for Python).
+
+Run by `BrowserTests` (Tests/EndToEndTests) against the three real executables:
+    python web_app_test.py --base http://127.0.0.1:PORT --admin-token TOKEN --upload A.epub B.epub --lent-title "..."
+With --screenshots DIR it also saves the README's screenshots (phone and desktop widths) there.
+Exits 0 when every check passed; otherwise prints each failure and exits 1.
+"""
+import argparse
+import re
+import sys
+import time
+import uuid
+
+from playwright.sync_api import expect, sync_playwright
+
+import a11y
+
+failures = []
+
+
+def check(condition, message):
+    if not condition:
+        failures.append(message)
+        print(f"FAIL: {message}", flush=True)
+
+
+class Watched:
+    """A browser context whose pages report console errors and uncaught exceptions as failures."""
+
+    def __init__(self, browser, name, viewport):
+        self.name = name
+        self.context = browser.new_context(viewport=viewport)
+        self.page = self.context.new_page()
+        self.page.set_default_timeout(20_000)
+        self.page.on("console", lambda m: self.console(m))
+        self.page.on("pageerror", lambda e: failures.append(f"{name}: uncaught exception: {e}"))
+
+    def console(self, message):
+        # Chromium logs every 4xx answer as an error ("Failed to load resource"): those the API gives on purpose
+        # (no reading position yet, a wrong password) are not the page's errors; a 5xx is.
+        if message.type != "error":
+            return
+        status = re.search(r"status of (\d{3})", message.text)
+        if "Failed to load resource" in message.text and status and int(status.group(1)) < 500:
+            return
+        failures.append(f"{self.name}: console error: {message.text}")
+
+    def audit(self, what, focus=True):
+        """The page's accessibility checks, as failures named after the page."""
+        self.page.wait_for_timeout(200)
+        for problem in a11y.static_problems(self.page):
+            check(False, f"{self.name} / {what}: {problem}")
+        if focus:
+            for problem in a11y.focus_problems(self.page):
+                check(False, f"{self.name} / {what}: {problem}")
+
+
+def sign_up(page, base, username):
+    page.goto(f"{base}/#/signup")
+    page.get_by_role("textbox", name="Username").fill(username)
+    page.get_by_role("textbox", name="Email").fill(f"{username}@example.org")
+    page.get_by_label("Password (at least 8 characters)").fill("correct horse battery")
+    page.get_by_role("button", name="Create account").click()
+    expect(page.get_by_role("link", name="Account")).to_be_visible()
+
+
+def operator_uploads(browser, base, token, files, viewport):
+    """An operator enters the token, uploads two EPUBs at once and finds them on the home page."""
+    operator = Watched(browser, "console", viewport)
+    page = operator.page
+    page.goto(f"{base}/admin/")
+    operator.audit("token form")
+    page.get_by_label("Admin token").fill(token)
+    page.get_by_role("button", name="Open the console").click()
+    expect(page.get_by_role("heading", name="Dashboard", level=1)).to_be_visible()
+    operator.audit("dashboard")
+    page.get_by_role("link", name="Upload").click()
+    expect(page.get_by_role("heading", name="Upload books")).to_be_visible()
+    operator.audit("upload")
+    page.get_by_label("EPUB files").set_input_files(files)
+    added = page.get_by_text(re.compile(r"^(Added|Already in the catalog): "))
+    expect(added).to_have_count(len(files), timeout=60_000)
+    titles = [text.split(": ", 1)[1] for text in added.all_inner_texts()]
+    for index, name in enumerate(files):
+        expect(page.get_by_role("progressbar", name=f"Uploading {name.split('/')[-1]}")).to_have_attribute("value", "1")
+    operator.audit("upload finished", focus=False)
+    page.get_by_role("link", name="Books").click()
+    expect(page.get_by_role("heading", name="Books", level=1)).to_be_visible()
+    operator.audit("books")
+    page.get_by_role("link", name="Feedback").click()
+    expect(page.get_by_role("heading", name="Feedback", level=1)).to_be_visible()
+    operator.audit("feedback inbox")
+
+    visitor = Watched(browser, "home", viewport)
+    visitor.page.goto(f"{base}/")
+    for title in titles:
+        expect(visitor.page.get_by_role("link", name=re.compile(re.escape(title))).first).to_be_visible()
+    visitor.audit("home")
+    visitor.context.close()
+    operator.context.close()
+    return titles
+
+
+def reader_position(page):
+    return page.locator("#reader-position").inner_text()
+
+
+def patron_reads_and_returns(browser, base, title, viewport, second_patron):
+    """A patron signs up, searches, borrows, reads three pages, bookmarks, enlarges the text, reloads and finds it all
+    kept, and returns the book; `second_patron` holds the book while it is lent and sees the offer after the return."""
+    reader = Watched(browser, "patron", viewport)
+    page = reader.page
+    page.goto(f"{base}/#/signup")
+    reader.audit("sign-up")
+    sign_up(page, base, f"reader{uuid.uuid4().hex[:8]}")
+    page.get_by_role("link", name="Search").click()
+    page.get_by_role("searchbox", name="Search the catalog").fill(title.split()[0])
+    result = page.get_by_role("list", name="Search results").get_by_role("link", name=re.compile(re.escape(title)))
+    expect(result).to_be_visible()
+    reader.audit("search results")
+    result.click()
+    expect(page.get_by_role("heading", name=title, level=1)).to_be_visible()
+    reader.audit("book detail")
+    page.get_by_role("button", name=f"Borrow: {title}").click()
+    expect(page.locator("#book-state")).to_contain_text("On loan until")
+    check(page.get_by_role("button", name=f"Borrow: {title}").count() == 0, "Borrow is still offered after borrowing")
+
+    # The second patron finds the book lent and places a hold.
+    waiting = Watched(browser, "second patron", viewport)
+    sign_up(waiting.page, base, f"waiter{uuid.uuid4().hex[:8]}")
+    waiting.page.goto(f"{base}/")
+    waiting.page.get_by_role("link", name="Search").click()
+    waiting.page.get_by_role("searchbox", name="Search the catalog").fill(title.split()[0])
+    waiting.page.get_by_role("list", name="Search results").get_by_role("link", name=re.compile(re.escape(title))).click()
+    # The page's copy figures may be a few seconds old (feed and edge caches): Borrow may still show, and then turns
+    # into Place hold when the server answers that no copy is free.
+    hold = waiting.page.get_by_role("button", name=f"Place hold: {title}")
+    expect(hold.or_(waiting.page.get_by_role("button", name=f"Borrow: {title}"))).to_be_visible()
+    if hold.count() == 0:
+        waiting.page.get_by_role("button", name=f"Borrow: {title}").click()
+        expect(waiting.page.get_by_role("alert")).to_contain_text("hold queue")
+    hold.click()
+    expect(waiting.page.locator("#book-state")).to_contain_text("On hold")
+
+    # Read three pages.
+    page.get_by_role("link", name=f"Read {title}").click()
+    expect(page.locator(".reader[data-ready='true']")).to_be_attached(timeout=30_000)
+    reader.audit("reader", focus=False)
+    places = [reader_position(page)]
+    for _ in range(3):
+        page.get_by_role("button", name="Next page").click()
+        expect(page.locator("#reader-position")).not_to_have_text(places[-1])
+        places.append(reader_position(page))
+    expect(page.locator(".reader[data-saved-position]")).to_be_attached()
+    frame_text = page.frame_locator("iframe.reader-frame").locator("body").inner_text()
+    check(len(frame_text.strip()) > 0, "the reader shows no text")
+
+    page.get_by_role("button", name="Add bookmark").click()
+    expect(page.locator("#status")).to_contain_text("Bookmark added")
+    page.get_by_role("button", name="Reading settings").click()
+    size_before = page.locator("#font-size-value").inner_text()
+    page.get_by_role("button", name="Larger text").click()
+    size_after = page.locator("#font-size-value").inner_text()
+    check(size_after != size_before, f"Larger text left the size at {size_after}")
+    expect(page.locator(".reader[data-saved-settings]")).to_be_attached()
+    reader.audit("reader settings panel", focus=False)
+    page.get_by_role("button", name="Close panel").click()
+    page.wait_for_timeout(700)  # the position is saved 0.4 s after the last turn or change
+    place_before_reload = reader_position(page)
+
+    page.reload()
+    expect(page.locator(".reader[data-ready='true']")).to_be_attached(timeout=30_000)
+    check(reader_position(page) == place_before_reload, f"after a reload the reader is at '{reader_position(page)}', not '{place_before_reload}'")
+    page.get_by_role("button", name="Bookmarks").click()
+    check(page.get_by_role("button", name=re.compile("^Go to bookmark")).count() == 1, "the bookmark is not listed after a reload")
+    page.get_by_role("button", name="Close panel").click()
+    page.get_by_role("button", name="Reading settings").click()
+    check(page.locator("#font-size-value").inner_text() == size_after, f"font size after reload is {page.locator('#font-size-value').inner_text()}, not {size_after}")
+    page.get_by_role("button", name="Close panel").click()
+
+    # Return it from My Books.
+    page.get_by_role("link", name="Close book").click()
+    page.get_by_role("link", name=re.compile("^My Books")).click()
+    expect(page.get_by_role("heading", name="My Books", level=1)).to_be_visible()
+    reader.audit("my books")
+    page.get_by_role("button", name=f"Return: {title}").click()
+    expect(page.get_by_role("button", name=f"Return: {title}")).to_have_count(0)
+
+    # The waiting patron now has the offer.
+    waiting.page.get_by_role("link", name=re.compile("^My Books")).click()
+    expect(waiting.page.get_by_role("heading", name="My Books", level=1)).to_be_visible()
+    expect(waiting.page.get_by_role("button", name=f"Accept loan: {title}")).to_be_visible()
+    expect(waiting.page.locator("#waiting-count")).to_contain_text("1 book waits for your action")
+    waiting.audit("my books with an offer")
+    waiting.page.get_by_role("button", name=f"Accept loan: {title}").click()
+    expect(waiting.page.get_by_role("button", name=f"Return: {title}")).to_be_visible()
+
+    page.get_by_role("link", name="Account").click()
+    expect(page.get_by_role("heading", name="Account", level=1)).to_be_visible()
+    reader.audit("account")
+    waiting.context.close()
+    reader.context.close()
+
+
+def patron_account(browser, base, title, viewport):
+    """Hide a book and restore it, send feedback, export, sign out and in, delete the account."""
+    patron = Watched(browser, "account", viewport)
+    page = patron.page
+    name = f"acct{uuid.uuid4().hex[:8]}"
+    sign_up(page, base, name)
+    page.get_by_role("link", name="Search").click()
+    page.get_by_role("searchbox", name="Search the catalog").fill(title.split()[0])
+    page.get_by_role("list", name="Search results").get_by_role("link", name=re.compile(re.escape(title))).click()
+    page.get_by_role("button", name=f"Hide {title} from my feeds").click()
+    expect(page.get_by_role("heading", name="Bookmobile", level=1)).to_be_visible()
+    page.get_by_role("link", name="Account").click()
+    restore = page.get_by_role("button", name=f"Restore {title}")
+    expect(restore).to_be_visible()
+    restore.click()
+    expect(restore).to_have_count(0)
+    page.get_by_label("Your message").fill("The reader is lovely.")
+    page.get_by_role("button", name="Send feedback").click()
+    expect(page.get_by_text("Thank you: your feedback was sent.")).to_be_visible()
+    page.get_by_label("Theme").select_option("night")
+    page.get_by_role("button", name="Save settings").click()
+    expect(page.get_by_text("Settings saved.")).to_be_visible()
+    check("theme-night" in page.evaluate("document.body.className"), "the night theme is not applied")
+    patron.audit("account, night theme")
+    with page.expect_download() as download:
+        page.get_by_role("button", name="Export my data").click()
+    check(download.value.suggested_filename == "bookmobile-export.json", "the export is not offered as a file")
+    page.get_by_role("button", name="Sign out").click()
+    expect(page.get_by_role("link", name="Sign in")).to_be_visible()
+    page.get_by_role("link", name="Sign in").click()
+    patron.audit("sign-in")
+    page.get_by_label("Library card number or username").fill(name)
+    page.get_by_label("PIN or password").fill("wrong password")
+    page.get_by_role("button", name="Sign in").click()
+    expect(page.get_by_role("alert")).to_contain_text("not right")
+    page.get_by_label("PIN or password").fill("correct horse battery")
+    page.get_by_role("button", name="Sign in").click()
+    expect(page.get_by_role("link", name="Account")).to_be_visible()
+    page.get_by_role("link", name="Account").click()
+    page.get_by_role("button", name="Delete my account").click()
+    page.get_by_role("alertdialog").get_by_role("button", name="Delete my account").click()
+    expect(page.get_by_role("link", name="Sign in")).to_be_visible()
+    # Failures on purpose above (a wrong password's 401) are the API's answer, not the page's errors.
+    patron.context.close()
+
+
+def screenshots(browser, base, token, title, directory):
+    """The README's pictures: home, book detail, the reader in its three themes, the console; phone and desktop."""
+    for label, viewport in (("desktop", {"width": 1280, "height": 800}), ("phone", {"width": 390, "height": 844})):
+        shots = Watched(browser, f"screenshots {label}", viewport)
+        page = shots.page
+        sign_up(page, base, f"shots{uuid.uuid4().hex[:8]}")
+        page.goto(f"{base}/#/")
+        page.wait_for_timeout(800)
+        page.screenshot(path=f"{directory}/home-{label}.png")
+        page.get_by_role("link", name="Search").click()
+        page.get_by_role("searchbox", name="Search the catalog").fill(title.split()[0])
+        page.get_by_role("list", name="Search results").get_by_role("link", name=re.compile(re.escape(title))).click()
+        expect(page.get_by_role("heading", name=title, level=1)).to_be_visible()
+        page.wait_for_timeout(800)
+        page.screenshot(path=f"{directory}/book-{label}.png")
+        page.get_by_role("link", name=f"Read {title}").click()
+        expect(page.locator(".reader[data-ready='true']")).to_be_attached(timeout=30_000)
+        page.get_by_role("button", name="Next page").click()
+        page.get_by_role("button", name="Next page").click()
+        for theme in ("Day", "Sepia", "Night"):
+            page.get_by_role("button", name="Reading settings").click()
+            page.get_by_role("radio", name=theme).check()
+            page.get_by_role("button", name="Close panel").click()
+            page.wait_for_timeout(500)
+            page.screenshot(path=f"{directory}/reader-{theme.lower()}-{label}.png")
+        page.get_by_role("button", name="Reading settings").click()
+        page.get_by_role("radio", name="Day").check()
+        shots.context.close()
+        console = Watched(browser, f"console screenshots {label}", viewport)
+        console.page.goto(f"{base}/admin/")
+        console.page.get_by_label("Admin token").fill(token)
+        console.page.get_by_role("button", name="Open the console").click()
+        expect(console.page.get_by_role("heading", name="Dashboard", level=1)).to_be_visible()
+        console.page.wait_for_timeout(500)
+        console.page.screenshot(path=f"{directory}/console-{label}.png")
+        console.page.get_by_role("link", name="Books").click()
+        expect(console.page.get_by_role("heading", name="Books", level=1)).to_be_visible()
+        console.page.screenshot(path=f"{directory}/console-books-{label}.png")
+        console.context.close()
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--base", required=True)
+    parser.add_argument("--admin-token", required=True)
+    parser.add_argument("--upload", nargs="+", required=True, help="EPUB files the operator uploads")
+    parser.add_argument("--lent-title", required=True, help="title of a one-copy book the patrons borrow and hold")
+    parser.add_argument("--open-title", required=True, help="title of an open-access book (the screenshots' reader)")
+    parser.add_argument("--screenshots")
+    parser.add_argument("--chromium", default="/usr/bin/chromium")
+    args = parser.parse_args()
+    started = time.monotonic()
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=args.chromium, args=["--no-sandbox"])
+        steps = [
+            ("operator uploads", lambda: operator_uploads(browser, args.base, args.admin_token, args.upload, {"width": 1280, "height": 800})),
+            ("patron reads and returns", lambda: patron_reads_and_returns(browser, args.base, args.lent_title, {"width": 1280, "height": 800}, True)),
+            ("phone-width audit", lambda: phone_audit(browser, args.base)),
+            ("account", lambda: patron_account(browser, args.base, args.lent_title, {"width": 1024, "height": 768})),
+        ]
+        if args.screenshots:
+            steps.append(("screenshots", lambda: screenshots(browser, args.base, args.admin_token, args.open_title, args.screenshots)))
+        for name, step in steps:
+            try:
+                step()
+                print(f"ok: {name}", flush=True)
+            except Exception as error:  # a step that cannot go on is one failure; the next step still runs
+                failures.append(f"{name}: {type(error).__name__}: {error}")
+                print(f"FAIL: {name}: {error}", flush=True)
+        browser.close()
+    print(f"{len(failures)} failures in {time.monotonic() - started:.0f} s", flush=True)
+    for failure in failures:
+        print(f"- {failure}")
+    sys.exit(1 if failures else 0)
+
+
+def phone_audit(browser, base):
+    """The home, search and sign-in pages at a phone's width: the same checks, and no sideways scrolling."""
+    phone = Watched(browser, "phone", {"width": 390, "height": 844})
+    for route, what in (("/#/", "home"), ("/#/search", "search"), ("/#/signin", "sign-in")):
+        phone.page.goto(f"{base}{route}")
+        expect(phone.page.get_by_role("heading", level=1)).to_be_visible()
+        phone.page.wait_for_timeout(300)
+        phone.audit(f"{what} at phone width")
+        overflow = phone.page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
+        check(overflow <= 1, f"phone / {what}: the page scrolls sideways by {overflow} px")
+    phone.context.close()
+
+
+if __name__ == "__main__":
+    main()
