@@ -305,7 +305,7 @@ def main():
         steps = [
             ("operator uploads", lambda: operator_uploads(browser, args.base, args.admin_token, args.upload, {"width": 1280, "height": 800})),
             ("patron reads and returns", lambda: patron_reads_and_returns(browser, args.base, args.lent_title, {"width": 1280, "height": 800}, True)),
-            ("phone-width audit", lambda: phone_audit(browser, args.base)),
+            ("phone-width audit", lambda: phone_audit(browser, args.base, args.open_title)),
             ("account", lambda: patron_account(browser, args.base, args.lent_title, {"width": 1024, "height": 768})),
         ]
         if args.screenshots:
@@ -324,9 +324,19 @@ def main():
     sys.exit(1 if failures else 0)
 
 
-def phone_audit(browser, base):
-    """The home, search and sign-in pages at a phone's width: the same checks, and no sideways scrolling."""
+def phone_audit(browser, base, open_title):
+    """The home, search and sign-in pages and the reader at a phone's width: the same checks, no sideways scrolling."""
     phone = Watched(browser, "phone", {"width": 390, "height": 844})
+    phone.page.goto(f"{base}/#/search?q={open_title.split()[0]}")
+    phone.page.get_by_role("list", name="Search results").get_by_role("link", name=re.compile(re.escape(open_title))).click()
+    phone.page.get_by_role("link", name=f"Read {open_title}").click()
+    expect(phone.page.locator(".reader[data-ready='true']")).to_be_attached(timeout=30_000)
+    phone.page.get_by_role("button", name="Next page").click()
+    phone.audit("reader at phone width", focus=False)
+    overflow = phone.page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
+    check(overflow <= 1, f"phone / reader: the page scrolls sideways by {overflow} px")
+    frame_width = phone.page.evaluate("document.querySelector('iframe.reader-frame').getBoundingClientRect().width")
+    check(frame_width <= 390, f"phone / reader: the book's frame is {frame_width} px wide in a 390 px window")
     for route, what in (("/#/", "home"), ("/#/search", "search"), ("/#/signin", "sign-in")):
         phone.page.goto(f"{base}{route}")
         expect(phone.page.get_by_role("heading", level=1)).to_be_visible()

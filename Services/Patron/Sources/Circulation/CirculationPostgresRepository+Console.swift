@@ -34,14 +34,15 @@ extension CirculationPostgresRepository {
         var loansToday: Int
     }
 
-    /// The console's dashboard figures: patrons, active loans, holds waiting, offers open, loans taken today.
+    /// The console's dashboard figures: patrons, active loans, holds waiting, offers open, loans taken in the last 24 hours
+    /// (returned ones too: from the loan history).
     func figures(logger: Logger) async throws -> CirculationFigures {
         let rows = try await client.query(
             """
             SELECT (SELECT count(*) FROM patrons)::int,
                 count(*) FILTER (WHERE state IN ('not_downloaded', 'download_queued', 'downloading', 'download_failed', 'download_completed', 'opened'))::int,
                 count(*) FILTER (WHERE state = 'waiting_for_loan')::int, count(*) FILTER (WHERE state = 'loan_offered')::int,
-                count(*) FILTER (WHERE loaned_at > now() - interval '1 day')::int
+                (SELECT count(*) FROM loan_history WHERE loaned_at > now() - interval '1 day')::int
             FROM patron_books
             """, logger: logger)
         for try await (patrons, loans, holds, offers, today) in rows.decode((Int, Int, Int, Int, Int).self) {
