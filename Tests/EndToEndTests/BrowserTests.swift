@@ -15,9 +15,10 @@ import TestSupport
         try await Stack.run { stack in
             _ = try await stack.ingest(try RealClientTests.corpusFile("gutenberg-pg11-alice.epub"), copies: 1)
             _ = try await stack.ingest(try RealClientTests.corpusFile("palace-charles-dickens_great-expectations.epub"), openAccess: true)
-            let uploads = try ["idpf-childrens-literature.epub", "bmaupin-basic-v3plus2.epub"].map { try RealClientTests.corpusFile($0).path }
+            let uploads = try ["bmaupin-basic-v3plus2.epub", "idpf-childrens-literature.epub"].map { try RealClientTests.corpusFile($0).path }
             let script = stack.root.appendingPathComponent("Tests/tools/browser/web_app_test.py")
             var arguments = [
+                "--artifacts", stack.workDir.deletingLastPathComponent().path,
                 script.path, "--base", "http://127.0.0.1:\(stack.ports[.gateway]!)", "--admin-token", Stack.adminToken, "--chromium", chromium,
                 "--lent-title", "Alice's Adventures in Wonderland", "--open-title", "Great Expectations", "--upload",
             ] + uploads
@@ -27,6 +28,9 @@ import TestSupport
             let status = await browser.wait()
             let log = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
             #expect(status == 0, "the browser tests failed:\n\(log.suffix(6000))")
+            for step in ["operator uploads", "read to the end", "patron reads and returns", "phone-width audit", "account"] {
+                #expect(log.contains("ok: \(step)\n"), "the browser step '\(step)' did not pass:\n\(log.suffix(3000))")
+            }
         }
     }
 }

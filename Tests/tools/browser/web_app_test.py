@@ -6,6 +6,8 @@ With --screenshots DIR it also saves the README's screenshots (phone and desktop
 Exits 0 when every check passed; otherwise prints each failure and exits 1.
 """
 import argparse
+import base64
+import os
 import re
 import sys
 import time
@@ -77,7 +79,7 @@ def operator_uploads(browser, base, token, files, viewport):
     page.get_by_role("link", name="Upload").click()
     expect(page.get_by_role("heading", name="Upload books")).to_be_visible()
     operator.audit("upload")
-    page.get_by_label("EPUB files").set_input_files(files)
+    drop_files(page, ".dropzone", files)
     added = page.get_by_text(re.compile(r"^(Added|Already in the catalog): "))
     expect(added).to_have_count(len(files), timeout=60_000)
     titles = [text.split(": ", 1)[1] for text in added.all_inner_texts()]
@@ -87,8 +89,20 @@ def operator_uploads(browser, base, token, files, viewport):
     page.get_by_role("link", name="Books").click()
     expect(page.get_by_role("heading", name="Books", level=1)).to_be_visible()
     operator.audit("books")
+    # Two copies and featured for the first upload; the change holds when the list is read again.
+    page.get_by_label(f"Copies of {titles[0]}").fill("2")
+    page.get_by_role("checkbox", name=f"Featured: {titles[0]}").check()
+    page.get_by_role("button", name=f"Save {titles[0]}").click()
+    expect(page.get_by_text("Saved", exact=True)).to_be_visible()
+    page.get_by_role("searchbox", name="Find by title or author").fill(titles[0])
+    page.get_by_role("button", name="Find").click()
+    expect(page.get_by_label(f"Copies of {titles[0]}")).to_have_value("2")
+    expect(page.get_by_role("checkbox", name=f"Featured: {titles[0]}")).to_be_checked()
+
+    page.request.post(f"{base}/feedback", data={"message": "Please add more mysteries."})
     page.get_by_role("link", name="Feedback").click()
     expect(page.get_by_role("heading", name="Feedback", level=1)).to_be_visible()
+    expect(page.get_by_text("Please add more mysteries.")).to_be_visible()
     operator.audit("feedback inbox")
 
     visitor = Watched(browser, "home", viewport)
@@ -96,9 +110,43 @@ def operator_uploads(browser, base, token, files, viewport):
     for title in titles:
         expect(visitor.page.get_by_role("link", name=re.compile(re.escape(title))).first).to_be_visible()
     visitor.audit("home")
+    # A lane's page: its facets change the order, and the page keeps its checks.
+    visitor.page.get_by_role("link", name="More: New arrivals").click()
+    expect(visitor.page.get_by_role("heading", name="New arrivals", level=1)).to_be_visible()
+    visitor.page.get_by_label("Sort by").select_option(label="Title (ascending)")
+    expect(visitor.page.get_by_label("Sort by")).to_have_value(re.compile("sort=title&order=asc"))
+    names = visitor.page.get_by_role("list", name="New arrivals").locator(".title").all_inner_texts()
+    key = lambda n: re.sub(r"^(the|a|an) ", "", n.lower())
+    check(len(names) >= 2 and key(names[0]) <= key(names[-1]), f"title order is {names}")
+    visitor.audit("lane page")
+
+    # Withdrawn: gone from the home page at once.
+    page.get_by_role("link", name="Books").click()
+    page.get_by_role("button", name=f"Withdraw {titles[1]}").click()
+    expect(page.get_by_role("button", name=f"Withdraw {titles[1]}")).to_have_count(0)
     visitor.context.close()
+    # A visitor who comes now (the first one's browser may keep the page for its max-age, as HTTP allows).
+    latecomer = Watched(browser, "home after a withdrawal", viewport)
+    latecomer.page.goto(f"{base}/")
+    expect(latecomer.page.get_by_role("heading", name="New arrivals", level=2)).to_be_visible()
+    check(latecomer.page.get_by_role("link", name=re.compile(re.escape(titles[1]))).count() == 0, "a withdrawn book is still on the home page")
+    latecomer.context.close()
     operator.context.close()
     return titles
+
+
+def drop_files(page, selector, paths):
+    """Drops files on an element as a person dragging them from their desktop would (a DataTransfer with Files)."""
+    files = [{"name": os.path.basename(path), "data": base64.b64encode(open(path, "rb").read()).decode()} for path in paths]
+    transfer = page.evaluate_handle(
+        """(files) => { const transfer = new DataTransfer();
+             for (const file of files) {
+               const bytes = Uint8Array.from(atob(file.data), (c) => c.charCodeAt(0));
+               transfer.items.add(new File([bytes], file.name, { type: 'application/epub+zip' }));
+             }
+             return transfer; }""", files)
+    page.locator(selector).dispatch_event("dragover", {"dataTransfer": transfer})
+    page.locator(selector).dispatch_event("drop", {"dataTransfer": transfer})
 
 
 def reader_position(page):
@@ -151,6 +199,12 @@ def patron_reads_and_returns(browser, base, title, viewport, second_patron):
         page.get_by_role("button", name="Next page").click()
         expect(page.locator("#reader-position")).not_to_have_text(places[-1])
         places.append(reader_position(page))
+    # The keyboard turns pages too.
+    page.get_by_role("button", name="Next page").focus()
+    page.keyboard.press("ArrowLeft")
+    expect(page.locator("#reader-position")).to_have_text(places[-2])
+    page.keyboard.press("ArrowRight")
+    expect(page.locator("#reader-position")).to_have_text(places[-1])
     expect(page.locator(".reader[data-saved-position]")).to_be_attached()
     frame_text = page.frame_locator("iframe.reader-frame").locator("body").inner_text()
     check(len(frame_text.strip()) > 0, "the reader shows no text")
@@ -200,6 +254,63 @@ def patron_reads_and_returns(browser, base, title, viewport, second_patron):
     reader.audit("account")
     waiting.context.close()
     reader.context.close()
+
+
+def read_to_the_end(browser, base, title, viewport):
+    """Borrow a short book, read it to the end in the scrolled layout through the contents, rate it at the prompt;
+    remove a bookmark; sign up with a new library card and sign in with it."""
+    patron = Watched(browser, "to the end", viewport)
+    page = patron.page
+    page.goto(f"{base}/#/signup")
+    page.get_by_label("Sign up with").select_option("card")
+    page.get_by_label("PIN (4 to 8 digits)").fill("2468")
+    page.get_by_role("button", name="Create account").click()
+    barcode = page.locator("#new-barcode").inner_text()
+    check(re.fullmatch(r"\d{14}", barcode) is not None, f"the new card number is '{barcode}'")
+    patron.audit("new card")
+    page.get_by_role("link", name="Account").click()
+    page.get_by_role("button", name="Sign out").click()
+    page.get_by_role("link", name="Sign in").click()
+    page.get_by_label("Library card number or username").fill(barcode)
+    page.get_by_label("PIN or password").fill("2468")
+    page.get_by_role("button", name="Sign in").click()
+    expect(page.get_by_role("link", name="Account")).to_be_visible()
+
+    expect(page.get_by_role("heading", name="Bookmobile", level=1)).to_be_visible()
+    page.get_by_role("link", name="Search").click()
+    page.get_by_role("searchbox", name="Search the catalog").fill(title)
+    page.get_by_role("list", name="Search results").get_by_role("link", name=re.compile(re.escape(title))).first.click()
+    page.get_by_role("button", name=f"Borrow: {title}").click()
+    page.get_by_role("link", name=f"Read {title}").click()
+    expect(page.locator(".reader[data-ready='true']")).to_be_attached(timeout=30_000)
+    page.get_by_role("button", name="Add bookmark").click()
+    expect(page.locator("#status")).to_contain_text("Bookmark added")
+    page.get_by_role("button", name="Bookmarks").click()
+    page.get_by_role("button", name=re.compile("^Remove bookmark")).click()
+    expect(page.get_by_text("No bookmarks yet.")).to_be_visible()
+    page.get_by_role("button", name="Close panel").click()
+    page.get_by_role("button", name="Reading settings").click()
+    page.get_by_role("radio", name="Scrolled").check()
+    page.get_by_role("button", name="Close panel").click()
+    page.get_by_role("button", name="Contents").click()
+    entries = page.locator(".reader-panel li a")
+    check(entries.count() > 0, "the contents panel lists nothing")
+    entries.last.click()
+    for _ in range(40):
+        if page.get_by_role("dialog", name=re.compile("^You finished")).count():
+            break
+        page.get_by_role("button", name="Next page").click()
+        page.wait_for_timeout(100)
+    dialog = page.get_by_role("dialog", name=re.compile("^You finished"))
+    expect(dialog).to_be_visible()
+    patron.audit("rating prompt", focus=False)
+    dialog.get_by_role("button", name="4 stars").click()
+    expect(dialog).to_have_count(0)
+    page.get_by_role("link", name="Close book").click()
+    expect(page.get_by_role("group", name=f"Your rating of {title}").get_by_role("button", name="4 stars")).to_have_attribute("aria-pressed", "true")
+    expect(page.get_by_role("group", name=f"Your rating of {title}").get_by_role("button", name="5 stars")).to_have_attribute("aria-pressed", "false")
+    page.evaluate("localStorage.removeItem('bookmobile.reader.layout')")
+    patron.context.close()
 
 
 def patron_account(browser, base, title, viewport):
@@ -298,12 +409,15 @@ def main():
     parser.add_argument("--open-title", required=True, help="title of an open-access book (the screenshots' reader)")
     parser.add_argument("--screenshots")
     parser.add_argument("--chromium", default="/usr/bin/chromium")
+    parser.add_argument("--artifacts", default="/tmp", help="where a failed step's screenshots go")
     args = parser.parse_args()
     started = time.monotonic()
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=args.chromium, args=["--no-sandbox"])
+        uploaded = []
         steps = [
-            ("operator uploads", lambda: operator_uploads(browser, args.base, args.admin_token, args.upload, {"width": 1280, "height": 800})),
+            ("operator uploads", lambda: uploaded.extend(operator_uploads(browser, args.base, args.admin_token, args.upload, {"width": 1280, "height": 800}))),
+            ("read to the end", lambda: read_to_the_end(browser, args.base, uploaded[0], {"width": 1024, "height": 768})),
             ("patron reads and returns", lambda: patron_reads_and_returns(browser, args.base, args.lent_title, {"width": 1280, "height": 800}, True)),
             ("phone-width audit", lambda: phone_audit(browser, args.base, args.open_title)),
             ("account", lambda: patron_account(browser, args.base, args.lent_title, {"width": 1024, "height": 768})),
@@ -317,6 +431,16 @@ def main():
             except Exception as error:  # a step that cannot go on is one failure; the next step still runs
                 failures.append(f"{name}: {type(error).__name__}: {error}")
                 print(f"FAIL: {name}: {error}", flush=True)
+                for index, page in enumerate(p for context in browser.contexts for p in context.pages):
+                    slug = re.sub(r"\W+", "-", name)
+                    path = os.path.join(args.artifacts, f"failure-{slug}-{index}.png")
+                    try:
+                        page.screenshot(path=path)
+                        print(f"  screenshot: {path} ({page.url})", flush=True)
+                    except Exception:
+                        pass
+                for context in browser.contexts:
+                    context.close()
         browser.close()
     print(f"{len(failures)} failures in {time.monotonic() - started:.0f} s", flush=True)
     for failure in failures:

@@ -37,9 +37,9 @@ export async function signUpView(main) {
     const card = kind.value === 'card';
     for (const key of Object.keys(inputs)) delete inputs[key];
     if (card) {
-      inputs.barcode = h('input', { name: 'barcode', inputmode: 'numeric', autocomplete: 'username', required: true });
+      inputs.barcode = h('input', { name: 'barcode', inputmode: 'numeric', autocomplete: 'username', pattern: '[0-9]{14}' });
       inputs.pin = h('input', { name: 'pin', type: 'password', inputmode: 'numeric', autocomplete: 'new-password', required: true, pattern: '[0-9]{4,8}' });
-      show(fields, field('Library card number', inputs.barcode), field('PIN (4 to 8 digits)', inputs.pin));
+      show(fields, field('Library card number (14 digits; leave empty for a new card)', inputs.barcode), field('PIN (4 to 8 digits)', inputs.pin));
     } else {
       inputs.username = h('input', { name: 'username', autocomplete: 'username', required: true, spellcheck: false });
       inputs.email = h('input', { name: 'email', type: 'email', autocomplete: 'email', required: true });
@@ -53,7 +53,16 @@ export async function signUpView(main) {
     event.preventDefault();
     message.replaceChildren();
     try {
-      await signUp(Object.fromEntries(Object.entries(inputs).map(([key, input]) => [key, input.value.trim()])));
+      const fields = Object.entries(inputs).map(([key, input]) => [key, input.value.trim()]).filter(([, value]) => value !== '');
+      const patron = await signUp(Object.fromEntries(fields));
+      if (kind.value === 'card') {
+        // A new card's number is the patron's to keep: show it before going on.
+        document.dispatchEvent(new CustomEvent('session-changed'));
+        show(main, heading('Welcome to Bookmobile'),
+          h('p', {}, 'Your library card number is ', h('strong', { id: 'new-barcode' }, patron.barcode), '. Sign in with it and your PIN in any reading app.'),
+          h('p', {}, h('a', { class: 'button', href: '#/' }, 'Start browsing')));
+        return;
+      }
       done();
     } catch (error) {
       message.append(h('p', { class: 'error', role: 'alert' }, error.message));
