@@ -18,8 +18,7 @@ import TestSupport
             let uploads = try ["bmaupin-basic-v3plus2.epub", "idpf-childrens-literature.epub"].map { try RealClientTests.corpusFile($0).path }
             let script = stack.root.appendingPathComponent("Tests/tools/browser/web_app_test.py")
             var arguments = [
-                "--artifacts", stack.workDir.deletingLastPathComponent().path,
-                script.path, "--base", "http://127.0.0.1:\(stack.ports[.gateway]!)", "--admin-token", Stack.adminToken, "--chromium", chromium,
+                script.path, "--artifacts", stack.workDir.deletingLastPathComponent().path, "--base", "http://127.0.0.1:\(stack.ports[.gateway]!)", "--admin-token", Stack.adminToken, "--chromium", chromium,
                 "--lent-title", "Alice's Adventures in Wonderland", "--open-title", "Great Expectations", "--upload",
             ] + uploads
             if let folder = environment["BROWSER_SCREENSHOTS"] { arguments += ["--screenshots", folder] }
