@@ -64,6 +64,7 @@ def sign_up(page, base, username):
     page.get_by_label("Password (at least 8 characters)").fill("correct horse battery")
     page.get_by_role("button", name="Create account").click()
     expect(page.get_by_role("link", name="Account")).to_be_visible()
+    expect(page.get_by_role("heading", name="Bookmobile", level=1)).to_be_visible()
 
 
 def operator_uploads(browser, base, token, files, viewport):
@@ -227,7 +228,16 @@ def patron_reads_and_returns(browser, base, title, viewport, second_patron):
     check(reader_position(page) == place_before_reload, f"after a reload the reader is at '{reader_position(page)}', not '{place_before_reload}'")
     page.get_by_role("button", name="Bookmarks").click()
     check(page.get_by_role("button", name=re.compile("^Go to bookmark")).count() == 1, "the bookmark is not listed after a reload")
+    listed = page.locator(".bookmark-list li").first.inner_text()
+    check(len(listed.strip().splitlines()) >= 2, f"the bookmark lacks its chapter or snippet: {listed!r}")
     page.get_by_role("button", name="Close panel").click()
+    # Back two pages, then the bookmark brings the reader to its place again.
+    page.get_by_role("button", name="Previous page").click()
+    page.get_by_role("button", name="Previous page").click()
+    expect(page.locator("#reader-position")).not_to_have_text(place_before_reload)
+    page.get_by_role("button", name="Bookmarks").click()
+    page.get_by_role("button", name=re.compile("^Go to bookmark")).click()
+    expect(page.locator("#reader-position")).to_have_text(place_before_reload)
     page.get_by_role("button", name="Reading settings").click()
     check(page.locator("#font-size-value").inner_text() == size_after, f"font size after reload is {page.locator('#font-size-value').inner_text()}, not {size_after}")
     page.get_by_role("button", name="Close panel").click()
@@ -270,6 +280,7 @@ def read_to_the_end(browser, base, title, viewport):
     patron.audit("new card")
     page.get_by_role("link", name="Account").click()
     page.get_by_role("button", name="Sign out").click()
+    expect(page.get_by_role("heading", name="Bookmobile", level=1)).to_be_visible()
     page.get_by_role("link", name="Sign in").click()
     page.get_by_label("Library card number or username").fill(barcode)
     page.get_by_label("PIN or password").fill("2468")
@@ -342,6 +353,7 @@ def patron_account(browser, base, title, viewport):
     check(download.value.suggested_filename == "bookmobile-export.json", "the export is not offered as a file")
     page.get_by_role("button", name="Sign out").click()
     expect(page.get_by_role("link", name="Sign in")).to_be_visible()
+    expect(page.get_by_role("heading", name="Bookmobile", level=1)).to_be_visible()
     page.get_by_role("link", name="Sign in").click()
     patron.audit("sign-in")
     page.get_by_label("Library card number or username").fill(name)
@@ -351,6 +363,7 @@ def patron_account(browser, base, title, viewport):
     page.get_by_label("PIN or password").fill("correct horse battery")
     page.get_by_role("button", name="Sign in").click()
     expect(page.get_by_role("link", name="Account")).to_be_visible()
+    expect(page.get_by_role("heading", name="Bookmobile", level=1)).to_be_visible()
     page.get_by_role("link", name="Account").click()
     page.get_by_role("button", name="Delete my account").click()
     page.get_by_role("alertdialog").get_by_role("button", name="Delete my account").click()

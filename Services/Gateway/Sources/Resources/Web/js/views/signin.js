@@ -4,7 +4,8 @@ import { field, h, heading, show } from '../dom.js';
 
 function done() {
   document.dispatchEvent(new CustomEvent('session-changed'));
-  location.hash = '#/';
+  // Home, unless the patron already went elsewhere while the answer travelled.
+  if (['#/signin', '#/signup'].includes(location.hash.split('?')[0])) location.hash = '#/';
 }
 
 export async function signInView(main) {
