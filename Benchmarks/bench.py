@@ -115,8 +115,20 @@ class Stack:
 
     def start_postgres(self):
         subprocess.run([ROOT / "scripts/postgres.sh", "start", self.work / "pg", str(self.pg_port)], check=True)
+        existing = psql(self.pg_port, "postgres", "SELECT datname FROM pg_database").split("\n")
         for name in ("catalog", "patron"):
-            psql(self.pg_port, "postgres", f"CREATE DATABASE {name}")
+            if name not in existing:
+                psql(self.pg_port, "postgres", f"CREATE DATABASE {name}")
+
+    def reset_patrons(self):
+        """A kept catalog's second run: patron's accounts, shelves and reading data go (catalog's licences stay, so
+        that patron need not hear them again), and catalog forgets the shelves it copied."""
+        psql(self.pg_port, "patron", """
+            TRUNCATE patrons, patron_books, ignored_books, loan_history, notifications, bookmarks, positions, ratings,
+                favorites, feedback, login_throttle, sign_in_failures, sign_in_addresses, shelf_changes, shelf_versions,
+                signup_attempts CASCADE""")
+        psql(self.pg_port, "catalog", "TRUNCATE patron_shelves")
+        psql(self.pg_port, "catalog", "UPDATE books SET copies_available = copies, holds = 0 WHERE copies_available <> copies OR holds <> 0")
 
     def start_services(self):
         for name in ("catalog", "patron", "gateway"):
@@ -210,15 +222,31 @@ def main():
     parser.add_argument("--duration", type=int, default=10, help="seconds per wrk scenario")
     parser.add_argument("--patrons", type=int, default=10_000, help="patrons seeded with a realistic shelf each")
     parser.add_argument("--upload-mb", type=int, default=150, help="size of each of the 8 EPUBs uploaded at once (0: skip)")
-    parser.add_argument("--keep", action="store_true", help="keep the work folder")
+    parser.add_argument("--keep", action="store_true",
+                        help="keep the seeded stack in .data/bench-<books> and reuse it on the next run with as many books (seeded once)")
     parser.add_argument("--hold", action="store_true", help="seed and start, then wait (for profiling) instead of measuring")
     args = parser.parse_args()
 
-    work = pathlib.Path(tempfile.mkdtemp(prefix="bookmobile-bench-"))
+    if args.keep:
+        work = ROOT / ".data" / f"bench-{args.books}"
+        work.mkdir(parents=True, exist_ok=True)
+    else:
+        work = pathlib.Path(tempfile.mkdtemp(prefix="bookmobile-bench-"))
+    seeded = work / "seeded.json"
     stack = Stack(work, args.bin)
     try:
         stack.start_postgres()
-        ingest = seed(stack, args)
+        if args.keep and seeded.exists():
+            ingest = json.loads(seeded.read_text())
+            log(f"reusing the catalog of {args.books} books seeded before in {work} (its ingest figures are that run's)")
+            stack.reset_patrons()
+        else:
+            started = time.time()
+            ingest = seed(stack, args)
+            ingest["seed_seconds"] = round(time.time() - started, 1)
+            log(f"catalog seeded in {ingest['seed_seconds']} s")
+            if args.keep:
+                seeded.write_text(json.dumps(ingest))
         stack.start_services()
         gw = stack.gateway
         uploads = None
@@ -340,7 +368,7 @@ def main():
     finally:
         stack.stop()
         if args.keep:
-            log(f"work folder kept: {work}")
+            log(f"stack kept for the next run with --books {args.books}: {work}")
         else:
             shutil.rmtree(work, ignore_errors=True)
 
