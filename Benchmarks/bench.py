@@ -39,8 +39,11 @@ def free_port():
 
 
 def psql(port, database, sql):
-    out = subprocess.run(["psql", "-h", "127.0.0.1", "-p", str(port), "-U", "postgres", "-d", database, "-tAc", sql],
-                         check=True, capture_output=True, text=True)
+    command = ["psql", "-h", "127.0.0.1", "-p", str(port), "-U", "postgres", "-d", database, "-tA"]
+    if len(sql) < 100_000:
+        out = subprocess.run(command + ["-c", sql], check=True, capture_output=True, text=True)
+    else:  # past the kernel's limit for one argument: through standard input, quietly, stopping at an error
+        out = subprocess.run(command + ["-q", "-v", "ON_ERROR_STOP=1"], input=sql, check=True, capture_output=True, text=True)
     return out.stdout.strip()
 
 
@@ -123,10 +126,10 @@ class Stack:
     def reset_patrons(self):
         """A kept catalog's second run: patron's accounts, shelves and reading data go (catalog's licences stay, so
         that patron need not hear them again), and catalog forgets the shelves it copied."""
-        psql(self.pg_port, "patron", """
-            TRUNCATE patrons, patron_books, ignored_books, loan_history, notifications, bookmarks, positions, ratings,
-                favorites, feedback, login_throttle, sign_in_failures, sign_in_addresses, shelf_changes, shelf_versions,
-                signup_attempts CASCADE""")
+        tables = psql(self.pg_port, "patron", """
+            SELECT string_agg(tablename, ', ') FROM pg_tables
+            WHERE schemaname = 'public' AND tablename NOT IN ('licenses', 'schema_migrations')""")
+        psql(self.pg_port, "patron", f"TRUNCATE {tables} CASCADE")
         psql(self.pg_port, "catalog", "TRUNCATE patron_shelves")
         psql(self.pg_port, "catalog", "UPDATE books SET copies_available = copies, holds = 0 WHERE copies_available <> copies OR holds <> 0")
 
@@ -188,7 +191,7 @@ def seed(stack, args):
 
 def nginx_ceiling(work, lane_bytes, epub_bytes, duration):
     static = work / "static"
-    static.mkdir()
+    static.mkdir(exist_ok=True)
     (static / "lane.xml").write_bytes(lane_bytes)
     (static / "book.epub").write_bytes(epub_bytes)
     port = free_port()
@@ -374,7 +377,15 @@ def main():
 
 
 def clear_throttle(stack):
-    psql(stack.pg_port, "patron", "DELETE FROM sign_in_failures; DELETE FROM sign_in_addresses")
+    # Patron writes these rows while sign-ins are answered: a deadlock with it is retried.
+    for attempt in range(5):
+        try:
+            psql(stack.pg_port, "patron", "DELETE FROM sign_in_failures; DELETE FROM sign_in_addresses")
+            return
+        except subprocess.CalledProcessError as error:
+            log(f"clearing the sign-in throttle failed ({error.stderr.strip()}); again")
+            time.sleep(1)
+    raise RuntimeError("the sign-in throttle could not be cleared")
 
 
 def seed_patrons(stack, count, pin_hash, licensed):
