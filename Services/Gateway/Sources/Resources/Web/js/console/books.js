@@ -3,7 +3,7 @@ import { announce, field, h, heading, show } from '../dom.js';
 import { admin } from './admin-api.js';
 
 function editRow(book, refresh) {
-  const copies = h('input', { type: 'number', min: 0, max: 100000, value: book.copies, 'aria-label': `Copies of ${book.title}`, style: null });
+  const copies = h('input', { type: 'number', min: 0, max: 100000, value: book.copies, 'aria-label': `Copies of ${book.title}` });
   const featured = h('input', { type: 'checkbox', checked: book.featured, 'aria-label': `Featured: ${book.title}` });
   const staffPick = h('input', { type: 'checkbox', checked: book.staffPick, 'aria-label': `Staff pick: ${book.title}` });
   const message = h('span', { 'aria-live': 'polite' });

@@ -225,7 +225,7 @@ export async function readerView(main, { params: [bookId] }) {
     const closeButton = h('button', { type: 'button', class: 'secondary', onclick: closePanel }, 'Close panel');
     let body;
     if (kind === 'contents') {
-      body = [h('h2', { id: 'panel-title' }, 'Contents'), h('ul', {}, toc.map((entry) => h('li', { style: null },
+      body = [h('h2', { id: 'panel-title' }, 'Contents'), h('ul', {}, toc.map((entry) => h('li', {},
         h('a', { href: '#', onclick: (event) => { event.preventDefault(); closePanel(); goTo(entry.href); } }, `${'\u2003'.repeat(entry.depth)}${entry.title}`))))];
     } else if (kind === 'bookmarks') {
       body = [h('h2', { id: 'panel-title' }, 'Bookmarks'),
