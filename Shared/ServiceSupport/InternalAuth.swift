@@ -16,6 +16,13 @@ public struct ServiceToken: Sendable {
         let b = Array(SHA256.hash(data: Data(candidate.utf8)))
         return zip(a, b).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
     }
+
+    /// Refuses (401) a request that does not carry this token as `Authorization: Bearer`: the operators' routes.
+    public func requireAdmin(_ request: Request) throws {
+        guard matches(BasicAuthorization.bearer(request.headers[.authorization])) else {
+            throw Problem.unauthorized("The admin token is required (Authorization: Bearer <ADMIN_TOKEN>)")
+        }
+    }
 }
 
 /// Refuses (401) every request that does not carry the service token. Mount it on `/internal` routes.

@@ -99,7 +99,8 @@ struct WebAssets: Sendable {
         case "svg": "image/svg+xml"
         case "png": "image/png"
         case "ico": "image/x-icon"
-        case "json", "webmanifest": "application/manifest+json"
+        case "json": "application/json"
+        case "webmanifest": "application/manifest+json"
         default: "application/octet-stream"
         }
     }

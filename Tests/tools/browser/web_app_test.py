@@ -67,12 +67,23 @@ def sign_up(page, base, username):
     expect(page.get_by_role("heading", name="Bookmobile", level=1)).to_be_visible()
 
 
+def search_result(page, words, title):
+    """Searches from the header's Search link as a patron types, and returns the result that links `title`."""
+    page.get_by_role("link", name="Search").click()
+    page.get_by_role("searchbox", name="Search the catalog").fill(words)
+    return page.get_by_role("list", name="Search results").get_by_role("link", name=re.compile(re.escape(title))).first
+
+
 def operator_uploads(browser, base, token, files, viewport):
     """An operator enters the token, uploads two EPUBs at once and finds them on the home page."""
     operator = Watched(browser, "console", viewport)
     page = operator.page
     page.goto(f"{base}/admin/")
     operator.audit("token form")
+    page.get_by_label("Admin token").fill("not-the-token")
+    page.get_by_role("button", name="Open the console").click()
+    expect(page.get_by_role("alert")).to_have_text("That token is not right.")
+    check(page.evaluate("sessionStorage.length") == 0, "a wrong admin token was kept in the tab")
     page.get_by_label("Admin token").fill(token)
     page.get_by_role("button", name="Open the console").click()
     expect(page.get_by_role("heading", name="Dashboard", level=1)).to_be_visible()
@@ -162,9 +173,7 @@ def patron_reads_and_returns(browser, base, title, viewport, second_patron):
     page.goto(f"{base}/#/signup")
     reader.audit("sign-up")
     sign_up(page, base, f"reader{uuid.uuid4().hex[:8]}")
-    page.get_by_role("link", name="Search").click()
-    page.get_by_role("searchbox", name="Search the catalog").fill(title.split()[0])
-    result = page.get_by_role("list", name="Search results").get_by_role("link", name=re.compile(re.escape(title)))
+    result = search_result(page, title.split()[0], title)
     expect(result).to_be_visible()
     reader.audit("search results")
     result.click()
@@ -178,9 +187,7 @@ def patron_reads_and_returns(browser, base, title, viewport, second_patron):
     waiting = Watched(browser, "second patron", viewport)
     sign_up(waiting.page, base, f"waiter{uuid.uuid4().hex[:8]}")
     waiting.page.goto(f"{base}/")
-    waiting.page.get_by_role("link", name="Search").click()
-    waiting.page.get_by_role("searchbox", name="Search the catalog").fill(title.split()[0])
-    waiting.page.get_by_role("list", name="Search results").get_by_role("link", name=re.compile(re.escape(title))).click()
+    search_result(waiting.page, title.split()[0], title).click()
     # The page's copy figures may be a few seconds old (feed and edge caches): Borrow may still show, and then turns
     # into Place hold when the server answers that no copy is free.
     hold = waiting.page.get_by_role("button", name=f"Place hold: {title}")
@@ -288,9 +295,7 @@ def read_to_the_end(browser, base, title, viewport):
     expect(page.get_by_role("link", name="Account")).to_be_visible()
 
     expect(page.get_by_role("heading", name="Bookmobile", level=1)).to_be_visible()
-    page.get_by_role("link", name="Search").click()
-    page.get_by_role("searchbox", name="Search the catalog").fill(title)
-    page.get_by_role("list", name="Search results").get_by_role("link", name=re.compile(re.escape(title))).first.click()
+    search_result(page, title, title).click()
     page.get_by_role("button", name=f"Borrow: {title}").click()
     page.get_by_role("link", name=f"Read {title}").click()
     expect(page.locator(".reader[data-ready='true']")).to_be_attached(timeout=30_000)
@@ -330,9 +335,7 @@ def patron_account(browser, base, title, viewport):
     page = patron.page
     name = f"acct{uuid.uuid4().hex[:8]}"
     sign_up(page, base, name)
-    page.get_by_role("link", name="Search").click()
-    page.get_by_role("searchbox", name="Search the catalog").fill(title.split()[0])
-    page.get_by_role("list", name="Search results").get_by_role("link", name=re.compile(re.escape(title))).click()
+    search_result(page, title.split()[0], title).click()
     page.get_by_role("button", name=f"Hide {title} from my feeds").click()
     expect(page.get_by_role("heading", name="Bookmobile", level=1)).to_be_visible()
     page.get_by_role("link", name="Account").click()
@@ -381,9 +384,7 @@ def screenshots(browser, base, token, title, directory):
         page.goto(f"{base}/#/")
         page.wait_for_timeout(800)
         page.screenshot(path=f"{directory}/home-{label}.png")
-        page.get_by_role("link", name="Search").click()
-        page.get_by_role("searchbox", name="Search the catalog").fill(title.split()[0])
-        page.get_by_role("list", name="Search results").get_by_role("link", name=re.compile(re.escape(title))).click()
+        search_result(page, title.split()[0], title).click()
         expect(page.get_by_role("heading", name=title, level=1)).to_be_visible()
         page.wait_for_timeout(800)
         page.screenshot(path=f"{directory}/book-{label}.png")

@@ -24,16 +24,10 @@ struct AdminController: Sendable {
         router.put("/admin/books/:id/cover", use: replaceCover)
     }
 
-    private func requireAdmin(_ request: Request) throws {
-        guard adminToken.matches(BasicAuthorization.bearer(request.headers[.authorization])) else {
-            throw Problem.unauthorized("The admin token is required (Authorization: Bearer <ADMIN_TOKEN>)")
-        }
-    }
-
     /// `POST /admin/books?copies=N&open_access=&featured=&replace=` with an EPUB body → 201 new, 200 known file or new
     /// edition (only with `replace=true`; otherwise a file with an existing book's ISBN is a 409 naming that book).
     func ingest(request: Request, context: BasicRequestContext) async throws -> Response {
-        try requireAdmin(request)
+        try adminToken.requireAdmin(request)
         var options = Ingester.Options()
         let query = request.uri.queryParameters
         if let copies = query.get("copies") {
@@ -77,7 +71,7 @@ struct AdminController: Sendable {
     /// `GET /admin/books?q=&size=&after=` → `{"books": [...], "next"?: id}`: every book, withdrawn ones too, newest
     /// first, whose title or an author contains `q`.
     func list(request: Request, context: BasicRequestContext) async throws -> Response {
-        try requireAdmin(request)
+        try adminToken.requireAdmin(request)
         let query = request.uri.queryParameters
         let words = String(query.get("q") ?? "").trimmingCharacters(in: .whitespaces)
         guard words.count <= 200 else { throw Problem.badRequest("q is at most 200 characters") }
@@ -94,12 +88,12 @@ struct AdminController: Sendable {
 
     /// `GET /admin/figures` → the catalog's counts for the console's dashboard.
     func figures(request: Request, context: BasicRequestContext) async throws -> Response {
-        try requireAdmin(request)
+        try adminToken.requireAdmin(request)
         return try JSONMessages.response(try await ingester.books.figures(logger: context.logger), headers: [.cacheControl: "no-store"])
     }
 
     func get(request: Request, context: BasicRequestContext) async throws -> Response {
-        try requireAdmin(request)
+        try adminToken.requireAdmin(request)
         let id = try context.uuid("id")
         guard let book = try await ingester.books.detail(id: id, logger: context.logger) else { throw Problem.notFound("No book \(id)") }
         return try JSONMessages.response(book)
@@ -125,7 +119,7 @@ struct AdminController: Sendable {
 
     /// `PATCH /admin/books/{id}` `{copies?, featured?, staffPick?, openAccess?}` → the book; the licence goes to patron.
     func edit(request: Request, context: BasicRequestContext) async throws -> Response {
-        try requireAdmin(request)
+        try adminToken.requireAdmin(request)
         let id = try context.uuid("id")
         let edit = try await JSONMessages.decode(Edit.self, from: request)
         if let copies = edit.copies, !(0...100_000).contains(copies) { throw Problem.badRequest("copies must be from 0 to 100000") }
@@ -139,7 +133,7 @@ struct AdminController: Sendable {
 
     /// `DELETE /admin/books/{id}` → 204: the book leaves every feed; loans in progress end at their due date.
     func withdraw(request: Request, context: BasicRequestContext) async throws -> Response {
-        try requireAdmin(request)
+        try adminToken.requireAdmin(request)
         let id = try context.uuid("id")
         guard try await ingester.books.withdraw(id: id, logger: context.logger) else { throw Problem.notFound("No book \(id)") }
         feedCache.clear()
@@ -152,7 +146,7 @@ extension AdminController {
     /// its thumbnail (a generated one, or the EPUB's own). 415 for another type, 422 for an image libvips cannot use,
     /// 413 over 16 MB, 404 for an unknown book; nothing changes on a refusal.
     func replaceCover(request: Request, context: BasicRequestContext) async throws -> Response {
-        try requireAdmin(request)
+        try adminToken.requireAdmin(request)
         let id = try context.uuid("id")
         let data = try await JSONMessages.body(of: request, limit: CoverImages.maxUploadBytes)
         let book = try await ingester.replaceCover(of: id, with: data, logger: context.logger)

@@ -60,9 +60,7 @@ struct ListsController: Sendable {
     /// The patron (401 without one), or the staff (nil) after the admin token is checked.
     private func owner(_ request: Request, staff: Bool) throws -> UUID? {
         if staff {
-            guard adminToken.matches(BasicAuthorization.bearer(request.headers[.authorization])) else {
-                throw Problem.unauthorized("The admin token is required (Authorization: Bearer <ADMIN_TOKEN>)")
-            }
+            try adminToken.requireAdmin(request)
             return nil
         }
         guard let patronID = Caller(request: request, token: token).patronID else { throw Problem.unauthorized("Sign in to keep lists") }

@@ -10,9 +10,7 @@ struct CirculationFiguresController: Sendable {
 
     func add(to router: Router<BasicRequestContext>) {
         router.get("/admin/circulation") { request, context in
-            guard ServiceToken(adminToken).matches(BasicAuthorization.bearer(request.headers[.authorization])) else {
-                throw Problem.unauthorized("The admin token is required (Authorization: Bearer <ADMIN_TOKEN>)")
-            }
+            try ServiceToken(adminToken).requireAdmin(request)
             return try JSONMessages.response(try await circulation.figures(logger: context.logger), headers: [.cacheControl: "no-store"])
         }
     }

@@ -56,9 +56,7 @@ struct FeedbackController: Sendable {
 
     /// `GET /admin/feedback?size=N&after=<id>` newest first, for the admin token.
     func list(request: Request, context: BasicRequestContext) async throws -> Response {
-        guard ServiceToken(adminToken).matches(BasicAuthorization.bearer(request.headers[.authorization])) else {
-            throw Problem.unauthorized("The admin token is required")
-        }
+        try ServiceToken(adminToken).requireAdmin(request)
         let size = min(100, max(1, Int(request.uri.queryParameters.get("size") ?? "50") ?? 50))
         let after = request.uri.queryParameters.get("after").flatMap(UUID.init(uuidString:))
         let items = try await feedback.list(size: size, after: after, logger: context.logger)

@@ -10,6 +10,13 @@ export class ApiError extends Error {
   }
 }
 
+/** The problem document (RFC 9457) of a failed reply, as an ApiError. */
+export async function problemOf(reply, fallbackTitle = reply.statusText) {
+  let problem = { title: fallbackTitle };
+  try { problem = await reply.json(); } catch { /* not a problem document */ }
+  return new ApiError(reply.status, problem);
+}
+
 export const session = {
   get() {
     try { return JSON.parse(localStorage.getItem(SESSION_KEY)) || null; } catch { return null; }
@@ -77,11 +84,7 @@ export async function api(path, options = {}) {
     document.dispatchEvent(new CustomEvent('session-ended'));
   }
   if (options.raw && reply.ok) return reply;
-  if (!reply.ok) {
-    let problem = { title: reply.statusText };
-    try { problem = await reply.json(); } catch { /* not a problem document */ }
-    throw new ApiError(reply.status, problem);
-  }
+  if (!reply.ok) throw await problemOf(reply);
   if (reply.status === 204) return null;
   const type = reply.headers.get('Content-Type') || '';
   return type.includes('json') ? reply.json() : reply.text();
@@ -96,11 +99,7 @@ export async function signIn(user, secret) {
     method: 'POST',
     headers: { Accept: 'application/json', Authorization: 'Basic ' + btoa(unescape(encodeURIComponent(`${user}:${secret}`))) },
   });
-  if (!reply.ok) {
-    let problem = { title: 'Sign-in failed' };
-    try { problem = await reply.json(); } catch { /* keep the title */ }
-    throw new ApiError(reply.status, problem);
-  }
+  if (!reply.ok) throw await problemOf(reply, 'Sign-in failed');
   session.set(await reply.json());
 }
 

@@ -1,6 +1,6 @@
 // The web app's entry: the hash router, the header's signed-in state and the patron's theme.
 import { api, session } from './api.js';
-import { failure, show } from './dom.js';
+import { startRouter } from './router.js';
 import { homeView } from './views/home.js';
 import { feedView } from './views/feed.js';
 import { searchView } from './views/search.js';
@@ -21,10 +21,6 @@ const routes = [
   [/^\/signup$/, signUpView],
   [/^\/account$/, accountView],
 ];
-
-const main = document.getElementById('main');
-let leaving = null;
-let firstRender = true;
 
 /** The patron's theme for the whole app (the reader applies the rest of the settings). */
 export function applyTheme(theme) {
@@ -51,45 +47,8 @@ export async function refreshHeader() {
   } catch { /* the page says what failed */ }
 }
 
-function parse() {
-  const hash = location.hash.startsWith('#/') ? location.hash.slice(1) : '/';
-  const [path, query = ''] = hash.split('?');
-  return { path, query: new URLSearchParams(query) };
-}
-
-async function render() {
-  if (location.hash && !location.hash.startsWith('#/')) return; // the skip link
-  const { path, query } = parse();
-  if (leaving) { try { await leaving(); } catch { /* best effort */ } leaving = null; }
-  document.body.classList.remove('reading');
-  for (const a of document.querySelectorAll('.top-bar nav a')) {
-    const target = a.getAttribute('href').slice(1);
-    const current = target === path || (target === '/account' && ['/signin', '/signup'].includes(path));
-    if (current) a.setAttribute('aria-current', 'page'); else a.removeAttribute('aria-current');
-  }
-  const match = routes.map(([pattern, view]) => [path.match(pattern), view]).find(([m]) => m);
-  // Each page renders into a container of its own: a page still loading when the patron moves on writes into a
-  // container that is no longer in the document.
-  const page = document.createElement('div');
-  main.replaceChildren(page);
-  try {
-    if (!match) throw new Error('There is no page here.');
-    const [groups, view] = match;
-    const leave = await view(page, { params: groups.slice(1), query });
-    if (page.isConnected) leaving = leave; else await leave?.();
-  } catch (error) {
-    show(page, failure(error));
-  }
-  if (!page.isConnected) return;
-  if (!firstRender) {
-    const h1 = page.querySelector('h1');
-    if (h1) { h1.setAttribute('tabindex', '-1'); h1.focus({ preventScroll: false }); }
-  }
-  firstRender = false;
-}
-
-window.addEventListener('hashchange', render);
 document.addEventListener('session-changed', refreshHeader);
-document.addEventListener('session-ended', () => { refreshHeader(); });
+document.addEventListener('session-ended', refreshHeader);
 refreshHeader();
-render();
+// The reader's full-window layout ends with the reader.
+startRouter(document.getElementById('main'), routes, { before: () => document.body.classList.remove('reading') });

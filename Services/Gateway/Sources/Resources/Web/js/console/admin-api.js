@@ -1,5 +1,5 @@
 // The console's calls: the admin token, entered once, kept only in this tab's session storage.
-import { ApiError } from '../api.js';
+import { api, ApiError } from '../api.js';
 
 const TOKEN_KEY = 'bookmobile.admin-token';
 
@@ -9,18 +9,14 @@ export const adminToken = {
   clear: () => sessionStorage.removeItem(TOKEN_KEY),
 };
 
-/** An admin call; a 401 forgets the token (the console asks for it again). */
+/** An admin call (the public API's, with the admin token); a 401 forgets the token (the console asks again). */
 export async function admin(path, { method = 'GET', body } = {}) {
-  const headers = { Accept: 'application/json', Authorization: `Bearer ${adminToken.get()}` };
-  if (body !== undefined) headers['Content-Type'] = 'application/json';
-  const reply = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  if (reply.status === 401) { adminToken.clear(); document.dispatchEvent(new CustomEvent('admin-signed-out')); }
-  if (!reply.ok) {
-    let problem = { title: reply.statusText };
-    try { problem = await reply.json(); } catch { /* not a problem document */ }
-    throw new ApiError(reply.status, problem);
+  try {
+    return await api(path, { method, body, auth: false, headers: { Authorization: `Bearer ${adminToken.get()}` } });
+  } catch (error) {
+    if (error.status === 401) { adminToken.clear(); document.dispatchEvent(new CustomEvent('admin-signed-out')); }
+    throw error;
   }
-  return reply.status === 204 ? null : reply.json();
 }
 
 /** Uploads one EPUB with progress (fetch cannot report an upload's progress; XMLHttpRequest can). */

@@ -36,12 +36,12 @@ function editRow(book, refresh) {
     h('td', {}, book.withdrawn ? '' : h('div', { class: 'actions' }, save, withdraw), message));
 }
 
-export async function booksView(main, query) {
+export async function booksView(main, { query }) {
   const words = query.get('q') || '';
   const after = query.get('after');
   const page = await admin(`/admin/books?size=25&q=${encodeURIComponent(words)}${after ? `&after=${after}` : ''}`);
   const search = h('input', { type: 'search', value: words });
-  const refresh = () => booksView(main, query);
+  const refresh = () => booksView(main, { query });
   show(main,
     heading('Books'),
     h('form', { role: 'search', class: 'inline', onsubmit: (event) => { event.preventDefault(); location.hash = `#/books?q=${encodeURIComponent(search.value)}`; } },

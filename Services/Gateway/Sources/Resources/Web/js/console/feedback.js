@@ -2,7 +2,7 @@
 import { h, heading, show } from '../dom.js';
 import { admin } from './admin-api.js';
 
-export async function feedbackView(main, query) {
+export async function feedbackView(main, { query }) {
   const after = query.get('after');
   const page = await admin(`/admin/feedback?size=25${after ? `&after=${after}` : ''}`);
   const nextAfter = page.next ? new URL(page.next, location.href).searchParams.get('after') : null;

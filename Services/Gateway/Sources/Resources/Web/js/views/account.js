@@ -10,7 +10,7 @@ function settingsForm(settings) {
   const theme = h('select', {}, h('option', { value: 'day' }, 'Day'), h('option', { value: 'sepia' }, 'Sepia'), h('option', { value: 'night' }, 'Night'));
   theme.value = settings.theme;
   const brightness = h('input', { type: 'range', min: 0.3, max: 1, step: 0.05, value: settings.brightness });
-  const sync = h('input', { type: 'checkbox', checked: settings.syncBookmarks });
+  const sync = h('input', { type: 'checkbox', checked: settings.syncBookmarks, id: 'sync-bookmarks' });
   const message = h('p', { 'aria-live': 'polite' });
   return h('form', { class: 'stack', 'aria-labelledby': 'settings-title', onsubmit: async (event) => {
     event.preventDefault();
@@ -26,7 +26,7 @@ function settingsForm(settings) {
   } },
   h('h2', { id: 'settings-title' }, 'Reading settings'),
   field('Font', family), field('Font size (percent)', size), field('Theme', theme), field('Brightness', brightness),
-  h('div', { class: 'inline' }, sync, h('label', { for: sync.id = 'sync-bookmarks' }, 'Keep bookmarks in sync across devices')),
+  h('div', { class: 'inline' }, sync, h('label', { for: sync.id }, 'Keep bookmarks in sync across devices')),
   message,
   h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Save settings')));
 }

@@ -1,5 +1,5 @@
 // My Books: what waits for the patron's action, loans with due dates, holds with their place, saved books.
-import { api, session } from '../api.js';
+import { api, local, session } from '../api.js';
 import { h, heading, show } from '../dom.js';
 import { actionButtons, describe, isOnLoan } from '../actions.js';
 import { refreshHeader } from '../app.js';
@@ -35,7 +35,7 @@ export async function shelfView(main) {
       return h('section', { 'aria-labelledby': `shelf-${index}` },
         h('h2', { id: `shelf-${index}` }, `${title} (${items.length})`),
         h('ul', { class: 'shelf-list' }, items.map((book) => h('li', { class: 'shelf-item' },
-          book.thumbnailUrl ? h('img', { src: new URL(book.thumbnailUrl, location.href).pathname + '?size=thumbnail', alt: '' }) : h('span'),
+          book.thumbnailUrl ? h('img', { src: local(book.thumbnailUrl), alt: '' }) : h('span'),
           h('div', {},
             h('h3', {}, h('a', { href: `#/book/${book.bookId}` }, book.title || 'Untitled')),
             h('p', { class: 'muted' }, (book.authors || []).join(', ')),
