@@ -228,6 +228,8 @@ def main():
     parser.add_argument("--keep", action="store_true",
                         help="keep the seeded stack in .data/bench-<books> and reuse it on the next run with as many books (seeded once)")
     parser.add_argument("--hold", action="store_true", help="seed and start, then wait (for profiling) instead of measuring")
+    parser.add_argument("--cold", action="store_true",
+                        help="turn the gateway's and catalog's caches off (EDGE_CACHE_TTL=0, FEED_CACHE_TTL=0): every page computed")
     args = parser.parse_args()
 
     if args.keep:
@@ -250,6 +252,8 @@ def main():
             log(f"catalog seeded in {ingest['seed_seconds']} s")
             if args.keep:
                 seeded.write_text(json.dumps(ingest))
+        if args.cold:
+            stack.env.update(EDGE_CACHE_TTL="0", FEED_CACHE_TTL="0")
         stack.start_services()
         gw = stack.gateway
         uploads = None
@@ -311,6 +315,11 @@ def main():
             SELECT DISTINCT lower(w) FROM books, regexp_split_to_table(title || ' ' || array_to_string(authors, ' '), '[^A-Za-z]+') w
             WHERE length(w) >= 4 LIMIT 5000""") + "\n")
 
+        # Page 200 of the newest books, reached by its next links (keyset: no page is read through an offset).
+        deep = "/opds/lanes/new?size=50"
+        for _ in range(199):
+            links = json.loads(http("GET", gw + deep, {"Accept": "application/opds+json"})[1]).get("links", [])
+            deep = next(link["href"] for link in links if link["rel"] == "next").replace(gw, "")
         scenarios = {
             "root feed": (gw + "/opds", []),
             "grouped feed": (gw + "/opds/groups", []),
@@ -320,6 +329,8 @@ def main():
             "search: title word": (f"{gw}/opds/search?q={word}", []),
             "search: misspelled author": (f"{gw}/opds/search?q={typo}", []),
             "search: ISBN": (f"{gw}/opds/search?q={isbn}", []),
+            "search: a common word (the)": (f"{gw}/opds/search?q=the", []),
+            "lane page 200 (keyset)": (gw + deep, []),
             "/me (token verified)": (gw + "/me", [bearer]),
             "fulfill 1 MB EPUB": (f"{gw}/books/{big}/fulfill", [bearer]),
         }
@@ -500,7 +511,7 @@ def report(args, ingest, results, ceiling, rss, lane_size, epub_size, logins, up
     out = ROOT / "Benchmarks/results/latest.json"
     out.write_text(json.dumps(data, indent=2) + "\n")
     lines = [f"\n## Run of {date}, commit {commit}\n",
-             f"Machine: {machine}. Catalog of {args.books} books; wrk with {CONNECTIONS} connections, 2 threads, "
+             f"Machine: {machine}. Catalog of {args.books} books{'; caches off (EDGE_CACHE_TTL=0, FEED_CACHE_TTL=0): every page computed' if args.cold else ''}; wrk with {CONNECTIONS} connections, 2 threads, "
              f"{args.duration} s per scenario; release build; PostgreSQL 15 with default durability.\n",
              "| scenario | requests/s | p50 ms | p99 ms | non-2xx | ratio to nginx |", "|---|---:|---:|---:|---:|---:|"]
     for name, r in results.items():

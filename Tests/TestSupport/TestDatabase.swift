@@ -41,6 +41,20 @@ public enum TestDatabase {
         }
     }
 
+    /// The first column of every row `sql` returns, as text.
+    public static func query(_ sql: String, on url: String) async throws -> [String] {
+        var logger = Logger(label: "test-db")
+        logger.logLevel = .error
+        let client = PostgresClient(configuration: try DatabaseURL.configuration(url), backgroundLogger: logger)
+        return try await withThrowingTaskGroup(of: [String].self) { group in
+            group.addTask { await client.run(); return [] }
+            var values: [String] = []
+            for try await value in try await client.query(PostgresQuery(unsafeSQL: sql), logger: logger).decode(String.self) { values.append(value) }
+            group.cancelAll()
+            return values
+        }
+    }
+
     /// The shared folder beside the repository (`../shared`), or `SHARED_DIR`.
     public static var sharedDirectory: URL {
         if let dir = ProcessInfo.processInfo.environment["SHARED_DIR"] { return URL(fileURLWithPath: dir) }

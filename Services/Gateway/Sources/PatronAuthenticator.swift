@@ -7,7 +7,8 @@ import Shared
 
 /// Authenticates a request once at the edge: a Bearer access token is verified locally and its session checked
 /// (`SessionCheck`); HTTP Basic credentials are checked with patron and the verdict cached briefly under a hash of
-/// the credentials (never in clear).
+/// the credentials (never in clear). A verified token's claims are kept until it expires: the key collection that
+/// verifies tokens is an actor, so verifying every request's token queued all signed-in requests behind one another.
 final class PatronAuthenticator: Sendable {
     enum Verdict: Sendable {
         case anonymous
@@ -20,6 +21,14 @@ final class PatronAuthenticator: Sendable {
     let sessions: SessionCheck
     /// Basic verdicts by a digest of the credentials (never the credentials themselves).
     private let verdicts: ExpiringAnswers<Data, UUID>
+    /// Verified access tokens' claims by a digest of the token, each until the token's own expiry.
+    private let verifiedTokens = ExpiringAnswers<Data, VerifiedToken>(lifetime: 15 * 60, limit: 200_000)
+
+    struct VerifiedToken: Sendable {
+        let patron: UUID
+        let session: UUID
+        let expires: Date
+    }
 
     init(keys: AccessTokenKeys, patron: InternalClient, cacheFor: TimeInterval, sessionCheckFor: TimeInterval) {
         self.keys = keys
@@ -31,13 +40,13 @@ final class PatronAuthenticator: Sendable {
     func authenticate(authorization: String?, clientAddress: String?, logger: Logger) async -> Verdict {
         guard let authorization else { return .anonymous }
         if let token = BasicAuthorization.bearer(authorization) {
-            guard let payload = try? await keys.verify(token), let id = payload.patronID, let session = UUID(uuidString: payload.sid) else {
+            guard let verified = await verify(token) else {
                 return .refused(Problem.unauthorized("The access token is invalid or expired"))
             }
-            guard await sessions.isOpen(session, of: id, logger: logger) else {
+            guard await sessions.isOpen(verified.session, of: verified.patron, logger: logger) else {
                 return .refused(Problem.unauthorized("This session has ended (signed out or revoked); sign in again"))
             }
-            return .patron(id)
+            return .patron(verified.patron)
         }
         guard let basic = BasicAuthorization(header: authorization) else {
             return .refused(Problem.unauthorized("Authorization must be Basic or Bearer"))
@@ -55,6 +64,19 @@ final class PatronAuthenticator: Sendable {
         } catch {
             return .refused(Problem(status: 503, slug: "auth-unavailable", title: "Service unavailable", detail: "Sign-in cannot be checked right now"))
         }
+    }
+
+    /// The token's patron and session when its signature and expiry hold; a token seen before is not verified again.
+    private func verify(_ token: String) async -> VerifiedToken? {
+        let key = Data(SHA256.hash(data: Data(token.utf8)))
+        let now = Date()
+        if let known = verifiedTokens[key] { return known.expires > now ? known : nil }
+        guard let payload = try? await keys.verify(token), let id = payload.patronID, let session = UUID(uuidString: payload.sid) else {
+            return nil
+        }
+        let verified = VerifiedToken(patron: id, session: session, expires: payload.exp.value)
+        verifiedTokens.remember(verified, for: key)
+        return verified
     }
 
     /// Forgets the patron's cached Basic verdicts and session answers, after a change of their secret or sessions

@@ -263,19 +263,31 @@ struct FeedController: Sendable {
         if let order = query.get("order") { guard let value = SortOrder(rawValue: order) else { throw Problem.badRequest("order must be asc or desc") }; search.order = value }
         search.size = try pageSize(query.get("size"))
         if let page = query.get("page") { guard let value = Int(page), (1...10_000).contains(value) else { throw Problem.badRequest("page must be from 1 to 10000") }; search.page = value }
+        if let text = query.get("after") {
+            guard let cursor = PageCursor(encoded: text), cursor.sort == search.cursorSort, cursor.order == search.order.rawValue else {
+                throw Problem.badRequest("after is not a cursor of this search")
+            }
+            search.after = cursor
+        }
         let page = try await feeds.search(search, hidden: personal.hidden, logger: context.logger)
         let known = Self.knownQuery(request)
         let selfQuery = known.isEmpty ? "" : "?" + known.joined(separator: "&")
         var feed = Feed(id: publicURL + "/opds/search" + selfQuery, title: "Search results", kind: .acquisition,
                         links: baseLinks(self: "/opds/search" + selfQuery, type: Self.acquisitionType))
-        if (page.total ?? 0) > search.page * search.size {
-            // The request's own query, still percent-encoded, with the next page number.
+        if let next = page.next {
+            // The request's own query, still percent-encoded, continuing after this page's last book: books added
+            // meanwhile neither repeat nor push one off the next page.
+            var items = known.filter { !$0.hasPrefix("page=") && !$0.hasPrefix("after=") }
+            items.append("after=\(next.encoded)")
+            feed.links.append(Feed.Link(rel: "next", href: publicURL + "/opds/search?" + items.joined(separator: "&"), type: Self.acquisitionType))
+        } else if search.after == nil, let total = page.total, total > search.page * search.size {
+            // Full-text matches topped up with look-alike titles are one short list, paged by number.
             var items = known.filter { !$0.hasPrefix("page=") }
             items.append("page=\(search.page + 1)")
             feed.links.append(Feed.Link(rel: "next", href: publicURL + "/opds/search?" + items.joined(separator: "&"), type: Self.acquisitionType))
         }
         // The accessibility facet of these results: the same query, from page 1, with each choice.
-        let unfaceted = known.filter { !$0.hasPrefix("page=") && !$0.hasPrefix("accessibility=") }
+        let unfaceted = known.filter { !$0.hasPrefix("page=") && !$0.hasPrefix("after=") && !$0.hasPrefix("accessibility=") }
         for facet in AccessibilityFacet.allCases {
             feed.links.append(
                 Feed.Link(

@@ -1,12 +1,14 @@
 import Foundation
 import Logging
 import PostgresNIO
+import Synchronization
 import ServiceSupport
 import Shared
 
 /// The SQL behind lanes, groups and search. User input only ever reaches SQL as bind parameters.
 struct FeedQueries: Sendable {
     let books: BookPostgresRepository
+    let searchIndex = SearchIndex()
 
     struct Page: Sendable {
         var books: [BookDetail]
@@ -107,15 +109,30 @@ struct FeedQueries: Sendable {
         var order: SortOrder = .asc
         var page = 1
         var size = 50
+        /// The last book of the previous page (keyset paging); `page` counts from here when set.
+        var after: PageCursor?
+
+        /// What `after` cursors of this search's pages carry in `sort`.
+        var cursorSort: String { sort?.rawValue ?? "relevance" }
     }
 
     /// Full-text matches below this many are topped up with titles that look like the query (typos).
     static let fewMatches = 5
     /// How many typo-tolerant matches a search lists at most.
     static let fuzzyLimit = 100
+    /// Matches are counted up to this many; above it a search has "more than 10,000" results, and ranking every one of
+    /// them (a word in most books at a million books: seconds) is not done.
+    static let countBound = 10_000
+    /// Above `countBound`, the results are this many of the most borrowed matches, ranked among themselves.
+    static let popularCandidates = 1_000
+    /// Matches ranked with the fields' weights at most; more are first narrowed by the RUM index's distance.
+    static let rankedMatches = 1_000
+    /// Paging stops here: a page further on is refused rather than read through an ever longer offset.
+    static let deepestResult = 10_000
 
-    /// Search, best first: full-text with prefixes over weighted fields; when that finds little, the titles that look
-    /// like `q` (trigram similarity, index-assisted) follow the few full-text matches; an ISBN finds its book directly.
+    /// Search, best first: full-text over weighted fields (whole words, the last one also as a prefix); when that finds
+    /// little, the titles that look like `q` (trigram similarity, index-assisted) follow the few full-text matches; an
+    /// ISBN finds its book directly. `total` is nil when there are more than `countBound` matches.
     func search(_ request: SearchRequest, hidden: [UUID], logger: Logger) async throws -> Page {
         let page = try await runSearch(request, fuzzy: false, hidden: hidden, logger: logger)
         guard let q = request.q, !q.isEmpty, ISBN.normalized(q) == nil, let total = page.total, total < Self.fewMatches else { return page }
@@ -135,16 +152,33 @@ struct FeedQueries: Sendable {
         return Page(books: Array(merged[start..<min(merged.count, start + request.size)]), next: nil, total: merged.count)
     }
 
-    /// `q` as a prefix tsquery: letters and digits only, each word a prefix, all required.
+    /// `q` as a tsquery: letters and digits only, all words required, whole words but for the last, which also
+    /// matches as a prefix from four letters on (what a patron typing is still finishing). A prefix of one to three
+    /// letters would stand for thousands of words; a prefix on every word made "the" stand for "then", "there", ...
     static func tsquery(_ q: String) -> String? {
         let words = q.lowercased().split(whereSeparator: { !($0.isLetter || $0.isNumber) }).prefix(16).map { String($0.prefix(64)) }
-        return words.isEmpty ? nil : words.map { "\($0):*" }.joined(separator: " & ")
+        guard let last = words.last else { return nil }
+        return (words.dropLast() + [last.count >= 4 ? "\(last):*" : last]).joined(separator: " & ")
+    }
+
+    /// Which index ranks full-text matches: RUM (ordered by rank inside the index, so a page stops early) where the
+    /// extension was installed when the migrations ran, GIN otherwise. Asked of the database once.
+    final class SearchIndex: Sendable {
+        private let rum = Mutex<Bool?>(nil)
+
+        func hasRUM(_ client: PostgresClient, logger: Logger) async throws -> Bool {
+            if let known = rum.withLock({ $0 }) { return known }
+            let found = try await BookPostgresRepository(client: client).hasIndex("books_search_rum", logger: logger)
+            rum.withLock { $0 = found }
+            return found
+        }
     }
 
     private func runSearch(_ request: SearchRequest, fuzzy: Bool, hidden: [UUID], logger: Logger) async throws -> Page {
         var sql = SQL()
         var conditions = ["withdrawn_at IS NULL"]
         var rank = "0.0::float8"
+        var rumOrder: String?
         if let q = request.q?.trimmingCharacters(in: .whitespacesAndNewlines), !q.isEmpty {
             if let isbn = ISBN.normalized(q) {
                 conditions.append("isbn = \(try sql.bind(isbn))")
@@ -155,8 +189,10 @@ struct FeedQueries: Sendable {
                 rank = "similarity(immutable_unaccent(lower(title)), immutable_unaccent(lower(\(parameter))))"
             } else if let query = Self.tsquery(q) {
                 let parameter = try sql.bind(query)
-                conditions.append("search @@ to_tsquery('simple', immutable_unaccent(\(parameter)))")
-                rank = "ts_rank_cd('{0.1, 0.2, 0.4, 1.0}', search, to_tsquery('simple', immutable_unaccent(\(parameter))))"
+                let tsquery = "to_tsquery('simple', immutable_unaccent(\(parameter)))"
+                conditions.append("search @@ \(tsquery)")
+                rank = "ts_rank_cd('{0.1, 0.2, 0.4, 1.0}', search, \(tsquery))"
+                if try await searchIndex.hasRUM(books.client, logger: logger) { rumOrder = "search <=> \(tsquery)" }
             } else {
                 conditions.append("false")
             }
@@ -172,34 +208,68 @@ struct FeedQueries: Sendable {
         if request.availableOnly { conditions.append("(open_access OR copies_available > 0)") }
         if let condition = request.accessibility.condition { conditions.append(condition) }
         if !hidden.isEmpty { conditions.append("NOT (id = ANY(\(try sql.bind(hidden))))") }
-        // The matches are ranked and counted as narrow rows (id and sort keys), and only the page's books are read
-        // whole: carrying every match's full row through the count made a common word's search spill to disk.
-        let keys: String
+        let matching = conditions.joined(separator: " AND ")
+
+        // The count stops at the bound: counting a word that most books contain read them all.
+        sql.text = "SELECT count(*)::int FROM (SELECT 1 FROM books WHERE \(matching) LIMIT \(Self.countBound + 1)) bounded"
+        var counted = 0
+        for try await count in try await books.client.query(sql.query, logger: logger).decode(Int.self) { counted = count }
+        let total = counted > Self.countBound ? nil : counted
+        let offset = request.after == nil ? (request.page - 1) * request.size : 0
+        guard offset < (total ?? Self.deepestResult) else { return Page(books: [], next: nil, total: total) }
+
+        // Matches are ordered as narrow rows (id, key, sort title) and only the page's books are read whole. A page
+        // starts after the previous page's last book (`after`, whose key and title it carries) or at an offset.
         let order: String
+        var candidates: String
+        var after = ""
+        let cursor = request.after
         if let sort = request.sort {
+            let (expression, type) = sort.expression
             let direction = request.order == .asc ? "ASC" : "DESC"
-            keys = "\(sort.expression.sql) AS match_key, ''::text AS match_title"
             order = "match_key \(direction), match_id \(direction)"
+            if let cursor {
+                after = " AND (\(expression), id) \(request.order == .asc ? ">" : "<") (\(try sql.bind(cursor.value))::\(type), \(try sql.bind(cursor.id)))"
+            }
+            candidates = "SELECT id AS match_id, \(expression) AS match_key, ''::text AS match_title FROM books WHERE \(matching)\(after)"
+                + " ORDER BY \(expression) \(direction), id \(direction) LIMIT \(offset + request.size + 1)"
+            after = ""
         } else {
-            keys = "\(rank) AS match_key, sort_title AS match_title"
+            // Ranked here, with the fields' weights (title, then authors and series, subjects, description), among
+            // candidates: every match when there are at most `rankedMatches`; up to `countBound`, the best
+            // `rankedMatches` by RUM's own distance (read from the index alone, but blind to
+            // the fields' weights) where the index is
+            // RUM, else every match; above it, the most borrowed matches (read from the popularity index until enough
+            // match, which for a common word is soon).
             order = "match_key DESC, match_title ASC, match_id ASC"
+            candidates = "SELECT id AS match_id, (\(rank))::real AS match_key, sort_title AS match_title FROM books WHERE \(matching)"
+            if total == nil {
+                candidates += " ORDER BY checkouts DESC, id DESC LIMIT \(Self.popularCandidates)"
+            } else if let rumOrder, counted > Self.rankedMatches {
+                candidates += " ORDER BY \(rumOrder), sort_title, id LIMIT \(Self.rankedMatches)"
+            }
+            if let cursor {
+                let (key, title, id) = (try sql.bind(cursor.value), try sql.bind(cursor.title ?? ""), try sql.bind(cursor.id))
+                after = " WHERE match_key < \(key)::real OR (match_key = \(key)::real AND (match_title, match_id) > (\(title), \(id)))"
+            }
         }
         sql.text = """
-            WITH matches AS MATERIALIZED (SELECT id AS match_id, \(keys) FROM books WHERE \(conditions.joined(separator: " AND "))),
-            page AS (SELECT * FROM matches ORDER BY \(order) LIMIT \(request.size) OFFSET \((request.page - 1) * request.size))
-            SELECT \(BookPostgresRepository.summaryColumns), counted.total
-            FROM (SELECT count(*)::int AS total FROM matches) counted LEFT JOIN (page JOIN books ON books.id = page.match_id) ON true
-            ORDER BY \(order)
+            WITH matches AS MATERIALIZED (\(candidates)),
+            page AS (SELECT * FROM matches\(after) ORDER BY \(order) LIMIT \(request.size + 1) OFFSET \(offset))
+            SELECT \(BookPostgresRepository.summaryColumns), page.match_key::text, page.match_title
+            FROM page JOIN books ON books.id = page.match_id ORDER BY \(order)
             """
-        // The count comes on a row of its own when the page is empty (past the last match), with no book in it.
-        var result: [BookDetail] = []
-        var total = 0
+        var rows: [(book: BookDetail, key: String, title: String)] = []
         for try await row in try await books.client.query(sql.query, logger: logger) {
             let cells = row.makeRandomAccess()
-            total = try cells[BookPostgresRepository.summaryColumnCount].decode(Int.self)
-            if cells[0].bytes != nil { result.append(try BookPostgresRepository.decodeSummary(row)) }
+            let column = BookPostgresRepository.summaryColumnCount
+            rows.append((try BookPostgresRepository.decodeSummary(row), try cells[column].decode(String.self), try cells[column + 1].decode(String.self)))
         }
-        return Page(books: result, next: nil, total: total)
+        let next = rows.count > request.size ? rows[request.size - 1] : nil
+        return Page(
+            books: rows.prefix(request.size).map(\.book),
+            next: next.map { PageCursor(value: $0.key, id: $0.book.id, sort: request.cursorSort, order: request.order.rawValue, title: $0.title) },
+            total: total)
     }
 
     static func escapeLike(_ text: String) -> String {

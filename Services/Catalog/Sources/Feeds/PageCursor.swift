@@ -1,12 +1,13 @@
 import Foundation
 
 /// The opaque `after` cursor of keyset pagination: the sort value and id of the last book of a page, and the
-/// sort it belongs to.
+/// sort it belongs to (for a search by relevance, the rank and the sort title of the last book).
 struct PageCursor: Codable, Equatable, Sendable {
     var value: String
     var id: UUID
     var sort: String
     var order: String
+    var title: String?
 
     var encoded: String {
         let data = (try? JSONEncoder().encode(self)) ?? Data()
@@ -14,7 +15,8 @@ struct PageCursor: Codable, Equatable, Sendable {
             .replacingOccurrences(of: "=", with: "")
     }
 
-    init(value: String, id: UUID, sort: String, order: String) {
+    init(value: String, id: UUID, sort: String, order: String, title: String? = nil) {
+        self.title = title
         self.value = value
         self.id = id
         self.sort = sort

@@ -1,0 +1,139 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import Testing
+import TestSupport
+
+@testable import CatalogService
+
+/// Search as a million-book catalog runs it, on a small one: relevance with the RUM index and without it (GIN), keyset
+/// pages that neither repeat nor skip a book while books are added between them, and a word found in more books than
+/// are counted (`FeedQueries.countBound`).
+extension CatalogServiceTests {
+    /// The catalog app on a database of its own, whose URL the test can run SQL against.
+    func appAndDatabase() async throws -> (some ApplicationProtocol, String) {
+        let url = try await TestDatabase.create(prefix: "catalog")
+        let app = try await buildCatalogApplication(config: TestConfig.base(["CATALOG_DATABASE_URL": url, "BLOB_DIR": blobs.path]))
+        return (app, url)
+    }
+
+    /// Ingests a book with this title, author and description; its entry id.
+    func ingestBook(_ client: some TestClientProtocol, title: String, author: String = "A. Writer", description: String = "") async throws -> String {
+        let file = try MinimalEPUB.write(title: title, author: author, metadata: description.isEmpty ? "" : "<dc:description>\(description)</dc:description>")
+        let (status, body) = try await ingest(client, file)
+        #expect(status == .created, "\(title)")
+        return "urn:uuid:" + (try #require((body["book"] as? [String: Any])?["id"] as? String))
+    }
+
+    /// The ids of every page of `uri`, following its next links; `between` runs after each page.
+    func pagedIDs(_ client: some TestClientProtocol, _ uri: String, between: (Int) async throws -> Void = { _ in }) async throws -> [[String]] {
+        var pages: [[String]] = []
+        var next: String? = uri
+        while let current = next, pages.count < 100 {
+            let feed = try await opds2(client, current)
+            pages.append(ids(feed))
+            next = ((feed["links"] as? [[String: Any]]) ?? []).first { $0["rel"] as? String == "next" }.flatMap { $0["href"] as? String }
+                .map { String($0[$0.range(of: "/opds/")!.lowerBound...]) }
+            try await between(pages.count)
+        }
+        return pages
+    }
+
+    /// Drops the RUM index and puts the GIN index back, as on a PostgreSQL without the extension.
+    func withoutRUM(_ url: String) async throws {
+        try await TestDatabase.execute("DROP INDEX IF EXISTS books_search_rum", on: url)
+        try await TestDatabase.execute("CREATE INDEX IF NOT EXISTS books_search ON books USING gin (search)", on: url)
+    }
+
+    @Test(arguments: [true, false]) func aWordInTheTitleRanksAboveTheAuthorAboveTheDescription(rum: Bool) async throws {
+        let (app, url) = try await appAndDatabase()
+        try await app.test(.router) { client in
+            if !rum { try await withoutRUM(url) }
+            let described = try await ingestBook(client, title: "Marsh Notes", description: "A grey heron stood still in the reeds.")
+            let byAuthor = try await ingestBook(client, title: "Quiet Water", author: "Jane Heron")
+            let titled = try await ingestBook(client, title: "Heron Bay")
+            _ = try await ingestBook(client, title: "Something Else", description: "Nothing about birds.")
+            let indexes = try await TestDatabase.query("SELECT indexname FROM pg_indexes WHERE tablename = 'books' AND indexname LIKE 'books_search%'", on: url)
+            #expect(indexes == [rum ? "books_search_rum" : "books_search"])
+
+            for q in ["heron", "Heron", "hero", "HERON%20"] {
+                let found = try await opds2(client, "/opds/search?q=\(q)")
+                #expect(ids(found) == [titled, byAuthor, described], "\(q)")
+                #expect((found["metadata"] as? [String: Any])?["numberOfItems"] as? Int == 3, "\(q)")
+            }
+            // Every word must match, whole but for the last: "grey heron" finds the description, "gre heron" nothing by
+            // full text (a prefix of three letters is a word of its own) and then only look-alike titles.
+            // (Fewer than five matches are followed by look-alike titles.)
+            #expect(ids(try await opds2(client, "/opds/search?q=grey%20heron")).first == described)
+            #expect(!ids(try await opds2(client, "/opds/search?q=gre%20heron")).contains(described))
+        }
+    }
+
+    @Test(arguments: [(true, ""), (false, ""), (true, "&sort=title"), (false, "&sort=added&order=desc")])
+    func searchPagesNeitherRepeatNorSkipABookWhileBooksAreAdded(rum: Bool, sort: String) async throws {
+        let (app, url) = try await appAndDatabase()
+        try await app.test(.router) { client in
+            if !rum { try await withoutRUM(url) }
+            var before: [String] = []
+            for (index, word) in ["Amber", "Birch", "Cedar", "Dune", "Elm"].enumerated() {
+                before.append(try await ingestBook(client, title: "\(word) Lantern"))
+                before.append(try await ingestBook(client, title: "\(word) Tales", description: "A lantern in chapter \(index)."))
+            }
+            var added: [String] = []
+            // After each page a book joins that ranks first, and one that ranks last.
+            let pages = try await pagedIDs(client, "/opds/search?q=lantern&size=3\(sort)") { page in
+                guard page <= 3 else { return }
+                added.append(try await ingestBook(client, title: "Lantern \(page) Bright"))
+                added.append(try await ingestBook(client, title: "Zither \(page)", description: "The lantern again."))
+            }
+            let seen = pages.flatMap { $0 }
+            #expect(seen.count == Set(seen).count, "a book repeated: \(pages)")
+            #expect(Set(before).isSubset(of: Set(seen)), "a book was skipped: \(pages)")
+            #expect(pages.dropLast().allSatisfy { $0.count == 3 })
+            let all = ids(try await opds2(client, "/opds/search?q=lantern&size=100\(sort)"))
+            #expect(all.count == before.count + added.count)
+        }
+    }
+
+    @Test func aWordInMoreBooksThanAreCountedListsTheMostBorrowedRankedAndSaysNoTotal() async throws {
+        let (app, url) = try await appAndDatabase()
+        try await app.test(.router) { client in
+            _ = try await ingestBook(client, title: "Common Ground", description: "Ground truth, and a meadow.")
+            // Copies of it, half with the word in the title: more than the count's bound for "ground", and more than are
+            // ranked by weight (but fewer than the bound) for "meadow".
+            func copies(_ count: Int, word: String) async throws {
+                try await TestDatabase.execute(
+                    """
+                    INSERT INTO books (id, title, sort_title, sort_author, authors, languages, description, epub_sha256, epub_size, copies,
+                        copies_available, checkouts)
+                    SELECT gen_random_uuid(), CASE WHEN g % 2 = 0 THEN '\(word) ' || g ELSE 'Field ' || g END, '\(word) ' || lpad(g::text, 6, '0'),
+                        b.sort_author, b.authors, b.languages, 'The \(word).', md5(random()::text || g), b.epub_size, 1, 1, g % 100
+                    FROM books b, generate_series(1, \(count)) g WHERE b.title = 'Common Ground'
+                    """, on: url)
+            }
+            try await copies(FeedQueries.countBound + 50, word: "Ground")
+            try await copies(FeedQueries.rankedMatches + 500, word: "Meadow")
+            try await TestDatabase.execute("ANALYZE books", on: url)
+            let meadows = try await opds2(client, "/opds/search?q=meadow&size=50")
+            #expect((meadows["metadata"] as? [String: Any])?["numberOfItems"] as? Int == FeedQueries.rankedMatches + 501)
+            let meadowTitles = (meadows["publications"] as? [[String: Any]] ?? []).compactMap { ($0["metadata"] as? [String: Any])?["title"] as? String }
+            #expect(meadowTitles.count == 50 && meadowTitles.allSatisfy { $0.hasPrefix("Meadow ") }, "title matches rank first: \(meadowTitles.prefix(5))")
+            let meadowPages = try await pagedIDs(client, "/opds/search?q=meadow&size=100").flatMap { $0 }
+            #expect(meadowPages.count == Set(meadowPages).count && meadowPages.count >= FeedQueries.rankedMatches)
+
+            let first = try await opds2(client, "/opds/search?q=ground&size=50")
+            #expect((first["metadata"] as? [String: Any])?["numberOfItems"] == nil, "no total past the bound")
+            let titles = (first["publications"] as? [[String: Any]] ?? []).compactMap { ($0["metadata"] as? [String: Any])?["title"] as? String }
+            #expect(titles.count == 50 && titles.allSatisfy { $0.hasPrefix("Ground ") }, "title matches rank first: \(titles.prefix(5))")
+
+            let pages = try await pagedIDs(client, "/opds/search?q=ground&size=100")
+            let seen = pages.flatMap { $0 }
+            #expect(seen.count == FeedQueries.popularCandidates && Set(seen).count == seen.count)
+            // Sorted, the pages go on past the candidates: by keyset, as far as a patron pages.
+            let sorted = try await opds2(client, "/opds/search?q=ground&size=100&sort=title")
+            #expect(ids(sorted).count == 100 && (sorted["links"] as? [[String: Any]] ?? []).contains { $0["rel"] as? String == "next" })
+        }
+    }
+}
