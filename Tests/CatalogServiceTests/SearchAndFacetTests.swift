@@ -99,6 +99,8 @@ extension CatalogServiceTests {
             var onePerPage: [String] = []
             for page in 1...ids(few).count { onePerPage += ids(try await opds2(client, "/opds/search?q=Drowned%20Mount&size=1&page=\(page)")) }
             #expect(onePerPage == ids(few))
+            // Its next links (by number: the list has no cursor) walk the same list.
+            #expect(try await pagedIDs(client, "/opds/search?q=Drowned%20Mount&size=1").flatMap { $0 } == ids(few))
 
             // Every sort facet of a lane, both ways: descending is exactly ascending reversed (ties broken by id).
             for sort in SortKey.allCases {

@@ -31,14 +31,7 @@ public enum TestDatabase {
 
     /// Runs `sql` on the database at `url`: for tests that need more rows than the API would make quickly.
     public static func execute(_ sql: String, on url: String) async throws {
-        var logger = Logger(label: "test-db")
-        logger.logLevel = .error
-        let client = PostgresClient(configuration: try DatabaseURL.configuration(url), backgroundLogger: logger)
-        try await withThrowingDiscardingTaskGroup { group in
-            group.addTask { await client.run() }
-            try await client.query(PostgresQuery(unsafeSQL: sql), logger: logger)
-            group.cancelAll()
-        }
+        _ = try await query(sql, on: url)
     }
 
     /// The first column of every row `sql` returns, as text.
@@ -49,7 +42,9 @@ public enum TestDatabase {
         return try await withThrowingTaskGroup(of: [String].self) { group in
             group.addTask { await client.run(); return [] }
             var values: [String] = []
-            for try await value in try await client.query(PostgresQuery(unsafeSQL: sql), logger: logger).decode(String.self) { values.append(value) }
+            for try await row in try await client.query(PostgresQuery(unsafeSQL: sql), logger: logger) {
+                values.append(try row.makeRandomAccess()[0].decode(String.self))
+            }
             group.cancelAll()
             return values
         }

@@ -30,9 +30,16 @@ final class PatronAuthenticator: Sendable {
         let expires: Date
     }
 
-    init(keys: AccessTokenKeys, patron: InternalClient, cacheFor: TimeInterval, sessionCheckFor: TimeInterval) {
+    /// The time a kept token's expiry is compared with (a test's own clock).
+    private let now: @Sendable () -> Date
+
+    init(
+        keys: AccessTokenKeys, patron: InternalClient, cacheFor: TimeInterval, sessionCheckFor: TimeInterval,
+        now: @escaping @Sendable () -> Date = Date.init
+    ) {
         self.keys = keys
         self.patron = patron
+        self.now = now
         verdicts = ExpiringAnswers(lifetime: cacheFor)
         sessions = SessionCheck(patron: patron, cacheFor: sessionCheckFor)
     }
@@ -69,8 +76,7 @@ final class PatronAuthenticator: Sendable {
     /// The token's patron and session when its signature and expiry hold; a token seen before is not verified again.
     private func verify(_ token: String) async -> VerifiedToken? {
         let key = Data(SHA256.hash(data: Data(token.utf8)))
-        let now = Date()
-        if let known = verifiedTokens[key] { return known.expires > now ? known : nil }
+        if let known = verifiedTokens[key] { return known.expires > now() ? known : nil }
         guard let payload = try? await keys.verify(token), let id = payload.patronID, let session = UUID(uuidString: payload.sid) else {
             return nil
         }

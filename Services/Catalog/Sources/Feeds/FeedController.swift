@@ -274,16 +274,10 @@ struct FeedController: Sendable {
         let selfQuery = known.isEmpty ? "" : "?" + known.joined(separator: "&")
         var feed = Feed(id: publicURL + "/opds/search" + selfQuery, title: "Search results", kind: .acquisition,
                         links: baseLinks(self: "/opds/search" + selfQuery, type: Self.acquisitionType))
-        if let next = page.next {
-            // The request's own query, still percent-encoded, continuing after this page's last book: books added
-            // meanwhile neither repeat nor push one off the next page.
-            var items = known.filter { !$0.hasPrefix("page=") && !$0.hasPrefix("after=") }
-            items.append("after=\(next.encoded)")
-            feed.links.append(Feed.Link(rel: "next", href: publicURL + "/opds/search?" + items.joined(separator: "&"), type: Self.acquisitionType))
-        } else if search.after == nil, let total = page.total, total > search.page * search.size {
-            // Full-text matches topped up with look-alike titles are one short list, paged by number.
-            var items = known.filter { !$0.hasPrefix("page=") }
-            items.append("page=\(search.page + 1)")
+        // The request's own query, still percent-encoded, continuing after this page's last book (books added meanwhile
+        // neither repeat nor push one off the next page), or, for the short list of look-alike titles, by number.
+        if let next = page.next.map({ "after=\($0.encoded)" }) ?? page.nextPage.map({ "page=\($0)" }) {
+            let items = known.filter { !$0.hasPrefix("page=") && !$0.hasPrefix("after=") } + [next]
             feed.links.append(Feed.Link(rel: "next", href: publicURL + "/opds/search?" + items.joined(separator: "&"), type: Self.acquisitionType))
         }
         // The accessibility facet of these results: the same query, from page 1, with each choice.

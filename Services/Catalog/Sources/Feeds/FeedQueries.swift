@@ -12,8 +12,11 @@ struct FeedQueries: Sendable {
 
     struct Page: Sendable {
         var books: [BookDetail]
+        /// The next page starts after this book (keyset paging).
         var next: PageCursor?
         var total: Int?
+        /// The next page by number, for a short list that is computed whole on every request and has no cursor.
+        var nextPage: Int?
     }
 
     /// A builder of SQL text with numbered bind parameters.
@@ -29,6 +32,12 @@ struct FeedQueries: Sendable {
         }
 
         var query: PostgresQuery { PostgresQuery(unsafeSQL: text, binds: binds) }
+
+        /// The condition that keeps the rows after `cursor` in `sort` and `order` (ties broken by id).
+        mutating func after(_ cursor: PageCursor, sort: SortKey, order: SortOrder) throws -> String {
+            let (expression, type) = sort.expression
+            return "(\(expression), id) \(order == .asc ? ">" : "<") (\(try bind(cursor.value))::\(type), \(try bind(cursor.id)))"
+        }
     }
 
     /// One page of `lane`, keyset-paginated by (sort value, id): stable under concurrent inserts.
@@ -37,17 +46,14 @@ struct FeedQueries: Sendable {
         hidden: [UUID], logger: Logger
     ) async throws -> Page {
         var sql = SQL()
-        let (expression, type) = sort.expression
+        let expression = sort.expression.sql
         var condition = lane.condition
         if let value = lane.value { condition = condition.replacingOccurrences(of: "$VALUE", with: try sql.bind(value)) }
         var conditions = ["withdrawn_at IS NULL", condition]
         if availableOnly { conditions.append("(open_access OR copies_available > 0)") }
         if let condition = accessibility.condition { conditions.append(condition) }
         if !hidden.isEmpty { conditions.append("NOT (id = ANY(\(try sql.bind(hidden))))") }
-        if let after {
-            let comparison = order == .asc ? ">" : "<"
-            conditions.append("(\(expression), id) \(comparison) (\(try sql.bind(after.value))::\(type), \(try sql.bind(after.id)))")
-        }
+        if let after { conditions.append(try sql.after(after, sort: sort, order: order)) }
         let direction = order == .asc ? "ASC" : "DESC"
         sql.text = """
             SELECT \(BookPostgresRepository.summaryColumns), (\(expression))::text AS cursor_value FROM books WHERE \(conditions.joined(separator: " AND "))
@@ -109,7 +115,7 @@ struct FeedQueries: Sendable {
         var order: SortOrder = .asc
         var page = 1
         var size = 50
-        /// The last book of the previous page (keyset paging); `page` counts from here when set.
+        /// The last book of the previous page (keyset paging); `page` is not used when it is set.
         var after: PageCursor?
 
         /// What `after` cursors of this search's pages carry in `sort`.
@@ -127,7 +133,7 @@ struct FeedQueries: Sendable {
     static let popularCandidates = 1_000
     /// Matches ranked with the fields' weights at most; more are first narrowed by the RUM index's distance.
     static let rankedMatches = 1_000
-    /// Paging stops here: a page further on is refused rather than read through an ever longer offset.
+    /// How deep `page` reaches when there is no total: a page beyond is empty rather than read through a longer offset.
     static let deepestResult = 10_000
 
     /// Search, best first: full-text over weighted fields (whole words, the last one also as a prefix); when that finds
@@ -135,7 +141,9 @@ struct FeedQueries: Sendable {
     /// ISBN finds its book directly. `total` is nil when there are more than `countBound` matches.
     func search(_ request: SearchRequest, hidden: [UUID], logger: Logger) async throws -> Page {
         let page = try await runSearch(request, fuzzy: false, hidden: hidden, logger: logger)
-        guard let q = request.q, !q.isEmpty, ISBN.normalized(q) == nil, let total = page.total, total < Self.fewMatches else { return page }
+        guard request.after == nil, let q = request.q, !q.isEmpty, ISBN.normalized(q) == nil, let total = page.total, total < Self.fewMatches else {
+            return page
+        }
         if request.sort != nil {
             // A sorted search keeps its order: typo tolerance only when nothing matched at all.
             return total == 0 ? try await runSearch(request, fuzzy: true, hidden: hidden, logger: logger) : page
@@ -149,7 +157,8 @@ struct FeedQueries: Sendable {
         let known = Set(exact.map(\.id))
         let merged = exact + fuzzy.books.filter { !known.contains($0.id) }
         let start = min(merged.count, (request.page - 1) * request.size)
-        return Page(books: Array(merged[start..<min(merged.count, start + request.size)]), next: nil, total: merged.count)
+        let end = min(merged.count, start + request.size)
+        return Page(books: Array(merged[start..<end]), next: nil, total: merged.count, nextPage: end < merged.count ? request.page + 1 : nil)
     }
 
     /// `q` as a tsquery: letters and digits only, all words required, whole words but for the last, which also
@@ -166,9 +175,9 @@ struct FeedQueries: Sendable {
     final class SearchIndex: Sendable {
         private let rum = Mutex<Bool?>(nil)
 
-        func hasRUM(_ client: PostgresClient, logger: Logger) async throws -> Bool {
+        func hasRUM(_ books: BookPostgresRepository, logger: Logger) async throws -> Bool {
             if let known = rum.withLock({ $0 }) { return known }
-            let found = try await BookPostgresRepository(client: client).hasIndex("books_search_rum", logger: logger)
+            let found = try await books.hasIndex("books_search_rum", logger: logger)
             rum.withLock { $0 = found }
             return found
         }
@@ -192,7 +201,7 @@ struct FeedQueries: Sendable {
                 let tsquery = "to_tsquery('simple', immutable_unaccent(\(parameter)))"
                 conditions.append("search @@ \(tsquery)")
                 rank = "ts_rank_cd('{0.1, 0.2, 0.4, 1.0}', search, \(tsquery))"
-                if try await searchIndex.hasRUM(books.client, logger: logger) { rumOrder = "search <=> \(tsquery)" }
+                if try await searchIndex.hasRUM(books, logger: logger) { rumOrder = "search <=> \(tsquery)" }
             } else {
                 conditions.append("false")
             }
@@ -222,25 +231,22 @@ struct FeedQueries: Sendable {
         // starts after the previous page's last book (`after`, whose key and title it carries) or at an offset.
         let order: String
         var candidates: String
-        var after = ""
-        let cursor = request.after
+        var pageFilter = ""
         if let sort = request.sort {
-            let (expression, type) = sort.expression
+            // The sort's index reads the rows after the cursor in order and stops at the page.
+            let expression = sort.expression.sql
             let direction = request.order == .asc ? "ASC" : "DESC"
+            var after = ""
+            if let cursor = request.after { after = " AND " + (try sql.after(cursor, sort: sort, order: request.order)) }
             order = "match_key \(direction), match_id \(direction)"
-            if let cursor {
-                after = " AND (\(expression), id) \(request.order == .asc ? ">" : "<") (\(try sql.bind(cursor.value))::\(type), \(try sql.bind(cursor.id)))"
-            }
             candidates = "SELECT id AS match_id, \(expression) AS match_key, ''::text AS match_title FROM books WHERE \(matching)\(after)"
                 + " ORDER BY \(expression) \(direction), id \(direction) LIMIT \(offset + request.size + 1)"
-            after = ""
         } else {
             // Ranked here, with the fields' weights (title, then authors and series, subjects, description), among
             // candidates: every match when there are at most `rankedMatches`; up to `countBound`, the best
-            // `rankedMatches` by RUM's own distance (read from the index alone, but blind to
-            // the fields' weights) where the index is
-            // RUM, else every match; above it, the most borrowed matches (read from the popularity index until enough
-            // match, which for a common word is soon).
+            // `rankedMatches` by RUM's own distance (read from the index alone, but blind to the fields' weights) where
+            // the index is RUM, else every match; above it, the most borrowed matches (read from the popularity index
+            // until enough match, which for a common word is soon).
             order = "match_key DESC, match_title ASC, match_id ASC"
             candidates = "SELECT id AS match_id, (\(rank))::real AS match_key, sort_title AS match_title FROM books WHERE \(matching)"
             if total == nil {
@@ -248,14 +254,14 @@ struct FeedQueries: Sendable {
             } else if let rumOrder, counted > Self.rankedMatches {
                 candidates += " ORDER BY \(rumOrder), sort_title, id LIMIT \(Self.rankedMatches)"
             }
-            if let cursor {
+            if let cursor = request.after {
                 let (key, title, id) = (try sql.bind(cursor.value), try sql.bind(cursor.title ?? ""), try sql.bind(cursor.id))
-                after = " WHERE match_key < \(key)::real OR (match_key = \(key)::real AND (match_title, match_id) > (\(title), \(id)))"
+                pageFilter = " WHERE match_key < \(key)::real OR (match_key = \(key)::real AND (match_title, match_id) > (\(title), \(id)))"
             }
         }
         sql.text = """
             WITH matches AS MATERIALIZED (\(candidates)),
-            page AS (SELECT * FROM matches\(after) ORDER BY \(order) LIMIT \(request.size + 1) OFFSET \(offset))
+            page AS (SELECT * FROM matches\(pageFilter) ORDER BY \(order) LIMIT \(request.size + 1) OFFSET \(offset))
             SELECT \(BookPostgresRepository.summaryColumns), page.match_key::text, page.match_title
             FROM page JOIN books ON books.id = page.match_id ORDER BY \(order)
             """
