@@ -32,25 +32,28 @@ let package = Package(
     targets: [
         // Wire models, book-state machine, problem details, JSON wire format. Foundation only.
         .target(name: "Shared", path: "Shared/Models", swiftSettings: swiftSettings),
-        // Migration runner and SQLSTATE helpers.
+        // Database plumbing: migrations, transactions, SQLSTATE helpers, the outbox, database readiness.
         .target(
             name: "PostgresSupport",
             dependencies: [
+                "Shared", "ServiceSupport",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "Shared/PostgresSupport",
             swiftSettings: swiftSettings
         ),
-        // Configuration, logging/metrics bootstrap, middleware, internal HTTP client, health routes.
+        // HTTP plumbing: configuration, logging/metrics bootstrap, middleware, internal HTTP client, health routes.
+        // No database driver: the gateway links this and not PostgresSupport.
         .target(
             name: "ServiceSupport",
             dependencies: [
                 "Shared",
-                "PostgresSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),

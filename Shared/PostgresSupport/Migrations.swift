@@ -36,7 +36,7 @@ public struct Migration: Sendable {
 /// Applies the migrations not yet recorded in `schema_migrations`, in order, in one transaction that holds a
 /// transaction-scoped advisory lock: replicas starting together apply each migration exactly once.
 public func applyMigrations(_ migrations: [Migration], client: PostgresClient, logger: Logger) async throws {
-    try await client.withTransaction(logger: logger) { connection in
+    try await client.transaction(logger: logger) { connection in
         try await connection.query("SELECT pg_advisory_xact_lock(7238001)", logger: logger)
         try await connection.query(
             """

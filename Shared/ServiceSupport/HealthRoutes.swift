@@ -1,7 +1,6 @@
 import Hummingbird
 import Logging
 import NIOCore
-import PostgresNIO
 import Prometheus
 import Shared
 
@@ -16,13 +15,6 @@ public struct HealthRoutes<Context: RequestContext>: Sendable {
     public init(registry: PrometheusCollectorRegistry, readiness: @escaping ReadinessCheck) {
         self.registry = registry
         self.readiness = readiness
-    }
-
-    /// Readiness of a service whose one dependency is its database.
-    public static func database(_ client: PostgresClient) -> ReadinessCheck {
-        { logger in
-            try await withTimeout(seconds: 2) { _ = try await client.query("SELECT 1", logger: logger).collect() }
-        }
     }
 
     public func add(to router: Router<Context>) {

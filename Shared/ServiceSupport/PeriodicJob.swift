@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import PostgresSupport
 import ServiceLifecycle
 
 /// The loop of a service's background jobs: once the schema is ready, runs `pass` every `interval` until graceful

@@ -1,7 +1,6 @@
 import Foundation
 import Hummingbird
 import NIOCore
-import PostgresNIO
 import Shared
 
 /// An error that knows the problem document to answer with. Domain errors of the services conform.
@@ -35,8 +34,6 @@ public struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
             return try await next(request, context)
         } catch let error as any ProblemConvertible {
             return error.problem.response()
-        } catch let error as PostgresTransactionError where error.closureError is any ProblemConvertible {
-            return (error.closureError as! any ProblemConvertible).problem.response()
         } catch let error as HTTPError {
             let status = Int(error.status.code)
             var headers = error.headers

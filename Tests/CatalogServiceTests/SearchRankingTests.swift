@@ -10,7 +10,7 @@ import TestSupport
 
 /// Search as a million-book catalog runs it, on a small one: relevance with the RUM index and without it (GIN), keyset
 /// pages that neither repeat nor skip a book while books are added between them, and a word found in more books than
-/// are counted (`FeedQueries.countBound`).
+/// are counted (`FeedPostgresRepository.countBound`).
 extension CatalogServiceTests {
     /// The catalog app on a database of its own, whose URL the test can run SQL against.
     func appAndDatabase() async throws -> (some ApplicationProtocol, String) {
@@ -113,18 +113,18 @@ extension CatalogServiceTests {
                     FROM books b, generate_series(1, \(count)) g WHERE b.title = 'Common Ground'
                     """, on: url)
             }
-            try await copies(FeedQueries.countBound + 50, word: "Ground")
-            try await copies(FeedQueries.rankedMatches + 500, word: "Meadow")
+            try await copies(FeedPostgresRepository.countBound + 50, word: "Ground")
+            try await copies(FeedPostgresRepository.rankedMatches + 500, word: "Meadow")
             try await TestDatabase.execute("ANALYZE books", on: url)
             let meadows = try await opds2(client, "/opds/search?q=meadow&size=50")
-            #expect((meadows["metadata"] as? [String: Any])?["numberOfItems"] as? Int == FeedQueries.rankedMatches + 501)
+            #expect((meadows["metadata"] as? [String: Any])?["numberOfItems"] as? Int == FeedPostgresRepository.rankedMatches + 501)
             let meadowTitles = (meadows["publications"] as? [[String: Any]] ?? []).compactMap { ($0["metadata"] as? [String: Any])?["title"] as? String }
             #expect(meadowTitles.count == 50 && meadowTitles.allSatisfy { $0.hasPrefix("Meadow ") }, "title matches rank first: \(meadowTitles.prefix(5))")
             // Books that rank first join between the pages: none of the pages repeats a book.
             let meadowPages = try await pagedIDs(client, "/opds/search?q=meadow&size=100") { page in
                 if page <= 3 { _ = try await ingestBook(client, title: "Meadow Bright \(page)") }
             }.flatMap { $0 }
-            #expect(meadowPages.count == Set(meadowPages).count && meadowPages.count >= FeedQueries.rankedMatches)
+            #expect(meadowPages.count == Set(meadowPages).count && meadowPages.count >= FeedPostgresRepository.rankedMatches)
 
             let first = try await opds2(client, "/opds/search?q=ground&size=50")
             #expect((first["metadata"] as? [String: Any])?["numberOfItems"] == nil, "no total past the bound")
@@ -133,7 +133,7 @@ extension CatalogServiceTests {
 
             let pages = try await pagedIDs(client, "/opds/search?q=ground&size=100")
             let seen = pages.flatMap { $0 }
-            #expect(seen.count == FeedQueries.popularCandidates && Set(seen).count == seen.count)
+            #expect(seen.count == FeedPostgresRepository.popularCandidates && Set(seen).count == seen.count)
             // Sorted, the pages go on past the candidates: by keyset, as far as a patron pages.
             let sorted = try await opds2(client, "/opds/search?q=ground&size=100&sort=title")
             #expect(ids(sorted).count == 100 && (sorted["links"] as? [[String: Any]] ?? []).contains { $0["rel"] as? String == "next" })

@@ -34,8 +34,8 @@ import TestSupport
         return operations
     }
 
-    /// The operations catalog and patron answer, without `/internal/` ones (never exposed by the gateway).
-    static func served() async throws -> Set<String> {
+    /// The routes (method, path pattern) catalog and patron register, `/internal/` ones included.
+    static func registered() async throws -> (catalog: [(String, String)], patron: [(String, String)]) {
         let config = TestConfig.base(["BLOB_DIR": FileManager.default.temporaryDirectory.appendingPathComponent("openapi-blobs").path])
         let parts = try CatalogParts(config: config)
         let catalog = catalogRouter(parts)
@@ -48,9 +48,16 @@ import TestSupport
             interval: 1, schema: SchemaReadiness(), logger: Logger(label: "openapi"))
         let patron = await patronRouter(
             settings: settings, postgres: parts.postgres, circulation: circulation,
-            throttle: SignInThrottle(client: parts.postgres, policy: settings.signInPolicy), shelves: shelves)
-        let routes = catalog.routes.map { ($0.method.rawValue, $0.path.description) } + patron.routes.map { ($0.method.rawValue, $0.path.description) }
-        return Set(routes.filter { !$0.1.hasPrefix("/internal/") }.map { normalised($0.0, $0.1) })
+            throttle: SignInThrottlePostgresRepository(client: parts.postgres, policy: settings.signInPolicy), shelves: shelves)
+        return (
+            catalog.routes.map { ($0.method.rawValue, $0.path.description) }, patron.routes.map { ($0.method.rawValue, $0.path.description) }
+        )
+    }
+
+    /// The operations catalog and patron answer, without `/internal/` ones (never exposed by the gateway).
+    static func served() async throws -> Set<String> {
+        let (catalog, patron) = try await registered()
+        return Set((catalog + patron).filter { !$0.1.hasPrefix("/internal/") }.map { normalised($0.0, $0.1) })
     }
 
     @Test func everyPublicRouteIsDocumentedAndNothingElse() async throws {

@@ -56,20 +56,16 @@ public func buildCatalogApplication(config: ServiceConfig) async throws -> some 
 func catalogRouter(_ parts: CatalogParts) -> Router<BasicRequestContext> {
     let router = ServiceRouter.make(readiness: HealthRoutes<BasicRequestContext>.database(parts.postgres))
     let feedCache = ResponseCache(name: "feed", lifetime: .seconds(parts.settings.feedCacheLifetime), capacityBytes: parts.settings.feedCacheBytes)
-    AdminController(
-        ingester: parts.ingester, adminToken: ServiceToken(parts.settings.adminToken), maxIngestBytes: parts.settings.maxIngestBytes,
-        feedCache: feedCache
-    ).add(to: router)
+    let admin = router.group("/admin").add(middleware: AdminTokenMiddleware(token: ServiceToken(parts.settings.adminToken)))
+    AdminController(ingester: parts.ingester, maxIngestBytes: parts.settings.maxIngestBytes, feedCache: feedCache).add(to: admin)
     let shelves = PatronShelves(copies: parts.shelves, patron: parts.patron)
     let lists = BookListPostgresRepository(client: parts.postgres)
-    ListsController(
-        lists: lists, token: parts.token, adminToken: ServiceToken(parts.settings.adminToken), publicURL: parts.settings.publicURL, feedCache: feedCache
-    ).add(to: router)
+    ListsController(lists: lists, token: parts.token, publicURL: parts.settings.publicURL, feedCache: feedCache).add(to: router, admin: admin)
     let access = BookAccess(patron: parts.patron, shelves: shelves, token: parts.token)
     BooksController(books: parts.books, blobs: parts.blobs, access: access).add(to: router)
     PublicationController(books: parts.books, blobs: parts.blobs, access: access, publicURL: parts.settings.publicURL).add(to: router)
     FeedController(
-        feeds: FeedQueries(books: parts.books), shelves: shelves, discovery: PatronDiscovery(patron: parts.patron), lists: lists, token: parts.token, publicURL: parts.settings.publicURL, cache: feedCache,
+        feeds: FeedPostgresRepository(books: parts.books), shelves: shelves, discovery: PatronDiscovery(patron: parts.patron), lists: lists, token: parts.token, publicURL: parts.settings.publicURL, cache: feedCache,
         personalCache: ResponseCache(name: "personal", lifetime: .seconds(parts.settings.feedCacheLifetime), capacityBytes: parts.settings.feedCacheBytes / 2)
     ).add(to: router)
     InternalController(books: parts.books, shelves: parts.shelves, lists: lists, token: parts.token).add(to: router)

@@ -24,7 +24,7 @@ final class AuthDocumentCache: Sendable {
     func unauthorized(logger: Logger) async -> Response {
         var headers: HTTPFields = [
             .wwwAuthenticate: "Basic realm=\"Library card\"",
-            HTTPField.Name("Link")!: "<\(publicURL)/auth/document>; rel=\"http://opds-spec.org/auth/document\"",
+            HTTPField.Name("Link")!: "<\(PublicRoute.authDocument.url(publicURL))>; rel=\"http://opds-spec.org/auth/document\"",
         ]
         if let body = await document(logger: logger) {
             headers[.contentType] = "application/vnd.opds.authentication.v1.0+json"
@@ -36,7 +36,7 @@ final class AuthDocumentCache: Sendable {
     private func document(logger: Logger) async -> ByteBuffer? {
         if let (body, until) = cached.withLock({ $0 }), until > Date() { return body }
         for replica in patron.candidates() {
-            guard let response = try? await httpClient.execute(HTTPClientRequest(url: replica + "/auth/document"), timeout: .seconds(2), logger: logger),
+            guard let response = try? await httpClient.execute(HTTPClientRequest(url: replica + PublicRoute.authDocument.path), timeout: .seconds(2), logger: logger),
                 response.status == .ok, let body = try? await response.body.collect(upTo: 1 << 20)
             else { continue }
             cached.withLock { $0 = (body, Date().addingTimeInterval(60)) }

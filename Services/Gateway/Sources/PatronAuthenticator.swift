@@ -62,7 +62,7 @@ final class PatronAuthenticator: Sendable {
         if let id = verdicts[key] { return .patron(id) }
         do {
             let answer = try await patron.send(
-                .POST, "/internal/auth/basic", body: BasicCredentials(login: basic.login, secret: basic.secret, clientAddress: clientAddress),
+                .POST, InternalRoute.basicCredentials.path, body: BasicCredentials(login: basic.login, secret: basic.secret, clientAddress: clientAddress),
                 as: AuthenticatedPatron.self, logger: logger)
             verdicts.remember(answer.patronId, for: key)
             return .patron(answer.patronId)
@@ -94,6 +94,7 @@ final class PatronAuthenticator: Sendable {
 
     /// The changes after which `forget(patron:)` is due.
     static func changesCredentials(method: HTTPRequest.Method, path: String) -> Bool {
-        (method == .put && path == "/me/password") || (method == .post && path == "/me/sessions/revoke-all") || (method == .delete && path == "/me")
+        (method == .put && path == PublicRoute.password.path) || (method == .post && path == PublicRoute.revokeAllSessions.path)
+            || (method == .delete && path == PublicRoute.me.path)
     }
 }

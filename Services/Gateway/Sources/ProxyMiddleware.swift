@@ -35,17 +35,11 @@ struct ProxyMiddleware: RouterMiddleware {
     let shelfVersions = ExpiringAnswers<UUID, String>(lifetime: 60)
 
     func route(_ path: String) -> Upstream? {
-        // The operator console's page is the gateway's own (WebAppRoutes); its API calls go on to the services.
-        if path == "/admin" || path == "/admin/" { return nil }
-        // A patron's lists are catalog's (its feeds show them).
-        if path == "/me/lists" || path.hasPrefix("/me/lists/") { return catalog }
-        if path == "/feedback" || path.hasPrefix("/auth/") || path == "/me" || path.hasPrefix("/me/") || path.hasPrefix("/admin/feedback")
-            || path == "/admin/circulation"
-        {
-            return patron
+        switch PublicService.serving(path) {
+        case .catalog: catalog
+        case .patron: patron
+        case nil: nil
         }
-        if path == "/opds" || path.hasPrefix("/opds/") || path.hasPrefix("/books/") || path.hasPrefix("/admin/") { return catalog }
-        return nil
     }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
@@ -55,7 +49,7 @@ struct ProxyMiddleware: RouterMiddleware {
 
         let clientAddress = settings.trustedProxies.clientAddress(peer: context.remoteAddress?.ipAddress, headers: request.headers)
         var patronID: UUID?
-        let carriesOwnCredentials = path.hasPrefix("/auth/") || path.hasPrefix("/admin/")
+        let carriesOwnCredentials = PublicService.carriesOwnCredentials(path)
         if !carriesOwnCredentials {
             switch await authenticator.authenticate(
                 authorization: request.headers[.authorization], clientAddress: clientAddress, logger: context.logger)

@@ -25,7 +25,7 @@ final class SessionCheck: Sendable {
     func isOpen(_ session: UUID, of owner: UUID, logger: Logger) async -> Bool {
         if let answer = answers[session] { return answer.open }
         do {
-            let status = try await patron.get("/internal/sessions/\(session.uuidString.lowercased())", as: SessionStatus.self, logger: logger)
+            let status = try await patron.get(InternalRoute.session(session).path, as: SessionStatus.self, logger: logger)
             answers.remember(Answer(open: status.open, patron: owner), for: session)
             return status.open
         } catch {

@@ -16,7 +16,7 @@ public func buildPatronApplication(config: ServiceConfig) async throws -> some A
     rules.savedLimit = settings.savedLimit
     rules.ignoredLimit = settings.ignoredLimit
     let circulation = CirculationPostgresRepository(client: postgres, rules: rules)
-    let throttle = SignInThrottle(client: postgres, policy: settings.signInPolicy)
+    let throttle = SignInThrottlePostgresRepository(client: postgres, policy: settings.signInPolicy)
     let schema = SchemaReadiness()
     let catalog = InternalClient(baseURLs: settings.catalogURLs, token: ServiceToken(settings.serviceToken))
     let shelves = ShelfPublisher(
@@ -40,9 +40,9 @@ public func buildPatronApplication(config: ServiceConfig) async throws -> some A
 
 /// Every route of the patron service, public and internal, over `postgres`.
 func patronRouter(
-    settings: PatronSettings, postgres: PostgresClient, circulation: CirculationPostgresRepository, throttle: SignInThrottle,
+    settings: PatronSettings, postgres: PostgresClient, circulation: CirculationPostgresRepository, throttle: SignInThrottlePostgresRepository,
     shelves: ShelfPublisher
-) async -> Router<BasicRequestContext> {
+) async -> Router<PatronRequestContext> {
     let token = ServiceToken(settings.serviceToken)
     let accounts = AccountPostgresRepository(client: postgres)
     let hasher = PasswordHasher(cost: settings.bcryptCost)
@@ -51,25 +51,27 @@ func patronRouter(
         keys: await AccessTokenKeys(secret: settings.jwtSecret, previousSecret: settings.jwtPreviousSecret),
         accessLifetime: settings.accessTokenLifetime, refreshLifetime: settings.refreshTokenLifetime)
     let document = AuthDocument(publicURL: settings.publicURL, logoURL: settings.logoURL, helpURL: settings.helpURL)
-    let guardian = PatronGuard(token: token, client: postgres)
 
-    let router = ServiceRouter.make(readiness: HealthRoutes<BasicRequestContext>.database(postgres))
-    router.add(middleware: AuthenticationRequiredMiddleware<BasicRequestContext>(document: document))
-    router.add(middleware: ShelfPublishMiddleware<BasicRequestContext>(publisher: shelves, token: token))
+    let router = ServiceRouter.make(context: PatronRequestContext.self, readiness: HealthRoutes<PatronRequestContext>.database(postgres))
+    router.add(middleware: AuthenticationRequiredMiddleware(document: document))
+    router.add(middleware: ShelfPublishMiddleware(publisher: shelves, token: token))
+    // One authentication step per group: `/me` routes run only for a signed-in patron, `/admin` ones only with the admin token.
+    let me = router.group("/me").add(middleware: VouchedPatronMiddleware(token: token, accounts: accounts)).group(context: SignedInRequestContext.self)
+    let admin = router.group("/admin").add(middleware: AdminTokenMiddleware(token: ServiceToken(settings.adminToken)))
     AuthController(
         accounts: accounts, authenticator: authenticator, document: document, token: token, loanLimit: settings.loanLimit,
         holdLimit: settings.holdLimit, signupsPerHour: settings.signupsPerHour
     ).add(to: router)
-    ProfileController(profiles: ProfilePostgresRepository(client: postgres), guardian: guardian, circulation: circulation, publicURL: settings.publicURL).add(to: router)
-    CirculationController(circulation: circulation, guardian: guardian).add(to: router)
-    CirculationFiguresController(circulation: circulation, adminToken: settings.adminToken).add(to: router)
-    SecretController(accounts: accounts, hasher: hasher, throttle: throttle, guardian: guardian, token: token).add(to: router)
+    ProfileController(profiles: ProfilePostgresRepository(client: postgres), circulation: circulation, publicURL: settings.publicURL).add(to: me)
+    CirculationController(circulation: circulation).add(to: me)
+    CirculationFiguresController(circulation: circulation).add(to: admin)
+    SecretController(accounts: accounts, hasher: hasher, throttle: throttle, token: token).add(to: me)
     let reading = ReadingController(
-        reading: ReadingPostgresRepository(client: postgres), profiles: ProfilePostgresRepository(client: postgres), circulation: circulation, guardian: guardian,
+        reading: ReadingPostgresRepository(client: postgres), profiles: ProfilePostgresRepository(client: postgres), circulation: circulation,
         readingOrder: ReadingOrderCache(catalog: InternalClient(baseURLs: settings.catalogURLs, token: token)), bookmarkLimit: settings.bookmarkLimit)
-    reading.add(to: router)
-    AnnotationController(reading: reading, guardian: guardian, publicURL: settings.publicURL).add(to: router)
-    FeedbackController(feedback: FeedbackPostgresRepository(client: postgres), token: token, adminToken: settings.adminToken, perHour: settings.feedbackPerHour).add(to: router)
+    reading.add(to: me)
+    AnnotationController(reading: reading, publicURL: settings.publicURL).add(to: me)
+    FeedbackController(feedback: FeedbackPostgresRepository(client: postgres), token: token, perHour: settings.feedbackPerHour).add(to: router, admin: admin)
     InternalController(
         authenticator: authenticator, circulation: circulation, shelves: shelves.shelves, taste: TastePostgresRepository(client: postgres), token: token).add(to: router)
     return router

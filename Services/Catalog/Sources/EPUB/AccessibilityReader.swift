@@ -1,3 +1,4 @@
+import Shared
 import Foundation
 
 /// Reads accessibility metadata from a package document's `<metadata>`, EPUB 3 (`<meta property="schema:…">text`,

@@ -1,3 +1,4 @@
+import Shared
 import Foundation
 
 /// Reads an EPUB 2 or 3 file: container → package document → metadata, reading order, cover, table of contents

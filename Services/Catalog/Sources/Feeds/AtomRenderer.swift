@@ -25,7 +25,7 @@ enum AtomRenderer {
         }
         for group in feed.groups {
             for entry in group.entries {
-                xml += self.entry(entry, collection: Feed.Link(rel: "collection", href: group.href, type: FeedController.acquisitionType, title: group.title))
+                xml += self.entry(entry, collection: Feed.Link(rel: "collection", href: group.href, type: FeedMediaType.acquisition, title: group.title))
             }
         }
         for entry in feed.entries { xml += self.entry(entry) }
@@ -71,7 +71,7 @@ enum AtomRenderer {
         xml += link(Feed.Link(rel: "alternate", href: entry.entryURL, type: "application/atom+xml;type=entry;profile=opds-catalog"))
         xml += link(entry.relatedLink)
         if let series = book.series {
-            xml += link(Feed.Link(rel: "related", href: entry.publicURL + Lane.series(series).path, type: FeedController.acquisitionType, title: "Series: \(series)"))
+            xml += link(Feed.Link(rel: "related", href: entry.publicURL + Lane.series(series).path, type: FeedMediaType.acquisition, title: "Series: \(series)"))
         }
         if book.hasCover {
             xml += link(Feed.Link(rel: "http://opds-spec.org/image", href: entry.bookURL + "/cover", type: book.coverType ?? "image/jpeg"))

@@ -48,14 +48,14 @@ struct Entry: Sendable {
     var publicURL: String
 
     var bookURL: String { "\(publicURL)/books/\(book.id.uuidString.lowercased())" }
-    var meURL: String { "\(publicURL)/me/books/\(book.id.uuidString.lowercased())" }
+    var meURL: String { PublicRoute.myBook(book.id).url(publicURL) }
 
     /// Where a reading app syncs bookmarks and the reading position of this book (W3C Web Annotations), for a
     /// patron who has it on loan, or for an open-access book.
     var annotationService: Feed.Link? {
         guard view?.state.isOnLoan == true || book.openAccess else { return nil }
         return Feed.Link(
-            rel: "http://www.w3.org/ns/oa#annotationService", href: "\(publicURL)/me/annotations/\(book.id.uuidString.lowercased())",
+            rel: "http://www.w3.org/ns/oa#annotationService", href: PublicRoute.annotations(book.id).url(publicURL),
             type: "application/ld+json; profile=\"http://www.w3.org/ns/anno.jsonld\"")
     }
     /// The book's Readium Web Publication Manifest, for those who may read it: everyone for an open-access book, the
@@ -81,7 +81,7 @@ struct Entry: Sendable {
     }
     /// The grouped feed of books related to this one (`rel="related"`).
     var relatedLink: Feed.Link {
-        Feed.Link(rel: "related", href: entryURL + "/related", type: FeedController.acquisitionType, title: "Related books")
+        Feed.Link(rel: "related", href: entryURL + "/related", type: FeedMediaType.acquisition, title: "Related books")
     }
     var entryURL: String { "\(publicURL)/opds/books/\(book.id.uuidString.lowercased())" }
     var urn: String { "urn:uuid:\(book.id.uuidString.lowercased())" }
@@ -104,7 +104,7 @@ struct Entry: Sendable {
     /// Acquisition and action links allowed by the patron's state.
     var acquisitionLinks: [Feed.Link] {
         let epub = "application/epub+zip"
-        let entryType = "application/atom+xml;type=entry;profile=opds-catalog"
+        let entryType = FeedMediaType.entry
         if book.openAccess {
             return [Feed.Link(rel: "http://opds-spec.org/acquisition/open-access", href: bookURL + "/fulfill", type: epub)]
         }

@@ -31,10 +31,10 @@ extension FeedController {
         let path = "/opds/lists/\(id.uuidString.lowercased())"
         var feed = Feed(
             id: publicURL + path, title: list.title, kind: .acquisition,
-            links: baseLinks(self: after > 0 ? "\(path)?after=\(after)&size=\(size)" : path, type: Self.acquisitionType))
-        if let next { feed.links.append(Feed.Link(rel: "next", href: "\(publicURL)\(path)?after=\(next)&size=\(size)", type: Self.acquisitionType)) }
+            links: baseLinks(self: after > 0 ? "\(path)?after=\(after)&size=\(size)" : path, type: FeedMediaType.acquisition))
+        if let next { feed.links.append(Feed.Link(rel: "next", href: "\(publicURL)\(path)?after=\(next)&size=\(size)", type: FeedMediaType.acquisition)) }
         feed.entries = entries(books, personal)
-        var page = try respond(feed, request: request)
+        var page = try responder.render(feed, request: request)
         if caller != nil { page = personal.personalised(page) }
         if !list.isPublic { page.headers[.cacheControl] = "private, no-cache" }
         return page.response(to: request)

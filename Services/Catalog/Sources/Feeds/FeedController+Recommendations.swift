@@ -19,13 +19,13 @@ extension FeedController {
         let size = min(50, max(1, request.uri.queryParameters.get("size").flatMap { Int($0) } ?? 20))
         var feed = Feed(
             id: publicURL + Self.recommendedPath, title: recommendationsTitle(personal), kind: .acquisition,
-            links: baseLinks(self: Self.recommendedPath, type: Self.acquisitionType))
+            links: baseLinks(self: Self.recommendedPath, type: FeedMediaType.acquisition))
         let books = try await recommendedBooks(request: request, personal: personal, size: size, logger: context.logger)
         feed.entries = entries(books, personal)
-        return try respond(feed, request: request)
+        return try responder.render(feed, request: request)
     }
 
-    /// For a signed-in patron, books like those they liked (`FeedQueries.recommended`), never one they liked, had, have
+    /// For a signed-in patron, books like those they liked (`FeedPostgresRepository.recommended`), never one they liked, had, have
     /// on their shelf or ignore; popular books for anyone else, or when the patron's taste says nothing yet.
     func recommendedBooks(request: Request, personal: PersonalView, size: Int, logger: Logger) async throws -> [BookDetail] {
         var excluding = personal.hidden

@@ -3,11 +3,22 @@ import Shared
 
 /// Renders a `Feed` as an OPDS 2.0 feed, or one `Entry` as an OPDS 2.0 publication.
 enum OPDS2Renderer {
-    static func feed(_ feed: Feed) -> [String: Any] {
+    /// The feed as an OPDS 2.0 document. Its search link is the templated OPDS 2.0 one, not Atom's OpenSearch
+    /// description.
+    static func feed(_ feed: Feed, publicURL: String) -> [String: Any] {
         var metadata: [String: Any] = ["title": feed.title, "modified": WireFormat.formatDate(feed.updated)]
         if let total = feed.totalResults { metadata["numberOfItems"] = total }
         if let perPage = feed.itemsPerPage { metadata["itemsPerPage"] = perPage }
-        var document: [String: Any] = ["metadata": metadata, "links": feed.links.filter { $0.facetGroup == nil }.map(link)]
+        let links = feed.links.filter { $0.facetGroup == nil }.map { feedLink -> [String: Any] in
+            var rendered = link(feedLink)
+            if feedLink.rel == "search" {
+                rendered["href"] = publicURL + "/opds/search{?query}"
+                rendered["type"] = FeedMediaType.opds2
+                rendered["templated"] = true
+            }
+            return rendered
+        }
+        var document: [String: Any] = ["metadata": metadata, "links": links]
         let facets = Dictionary(grouping: feed.links.filter { $0.facetGroup != nil }, by: { $0.facetGroup! })
         if !facets.isEmpty {
             document["facets"] = facets.keys.sorted().map { group in
@@ -20,7 +31,7 @@ enum OPDS2Renderer {
             document["groups"] = feed.groups.map { group in
                 [
                     "metadata": ["title": group.title],
-                    "links": [["rel": "self", "href": group.href, "type": FeedController.opds2Type, "title": group.title]],
+                    "links": [["rel": "self", "href": group.href, "type": FeedMediaType.opds2, "title": group.title]],
                     "publications": group.entries.map(publication),
                 ] as [String: Any]
             }
@@ -34,7 +45,7 @@ enum OPDS2Renderer {
     }
 
     static func link(_ link: Feed.Link) -> [String: Any] {
-        var result: [String: Any] = ["rel": link.rel, "href": link.href, "type": link.type == FeedController.acquisitionType || link.type == FeedController.navigationType ? FeedController.opds2Type : link.type]
+        var result: [String: Any] = ["rel": link.rel, "href": link.href, "type": link.type == FeedMediaType.acquisition || link.type == FeedMediaType.navigation ? FeedMediaType.opds2 : link.type]
         if let title = link.title { result["title"] = title }
         if link.templated { result["templated"] = true }
         if link.activeFacet { result["rel"] = "self" }
@@ -52,7 +63,7 @@ enum OPDS2Renderer {
         let authors = book.contributors.filter { $0.role == "aut" }.map { contributor -> [String: Any] in
             var author: [String: Any] = ["name": contributor.name]
             if let sortAs = contributor.sortAs { author["sortAs"] = sortAs }
-            author["links"] = [["href": entry.publicURL + Lane.author(contributor.name).path, "type": FeedController.opds2Type]]
+            author["links"] = [["href": entry.publicURL + Lane.author(contributor.name).path, "type": FeedMediaType.opds2]]
             return author
         }
         if !authors.isEmpty { metadata["author"] = authors }
@@ -76,7 +87,7 @@ enum OPDS2Renderer {
         if let series = book.series {
             var collection: [String: Any] = ["name": series]
             if let position = book.seriesPosition { collection["position"] = position }
-            collection["links"] = [["href": entry.publicURL + Lane.series(series).path, "type": FeedController.opds2Type]]
+            collection["links"] = [["href": entry.publicURL + Lane.series(series).path, "type": FeedMediaType.opds2]]
             metadata["belongsTo"] = ["series": [collection]]
         }
         PublicationMetadata.addExtents(of: book, to: &metadata)
@@ -99,7 +110,7 @@ enum OPDS2Renderer {
             let type = acquisition.type == "application/epub+zip" ? acquisition.type : "application/opds-publication+json"
             links.append(["rel": acquisition.rel, "href": acquisition.href, "type": type, "properties": properties])
         }
-        links.append(["rel": "related", "href": entry.relatedLink.href, "type": FeedController.opds2Type, "title": entry.relatedLink.title ?? ""])
+        links.append(["rel": "related", "href": entry.relatedLink.href, "type": FeedMediaType.opds2, "title": entry.relatedLink.title ?? ""])
         if let manifest = entry.manifestLink { links.append(["rel": manifest.rel, "href": manifest.href, "type": manifest.type]) }
         if let annotations = entry.annotationService { links.append(["rel": annotations.rel, "href": annotations.href, "type": annotations.type]) }
         if let suspension = entry.holdSuspensionLink {

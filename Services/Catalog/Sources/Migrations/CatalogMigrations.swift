@@ -70,7 +70,7 @@ let catalogMigrations: [Migration] = [
             CREATE INDEX books_added ON books (added_at DESC, id);
             CREATE INDEX books_sort_title ON books (sort_title, id);
             CREATE INDEX books_genres ON books USING gin (genres);
-            """ + "\n" + Outbox.migrationSQL),
+            """ + "\n" + OutboxPostgresRepository.migrationSQL),
     Migration(
         version: 2, name: "indexes for every lane sort",
         sql: """
@@ -210,7 +210,7 @@ let catalogMigrations: [Migration] = [
     // Search ranks with RUM where the extension can be had (`postgresql-15-rum`): its index orders matches by rank, so
     // a page of a word found in thousands of books stops early instead of ranking them all (docs/PERFORMANCE.md). It
     // replaces the GIN index, which it can stand in for (`@@`). Without the extension, or without the right to create
-    // it, GIN stays and search ranks the matches it has counted (at most FeedQueries.countBound).
+    // it, GIN stays and search ranks the matches it has counted (at most FeedPostgresRepository.countBound).
     Migration(
         version: 12, name: "RUM search index where available",
         sql: """

@@ -35,7 +35,7 @@ struct BlobReferencePostgresRepository: Sendable {
 
     /// Runs `remove` when the blob is still unused, under its exclusive lock; skips a blob an ingest holds.
     func removeIfUnreferenced(_ hash: String, logger: Logger, remove: @Sendable () -> Void) async throws -> Bool {
-        try await client.withTransaction(logger: logger) { connection in
+        try await client.transaction(logger: logger) { connection in
             let locked = try await connection.query("SELECT pg_try_advisory_xact_lock(\(Self.lockSpace), hashtext(\(hash)))", logger: logger)
             var acquired = false
             for try await value in locked.decode(Bool.self) { acquired = value }

@@ -121,7 +121,7 @@ struct BookPostgresRepository: Sendable {
         let landmarks = try json(book.landmarks), readingOrder = try json(book.readingOrder), resources = try json(book.resources)
         let accessibility = try book.accessibility.map(json)
         do {
-            return try await client.withTransaction(logger: logger) { connection in
+            return try await client.transaction(logger: logger) { connection in
                 let hashes = [epubSHA256] + [images.coverSHA256, images.thumbnailSHA256].compactMap { $0 }
                 let coverSource = images.coverSource?.rawValue
                 try await BlobReferencePostgresRepository.lockShared(hashes, on: connection, logger: logger)
@@ -305,8 +305,7 @@ struct BookPostgresRepository: Sendable {
             let license = License(
                 bookId: id, copies: copies, openAccess: openAccess, withdrawn: withdrawn, title: title, authors: authors, version: version,
                 hasCover: hasCover)
-            let key = id.uuidString.lowercased()
-            try await Outbox.enqueue(key: "license:\(key)", path: "/internal/licenses/\(key)", payload: license, on: connection, logger: logger)
+            try await OutboxPostgresRepository.enqueue(key: "license:\(id.lowercased)", path: InternalRoute.license(id).path, payload: license, on: connection, logger: logger)
         }
     }
 

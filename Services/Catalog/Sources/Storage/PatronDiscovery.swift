@@ -21,7 +21,7 @@ struct PatronDiscovery: Sendable {
     func coBorrowed(with bookID: UUID, logger: Logger) async -> [UUID] {
         if let known = coBorrowedAnswers[bookID] { return known }
         do {
-            let books = try await patron.get("/internal/books/\(bookID.uuidString.lowercased())/co-borrowed?limit=20", as: CoBorrowedBooks.self, logger: logger).books
+            let books = try await patron.get(InternalRoute.coBorrowed(bookID, limit: 20).path, as: CoBorrowedBooks.self, logger: logger).books
             coBorrowedAnswers.remember(books, for: bookID)
             return books
         } catch {
@@ -34,7 +34,7 @@ struct PatronDiscovery: Sendable {
     func taste(of patronID: UUID, logger: Logger) async -> PatronTaste? {
         if let known = tasteAnswers[patronID] { return known }
         do {
-            let taste = try await patron.get("/internal/patrons/\(patronID.uuidString.lowercased())/taste", as: PatronTaste.self, logger: logger)
+            let taste = try await patron.get(InternalRoute.taste(patronID).path, as: PatronTaste.self, logger: logger)
             tasteAnswers.remember(taste, for: patronID)
             return taste
         } catch {

@@ -14,7 +14,7 @@ struct PatronShelves: Sendable {
         let copy = try await copies.shelf(patronID: patronID, seen: seen, logger: logger)
         guard let seen, copy.version < seen else { return copy }
         do {
-            let fresh = try await patron.get("/internal/patrons/\(patronID.uuidString.lowercased())/shelf", as: ShelfCopy.self, logger: logger)
+            let fresh = try await patron.get(InternalRoute.patronShelf(patronID).path, as: ShelfCopy.self, logger: logger)
             try await copies.store(fresh, patronID: patronID, logger: logger)
             return fresh
         } catch {

@@ -35,6 +35,12 @@ struct AccountPostgresRepository: Sendable {
         return nil
     }
 
+    /// Whether the patron still exists (an account can be deleted while a gateway still holds its token).
+    func exists(patronID: UUID, logger: Logger) async throws -> Bool {
+        for try await _ in try await client.query("SELECT 1 FROM patrons WHERE id = \(patronID)", logger: logger) { return true }
+        return false
+    }
+
     func recordLogin(patronID: UUID, logger: Logger) async throws {
         try await client.query("UPDATE patrons SET last_login_at = now() WHERE id = \(patronID)", logger: logger)
     }
@@ -48,7 +54,7 @@ struct AccountPostgresRepository: Sendable {
     /// Opens a session with its first refresh token.
     func openSession(patronID: UUID, refreshHash: String, expiresAt: Date, logger: Logger) async throws -> UUID {
         let sessionID = UUID()
-        try await client.withTransaction(logger: logger) { connection in
+        try await client.transaction(logger: logger) { connection in
             try await connection.query("INSERT INTO sessions (id, patron_id) VALUES (\(sessionID), \(patronID))", logger: logger)
             try await connection.query(
                 "INSERT INTO refresh_tokens (token_hash, session_id, expires_at) VALUES (\(refreshHash), \(sessionID), \(expiresAt))",
@@ -59,7 +65,7 @@ struct AccountPostgresRepository: Sendable {
 
     /// Exchanges a refresh token for a new one in the same session. A token used twice revokes its session.
     func rotate(refreshHash: String, newHash: String, expiresAt: Date, logger: Logger) async throws -> (patronID: UUID, sessionID: UUID) {
-        let outcome: Result<(UUID, UUID), AuthError> = try await client.withTransaction(logger: logger) { connection in
+        let outcome: Result<(UUID, UUID), AuthError> = try await client.transaction(logger: logger) { connection in
             let rows = try await connection.query(
                 """
                 SELECT s.patron_id, s.id, r.used_at IS NOT NULL, s.revoked_at IS NOT NULL, r.expires_at < now()
@@ -100,7 +106,7 @@ struct AccountPostgresRepository: Sendable {
     /// Counts a sign-up from `address` against `perHour`, under a lock on the address so that parallel sign-ups are
     /// counted one after the other. Returns the seconds to wait when the address has used its hour's sign-ups.
     func reserveSignup(address: String, perHour: Int, logger: Logger) async throws -> Int? {
-        try await client.withTransaction(logger: logger) { connection -> Int? in
+        try await client.transaction(logger: logger) { connection -> Int? in
             try await connection.query("SELECT pg_advisory_xact_lock(hashtext('signup:' || \(address)))", logger: logger)
             let rows = try await connection.query(
                 """
@@ -129,7 +135,7 @@ struct AccountPostgresRepository: Sendable {
     /// Replaces the patron's secret, if it is still `currentHash` (a concurrent change wins once), and ends every
     /// session but `keeping`. Returns false when the secret changed meanwhile.
     func changeSecret(patronID: UUID, from currentHash: String, to newHash: String, keeping session: UUID?, logger: Logger) async throws -> Bool {
-        try await client.withTransaction(logger: logger) { connection in
+        try await client.transaction(logger: logger) { connection in
             let rows = try await connection.query(
                 "UPDATE patrons SET secret_hash = \(newHash) WHERE id = \(patronID) AND secret_hash = \(currentHash) RETURNING id", logger: logger)
             var changed = false

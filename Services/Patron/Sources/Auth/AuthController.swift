@@ -13,7 +13,7 @@ struct AuthController: Sendable {
     let holdLimit: Int
     let signupsPerHour: Int
 
-    func add(to router: Router<BasicRequestContext>) {
+    func add(to router: Router<PatronRequestContext>) {
         let group = router.group("/auth")
         group.get("/document") { _, _ in try document.response() }
         group.post("/signup", use: signup)
@@ -29,7 +29,7 @@ struct AuthController: Sendable {
 
     /// `POST /auth/signup` → 201 with the patron and tokens; 400 for a bad field; 409 for a taken username/email; 429
     /// past `SIGNUPS_PER_HOUR` from one address.
-    func signup(request: Request, context: BasicRequestContext) async throws -> Response {
+    func signup(request: Request, context: PatronRequestContext) async throws -> Response {
         let account = try await JSONMessages.decode(SignupRequest.self, from: request).validated()
         // Each sign-up costs a bcrypt: a flood from one address must not starve everyone's sign-in.
         if let address = Caller(request: request, token: token).clientAddress,
@@ -51,7 +51,7 @@ struct AuthController: Sendable {
     /// OPDS apps send), RFC 6749's form-encoded `password` and `refresh_token` grants, or the same as JSON, answer
     /// tokens. Refusals are problem documents, or RFC 6749 error objects for a request that named a `grant_type`;
     /// no credentials at all answer 401 with the auth document. A refresh token used twice revokes its session.
-    func issueToken(request: Request, context: BasicRequestContext) async throws -> Response {
+    func issueToken(request: Request, context: PatronRequestContext) async throws -> Response {
         let body = try await JSONMessages.body(of: request, limit: 16 * 1024)
         let parsed: TokenGrant.Parsed?
         do {
@@ -84,7 +84,7 @@ struct AuthController: Sendable {
     }
 
     /// `POST /auth/logout` `{refresh_token}` → 204; the session's refresh tokens stop working.
-    func logout(request: Request, context: BasicRequestContext) async throws -> Response {
+    func logout(request: Request, context: PatronRequestContext) async throws -> Response {
         let body = try await JSONMessages.decode(RefreshRequest.self, from: request)
         guard try await accounts.revoke(refreshHash: AccountPostgresRepository.hashToken(body.refreshToken), logger: context.logger) else {
             throw AuthError.invalidRefreshToken

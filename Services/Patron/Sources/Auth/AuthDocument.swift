@@ -39,7 +39,7 @@ struct AuthDocument: Encodable, Sendable {
     var links: [Link]
 
     init(publicURL: String, logoURL: String? = nil, helpURL: String? = nil) {
-        id = publicURL + "/auth/document"
+        id = PublicRoute.authDocument.url(publicURL)
         title = "Bookmobile"
         description = "Sign in with your library card number and PIN."
         authentication = [
@@ -61,7 +61,7 @@ struct AuthDocument: Encodable, Sendable {
         links = [
             Link(rel: "register", href: publicURL + "/auth/signup", type: "application/json"),
             Link(rel: "http://librarysimplified.org/terms/rel/user-profile", href: publicURL + "/me", type: "application/vnd.librarysimplified.user-profile+json"),
-            Link(rel: "http://opds-spec.org/shelf", href: publicURL + "/me/books", type: "application/atom+xml;profile=opds-catalog;kind=acquisition"),
+            Link(rel: "http://opds-spec.org/shelf", href: PublicRoute.myBooks.url(publicURL), type: "application/atom+xml;profile=opds-catalog;kind=acquisition"),
             Link(rel: "start", href: publicURL + "/opds", type: "application/atom+xml;profile=opds-catalog;kind=navigation"),
         ]
         if let logoURL { links.append(Link(rel: "logo", href: logoURL)) }

@@ -6,13 +6,13 @@ import Shared
 /// Checks credentials (barcode or username with PIN or password) under the login throttle, and issues tokens.
 struct Authenticator: Sendable {
     let accounts: AccountPostgresRepository
-    let throttle: SignInThrottle
+    let throttle: SignInThrottlePostgresRepository
     let hasher: PasswordHasher
     let keys: AccessTokenKeys
     let accessLifetime: TimeInterval
     let refreshLifetime: TimeInterval
 
-    /// The patron whose credentials these are. Throws `AuthError.throttled` when a limit of `SignInThrottle` refuses
+    /// The patron whose credentials these are. Throws `AuthError.throttled` when a limit of `SignInThrottlePostgresRepository` refuses
     /// the attempt (before looking the login up, so the same for known and unknown logins) and
     /// `AuthError.badCredentials` otherwise; an unknown login costs a decoy hash, as long as a real check.
     func authenticate(login: String, secret: String, clientAddress: String?, logger: Logger) async throws -> UUID {

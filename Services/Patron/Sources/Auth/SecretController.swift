@@ -10,13 +10,12 @@ import Shared
 struct SecretController: Sendable {
     let accounts: AccountPostgresRepository
     let hasher: PasswordHasher
-    let throttle: SignInThrottle
-    let guardian: PatronGuard
+    let throttle: SignInThrottlePostgresRepository
     let token: ServiceToken
 
-    func add(to router: Router<BasicRequestContext>) {
-        router.put("/me/password", use: change)
-        router.post("/me/sessions/revoke-all", use: revokeAll)
+    func add(to me: some RouterMethods<SignedInRequestContext>) {
+        me.put("/password", use: change)
+        me.post("/sessions/revoke-all", use: revokeAll)
     }
 
     struct Change: Decodable {
@@ -35,8 +34,8 @@ struct SecretController: Sendable {
 
     /// `PUT /me/password` `{current, new}` → 204; the PIN or password is replaced (a PIN stays 4 to 8 digits, a
     /// password follows sign-up's rules) and every other session ends. 403 when `current` is wrong.
-    func change(request: Request, context: BasicRequestContext) async throws -> Response {
-        let patronID = try await guardian.require(request, logger: context.logger)
+    func change(request: Request, context: SignedInRequestContext) async throws -> Response {
+        let patronID = context.patronID
         let body = try await JSONMessages.decode(Change.self, from: request)
         guard let stored = try await accounts.secretHash(patronID: patronID, logger: context.logger) else { throw AuthenticationRequired() }
         // Guessing the current secret through here is throttled like signing in.
@@ -60,8 +59,8 @@ struct SecretController: Sendable {
     }
 
     /// `POST /me/sessions/revoke-all` → `{"revoked": N}`: every session (and its tokens) ends, this one included.
-    func revokeAll(request: Request, context: BasicRequestContext) async throws -> Response {
-        let patronID = try await guardian.require(request, logger: context.logger)
+    func revokeAll(request: Request, context: SignedInRequestContext) async throws -> Response {
+        let patronID = context.patronID
         let count = try await accounts.revokeAllSessions(patronID: patronID, logger: context.logger)
         context.logger.info("Sessions revoked", metadata: ["patron.id": "\(patronID)", "count": "\(count)"])
         return try JSONMessages.response(["revoked": count])

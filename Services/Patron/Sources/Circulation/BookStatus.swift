@@ -42,7 +42,7 @@ struct PatronBookRow: Sendable {
         let wait = state == .waitingForLoan ? (activeHoldPosition ?? holdPosition).map { position in
             rules.estimatedWait(position: position, copies: copies, notBefore: suspension.map { $0.timeIntervalSince(now) } ?? 0)
         } : nil
-        let cover = hasCover ? "\(rules.publicURL)/books/\(bookID.lowercased)/cover" : nil
+        let cover = hasCover ? PublicRoute.cover(bookID).url(rules.publicURL) : nil
         // Resuming is offered only to a suspended hold; suspending again moves the date.
         let events = BookMachine.allowedEvents(from: state).filter { $0 != .resume || suspension != nil }
         return BookStatus(

@@ -6,10 +6,9 @@ import Shared
 /// `/me/books/...`: the patron's books, circulation actions and client-reported events.
 struct CirculationController: Sendable {
     let circulation: CirculationPostgresRepository
-    let guardian: PatronGuard
 
-    func add(to router: Router<BasicRequestContext>) {
-        let books = router.group("/me/books")
+    func add(to me: some RouterMethods<SignedInRequestContext>) {
+        let books = me.group("/books")
         books.get(use: list)
         books.get("/:id", use: get)
         for (path, event) in [("borrow", BookEvent.borrow), ("accept", .accept), ("decline", .decline), ("return", .returnLoan), ("dismiss", .dismiss)] {
@@ -25,23 +24,23 @@ struct CirculationController: Sendable {
         books.post("/:id/events", use: reportEvent)
         books.put("/:id/ignored") { request, context in try await ignore(true, request: request, context: context) }
         books.delete("/:id/ignored") { request, context in try await ignore(false, request: request, context: context) }
-        router.get("/me/ignored", use: ignoredBooks)
+        me.get("/ignored", use: ignoredBooks)
     }
 
     /// `GET /me/ignored` → `{"books": [{bookId, title, authors, ignoredAt}]}`: the books the patron hid, to show again.
-    func ignoredBooks(request: Request, context: BasicRequestContext) async throws -> Response {
-        let patronID = try await guardian.require(request, logger: context.logger)
+    func ignoredBooks(request: Request, context: SignedInRequestContext) async throws -> Response {
+        let patronID = context.patronID
         let books = try await circulation.ignoredBooks(patronID: patronID, logger: context.logger)
         return try JSONMessages.response(["books": books], headers: [.cacheControl: "private, no-store"])
     }
 
     /// `GET /me/books?filter=all|saved|loans|holds` → `{"books": [...]}`; an OPDS client (asking for Atom or
     /// OPDS 2.0, not JSON) is sent to the shelf feed that catalog renders, `/opds/shelf`.
-    func list(request: Request, context: BasicRequestContext) async throws -> Response {
-        guard let patronID = Caller(request: request, token: guardian.token).patronID else { throw AuthenticationRequired() }
+    func list(request: Request, context: SignedInRequestContext) async throws -> Response {
+        let patronID = context.patronID
         let accept = request.headers[.accept] ?? ""
         if (accept.contains("application/atom+xml") || accept.contains("application/opds+json")) && !accept.contains("application/json") {
-            return Response(status: .seeOther, headers: [.location: circulation.rules.publicURL + "/opds/shelf"])
+            return Response(status: .seeOther, headers: [.location: PublicRoute.shelfFeed.url(circulation.rules.publicURL)])
         }
         let filter = request.uri.queryParameters.get("filter") ?? "all"
         let keep: (BookState) -> Bool
@@ -53,21 +52,19 @@ struct CirculationController: Sendable {
         default: throw Problem.badRequest("filter must be all, saved, loans or holds")
         }
         let rows = try await circulation.shelf(patronID: patronID, logger: context.logger)
-        // A patron with books exists; only an empty shelf needs the check.
-        if rows.isEmpty { _ = try await guardian.require(request, logger: context.logger) }
         let books = rows.filter { keep($0.state) }.map { $0.status(rules: circulation.rules) }
         return try JSONMessages.response(["books": books], headers: [.cacheControl: "private, no-store"])
     }
 
     /// `GET /me/books/{id}` → the state and the events it allows.
-    func get(request: Request, context: BasicRequestContext) async throws -> Response {
-        let patronID = try await guardian.require(request, logger: context.logger)
+    func get(request: Request, context: SignedInRequestContext) async throws -> Response {
+        let patronID = context.patronID
         let bookID = try context.uuid("id")
         return try JSONMessages.response(try await circulation.status(patronID: patronID, bookID: bookID, logger: context.logger))
     }
 
-    func perform(_ event: BookEvent, request: Request, context: BasicRequestContext) async throws -> Response {
-        let patronID = try await guardian.require(request, logger: context.logger)
+    func perform(_ event: BookEvent, request: Request, context: SignedInRequestContext) async throws -> Response {
+        let patronID = context.patronID
         let bookID = try context.uuid("id")
         let outcome = try await circulation.apply(event, patronID: patronID, bookID: bookID, logger: context.logger)
         let creates = event == .borrow || event == .hold
@@ -75,8 +72,8 @@ struct CirculationController: Sendable {
     }
 
     /// `POST /me/books/{id}/renew` → the loan with its new due date; 409 when others wait.
-    func renew(request: Request, context: BasicRequestContext) async throws -> Response {
-        let patronID = try await guardian.require(request, logger: context.logger)
+    func renew(request: Request, context: SignedInRequestContext) async throws -> Response {
+        let patronID = context.patronID
         let bookID = try context.uuid("id")
         return try JSONMessages.response(try await circulation.renew(patronID: patronID, bookID: bookID, logger: context.logger))
     }
@@ -90,8 +87,8 @@ struct CirculationController: Sendable {
 
     /// `POST /me/books/{id}/suspend` `{"until": "2026-12-24"}` (a date, from which the hold is active again, or a
     /// date-time) → the hold, suspended; 409 when the book is not on hold.
-    func suspend(request: Request, context: BasicRequestContext) async throws -> Response {
-        let patronID = try await guardian.require(request, logger: context.logger)
+    func suspend(request: Request, context: SignedInRequestContext) async throws -> Response {
+        let patronID = context.patronID
         let bookID = try context.uuid("id")
         let text = try await JSONMessages.decode(SuspendRequest.self, from: request).until
         guard let until = Self.suspensionEnd(text) else {
@@ -104,8 +101,8 @@ struct CirculationController: Sendable {
     }
 
     /// `POST /me/books/{id}/resume` → the hold, active again (offered a copy at once if one is free).
-    func resume(request: Request, context: BasicRequestContext) async throws -> Response {
-        let patronID = try await guardian.require(request, logger: context.logger)
+    func resume(request: Request, context: SignedInRequestContext) async throws -> Response {
+        let patronID = context.patronID
         let bookID = try context.uuid("id")
         return try JSONMessages.response(try await circulation.suspendHold(until: nil, patronID: patronID, bookID: bookID, logger: context.logger))
     }
@@ -122,8 +119,8 @@ struct CirculationController: Sendable {
     }
 
     /// `POST /me/books/{id}/events` `{"event": "download_completed"}` → the new state; 409 when the state forbids it.
-    func reportEvent(request: Request, context: BasicRequestContext) async throws -> Response {
-        let patronID = try await guardian.require(request, logger: context.logger)
+    func reportEvent(request: Request, context: SignedInRequestContext) async throws -> Response {
+        let patronID = context.patronID
         let bookID = try context.uuid("id")
         let name = try await JSONMessages.decode(EventRequest.self, from: request).event
         guard let event = BookEvent(rawValue: name), BookEvent.clientReported.contains(event) else { throw CirculationError.notClientEvent(name) }
@@ -132,8 +129,8 @@ struct CirculationController: Sendable {
     }
 
     /// `PUT`/`DELETE /me/books/{id}/ignored`: hide a book from every feed and search for this patron, or show it again.
-    func ignore(_ ignored: Bool, request: Request, context: BasicRequestContext) async throws -> Response {
-        let patronID = try await guardian.require(request, logger: context.logger)
+    func ignore(_ ignored: Bool, request: Request, context: SignedInRequestContext) async throws -> Response {
+        let patronID = context.patronID
         let bookID = try context.uuid("id")
         try await circulation.setIgnored(ignored, patronID: patronID, bookID: bookID, logger: context.logger)
         return Response(status: .noContent)

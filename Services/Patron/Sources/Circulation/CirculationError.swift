@@ -29,7 +29,7 @@ enum CirculationError: ProblemConvertible, Equatable {
         case .noCopiesAvailable(let id, let publicURL):
             Problem(
                 status: 409, slug: "no-copies-available", title: "Conflict", detail: "Every copy is on loan; join the hold queue instead",
-                links: [ProblemLink(rel: "http://opds-spec.org/acquisition/hold", href: "\(publicURL)/me/books/\(id.lowercased)/hold", method: "POST")])
+                links: [ProblemLink(rel: "http://opds-spec.org/acquisition/hold", href: PublicRoute.hold(id).url(publicURL), method: "POST")])
         case .loanLimit(let limit):
             Problem(status: 403, slug: "loan-limit-reached", title: "Forbidden", detail: "You may have at most \(limit) loans at once", limit: limit)
         case .listLimit(let list, let limit):
@@ -48,9 +48,4 @@ enum CirculationError: ProblemConvertible, Equatable {
             Problem.badRequest("event must be one of \(BookEvent.clientReported.map(\.rawValue).sorted()), got '\(name)'")
         }
     }
-}
-
-extension UUID {
-    /// The lower-case form used on the wire and in URLs.
-    var lowercased: String { uuidString.lowercased() }
 }

@@ -25,7 +25,7 @@ struct CirculationPostgresRepository: Sendable {
     /// Applies `event` to the patron's book in a transaction of its own.
     @discardableResult
     func apply(_ event: BookEvent, patronID: UUID, bookID: UUID, logger: Logger) async throws -> Outcome {
-        try await client.withTransaction(logger: logger) { connection in
+        try await client.transaction(logger: logger) { connection in
             try await apply(event, patronID: patronID, bookID: bookID, on: connection, logger: logger)
         }
     }
@@ -33,7 +33,7 @@ struct CirculationPostgresRepository: Sendable {
     /// Expires an offer (`offerExpired`) whose deadline has passed by `dueBy`; nil, changing nothing, when it has not
     /// or the state moved on (another replica was first).
     func expireOffer(patronID: UUID, bookID: UUID, dueBy: Date, logger: Logger) async throws -> Outcome? {
-        try await client.withTransaction(logger: logger) { connection in
+        try await client.transaction(logger: logger) { connection in
             try await applyIfDue(.offerExpired, patronID: patronID, bookID: bookID, dueBy: dueBy, on: connection, logger: logger)
         }
     }
@@ -42,7 +42,7 @@ struct CirculationPostgresRepository: Sendable {
     /// (the machine has no expiry from those states) is first recorded as failed, then the loan expires: both in one
     /// transaction.
     func expireLoan(patronID: UUID, bookID: UUID, dueBy: Date, logger: Logger) async throws -> Outcome? {
-        try await client.withTransaction(logger: logger) { connection in
+        try await client.transaction(logger: logger) { connection in
             if let expired = try await applyIfDue(.loanExpired, patronID: patronID, bookID: bookID, dueBy: dueBy, on: connection, logger: logger) {
                 return expired
             }
@@ -104,10 +104,10 @@ struct CirculationPostgresRepository: Sendable {
             try await promoteHolds(bookID: bookID, copies: license.copies, openAccess: license.openAccess, on: connection, logger: logger)
         }
         if [.borrow, .hold, .cancelHold, .accept, .decline, .returnLoan, .offerExpired, .loanExpired].contains(event) {
-            try await Figures.publish(bookID: bookID, on: connection, logger: logger)
+            try await FiguresPostgresRepository.publish(bookID: bookID, on: connection, logger: logger)
         }
         if let kind = NotificationKind(after: event) {
-            try await Notifications.record(kind, patronID: patronID, bookID: bookID, reference: "\(Date().timeIntervalSince1970)", on: connection, logger: logger)
+            try await NotificationPostgresRepository.record(kind, patronID: patronID, bookID: bookID, reference: "\(Date().timeIntervalSince1970)", on: connection, logger: logger)
         }
         logger.info(
             "Book state changed",
@@ -117,7 +117,7 @@ struct CirculationPostgresRepository: Sendable {
 
     /// Extends an active loan by a loan period when nobody is waiting for the book.
     func renew(patronID: UUID, bookID: UUID, logger: Logger) async throws -> BookStatus {
-        try await client.withTransaction(logger: logger) { connection in
+        try await client.transaction(logger: logger) { connection in
             guard try await lockLicense(bookID, on: connection, logger: logger) != nil else { throw CirculationError.unknownBook(bookID) }
             let state = try await lockRow(patronID: patronID, bookID: bookID, on: connection, logger: logger)?.state ?? .none
             guard state.isOnLoan else { throw CirculationError.notOnLoan(state) }
@@ -147,7 +147,7 @@ struct CirculationPostgresRepository: Sendable {
                 logger: logger)
             if until == nil {
                 try await promoteHolds(bookID: bookID, copies: license.copies, openAccess: license.openAccess, on: connection, logger: logger)
-                try await Figures.publish(bookID: bookID, on: connection, logger: logger)
+                try await FiguresPostgresRepository.publish(bookID: bookID, on: connection, logger: logger)
             }
             logger.info(
                 until == nil ? "Hold resumed" : "Hold suspended",
@@ -175,7 +175,7 @@ struct CirculationPostgresRepository: Sendable {
                     """, logger: logger) { count += 1 }
                 guard count > 0 else { return 0 }
                 try await promoteHolds(bookID: bookID, copies: license.copies, openAccess: license.openAccess, on: connection, logger: logger)
-                try await Figures.publish(bookID: bookID, on: connection, logger: logger)
+                try await FiguresPostgresRepository.publish(bookID: bookID, on: connection, logger: logger)
                 return count
             }
         }
@@ -237,7 +237,7 @@ struct CirculationPostgresRepository: Sendable {
             for try await _ in rows { changed = true }
             guard changed else { return }
             try await promoteHolds(bookID: license.bookId, copies: license.copies, openAccess: license.openAccess, on: connection, logger: logger)
-            try await Figures.publish(bookID: license.bookId, on: connection, logger: logger)
+            try await FiguresPostgresRepository.publish(bookID: license.bookId, on: connection, logger: logger)
         }
     }
 
@@ -394,7 +394,7 @@ struct CirculationPostgresRepository: Sendable {
             """, logger: logger)
         for try await (patronID, expires) in rows.decode((UUID, Date).self) {
             logger.info("Loan offered", metadata: ["patron.id": "\(patronID)", "book.id": "\(bookID)"])
-            try await Notifications.record(
+            try await NotificationPostgresRepository.record(
                 .loanOffered, patronID: patronID, bookID: bookID, reference: "\(expires.timeIntervalSince1970)", on: connection, logger: logger)
         }
     }

@@ -1,7 +1,6 @@
 import Foundation
 import Logging
 import PostgresNIO
-import PostgresSupport
 import ServiceLifecycle
 import ServiceSupport
 import Shared
@@ -14,7 +13,7 @@ import Shared
 struct ExpiryJob: Service {
     let client: PostgresClient
     let circulation: CirculationPostgresRepository
-    let throttle: SignInThrottle
+    let throttle: SignInThrottlePostgresRepository
     let interval: TimeInterval
     let schema: SchemaReadiness
     let logger: Logger
@@ -31,49 +30,16 @@ struct ExpiryJob: Service {
     @discardableResult
     func runOnce(now: Date = Date()) async throws -> Int {
         var applied = 0
-        let due = try await client.query(
-            """
-            (SELECT patron_id, book_id, 'offer' FROM patron_books WHERE state = 'loan_offered' AND offer_expires_at <= \(now)
-                ORDER BY offer_expires_at LIMIT 500)
-            UNION ALL
-            (SELECT patron_id, book_id, 'loan' FROM patron_books
-                WHERE state IN ('not_downloaded', 'download_queued', 'downloading', 'download_failed', 'download_completed', 'opened')
-                AND due_at <= \(now)
-                ORDER BY due_at LIMIT 500)
-            """, logger: logger)
-        var candidates: [(UUID, UUID, String)] = []
-        for try await row in due.decode((UUID, UUID, String).self) { candidates.append(row) }
-        for (patronID, bookID, kind) in candidates {
+        for due in try await circulation.dueExpiries(now: now, logger: logger) {
             let outcome =
-                kind == "offer"
-                ? try await circulation.expireOffer(patronID: patronID, bookID: bookID, dueBy: now, logger: logger)
-                : try await circulation.expireLoan(patronID: patronID, bookID: bookID, dueBy: now, logger: logger)
+                switch due.kind {
+                case .offer: try await circulation.expireOffer(patronID: due.patronID, bookID: due.bookID, dueBy: now, logger: logger)
+                case .loan: try await circulation.expireLoan(patronID: due.patronID, bookID: due.bookID, dueBy: now, logger: logger)
+                }
             if outcome != nil { applied += 1 }
         }
         applied += try await circulation.endSuspensions(dueBy: now, logger: logger)
-        try await remind(now: now)
+        try await circulation.recordReminders(now: now, logger: logger)
         return applied
-    }
-
-    /// Offers expiring within a day and loans due within three days get one reminder per deadline.
-    private func remind(now: Date) async throws {
-        try await client.withConnection { connection in
-            let rows = try await connection.query(
-                """
-                SELECT patron_id, book_id, 'offer_expiring', offer_expires_at FROM patron_books
-                    WHERE state = 'loan_offered' AND offer_expires_at > \(now) AND offer_expires_at <= \(now) + interval '1 day'
-                UNION ALL
-                SELECT patron_id, book_id, 'loan_due_soon', due_at FROM patron_books
-                    WHERE state IN ('not_downloaded', 'download_queued', 'downloading', 'download_failed', 'download_completed', 'opened')
-                    AND due_at > \(now) AND due_at <= \(now) + interval '3 days'
-                """, logger: logger)
-            var reminders: [(UUID, UUID, String, Date)] = []
-            for try await row in rows.decode((UUID, UUID, String, Date).self) { reminders.append(row) }
-            for (patronID, bookID, kind, deadline) in reminders {
-                try await Notifications.record(
-                    NotificationKind(rawValue: kind)!, patronID: patronID, bookID: bookID, reference: "\(deadline.timeIntervalSince1970)",
-                    on: connection, logger: logger)
-            }
-        }
     }
 }

@@ -13,7 +13,7 @@ struct InternalController: Sendable {
     let taste: TastePostgresRepository
     let token: ServiceToken
 
-    func add(to router: Router<BasicRequestContext>) {
+    func add(to router: Router<PatronRequestContext>) {
         let group = router.group("/internal").add(middleware: ServiceTokenMiddleware(token: token))
         group.post("/auth/basic", use: checkBasic)
         group.put("/licenses/:id", use: putLicense)
@@ -26,13 +26,13 @@ struct InternalController: Sendable {
     }
 
     /// Is this sign-in session still open? Unknown sessions (deleted with their account) are closed.
-    func sessionStatus(request: Request, context: BasicRequestContext) async throws -> Response {
+    func sessionStatus(request: Request, context: PatronRequestContext) async throws -> Response {
         let id = try context.uuid("id")
         return try JSONMessages.response(SessionStatus(open: try await authenticator.accounts.isSessionOpen(id, logger: context.logger)))
     }
 
     /// Checks Basic credentials for the gateway: 200 `{patronId}`, 401 or 429.
-    func checkBasic(request: Request, context: BasicRequestContext) async throws -> Response {
+    func checkBasic(request: Request, context: PatronRequestContext) async throws -> Response {
         let credentials = try await JSONMessages.decode(BasicCredentials.self, from: request)
         let patronID = try await authenticator.authenticate(
             login: credentials.login, secret: credentials.secret, clientAddress: credentials.clientAddress, logger: context.logger)
@@ -41,7 +41,7 @@ struct InternalController: Sendable {
 
     /// Stores a book's licence from catalog (ignoring versions older than the stored one); more copies offer
     /// themselves to the hold queue at once.
-    func putLicense(request: Request, context: BasicRequestContext) async throws -> Response {
+    func putLicense(request: Request, context: PatronRequestContext) async throws -> Response {
         let bookID = try context.uuid("id")
         let license = try await JSONMessages.decode(License.self, from: request)
         guard license.bookId == bookID, license.copies >= 0 else { throw Problem.badRequest("licence does not match the path or has negative copies") }
@@ -51,7 +51,7 @@ struct InternalController: Sendable {
 
     /// A numbered reading of the patron's shelf (`ShelfCopy`), for catalog when its copy is older than the version
     /// the patron's last change was stamped with. Catalog stores it; the background pass still publishes the change.
-    func shelf(request: Request, context: BasicRequestContext) async throws -> Response {
+    func shelf(request: Request, context: PatronRequestContext) async throws -> Response {
         let patronID = try context.uuid("patron")
         guard let reading = try await shelves.read(patronID: patronID, wait: true, logger: context.logger) else {
             throw Problem(status: 503, slug: "unavailable", title: "Service unavailable", detail: "The shelf could not be read")
@@ -60,7 +60,7 @@ struct InternalController: Sendable {
     }
 
     /// May the patron download the book now (an active loan)?
-    func loanCheck(request: Request, context: BasicRequestContext) async throws -> Response {
+    func loanCheck(request: Request, context: PatronRequestContext) async throws -> Response {
         let state: BookState
         do {
             state = try await circulation.status(patronID: try context.uuid("patron"), bookID: try context.uuid("id"), logger: context.logger).state
@@ -71,7 +71,7 @@ struct InternalController: Sendable {
     }
 
     /// Applies an event that catalog observed (a download started); 409 when the state does not allow it.
-    func reportEvent(request: Request, context: BasicRequestContext) async throws -> Response {
+    func reportEvent(request: Request, context: PatronRequestContext) async throws -> Response {
         let event = try await JSONMessages.decode(ReportedEvent.self, from: request).event
         guard BookEvent.clientReported.contains(event) else { throw CirculationError.notClientEvent(event.rawValue) }
         let outcome = try await circulation.apply(event, patronID: try context.uuid("patron"), bookID: try context.uuid("id"), logger: context.logger)
@@ -79,7 +79,7 @@ struct InternalController: Sendable {
     }
 
     /// Books that at least three of this book's borrowers also borrowed (`?limit=`, at most 50).
-    func coBorrowed(request: Request, context: BasicRequestContext) async throws -> Response {
+    func coBorrowed(request: Request, context: PatronRequestContext) async throws -> Response {
         let bookID = try context.uuid("id")
         let limit = min(50, max(1, request.uri.queryParameters.get("limit").flatMap { Int($0) } ?? 20))
         let books = try await taste.coBorrowed(with: [bookID], limit: limit, logger: context.logger)
@@ -87,7 +87,7 @@ struct InternalController: Sendable {
     }
 
     /// What the patron's recommendations start from.
-    func patronTaste(request: Request, context: BasicRequestContext) async throws -> Response {
+    func patronTaste(request: Request, context: PatronRequestContext) async throws -> Response {
         let patronID = try context.uuid("patron")
         let (liked, had) = try await taste.taste(patronID: patronID, logger: context.logger)
         let coBorrowed = try await taste.coBorrowed(with: liked, excluding: had, limit: 50, logger: context.logger)

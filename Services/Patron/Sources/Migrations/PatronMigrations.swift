@@ -104,7 +104,7 @@ let patronMigrations: [Migration] = [
                 read_at timestamptz
             );
             CREATE INDEX notifications_patron ON notifications (patron_id, created_at DESC);
-            """ + "\n" + Outbox.migrationSQL),
+            """ + "\n" + OutboxPostgresRepository.migrationSQL),
     Migration(
         version: 3, name: "reading",
         sql: """

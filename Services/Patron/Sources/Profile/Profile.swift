@@ -54,6 +54,6 @@ struct OPDSProfile: Encodable, Sendable {
         email = profile.email
         loans = Allowance(total: profile.loans.limit, available: max(0, profile.loans.limit - profile.loans.count))
         holds = Allowance(total: profile.holds.limit, available: max(0, profile.holds.limit - profile.holds.count))
-        links = [Link(rel: "http://opds-spec.org/shelf", href: publicURL + "/me/books", type: "application/json")]
+        links = [Link(rel: "http://opds-spec.org/shelf", href: PublicRoute.myBooks.url(publicURL), type: "application/json")]
     }
 }

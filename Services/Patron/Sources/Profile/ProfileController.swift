@@ -9,24 +9,23 @@ import Shared
 /// `/me`, `/me/settings` and `/me/notifications`.
 struct ProfileController: Sendable {
     let profiles: ProfilePostgresRepository
-    let guardian: PatronGuard
     let circulation: CirculationPostgresRepository
     let publicURL: String
 
-    func add(to router: Router<BasicRequestContext>) {
-        router.get("/me", use: get)
-        router.patch("/me", use: edit)
-        router.delete("/me", use: delete)
-        router.get("/me/settings", use: getSettings)
-        router.put("/me/settings", use: putSettings)
-        router.get("/me/notifications", use: notifications)
-        router.post("/me/notifications/:id/read", use: markRead)
+    func add(to me: some RouterMethods<SignedInRequestContext>) {
+        me.get(use: get)
+        me.patch(use: edit)
+        me.delete(use: delete)
+        me.get("/settings", use: getSettings)
+        me.put("/settings", use: putSettings)
+        me.get("/notifications", use: notifications)
+        me.post("/notifications/:id/read", use: markRead)
     }
 
     /// `GET /me` → the profile (JSON, or OPDS User Profile for `Accept: application/opds-profile+json`).
-    func get(request: Request, context: BasicRequestContext) async throws -> Response {
+    func get(request: Request, context: SignedInRequestContext) async throws -> Response {
         // The profile's own query tells whether the patron still exists: no separate check.
-        guard let patronID = Caller(request: request, token: guardian.token).patronID else { throw AuthenticationRequired() }
+        let patronID = context.patronID
         guard let profile = try await profiles.profile(patronID: patronID, logger: context.logger) else {
             throw AuthenticationRequired()
         }
@@ -53,8 +52,8 @@ struct ProfileController: Sendable {
     }
 
     /// `PATCH /me` `{displayName?, bio?, email?}` → the profile.
-    func edit(request: Request, context: BasicRequestContext) async throws -> Response {
-        let patronID = try await guardian.require(request, logger: context.logger)
+    func edit(request: Request, context: SignedInRequestContext) async throws -> Response {
+        let patronID = context.patronID
         let edit = try await JSONMessages.decode(ProfileEdit.self, from: request)
         if let name = edit.displayName, name.count > 100 { throw Problem.badRequest("displayName must be at most 100 characters") }
         if let bio = edit.bio, bio.count > 2000 { throw Problem.badRequest("bio must be at most 2000 characters") }
@@ -65,8 +64,8 @@ struct ProfileController: Sendable {
 
     /// `DELETE /me` → 204. Returns the loans, cancels the holds (advancing each queue) and erases every row of
     /// the patron, in one transaction.
-    func delete(request: Request, context: BasicRequestContext) async throws -> Response {
-        let patronID = try await guardian.require(request, logger: context.logger)
+    func delete(request: Request, context: SignedInRequestContext) async throws -> Response {
+        let patronID = context.patronID
         let logger = context.logger
         try await profiles.deleteAccount(patronID: patronID, circulation: circulation, logger: logger)
         logger.info("Patron deleted", metadata: ["patron.id": "\(patronID)"])
@@ -74,8 +73,8 @@ struct ProfileController: Sendable {
     }
 
     /// `GET /me/settings` → the reader settings (defaults until set).
-    func getSettings(request: Request, context: BasicRequestContext) async throws -> Response {
-        let patronID = try await guardian.require(request, logger: context.logger)
+    func getSettings(request: Request, context: SignedInRequestContext) async throws -> Response {
+        let patronID = context.patronID
         return try JSONMessages.response(try await profiles.settings(patronID: patronID, logger: context.logger))
     }
 
@@ -89,8 +88,8 @@ struct ProfileController: Sendable {
     }
 
     /// `PUT /me/settings` → replaces the settings; unknown keys and out-of-range values are refused.
-    func putSettings(request: Request, context: BasicRequestContext) async throws -> Response {
-        let patronID = try await guardian.require(request, logger: context.logger)
+    func putSettings(request: Request, context: SignedInRequestContext) async throws -> Response {
+        let patronID = context.patronID
         let settings = try await JSONMessages.decode(StrictSettings.self, from: request).settings
         if let failure = settings.validationFailure { throw Problem.badRequest(failure) }
         try await profiles.saveSettings(settings, patronID: patronID, logger: context.logger)
@@ -98,9 +97,9 @@ struct ProfileController: Sendable {
     }
 
     /// `GET /me/notifications` → `{"notifications": [...], "unread": N}`.
-    func notifications(request: Request, context: BasicRequestContext) async throws -> Response {
-        let patronID = try await guardian.require(request, logger: context.logger)
-        let list = try await Notifications.list(patronID: patronID, client: profiles.client, logger: context.logger)
+    func notifications(request: Request, context: SignedInRequestContext) async throws -> Response {
+        let patronID = context.patronID
+        let list = try await NotificationPostgresRepository.list(patronID: patronID, client: profiles.client, logger: context.logger)
         struct Body: Encodable {
             var notifications: [PatronNotification]
             var unread: Int
@@ -109,10 +108,10 @@ struct ProfileController: Sendable {
     }
 
     /// `POST /me/notifications/{id}/read` → 204; 404 for another patron's or an unknown notification.
-    func markRead(request: Request, context: BasicRequestContext) async throws -> Response {
-        let patronID = try await guardian.require(request, logger: context.logger)
+    func markRead(request: Request, context: SignedInRequestContext) async throws -> Response {
+        let patronID = context.patronID
         let id = try context.uuid("id")
-        guard try await Notifications.markRead(id: id, patronID: patronID, client: profiles.client, logger: context.logger) else {
+        guard try await NotificationPostgresRepository.markRead(id: id, patronID: patronID, client: profiles.client, logger: context.logger) else {
             throw Problem.notFound("No notification \(id)")
         }
         return Response(status: .noContent)

@@ -89,15 +89,15 @@ struct ProfilePostgresRepository: Sendable {
             try await connection.query("DELETE FROM patrons WHERE id = \(patronID)", logger: logger)
             // Catalog forgets the patron's lists and shelf copy, in the same transaction's outbox.
             let id = patronID.uuidString.lowercased()
-            try await Outbox.enqueue(
-                key: "erasure:\(id)", path: "/internal/patrons/\(id)/erasure", payload: PatronErasure(patronId: patronID), on: connection, logger: logger)
+            try await OutboxPostgresRepository.enqueue(
+                key: "erasure:\(id)", path: InternalRoute.patronErasure(patronID).path, payload: PatronErasure(patronId: patronID), on: connection, logger: logger)
             for bookID in Set(affected) {
                 let licence = try await connection.query(
                     "SELECT copies, open_access FROM licenses WHERE book_id = \(bookID) FOR UPDATE", logger: logger)
                 for try await (copies, openAccess) in licence.decode((Int, Bool).self) {
                     try await circulation.promoteHolds(bookID: bookID, copies: copies, openAccess: openAccess, on: connection, logger: logger)
                 }
-                try await Figures.publish(bookID: bookID, on: connection, logger: logger)
+                try await FiguresPostgresRepository.publish(bookID: bookID, on: connection, logger: logger)
             }
         }
     }

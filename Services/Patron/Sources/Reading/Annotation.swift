@@ -69,7 +69,7 @@ enum Annotation {
     /// A reading position as an annotation.
     static func json(_ position: ReadingPosition, bookID: UUID, publicURL: String) -> [String: Any] {
         document(
-            id: "\(publicURL)/me/books/\(bookID.uuidString.lowercased())/position", motivation: idling, bookID: bookID, locator: position.locator,
+            id: PublicRoute.position(bookID).url(publicURL), motivation: idling, bookID: bookID, locator: position.locator,
             time: position.timestamp, device: position.device, title: nil)
     }
 

@@ -9,14 +9,13 @@ import Shared
 /// apps (Palace/SimplyE). Backed by the same rows as `/me/books/{id}/bookmarks` and `/position`.
 struct AnnotationController: Sendable {
     let reading: ReadingController
-    let guardian: PatronGuard
     let publicURL: String
 
-    func add(to router: Router<BasicRequestContext>) {
-        router.get("/me/annotations", use: list)
-        router.get("/me/annotations/:id", use: list)
-        router.post("/me/annotations", use: create)
-        router.delete("/me/annotations/:id", use: delete)
+    func add(to me: some RouterMethods<SignedInRequestContext>) {
+        me.get("/annotations", use: list)
+        me.get("/annotations/:id", use: list)
+        me.post("/annotations", use: create)
+        me.delete("/annotations/:id", use: delete)
     }
 
     /// Annotations per page. Palace/SimplyE read only the first page of a collection, so a page holds every
@@ -25,8 +24,8 @@ struct AnnotationController: Sendable {
 
     /// `GET /me/annotations/` (all books) or `/me/annotations/{bookId}` → an `AnnotationCollection` with its first
     /// page; `?page=N` → that `AnnotationPage`. Bookmarks come first (oldest first), then reading positions.
-    func list(request: Request, context: BasicRequestContext) async throws -> Response {
-        let patronID = try await guardian.require(request, logger: context.logger)
+    func list(request: Request, context: SignedInRequestContext) async throws -> Response {
+        let patronID = context.patronID
         let bookID = try context.parameters.get("id").map { _ in try context.uuid("id") }
         let pageParameter = request.uri.queryParameters.get("page")
         guard let number = pageParameter.map({ Int($0) }) ?? 1, number >= 1, number <= 1_000_000 else {
@@ -52,8 +51,8 @@ struct AnnotationController: Sendable {
 
     /// `POST /me/annotations/` → 201 with a new bookmark, 200 with the same place bookmarked before or with the
     /// position kept; 409 with the newer position when this one is older; 409 when sync is off in the settings.
-    func create(request: Request, context: BasicRequestContext) async throws -> Response {
-        let patronID = try await guardian.require(request, logger: context.logger)
+    func create(request: Request, context: SignedInRequestContext) async throws -> Response {
+        let patronID = context.patronID
         guard let json = try? JSONSerialization.jsonObject(with: try await JSONMessages.body(of: request)) as? [String: Any] else {
             throw Problem.badRequest("The body is not a JSON object")
         }
@@ -70,8 +69,8 @@ struct AnnotationController: Sendable {
     }
 
     /// `DELETE /me/annotations/{id}` → 204 for one of the patron's bookmarks; 404 otherwise.
-    func delete(request: Request, context: BasicRequestContext) async throws -> Response {
-        let patronID = try await guardian.require(request, logger: context.logger)
+    func delete(request: Request, context: SignedInRequestContext) async throws -> Response {
+        let patronID = context.patronID
         try await reading.removeBookmark(try context.uuid("id"), patronID: patronID, logger: context.logger)
         return Response(status: .noContent)
     }

@@ -8,12 +8,12 @@ import Shared
 struct FeedbackController: Sendable {
     let feedback: FeedbackPostgresRepository
     let token: ServiceToken
-    let adminToken: String
     let perHour: Int
 
-    func add(to router: Router<BasicRequestContext>) {
+    /// `admin` is the `/admin` group behind `AdminTokenMiddleware`.
+    func add(to router: Router<PatronRequestContext>, admin: RouterGroup<PatronRequestContext>) {
         router.post("/feedback", use: submit)
-        router.get("/admin/feedback", use: list)
+        admin.get("/feedback", use: list)
     }
 
     struct Submission: Codable {
@@ -35,7 +35,7 @@ struct FeedbackController: Sendable {
 
     static let kinds = ["general", "book", "accessibility"]
 
-    func submit(request: Request, context: BasicRequestContext) async throws -> Response {
+    func submit(request: Request, context: PatronRequestContext) async throws -> Response {
         let caller = Caller(request: request, token: token)
         let body = try await JSONMessages.decode(Submission.self, from: request)
         let message = body.message.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -55,8 +55,7 @@ struct FeedbackController: Sendable {
     }
 
     /// `GET /admin/feedback?size=N&after=<id>` newest first, for the admin token.
-    func list(request: Request, context: BasicRequestContext) async throws -> Response {
-        try ServiceToken(adminToken).requireAdmin(request)
+    func list(request: Request, context: PatronRequestContext) async throws -> Response {
         let size = min(100, max(1, Int(request.uri.queryParameters.get("size") ?? "50") ?? 50))
         let after = request.uri.queryParameters.get("after").flatMap(UUID.init(uuidString:))
         let items = try await feedback.list(size: size, after: after, logger: context.logger)

@@ -11,36 +11,35 @@ struct ReadingController: Sendable {
     let reading: ReadingPostgresRepository
     let profiles: ProfilePostgresRepository
     let circulation: CirculationPostgresRepository
-    let guardian: PatronGuard
     let readingOrder: ReadingOrderCache
     let bookmarkLimit: Int
 
-    func add(to router: Router<BasicRequestContext>) {
-        router.get("/me/books/:id/bookmarks", use: listBookmarks)
-        router.post("/me/books/:id/bookmarks", use: addBookmark)
-        router.delete("/me/bookmarks/:id", use: deleteBookmark)
-        router.get("/me/books/:id/position", use: getPosition)
-        router.put("/me/books/:id/position", use: putPosition)
-        router.put("/me/books/:id/rating", use: putRating)
-        router.delete("/me/books/:id/rating", use: deleteRating)
-        router.get("/me/books/:id/rating", use: getRating)
-        router.put("/me/favorites/:id") { request, context in try await favorite(true, request: request, context: context) }
-        router.delete("/me/favorites/:id") { request, context in try await favorite(false, request: request, context: context) }
-        router.get("/me/export", use: export)
+    func add(to me: some RouterMethods<SignedInRequestContext>) {
+        me.get("/books/:id/bookmarks", use: listBookmarks)
+        me.post("/books/:id/bookmarks", use: addBookmark)
+        me.delete("/bookmarks/:id", use: deleteBookmark)
+        me.get("/books/:id/position", use: getPosition)
+        me.put("/books/:id/position", use: putPosition)
+        me.put("/books/:id/rating", use: putRating)
+        me.delete("/books/:id/rating", use: deleteRating)
+        me.get("/books/:id/rating", use: getRating)
+        me.put("/favorites/:id") { request, context in try await favorite(true, request: request, context: context) }
+        me.delete("/favorites/:id") { request, context in try await favorite(false, request: request, context: context) }
+        me.get("/export", use: export)
     }
 
     // MARK: bookmarks
 
     /// `GET /me/books/{id}/bookmarks`: the book's bookmarks (at most `BOOKMARK_LIMIT` exist).
-    func listBookmarks(request: Request, context: BasicRequestContext) async throws -> Response {
-        let patronID = try await guardian.require(request, logger: context.logger)
+    func listBookmarks(request: Request, context: SignedInRequestContext) async throws -> Response {
+        let patronID = context.patronID
         let bookID = try context.uuid("id")
         return try JSONMessages.response(["bookmarks": try await reading.bookmarks(patronID: patronID, bookID: bookID, logger: context.logger)])
     }
 
     /// `POST /me/books/{id}/bookmarks` → 201 with the bookmark, 200 with the existing one for the same place.
-    func addBookmark(request: Request, context: BasicRequestContext) async throws -> Response {
-        let patronID = try await guardian.require(request, logger: context.logger)
+    func addBookmark(request: Request, context: SignedInRequestContext) async throws -> Response {
+        let patronID = context.patronID
         let bookID = try context.uuid("id")
         let body = try await JSONMessages.decode(BookmarkRequest.self, from: request)
         let (bookmark, created) = try await saveBookmark(body, patronID: patronID, bookID: bookID, logger: context.logger)
@@ -66,8 +65,8 @@ struct ReadingController: Sendable {
     }
 
     /// `DELETE /me/bookmarks/{id}` → 204; 404 for an unknown bookmark or another patron's.
-    func deleteBookmark(request: Request, context: BasicRequestContext) async throws -> Response {
-        let patronID = try await guardian.require(request, logger: context.logger)
+    func deleteBookmark(request: Request, context: SignedInRequestContext) async throws -> Response {
+        let patronID = context.patronID
         try await removeBookmark(try context.uuid("id"), patronID: patronID, logger: context.logger)
         return Response(status: .noContent)
     }
@@ -79,8 +78,8 @@ struct ReadingController: Sendable {
 
     // MARK: positions
 
-    func getPosition(request: Request, context: BasicRequestContext) async throws -> Response {
-        let patronID = try await guardian.require(request, logger: context.logger)
+    func getPosition(request: Request, context: SignedInRequestContext) async throws -> Response {
+        let patronID = context.patronID
         let bookID = try context.uuid("id")
         guard let position = try await position(patronID: patronID, bookID: bookID, logger: context.logger) else {
             throw Problem.notFound("No reading position for this book yet")
@@ -89,8 +88,8 @@ struct ReadingController: Sendable {
     }
 
     /// `PUT /me/books/{id}/position` → 200 when this write is the newest; 409 with the newer position otherwise.
-    func putPosition(request: Request, context: BasicRequestContext) async throws -> Response {
-        let patronID = try await guardian.require(request, logger: context.logger)
+    func putPosition(request: Request, context: SignedInRequestContext) async throws -> Response {
+        let patronID = context.patronID
         let bookID = try context.uuid("id")
         let body = try await JSONMessages.decode(ReadingPosition.self, from: request)
         if let newer = try await savePosition(body, patronID: patronID, bookID: bookID, logger: context.logger) {
@@ -118,8 +117,8 @@ struct ReadingController: Sendable {
     }
 
     /// `PUT /me/books/{id}/rating` `{stars: 1…5}`; the book's average reaches catalog through the outbox.
-    func putRating(request: Request, context: BasicRequestContext) async throws -> Response {
-        let patronID = try await guardian.require(request, logger: context.logger)
+    func putRating(request: Request, context: SignedInRequestContext) async throws -> Response {
+        let patronID = context.patronID
         let bookID = try context.uuid("id")
         let rating = try await JSONMessages.decode(Rating.self, from: request)
         guard (1...5).contains(rating.stars) else { throw Problem.badRequest("stars must be from 1 to 5") }
@@ -128,8 +127,8 @@ struct ReadingController: Sendable {
         return try JSONMessages.response(rating)
     }
 
-    func getRating(request: Request, context: BasicRequestContext) async throws -> Response {
-        let patronID = try await guardian.require(request, logger: context.logger)
+    func getRating(request: Request, context: SignedInRequestContext) async throws -> Response {
+        let patronID = context.patronID
         let bookID = try context.uuid("id")
         guard let stars = try await reading.rating(patronID: patronID, bookID: bookID, logger: context.logger) else {
             throw Problem.notFound("You have not rated this book")
@@ -137,14 +136,14 @@ struct ReadingController: Sendable {
         return try JSONMessages.response(Rating(stars: stars))
     }
 
-    func deleteRating(request: Request, context: BasicRequestContext) async throws -> Response {
-        let patronID = try await guardian.require(request, logger: context.logger)
+    func deleteRating(request: Request, context: SignedInRequestContext) async throws -> Response {
+        let patronID = context.patronID
         try await reading.removeRating(patronID: patronID, bookID: try context.uuid("id"), logger: context.logger)
         return Response(status: .noContent)
     }
 
-    func favorite(_ on: Bool, request: Request, context: BasicRequestContext) async throws -> Response {
-        let patronID = try await guardian.require(request, logger: context.logger)
+    func favorite(_ on: Bool, request: Request, context: SignedInRequestContext) async throws -> Response {
+        let patronID = context.patronID
         let bookID = try context.uuid("id")
         if on { try await requireKnownBook(bookID, logger: context.logger) }
         try await reading.setFavorite(on, patronID: patronID, bookID: bookID, logger: context.logger)
@@ -155,8 +154,8 @@ struct ReadingController: Sendable {
 
     /// `GET /me/export` → every piece of the patron's data in one JSON document, written as it is read: the parts
     /// that can grow for years (loan history, bookmarks, positions) a page of rows at a time.
-    func export(request: Request, context: BasicRequestContext) async throws -> Response {
-        let patronID = try await guardian.require(request, logger: context.logger)
+    func export(request: Request, context: SignedInRequestContext) async throws -> Response {
+        let patronID = context.patronID
         let logger = context.logger
         let reading = self.reading
         let profile = try await profiles.profile(patronID: patronID, logger: logger)
@@ -167,7 +166,7 @@ struct ReadingController: Sendable {
         let feedback = try await reading.feedback(patronID: patronID, logger: logger)
         // The patron's lists are kept by catalog; when it cannot be asked the export says so rather than omit them.
         let lists = try? await readingOrder.catalog.get(
-            "/internal/patrons/\(patronID.uuidString.lowercased())/lists", as: ExportedLists.self, logger: logger)
+            InternalRoute.patronLists(patronID).path, as: ExportedLists.self, logger: logger)
         let page = 500
         let body = ResponseBody { writer in
             func write(_ text: String) async throws { try await writer.write(ByteBuffer(string: text)) }

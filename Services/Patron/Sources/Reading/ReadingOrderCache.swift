@@ -1,3 +1,4 @@
+import Shared
 import Foundation
 import Logging
 import ServiceSupport
@@ -15,7 +16,7 @@ final class ReadingOrderCache: Sendable {
     /// The hrefs of the book's reading order; nil when catalog cannot be asked (validation is then skipped).
     func hrefs(of bookID: UUID, logger: Logger) async -> Set<String>? {
         if let cached = entries.withLock({ $0[bookID] }) { return cached }
-        guard let list = try? await catalog.get("/internal/books/\(bookID.uuidString.lowercased())/reading-order", as: [String].self, logger: logger)
+        guard let list = try? await catalog.get(InternalRoute.readingOrder(bookID).path, as: [String].self, logger: logger)
         else { return nil }
         let set = Set(list)
         entries.withLock { entries in

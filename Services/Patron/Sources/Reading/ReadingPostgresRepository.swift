@@ -125,7 +125,7 @@ struct ReadingPostgresRepository: Sendable {
                 INSERT INTO ratings (patron_id, book_id, stars) VALUES (\(patronID), \(bookID), \(stars))
                 ON CONFLICT (patron_id, book_id) DO UPDATE SET stars = EXCLUDED.stars, updated_at = now()
                 """, logger: logger)
-            try await Figures.publish(bookID: bookID, on: connection, logger: logger)
+            try await FiguresPostgresRepository.publish(bookID: bookID, on: connection, logger: logger)
         }
     }
 
@@ -139,7 +139,7 @@ struct ReadingPostgresRepository: Sendable {
         try await client.transaction(logger: logger) { connection in
             let rows = try await connection.query(
                 "DELETE FROM ratings WHERE patron_id = \(patronID) AND book_id = \(bookID) RETURNING 1", logger: logger)
-            for try await _ in rows { try await Figures.publish(bookID: bookID, on: connection, logger: logger) }
+            for try await _ in rows { try await FiguresPostgresRepository.publish(bookID: bookID, on: connection, logger: logger) }
         }
     }
 

@@ -70,7 +70,7 @@ struct ShelfPostgresRepository: Sendable {
     /// Forgets the changes a delivered reading covered. Not flushed to disk before answering: if a crash loses the
     /// deletion, the shelf is only published once more.
     func delivered(_ reading: Reading, patronID: UUID, logger: Logger) async throws {
-        try await client.withTransaction(logger: logger) { connection in
+        try await client.transaction(logger: logger) { connection in
             try await connection.query("SET LOCAL synchronous_commit = off", logger: logger)
             try await connection.query(
                 "DELETE FROM shelf_changes WHERE patron_id = \(patronID) AND id <= \(reading.coversChangesUpTo)", logger: logger)

@@ -77,7 +77,7 @@ struct ShelfPublisher: Service {
     @discardableResult
     func publish(_ patronID: UUID, wait: Bool, logger: Logger) async throws -> Int64? {
         guard let reading = try await shelves.read(patronID: patronID, wait: wait, logger: logger) else { return nil }
-        let path = "/internal/shelves/\(patronID.uuidString.lowercased())"
+        let path = InternalRoute.shelfCopy(patronID).path
         _ = try await catalog.send(method: .PUT, path: path, body: try WireFormat.encode(reading.copy), logger: logger)
         try await shelves.delivered(reading, patronID: patronID, logger: logger)
         return reading.copy.version

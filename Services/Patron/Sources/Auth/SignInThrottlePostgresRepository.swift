@@ -1,10 +1,11 @@
+import Shared
 import Foundation
 import Logging
 import PostgresNIO
 
 /// Sign-in throttling (`SignInThrottlePolicy`) kept in the database, so that every patron replica agrees and parallel
 /// attempts are counted one after the other under row locks.
-struct SignInThrottle: Sendable {
+struct SignInThrottlePostgresRepository: Sendable {
     let client: PostgresClient
     let policy: SignInThrottlePolicy
 
@@ -26,7 +27,7 @@ struct SignInThrottle: Sendable {
         let addressKey = address.map(Self.addressKey)
         let keys = [loginKey] + [pairKey, addressKey].compactMap { $0 }
         let policy = self.policy
-        return try await client.withTransaction(logger: logger) { connection in
+        return try await client.transaction(logger: logger) { connection in
             // Rows are created, then locked in key order, so that concurrent attempts queue instead of deadlocking.
             try await connection.query(
                 "INSERT INTO sign_in_failures (key) SELECT unnest(\(keys)::text[]) ON CONFLICT (key) DO NOTHING", logger: logger)
@@ -71,7 +72,7 @@ struct SignInThrottle: Sendable {
     /// Takes a successful attempt back: the pair's failures are cleared, the login's and the address's counts lose
     /// this attempt, and the address becomes one this login signs in from.
     func succeeded(_ attempt: Attempt, logger: Logger) async throws {
-        try await client.withTransaction(logger: logger) { connection in
+        try await client.transaction(logger: logger) { connection in
             try await connection.query(
                 """
                 UPDATE sign_in_failures SET failures = CASE WHEN key LIKE 'pair:%' THEN 0 ELSE greatest(failures - 1, 0) END

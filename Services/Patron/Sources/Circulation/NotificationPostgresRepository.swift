@@ -1,41 +1,11 @@
 import Foundation
-import Hummingbird
 import Logging
 import PostgresNIO
-import ServiceSupport
 import Shared
-
-/// What a notification tells the patron.
-enum NotificationKind: String, Codable, Sendable {
-    case loanOffered = "loan_offered"
-    case offerExpiring = "offer_expiring"
-    case loanDueSoon = "loan_due_soon"
-    case loanExpired = "loan_expired"
-    case offerExpired = "offer_expired"
-
-    /// The notification an event leaves behind, if any (offers are recorded when the queue advances).
-    init?(after event: BookEvent) {
-        switch event {
-        case .loanExpired: self = .loanExpired
-        case .offerExpired: self = .offerExpired
-        default: return nil
-        }
-    }
-}
-
-/// A notification as `GET /me/notifications` lists it.
-struct PatronNotification: Codable, Sendable {
-    var id: UUID
-    var bookId: UUID
-    var kind: NotificationKind
-    var title: String?
-    var createdAt: Date
-    var readAt: Date?
-}
 
 /// Stored notifications. `reference` makes each one unique (the deadline it is about), so that several
 /// replicas of the expiry job record it once.
-enum Notifications {
+enum NotificationPostgresRepository {
     static func record(
         _ kind: NotificationKind, patronID: UUID, bookID: UUID, reference: String, on connection: PostgresConnection, logger: Logger
     ) async throws {

@@ -1,12 +1,13 @@
 import Foundation
 import Logging
 import PostgresNIO
+import PostgresSupport
 import ServiceSupport
 import Shared
 
 /// Circulation figures of one book (copies, availability, holds, checkouts, rating), queued for catalog in the
 /// caller's transaction with a new version.
-enum Figures {
+enum FiguresPostgresRepository {
     static func publish(bookID: UUID, on connection: PostgresConnection, logger: Logger) async throws {
         let rows = try await connection.query(
             """
@@ -26,8 +27,8 @@ enum Figures {
             let figures = CirculationFigures(
                 bookId: bookID, copiesTotal: copies, copiesAvailable: openAccess ? copies : max(0, copies - occupied), holds: holds,
                 checkouts: checkouts, ratingAverage: average, ratingCount: ratings, version: version)
-            try await Outbox.enqueue(
-                key: "figures:\(bookID.lowercased)", path: "/internal/books/\(bookID.lowercased)/figures", payload: figures, on: connection,
+            try await OutboxPostgresRepository.enqueue(
+                key: "figures:\(bookID.lowercased)", path: InternalRoute.bookFigures(bookID).path, payload: figures, on: connection,
                 logger: logger)
         }
     }

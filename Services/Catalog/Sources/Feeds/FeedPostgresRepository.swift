@@ -6,7 +6,7 @@ import ServiceSupport
 import Shared
 
 /// The SQL behind lanes, groups and search. User input only ever reaches SQL as bind parameters.
-struct FeedQueries: Sendable {
+struct FeedPostgresRepository: Sendable {
     let books: BookPostgresRepository
     let searchIndex = SearchIndex()
 

@@ -1,0 +1,76 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import ServiceSupport
+import Shared
+
+/// The feed pages' caching and personal overlay. A page's shared part is computed once for everyone and kept in the
+/// feed cache; a signed-in patron gets it as it is when no book on it is on their shelf or ignored by them, otherwise
+/// a page computed for them, kept in the personal cache.
+struct FeedPageCache: Sendable {
+    let shelves: PatronShelves
+    let token: ServiceToken
+    let cache: ResponseCache
+    /// Pages computed for one patron (their shelf touches the page), kept under the shared page's ETag and the
+    /// shelf's version, so that any change to either makes a new entry: an app reloading a page pays once.
+    let personalCache: ResponseCache
+
+    typealias PageHandler = @Sendable (Request, BasicRequestContext, PersonalView) async throws -> StoredResponse
+
+    /// A page's shared part is computed once for everyone and kept in the feed cache (`FEED_CACHE_TTL`, stale for as
+    /// long again); this replica's admin changes clear it. An anonymous visitor gets it as it is. A signed-in patron
+    /// gets the same bytes (private, under an ETag that covers their shelf's version) when no book on the page is on
+    /// their shelf or ignored by them; otherwise, and for pages whose feed-level parts are personal (`alwaysPersonal`),
+    /// the page is computed for them.
+    func serve(_ handler: @escaping PageHandler, alwaysPersonal: Bool = false) -> @Sendable (Request, BasicRequestContext) async throws -> Response {
+        { request, context in
+            let key = cacheKey(request)
+            guard let patronID = Caller(request: request, token: token).patronID else {
+                return try await cache.respond(to: request, key: key) {
+                    let page = try await handler(request, context, .anonymous)
+                    cache.put(key, page)
+                    return page.response(to: request)
+                }
+            }
+            let copy = try await shelves.shelf(patronID: patronID, seen: request.shelfVersionSeen, logger: context.logger)
+            let personal = PersonalView(shelf: copy.shelf, version: copy.version)
+            if alwaysPersonal {
+                let personalKey = "\(key)|\(patronID.uuidString)|\(copy.version)"
+                if let page = personalCache.get(personalKey) { return page.response(to: request) }
+                let page = personal.personalised(try await handler(request, context, personal))
+                personalCache.put(personalKey, page)
+                return page.response(to: request)
+            }
+            let shared = try await sharedPage(key: key) { try await handler(request, context, .anonymous) }
+            if shared.bookIDs.isDisjoint(with: personal.touched) {
+                // The gateway holds the shared bytes already: it only needs to hear that they are this patron's page.
+                if let held = request.headers[.sharedETag], held == shared.headers[.eTag] {
+                    return Response(status: .noContent, headers: [
+                        .sharedPageUsable: "yes", .eTag: personal.personalETag(held), .cacheControl: "private, no-cache",
+                    ])
+                }
+                return personal.personalised(shared).response(to: request)
+            }
+            let personalKey = "\(key)|\(shared.headers[.eTag] ?? "")|\(patronID.uuidString)|\(copy.version)"
+            if let page = personalCache.get(personalKey) { return page.response(to: request) }
+            let page = personal.personalised(try await handler(request, context, personal))
+            personalCache.put(personalKey, page)
+            return page.response(to: request)
+        }
+    }
+
+    /// The page as every visitor gets it: from the feed cache (fresh or stale), else computed and kept.
+    func sharedPage(key: String, compute: () async throws -> StoredResponse) async throws -> StoredResponse {
+        if let page = cache.get(key) ?? cache.stale(key) { return page }
+        let page = try await compute()
+        cache.put(key, page)
+        return page
+    }
+
+    /// What makes two anonymous requests get the same bytes: the path and the parameters feeds understand, OPDS 1 or 2,
+    /// gzip or not. A padded URL maps to the same entry as the plain one.
+    func cacheKey(_ request: Request) -> String {
+        let query = FeedRequest.knownQuery(request).joined(separator: "&")
+        return "\(request.uri.path)?\(query)|\(FeedRequest.wantsJSON(request) ? "json" : "atom")|\(Gzip.accepted(by: request.headers[.acceptEncoding]) ? "gzip" : "")"
+    }
+}

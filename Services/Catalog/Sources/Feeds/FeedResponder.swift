@@ -1,0 +1,42 @@
+import Crypto
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import ServiceSupport
+
+/// Renders a feed as the request asks (OPDS 1.2 Atom or OPDS 2.0 JSON) into a cacheable response.
+struct FeedResponder: Sendable {
+    let publicURL: String
+
+    /// The feed rendered for the request (OPDS 1.2 or 2.0), with the ids of its books.
+    func render(_ feed: Feed, request: Request) throws -> StoredResponse {
+        let bookIDs = Set((feed.entries + feed.groups.flatMap(\.entries)).map(\.book.id))
+        if FeedRequest.wantsJSON(request) {
+            let document = OPDS2Renderer.feed(feed, publicURL: publicURL)
+            let data = try JSONSerialization.data(withJSONObject: document, options: [.sortedKeys, .withoutEscapingSlashes])
+            return cacheable(data, type: FeedMediaType.opds2, request: request, bookIDs: bookIDs)
+        }
+        return cacheable(
+            Data(AtomRenderer.feed(feed).utf8), type: feed.kind == .navigation ? FeedMediaType.navigation : FeedMediaType.acquisition, request: request,
+            bookIDs: bookIDs)
+    }
+
+    /// A strong ETag over the bytes, public caching, and gzip when the client accepts it (a different representation,
+    /// so a different ETag). A patron's copy is made private by `PersonalView.personalised`.
+    func cacheable(_ data: Data, type: String, request: Request, bookIDs: Set<UUID>) -> StoredResponse {
+        var body = data
+        var etag = SHA256.hash(data: data).prefix(16).map { String(format: "%02x", $0) }.joined()
+        var headers: HTTPFields = [
+            .contentType: type, .cacheControl: "public, max-age=30",
+            .vary: "Accept, Accept-Encoding, Authorization",
+        ]
+        if data.count > 1024, Gzip.accepted(by: request.headers[.acceptEncoding]), let compressed = Gzip.compress(data) {
+            body = compressed
+            etag += "-gz"
+            headers[.contentEncoding] = "gzip"
+        }
+        headers[.eTag] = "\"\(etag)\""
+        return StoredResponse(body: ByteBuffer(bytes: body), headers: headers, bookIDs: bookIDs)
+    }
+}

@@ -1,0 +1,21 @@
+import NIOCore
+import ServiceSupport
+
+/// `GET /opds/search` without a query: the OpenSearch description that tells a client how to search.
+enum OpenSearchDescription {
+    static func response(publicURL: String) -> StoredResponse {
+        let xml = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <OpenSearchDescription xmlns="http://a9.com/-/spec/opensearch/1.1/">
+            <ShortName>Bookmobile</ShortName>
+            <Description>Search the library's catalog</Description>
+            <InputEncoding>UTF-8</InputEncoding>
+            <OutputEncoding>UTF-8</OutputEncoding>
+            <Url type="\(FeedMediaType.acquisition)" template="\(publicURL)/opds/search?q={searchTerms}"/>
+            <Url type="\(FeedMediaType.opds2)" template="\(publicURL)/opds/search?q={searchTerms}"/>
+            </OpenSearchDescription>
+            """
+        return StoredResponse(
+            body: ByteBuffer(string: xml), headers: [.contentType: FeedMediaType.openSearch, .cacheControl: "public, max-age=3600"])
+    }
+}

@@ -1,0 +1,20 @@
+/// The service behind a public path: the gateway's routing table, kept beside the route definitions.
+public enum PublicService: Sendable, Equatable {
+    case catalog
+    case patron
+
+    /// The service that serves `path`, or nil for the gateway's own pages (the web app, the operator console).
+    public static func serving(_ path: String) -> PublicService? {
+        func under(_ prefix: String) -> Bool { path == prefix || path.hasPrefix(prefix + "/") }
+        if path == "/admin" || path == "/admin/" { return nil }
+        // A patron's lists are catalog's (its feeds show them).
+        if under("/me/lists") { return .catalog }
+        if under("/feedback") || under("/auth") || under("/me") || under("/admin/feedback") || under("/admin/circulation") { return .patron }
+        if under("/opds") || under("/books") || under("/admin") { return .catalog }
+        return nil
+    }
+
+    /// Paths whose requests carry their own credentials (sign-in, tokens, the admin token): the gateway passes them
+    /// on instead of authenticating a patron.
+    public static func carriesOwnCredentials(_ path: String) -> Bool { path.hasPrefix("/auth/") || path.hasPrefix("/admin/") }
+}

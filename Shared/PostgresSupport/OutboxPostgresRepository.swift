@@ -1,0 +1,87 @@
+import Foundation
+import Logging
+import PostgresNIO
+import Shared
+
+/// A transactional outbox: messages for another service are written in the same transaction as the change
+/// they describe and delivered by `OutboxDeliverer` until acknowledged.
+///
+/// Each message has a key (`figures:<book id>`); a newer message with the same key replaces an undelivered
+/// older one, so a receiver sees the latest state, never a stale one after a fresh one. Receivers must be
+/// idempotent (the payloads carry versions).
+public struct OutboxPostgresRepository: Sendable {
+    /// One claimed message; `revision` tells whether a newer one replaced it meanwhile.
+    public struct Message: Sendable {
+        public var key: String
+        public var path: String
+        public var payload: String
+        public var revision: Int64
+        public var attempts: Int
+    }
+
+    let client: PostgresClient
+
+    public init(client: PostgresClient) { self.client = client }
+
+    /// The table, for the service's migrations.
+    public static let migrationSQL = """
+        CREATE TABLE outbox (
+            key text PRIMARY KEY,
+            path text NOT NULL,
+            payload jsonb NOT NULL,
+            revision bigint NOT NULL DEFAULT 1,
+            attempts integer NOT NULL DEFAULT 0,
+            next_attempt_at timestamptz NOT NULL DEFAULT now(),
+            created_at timestamptz NOT NULL DEFAULT now()
+        );
+        CREATE INDEX outbox_due ON outbox (next_attempt_at);
+        """
+
+    /// Queues `PUT path` with `payload` inside the caller's transaction.
+    public static func enqueue<T: Encodable>(
+        key: String, path: String, payload: T, on connection: PostgresConnection, logger: Logger
+    ) async throws {
+        let json = String(decoding: try WireFormat.encode(payload), as: UTF8.self)
+        try await connection.query(
+            """
+            INSERT INTO outbox (key, path, payload) VALUES (\(key), \(path), \(json)::jsonb)
+            ON CONFLICT (key) DO UPDATE SET path = EXCLUDED.path, payload = EXCLUDED.payload,
+                revision = outbox.revision + 1, attempts = 0, next_attempt_at = now()
+            """,
+            logger: logger
+        )
+    }
+
+    /// Claims up to `limit` due messages for 30 seconds (`FOR UPDATE SKIP LOCKED`: replicas claim different ones).
+    func claimDue(limit: Int, logger: Logger) async throws -> [Message] {
+        let rows = try await client.query(
+            """
+            UPDATE outbox SET next_attempt_at = now() + interval '30 seconds'
+            WHERE key IN (SELECT key FROM outbox WHERE next_attempt_at <= now() ORDER BY created_at LIMIT \(limit) FOR UPDATE SKIP LOCKED)
+            RETURNING key, path, payload::text, revision, attempts
+            """,
+            logger: logger
+        )
+        var claimed: [Message] = []
+        for try await (key, path, payload, revision, attempts) in rows.decode((String, String, String, Int64, Int).self) {
+            claimed.append(Message(key: key, path: path, payload: payload, revision: revision, attempts: attempts))
+        }
+        return claimed
+    }
+
+    /// Deletes a delivered message unless a newer one replaced it meanwhile.
+    func acknowledge(_ message: Message, logger: Logger) async throws {
+        try await client.query("DELETE FROM outbox WHERE key = \(message.key) AND revision = \(message.revision)", logger: logger)
+    }
+
+    /// Schedules another attempt of an undelivered message after `seconds`.
+    func retry(_ message: Message, after seconds: Double, logger: Logger) async throws {
+        try await client.query(
+            """
+            UPDATE outbox SET attempts = attempts + 1, next_attempt_at = now() + make_interval(secs => \(seconds))
+            WHERE key = \(message.key) AND revision = \(message.revision)
+            """,
+            logger: logger
+        )
+    }
+}

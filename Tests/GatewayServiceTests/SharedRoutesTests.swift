@@ -1,0 +1,54 @@
+import Foundation
+import Shared
+import Testing
+
+/// Every path built from the shared route definitions is a route its service registers, and the gateway's routing
+/// table sends each public one to that service.
+@Suite struct SharedRoutesTests {
+    static let book = UUID()
+    static let patron = UUID()
+
+    static let publicRoutes: [(PublicRoute, PublicService)] = [
+        (.authDocument, .patron), (.me, .patron), (.password, .patron), (.revokeAllSessions, .patron), (.myBooks, .patron),
+        (.myBook(book), .patron), (.hold(book), .patron), (.position(book), .patron), (.annotations(book), .patron),
+        (.shelfFeed, .catalog), (.cover(book), .catalog),
+    ]
+
+    static let internalRoutes: [(InternalRoute, PublicService)] = [
+        (.bookFigures(book), .catalog), (.patronErasure(patron), .catalog), (.patronLists(patron), .catalog), (.shelfCopy(patron), .catalog),
+        (.readingOrder(book), .catalog), (.license(book), .patron), (.patronShelf(patron), .patron),
+        (.loanCheck(patron: patron, book: book), .patron), (.bookEvents(patron: patron, book: book), .patron),
+        (.coBorrowed(book, limit: 20), .patron), (.taste(patron), .patron), (.session(UUID()), .patron), (.basicCredentials, .patron),
+    ]
+
+    /// Whether `path` (query left out) fits `pattern`, where a `:name` or `{name}` segment fits any one segment.
+    static func matches(_ path: String, _ pattern: String) -> Bool {
+        let segments = path.split(separator: "?").first.map { $0.split(separator: "/") } ?? []
+        let expected = pattern.split(separator: "/")
+        guard segments.count == expected.count else { return false }
+        return zip(segments, expected).allSatisfy { $1.hasPrefix(":") || $1.hasPrefix("{") || $0 == $1 }
+    }
+
+    @Test func everySharedPathIsARouteOfTheServiceItNames() async throws {
+        let (catalog, patron) = try await OpenAPICoverageTests.registered()
+        func registers(_ service: PublicService, _ path: String) -> Bool {
+            (service == .catalog ? catalog : patron).contains { Self.matches(path, $0.1) }
+        }
+        for (route, service) in Self.publicRoutes {
+            #expect(registers(service, route.path), "\(route.path) is not a route of \(service)")
+            #expect(PublicService.serving(route.path) == service, "the gateway does not send \(route.path) to \(service)")
+        }
+        for (route, service) in Self.internalRoutes {
+            #expect(registers(service, route.path), "\(route.path) is not a route of \(service)")
+        }
+    }
+
+    @Test func theGatewaySendsEachPathToItsService() {
+        #expect(PublicService.serving("/me/lists/\(Self.book.lowercased)") == .catalog)
+        #expect(PublicService.serving("/admin/feedback") == .patron)
+        #expect(PublicService.serving("/admin/books") == .catalog)
+        #expect(PublicService.serving("/admin") == nil)
+        #expect(PublicService.serving("/mexico") == nil)
+        #expect(PublicService.serving("/opds") == .catalog)
+    }
+}
