@@ -15,5 +15,6 @@ bench:
 build:
 	swift build
 
+# The formatter's lint, as make test runs it; `swift format format --in-place --recursive Shared Services Tests` fixes most findings.
 lint:
-	swift format lint --recursive Shared Services Tests
+	swift format lint --strict --recursive --parallel Shared Services Tests Package.swift

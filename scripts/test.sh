@@ -24,6 +24,10 @@ export SHARED_DIR="${SHARED_DIR:-$(cd .. && pwd)/shared}"
 TEST_PYTHON="$(scripts/test-tools.sh)"
 export TEST_PYTHON
 echo "Test database: $TEST_DATABASE_URL"
+# The formatter's lint (.swift-format) is part of the suite; its findings are repeated at the end.
+lint_status=0
+swift format lint --strict --recursive --parallel Shared Services Tests Package.swift > "$tmp/lint.log" 2>&1 || lint_status=$?
+cat "$tmp/lint.log"
 swift build --build-tests
 # The end-to-end tests start the three executables that this build made.
 BOOKMOBILE_BIN_DIR="$(swift build --show-bin-path)"
@@ -88,5 +92,10 @@ fi
 if [ "$status" -ne 0 ]; then
     echo "==== failures (repeated from above) ===="
     failures "$tmp/test.log"
+fi
+if [ "$lint_status" -ne 0 ]; then
+    echo "==== swift format lint --strict found (run: swift format format --in-place --recursive Shared Services Tests) ===="
+    tail -40 "$tmp/lint.log"
+    [ "$status" -ne 0 ] || status=1
 fi
 exit $status

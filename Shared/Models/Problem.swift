@@ -56,18 +56,7 @@ public struct Problem: Codable, Sendable, Equatable, Error {
     public static func unauthorized(_ detail: String) -> Problem { Problem(status: 401, slug: "unauthorized", title: "Unauthorized", detail: detail) }
     public static func forbidden(_ detail: String) -> Problem { Problem(status: 403, slug: "forbidden", title: "Forbidden", detail: detail) }
     public static func conflict(_ slug: String, _ detail: String) -> Problem { Problem(status: 409, slug: slug, title: "Conflict", detail: detail) }
-    public static func tooLarge(_ detail: String) -> Problem { Problem(status: 413, slug: "payload-too-large", title: "Payload too large", detail: detail) }
-}
-
-/// A link carried by a problem document, e.g. the hold link of `no-copies-available`.
-public struct ProblemLink: Codable, Sendable, Equatable {
-    public var rel: String
-    public var href: String
-    public var method: String?
-
-    public init(rel: String, href: String, method: String? = nil) {
-        self.rel = rel
-        self.href = href
-        self.method = method
+    public static func tooLarge(_ detail: String) -> Problem {
+        Problem(status: 413, slug: "payload-too-large", title: "Payload too large", detail: detail)
     }
 }

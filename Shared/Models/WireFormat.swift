@@ -11,10 +11,14 @@ public enum WireFormat {
     /// Lower-cases every JSON string that is exactly an upper-case UUID (`"8-4-4-4-12"` hex digits).
     static func lowercasingUUIDs(_ json: Data) -> Data {
         var bytes = [UInt8](json)
-        let quote = UInt8(ascii: "\""), dash = UInt8(ascii: "-")
+        let quote = UInt8(ascii: "\"")
+        let dash = UInt8(ascii: "-")
         var index = 0
         while index + 37 < bytes.count {
-            guard bytes[index] == quote, bytes[index + 37] == quote else { index += 1; continue }
+            guard bytes[index] == quote, bytes[index + 37] == quote else {
+                index += 1
+                continue
+            }
             let body = (index + 1)...(index + 36)
             let isUUID = body.allSatisfy { i in
                 let offset = i - index - 1

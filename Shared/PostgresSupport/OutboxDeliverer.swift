@@ -18,7 +18,10 @@ public struct OutboxDeliverer: Service {
     static let parallelism = 8
 
     public init(
-        client: PostgresClient, destination: InternalClient, interval: Duration = .milliseconds(500), schema: SchemaReadiness,
+        client: PostgresClient,
+        destination: InternalClient,
+        interval: Duration = .milliseconds(500),
+        schema: SchemaReadiness,
         logger: Logger
     ) {
         self.outbox = OutboxPostgresRepository(client: client)

@@ -39,7 +39,11 @@ public struct OutboxPostgresRepository: Sendable {
 
     /// Queues `PUT path` with `payload` inside the caller's transaction.
     public static func enqueue<T: Encodable>(
-        key: String, path: String, payload: T, on connection: PostgresConnection, logger: Logger
+        key: String,
+        path: String,
+        payload: T,
+        on connection: PostgresConnection,
+        logger: Logger
     ) async throws {
         let json = String(decoding: try WireFormat.encode(payload), as: UTF8.self)
         try await connection.query(

@@ -15,7 +15,8 @@ public struct AccessLogMiddleware<Context: RequestContext>: RouterMiddleware {
             metadata: [
                 "method": "\(request.method)", "path": "\(request.uri.path)", "status": "\(response.status.code)",
                 "ms": "\((milliseconds * 10).rounded() / 10)",
-            ])
+            ]
+        )
         return response
     }
 }

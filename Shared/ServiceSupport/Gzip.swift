@@ -20,9 +20,11 @@ public enum Gzip {
         var output = Data([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255])
         guard
             let crc = try? Data.compress(
-                size: Int64(data.count), bufferSize: 64 * 1024,
+                size: Int64(data.count),
+                bufferSize: 64 * 1024,
                 provider: { position, size in data.subdata(in: Int(position)..<Int(position) + size) },
-                consumer: { output.append($0) })
+                consumer: { output.append($0) }
+            )
         else { return nil }
         for value in [crc, UInt32(truncatingIfNeeded: data.count)] {
             withUnsafeBytes(of: value.littleEndian) { output.append(contentsOf: $0) }

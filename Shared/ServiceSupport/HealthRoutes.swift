@@ -33,23 +33,10 @@ public struct HealthRoutes<Context: RequestContext>: Sendable {
             buffer.reserveCapacity(16_384)
             registry.emit(into: &buffer)
             return Response(
-                status: .ok, headers: [.contentType: "text/plain; version=0.0.4"], body: .init(byteBuffer: ByteBuffer(bytes: buffer)))
+                status: .ok,
+                headers: [.contentType: "text/plain; version=0.0.4"],
+                body: .init(byteBuffer: ByteBuffer(bytes: buffer))
+            )
         }
-    }
-}
-
-/// Thrown by `withTimeout` when the deadline passes first.
-public struct TimeoutError: Error {}
-
-/// Runs `operation`, cancelling it and throwing `TimeoutError` after `seconds`.
-public func withTimeout<T: Sendable>(seconds: Double, _ operation: @escaping @Sendable () async throws -> T) async throws -> T {
-    try await withThrowingTaskGroup(of: T.self) { group in
-        group.addTask { try await operation() }
-        group.addTask {
-            try await Task.sleep(for: .milliseconds(Int(seconds * 1000)))
-            throw TimeoutError()
-        }
-        defer { group.cancelAll() }
-        return try await group.next()!
     }
 }

@@ -45,7 +45,11 @@ public final class InternalClient: Sendable {
 
     /// `method path` with `body` encoded as JSON, decoded as `T`.
     public func send<B: Encodable, T: Decodable>(
-        _ method: HTTPMethod, _ path: String, body: B, as type: T.Type = T.self, logger: Logger
+        _ method: HTTPMethod,
+        _ path: String,
+        body: B,
+        as type: T.Type = T.self,
+        logger: Logger
     ) async throws -> T {
         let data = try await send(method: method, path: path, body: try WireFormat.encode(body), logger: logger)
         return try WireFormat.decoder().decode(T.self, from: data)

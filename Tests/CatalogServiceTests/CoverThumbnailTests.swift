@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @testable import CatalogService
 
@@ -12,7 +12,9 @@ import TestSupport
             "iVBORw0KGgoAAAANSUhEUgAAASwAAAGQCAYAAAAUdV17AAAD7UlEQVR42u3UMQ0AAAgEMZS8TiQiCxUMJB1q4IarSRrggxIBMCwAwwIMC8CwAAwLMCwAwwIwLMCwAAwLwLAAwwIwLADDAgwLwLAADAswLADDAjAswLAADAvAsADDAjAsAMMCDAvAsADDEgEwLADDAgwLwLAADAswLADDAjAswLAADAvAsADDAjAsAMMCDAvAsAAMCzAsAMMCMCzAsAAMC8CwAMMCMCwAwwIMC8CwAMMSATAsAMMCDAvAsAAMCzAsAMMCMCzAsAAMC8CwAMMCMCwAwwIMC8CwAAwLMCwAwwIwLMCwAAwLwLAAwwIwLADDAgwLwLAAwxICMCwAwwIMC8CwAAwLMCwAwwIwLMCwAAwLwLAAwwIwLADDAgwLwLAADAswLADDAjAswLAADAvAsADDAjAsAMMCDAvAsADDAjAsAMMCDAvAsAAMCzAsAMMCMCzAsAAMC8CwAMMCMCwAwwIMC8CwAAwLMCwAwwIwLMCwAAwLwLAAwwIwLADDAgwLwLAAwwIwLADDAgwLwLAADAswLADDAjAswLAADAvAsADDAjAsAMMCDAvAsAAMCzAsAMMCMCzAsAAMC8CwAMMCMCwAwwIMC8CwAMMCMCwAwwIMC8CwAAwLMCwAwwIwLMCwAAwLwLAAwwIwLADDAgwLwLAADAswLADDAjAswLAADAvAsADDAjAsAMMCDAvAsADDAjAsAMMCDAvAsAAMCzAsAMMCMCzAsAAMC8CwAMMCMCwAwwIMC8CwAAwLMCwAwwIwLMCwAAwLwLAAwwIwLADDAgwLwLAAwwIwLADDAgwLwLAADAswLADDAjAswLAADAvAsADDAjAsAMMCDAvAsAAMCzAsAMMCMCzAsAAMC8CwAMMCMCzAsEQADAvAsADDAjAsAMMCDAvAsAAMCzAsAMMCMCzAsAAMC8CwAMMCMCwAwwIMC8CwAAwLMCwAwwIwLMCwAAwLwLAAwwIwLMCwRAAMC8CwAMMCMCwAwwIMC8CwAAwLMCwAwwIwLMCwAAwLwLAAwwIwLADDAgwLwLAADAswLADDAjAswLAADAvAsADDAjAswLBEAAwLwLAAwwIwLADDAgwLwLAADAswLADDAjAswLAADAvAsADDAjAsAMMCDAvAsAAMCzAsAMMCMCzAsAAMC8CwAMMCMCzAsIQADAvAsADDAjAsAMMCDAvAsAAMCzAsAMMCMCzAsAAMC8CwAMMCMCwAwwIMC8CwAAwLMCwAwwIwLMCwAAwLwLAAwwIwLMCwAAwLwLAAwwIwLADDAgwLwLAADAswLADDAjAswLAADAvAsADDAjAsAMMCDAvAsAAMCzAsAMMCMCzAsAAuLdok9bqMzs3SAAAAAElFTkSuQmCC"
     )!
     /// A PNG header claiming 60,000 × 60,000 pixels (3.6 gigapixels) over a few bytes of data.
-    static let pixelBomb = Data(base64Encoded: "iVBORw0KGgoAAAANSUhEUgAA6mAAAOpgCAIAAAAPsOIVAAAAEUlEQVR4nGNgGAWjYBQMdwAAA+gAAbOm00YAAAAASUVORK5CYII=")!
+    static let pixelBomb = Data(
+        base64Encoded: "iVBORw0KGgoAAAANSUhEUgAA6mAAAOpgCAIAAAAPsOIVAAAAEUlEQVR4nGNgGAWjYBQMdwAAA+gAAbOm00YAAAAASUVORK5CYII="
+    )!
 
     @Test func aTransparentCoverBecomesAPNGOfAtMost200PixelsHigh() throws {
         let thumbnail = try #require(try CoverThumbnail.make(from: Self.transparentPNG))
@@ -43,8 +45,10 @@ import TestSupport
     }
 
     @Test func hostileImagesAreRefusedWithAReason() {
-        for (name, data) in [("bomb", Self.pixelBomb), ("text", Data("not an image".utf8)), ("empty", Data()),
-                             ("truncated", Self.transparentPNG.prefix(200)), ("svg", Data("<svg xmlns='http://www.w3.org/2000/svg'/>".utf8))] {
+        for (name, data) in [
+            ("bomb", Self.pixelBomb), ("text", Data("not an image".utf8)), ("empty", Data()),
+            ("truncated", Self.transparentPNG.prefix(200)), ("svg", Data("<svg xmlns='http://www.w3.org/2000/svg'/>".utf8)),
+        ] {
             do {
                 _ = try CoverThumbnail.make(from: data)
                 Issue.record("\(name) made a thumbnail")

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 import ZIPFoundation
 
 @testable import CatalogService
@@ -54,23 +54,29 @@ import ZIPFoundation
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("hostile-\(UUID().uuidString).epub")
         let archive = try Archive(url: url, accessMode: .create)
         for (path, data) in entries {
-            try archive.addEntry(with: path, type: .file, uncompressedSize: Int64(data.count), compressionMethod: compress ? .deflate : .none) { position, size in
+            try archive.addEntry(with: path, type: .file, uncompressedSize: Int64(data.count), compressionMethod: compress ? .deflate : .none) {
+                position,
+                size in
                 data.subdata(in: Int(position)..<Int(position) + size)
             }
         }
         return url
     }
 
-    static let container = Data("""
+    static let container = Data(
+        """
         <?xml version="1.0"?><container version="1.0" xmlns="urn:oasis:names:tc:opendocument:xmlns:container">
         <rootfiles><rootfile full-path="OPS/book.opf" media-type="application/oebps-package+xml"/></rootfiles></container>
-        """.utf8)
+        """.utf8
+    )
 
     func opf(title: String = "Hostile", extra: String = "") -> Data {
-        Data("""
+        Data(
+            """
             <?xml version="1.0"?>\(extra)<package xmlns="http://www.idpf.org/2007/opf" version="3.0"><metadata xmlns:dc="http://purl.org/dc/elements/1.1/">
             <dc:title>\(title)</dc:title></metadata><manifest/><spine/></package>
-            """.utf8)
+            """.utf8
+        )
     }
 
     func refusal(_ url: URL) -> EPUBError? {
@@ -89,7 +95,12 @@ import ZIPFoundation
 
     @Test func aZipBombIsRefusedWithoutInflatingIt() throws {
         let zeros = Data(count: 64 << 20)
-        let error = refusal(try archive([("mimetype", Data("application/epub+zip".utf8)), ("META-INF/container.xml", Self.container), ("OPS/book.opf", opf()), ("OPS/zeros.bin", zeros)]))
+        let error = refusal(
+            try archive([
+                ("mimetype", Data("application/epub+zip".utf8)), ("META-INF/container.xml", Self.container), ("OPS/book.opf", opf()),
+                ("OPS/zeros.bin", zeros),
+            ])
+        )
         #expect(error?.slug == "zip-bomb")
     }
 
@@ -103,7 +114,8 @@ import ZIPFoundation
         func patch(signature: [UInt8], offset: Int) {
             var index = bytes.startIndex
             while let range = bytes.range(of: Data(signature), in: index..<bytes.endIndex) {
-                let nameLength = Int(bytes[range.lowerBound + (signature[2] == 1 ? 28 : 26)]) | Int(bytes[range.lowerBound + (signature[2] == 1 ? 29 : 27)]) << 8
+                let nameLength =
+                    Int(bytes[range.lowerBound + (signature[2] == 1 ? 28 : 26)]) | Int(bytes[range.lowerBound + (signature[2] == 1 ? 29 : 27)]) << 8
                 let nameStart = range.lowerBound + (signature[2] == 1 ? 46 : 30)
                 if String(decoding: bytes[nameStart..<nameStart + nameLength], as: UTF8.self) == "OPS/padding.css" {
                     bytes.replaceSubrange(range.lowerBound + offset..<range.lowerBound + offset + 4, with: [0x00, 0x04, 0x00, 0x00])
@@ -214,7 +226,10 @@ import ZIPFoundation
     @Test func missingPiecesAreNamed() throws {
         #expect(refusal(try archive([("mimetype", Data("application/epub+zip".utf8))]))?.slug == "missing-container")
         #expect(refusal(try archive([("META-INF/container.xml", Self.container)]))?.slug == "missing-package")
-        #expect(refusal(try archive([("META-INF/container.xml", Self.container), ("OPS/book.opf", Data("<package><metadata>".utf8))]))?.slug == "unreadable-package")
+        #expect(
+            refusal(try archive([("META-INF/container.xml", Self.container), ("OPS/book.opf", Data("<package><metadata>".utf8))]))?.slug
+                == "unreadable-package"
+        )
         #expect(refusal(try archive([("META-INF/container.xml", Self.container), ("OPS/book.opf", opf(title: ""))]))?.slug == "no-title")
     }
 
@@ -224,7 +239,10 @@ import ZIPFoundation
         for round in 0..<60 {
             var data = round < 20 ? source.prefix(Int.random(in: 0..<source.count, using: &generator)) : source
             if round >= 20 {
-                for _ in 0..<8 { let index = Int.random(in: 0..<data.count, using: &generator); data[index] ^= UInt8.random(in: 1...255, using: &generator) }
+                for _ in 0..<8 {
+                    let index = Int.random(in: 0..<data.count, using: &generator)
+                    data[index] ^= UInt8.random(in: 1...255, using: &generator)
+                }
             }
             let url = FileManager.default.temporaryDirectory.appendingPathComponent("fuzz-\(UUID().uuidString).epub")
             try data.write(to: url)

@@ -17,10 +17,34 @@ import Testing
 
     static func book(openAccess: Bool = false, available: Int = 1) -> BookDetail {
         BookDetail(
-            id: id, title: "T", authors: [], contributors: [], languages: ["en"], subjects: [], genres: [], identifiers: [],
-            fixedLayout: false, wordCount: 1, readingMinutes: 1, epubSha256: "", epubSize: 1, hasCover: false, openAccess: openAccess,
-            featured: false, staffPick: false, copies: 1, copiesAvailable: available, holds: 0, checkouts: 0, ratingCount: 0, edition: 1,
-            addedAt: Date(), updatedAt: Date(), withdrawn: false, warnings: [])
+            id: id,
+            title: "T",
+            authors: [],
+            contributors: [],
+            languages: ["en"],
+            subjects: [],
+            genres: [],
+            identifiers: [],
+            fixedLayout: false,
+            wordCount: 1,
+            readingMinutes: 1,
+            epubSha256: "",
+            epubSize: 1,
+            hasCover: false,
+            openAccess: openAccess,
+            featured: false,
+            staffPick: false,
+            copies: 1,
+            copiesAvailable: available,
+            holds: 0,
+            checkouts: 0,
+            ratingCount: 0,
+            edition: 1,
+            addedAt: Date(),
+            updatedAt: Date(),
+            withdrawn: false,
+            warnings: []
+        )
     }
 
     func links(_ state: BookState?, book: BookDetail = book()) -> [String] {
@@ -59,6 +83,9 @@ import Testing
         #expect(suspended?.rel == "urn:x-bookmobile:rel/resume-hold" && suspended?.href == "\(Self.me)/resume")
         #expect(suspended?.title?.contains(WireFormat.formatDate(until)) == true)
         // A date that has passed (the expiry job has not cleared it yet) is an active hold.
-        #expect(link(PatronBookView(bookId: Self.id, state: .waitingForLoan, suspendedUntil: Date().addingTimeInterval(-1)))?.rel == "urn:x-bookmobile:rel/suspend-hold")
+        #expect(
+            link(PatronBookView(bookId: Self.id, state: .waitingForLoan, suspendedUntil: Date().addingTimeInterval(-1)))?.rel
+                == "urn:x-bookmobile:rel/suspend-hold"
+        )
     }
 }

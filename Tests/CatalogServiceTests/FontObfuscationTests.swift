@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @testable import CatalogService
 
@@ -14,9 +14,15 @@ import TestSupport
     @Test func idpfObfuscatedFontsAreUndoneWithTheUniqueIdentifiersKey() throws {
         let wasteland = try parse("idpf-wasteland-woff-obf.epub")
         let obfuscated = wasteland.resources.filter { $0.obfuscation != nil }
-        #expect(obfuscated.map(\.href).sorted() == ["EPUB/OldStandard-Bold.obf.woff", "EPUB/OldStandard-Italic.obf.woff", "EPUB/OldStandard-Regular.obf.woff"])
+        #expect(
+            obfuscated.map(\.href).sorted() == [
+                "EPUB/OldStandard-Bold.obf.woff", "EPUB/OldStandard-Italic.obf.woff", "EPUB/OldStandard-Regular.obf.woff",
+            ]
+        )
         for resource in obfuscated {
-            let archive = try SafeArchive(url: try #require(CorpusBook.all.first { $0.file.lastPathComponent == "idpf-wasteland-woff-obf.epub" }).file)
+            let archive = try SafeArchive(
+                url: try #require(CorpusBook.all.first { $0.file.lastPathComponent == "idpf-wasteland-woff-obf.epub" }).file
+            )
             let stored = try #require(try archive.read(resource.href))
             #expect(stored.prefix(4) != Data("wOFF".utf8))
             #expect(resource.obfuscation!.apply(to: stored).prefix(4) == Data("wOFF".utf8), "\(resource.href)")
@@ -34,7 +40,9 @@ import TestSupport
     }
 
     @Test func adobesSchemeUsesTheUUIDsBytesOverTheFirstKilobyte() throws {
-        let adobe = try #require(FontObfuscation(algorithm: FontObfuscation.adobeAlgorithm, uniqueIdentifier: "urn:uuid:00112233-4455-6677-8899-AABBCCDDEEFF"))
+        let adobe = try #require(
+            FontObfuscation(algorithm: FontObfuscation.adobeAlgorithm, uniqueIdentifier: "urn:uuid:00112233-4455-6677-8899-AABBCCDDEEFF")
+        )
         #expect(adobe.key == [0x00, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88, 0x99, 0xAA, 0xBB, 0xCC, 0xDD, 0xEE, 0xFF])
         let font = Data((0..<2000).map { UInt8($0 % 251) })
         let obfuscated = adobe.apply(to: font)

@@ -6,8 +6,8 @@ import NIOCore
 import PostgresNIO
 import ServiceSupport
 import Shared
-import Testing
 import TestSupport
+import Testing
 
 @testable import CatalogService
 
@@ -20,7 +20,13 @@ extension CatalogServiceTests {
         }
     }
 
-    func putCover(_ client: some TestClientProtocol, _ id: String, _ data: Data, type: String = "image/png", admin: Bool = true) async throws
+    func putCover(
+        _ client: some TestClientProtocol,
+        _ id: String,
+        _ data: Data,
+        type: String = "image/png",
+        admin: Bool = true
+    ) async throws
         -> (HTTPResponse.Status, [String: Any])
     {
         var headers: HTTPFields = [.contentType: type]
@@ -48,7 +54,14 @@ extension CatalogServiceTests {
 
             // Refusals change nothing.
             #expect(try await putCover(client, id, CoverThumbnailTests.transparentPNG, admin: false).0 == .unauthorized)
-            #expect(try await putCover(client, id, Data("<svg xmlns='http://www.w3.org/2000/svg'><script>alert(1)</script></svg>".utf8), type: "image/svg+xml").0 == .unsupportedMediaType)
+            #expect(
+                try await putCover(
+                    client,
+                    id,
+                    Data("<svg xmlns='http://www.w3.org/2000/svg'><script>alert(1)</script></svg>".utf8),
+                    type: "image/svg+xml"
+                ).0 == .unsupportedMediaType
+            )
             #expect(try await putCover(client, id, CoverThumbnailTests.pixelBomb).0 == .unprocessableContent)
             #expect(try await putCover(client, id, Data(CoverThumbnailTests.transparentPNG.prefix(60))).0 == .unprocessableContent)
             #expect(try await putCover(client, UUID().uuidString, CoverThumbnailTests.transparentPNG).0 == .notFound)
@@ -67,8 +80,10 @@ extension CatalogServiceTests {
             #expect(editionStatus == .ok && (editionBody["book"] as? [String: Any])?["coverSource"] as? String == "uploaded")
             #expect(try await image(client, id).0 == CoverThumbnailTests.transparentPNG)
             let withCover = try MinimalEPUB.write(
-                title: "A Book & Its <Cover>, third", isbn: "9780000000019",
-                cover: .init(name: "cover.png", type: "image/png", data: CoverThumbnailTests.onePixelPNG))
+                title: "A Book & Its <Cover>, third",
+                isbn: "9780000000019",
+                cover: .init(name: "cover.png", type: "image/png", data: CoverThumbnailTests.onePixelPNG)
+            )
             let (_, thirdBody) = try await ingest(client, withCover, query: "?replace=true")
             #expect((thirdBody["book"] as? [String: Any])?["coverSource"] as? String == "epub")
             #expect(try await image(client, id).0 == CoverThumbnailTests.onePixelPNG)
@@ -87,7 +102,9 @@ extension CatalogServiceTests {
             }
             // As books were stored before covers were drawn.
             try await TestDatabase.execute(
-                "UPDATE books SET cover_sha256 = NULL, cover_type = NULL, cover_source = NULL, thumbnail_sha256 = NULL, thumbnail_type = NULL", on: database)
+                "UPDATE books SET cover_sha256 = NULL, cover_type = NULL, cover_source = NULL, thumbnail_sha256 = NULL, thumbnail_type = NULL",
+                on: database
+            )
             #expect(try await client.execute(uri: "/books/\(ids[0])/cover", method: .get) { $0.status } == .notFound)
 
             #expect(try await CoverBackfill.run(config: config) == 2)

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @testable import CatalogService
 
@@ -21,7 +21,9 @@ import TestSupport
     @Test func theSameBookAlwaysGetsTheSameCoverAndAnotherBookAnotherColour() throws {
         let first = try GeneratedCover.make(title: "Middlemarch", authors: ["George Eliot"])
         #expect(try GeneratedCover.make(title: "Middlemarch", authors: ["George Eliot"]) == first)
-        let colours = Set(["Emma", "Persuasion", "Mansfield Park", "Sense and Sensibility"].map { "\(GeneratedCover.colour(title: $0, authors: ["Jane Austen"]))" })
+        let colours = Set(
+            ["Emma", "Persuasion", "Mansfield Park", "Sense and Sensibility"].map { "\(GeneratedCover.colour(title: $0, authors: ["Jane Austen"]))" }
+        )
         #expect(colours.count == 4)
     }
 

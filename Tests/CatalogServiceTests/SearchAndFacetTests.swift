@@ -3,8 +3,8 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import NIOCore
-import Testing
 import TestSupport
+import Testing
 
 @testable import CatalogService
 
@@ -16,7 +16,9 @@ extension CatalogServiceTests {
         let folder = blobs.appendingPathComponent("generated")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", TestDatabase.sharedDirectory.appendingPathComponent("tools/make_epubs.py").path, folder.path, "\(count)", "\(seed)"]
+        process.arguments = [
+            "python3", TestDatabase.sharedDirectory.appendingPathComponent("tools/make_epubs.py").path, folder.path, "\(count)", "\(seed)",
+        ]
         process.standardOutput = FileHandle.nullDevice
         try process.run()
         process.waitUntilExit()
@@ -55,7 +57,8 @@ extension CatalogServiceTests {
             // An ISBN in q, hyphenated or not, and the isbn field find exactly that book.
             let target = books[5]
             let isbn = try #require(target["isbn"] as? String)
-            let hyphenated = "\(isbn.prefix(3))-\(isbn.dropFirst(3).prefix(1))-\(isbn.dropFirst(4).prefix(4))-\(isbn.dropFirst(8).prefix(4))-\(isbn.suffix(1))"
+            let hyphenated =
+                "\(isbn.prefix(3))-\(isbn.dropFirst(3).prefix(1))-\(isbn.dropFirst(4).prefix(4))-\(isbn.dropFirst(8).prefix(4))-\(isbn.suffix(1))"
             for query in ["q=\(isbn)", "q=\(hyphenated)", "isbn=\(isbn)"] {
                 let found = try await opds2(client, "/opds/search?\(query)")
                 #expect(ids(found) == [urn(target)], "\(query)")
@@ -109,8 +112,10 @@ extension CatalogServiceTests {
                 #expect(up.count == books.count + 2 && up == down.reversed(), "\(sort)")
             }
             let newest = ids(try await opds2(client, "/opds/lanes/new?sort=added&order=desc&size=3"))
-            #expect(newest.count == 3 && newest.prefix(2).allSatisfy { !books.map(urn).contains($0) } && newest[2] == urn(books.last!),
-                    "the corpus books were ingested last")
+            #expect(
+                newest.count == 3 && newest.prefix(2).allSatisfy { !books.map(urn).contains($0) } && newest[2] == urn(books.last!),
+                "the corpus books were ingested last"
+            )
             // The availability facet: the book with no copies is only in "all".
             let all = ids(try await opds2(client, "/opds/lanes/new?available=all&size=100"))
             let now = ids(try await opds2(client, "/opds/lanes/new?available=now&size=100"))
@@ -131,7 +136,11 @@ extension CatalogServiceTests {
             }
             func genreLanes() async throws -> Set<String> {
                 let root = try await opds2(client, "/opds")
-                return Set((root["navigation"] as? [[String: Any]] ?? []).compactMap { ($0["href"] as? String)?.components(separatedBy: "/opds/lanes/genre-").dropFirst().first })
+                return Set(
+                    (root["navigation"] as? [[String: Any]] ?? []).compactMap {
+                        ($0["href"] as? String)?.components(separatedBy: "/opds/lanes/genre-").dropFirst().first
+                    }
+                )
             }
             #expect(try await genreLanes() == Set(books.flatMap(\.genres)))
 

@@ -3,8 +3,8 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import NIOCore
-import Testing
 import TestSupport
+import Testing
 
 @testable import CatalogService
 
@@ -21,7 +21,11 @@ extension CatalogServiceTests {
 
     /// Ingests a book with this title, author and description; its entry id.
     func ingestBook(_ client: some TestClientProtocol, title: String, author: String = "A. Writer", description: String = "") async throws -> String {
-        let file = try MinimalEPUB.write(title: title, author: author, metadata: description.isEmpty ? "" : "<dc:description>\(description)</dc:description>")
+        let file = try MinimalEPUB.write(
+            title: title,
+            author: author,
+            metadata: description.isEmpty ? "" : "<dc:description>\(description)</dc:description>"
+        )
         let (status, body) = try await ingest(client, file)
         #expect(status == .created, "\(title)")
         return "urn:uuid:" + (try #require((body["book"] as? [String: Any])?["id"] as? String))
@@ -55,7 +59,10 @@ extension CatalogServiceTests {
             let byAuthor = try await ingestBook(client, title: "Quiet Water", author: "Jane Heron")
             let titled = try await ingestBook(client, title: "Heron Bay")
             _ = try await ingestBook(client, title: "Something Else", description: "Nothing about birds.")
-            let indexes = try await TestDatabase.query("SELECT indexname FROM pg_indexes WHERE tablename = 'books' AND indexname LIKE 'books_search%'", on: url)
+            let indexes = try await TestDatabase.query(
+                "SELECT indexname FROM pg_indexes WHERE tablename = 'books' AND indexname LIKE 'books_search%'",
+                on: url
+            )
             #expect(indexes == [rum ? "books_search_rum" : "books_search"])
 
             for q in ["heron", "Heron", "hero", "HERON%20"] {
@@ -111,15 +118,22 @@ extension CatalogServiceTests {
                     SELECT gen_random_uuid(), CASE WHEN g % 2 = 0 THEN '\(word) ' || g ELSE 'Field ' || g END, '\(word) ' || lpad(g::text, 6, '0'),
                         b.sort_author, b.authors, b.languages, 'The \(word).', md5(random()::text || g), b.epub_size, 1, 1, g % 100
                     FROM books b, generate_series(1, \(count)) g WHERE b.title = 'Common Ground'
-                    """, on: url)
+                    """,
+                    on: url
+                )
             }
             try await copies(FeedPostgresRepository.countBound + 50, word: "Ground")
             try await copies(FeedPostgresRepository.rankedMatches + 500, word: "Meadow")
             try await TestDatabase.execute("ANALYZE books", on: url)
             let meadows = try await opds2(client, "/opds/search?q=meadow&size=50")
             #expect((meadows["metadata"] as? [String: Any])?["numberOfItems"] as? Int == FeedPostgresRepository.rankedMatches + 501)
-            let meadowTitles = (meadows["publications"] as? [[String: Any]] ?? []).compactMap { ($0["metadata"] as? [String: Any])?["title"] as? String }
-            #expect(meadowTitles.count == 50 && meadowTitles.allSatisfy { $0.hasPrefix("Meadow ") }, "title matches rank first: \(meadowTitles.prefix(5))")
+            let meadowTitles = (meadows["publications"] as? [[String: Any]] ?? []).compactMap {
+                ($0["metadata"] as? [String: Any])?["title"] as? String
+            }
+            #expect(
+                meadowTitles.count == 50 && meadowTitles.allSatisfy { $0.hasPrefix("Meadow ") },
+                "title matches rank first: \(meadowTitles.prefix(5))"
+            )
             // Books that rank first join between the pages: none of the pages repeats a book.
             let meadowPages = try await pagedIDs(client, "/opds/search?q=meadow&size=100") { page in
                 if page <= 3 { _ = try await ingestBook(client, title: "Meadow Bright \(page)") }

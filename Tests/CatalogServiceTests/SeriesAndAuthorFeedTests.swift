@@ -5,8 +5,8 @@ import HummingbirdTesting
 import NIOCore
 import ServiceSupport
 import Shared
-import Testing
 import TestSupport
+import Testing
 
 @testable import CatalogService
 
@@ -48,7 +48,9 @@ extension CatalogServiceTests {
 
             // Publications link the series and the author; OPDS 1.2 entries too.
             let lane = try await opds2(client, "/opds/lanes/new")
-            let publication = try #require((lane["publications"] as? [[String: Any]])?.first { ($0["metadata"] as? [String: Any])?["title"] as? String == "Second Voyage" })
+            let publication = try #require(
+                (lane["publications"] as? [[String: Any]])?.first { ($0["metadata"] as? [String: Any])?["title"] as? String == "Second Voyage" }
+            )
             let metadata = publication["metadata"] as? [String: Any]
             let belongsTo = ((metadata?["belongsTo"] as? [String: Any])?["series"] as? [[String: Any]])?.first
             #expect(belongsTo?["name"] as? String == series && belongsTo?["position"] as? Double == 2)
@@ -62,13 +64,18 @@ extension CatalogServiceTests {
             // Related books: the rest of the series in order, then the author's other books, each book once.
             let fourth = try MinimalEPUB.write(title: "A Stand-alone Tale", author: "Ann O'Brien")
             #expect(try await ingest(client, fourth).0 == .created)
-            let secondID = try #require((publication["metadata"] as? [String: Any])?["identifier"] as? String).replacingOccurrences(of: "urn:uuid:", with: "")
+            let secondID = try #require((publication["metadata"] as? [String: Any])?["identifier"] as? String).replacingOccurrences(
+                of: "urn:uuid:",
+                with: ""
+            )
             let relatedLink = (publication["links"] as? [[String: Any]] ?? []).first { $0["rel"] as? String == "related" }?["href"] as? String
             #expect(relatedLink?.hasSuffix("/opds/books/\(secondID)/related") == true)
             let related = try await opds2(client, "/opds/books/\(secondID)/related")
             let groups = (related["groups"] as? [[String: Any]] ?? []).map { group in
-                ((group["metadata"] as? [String: Any])?["title"] as? String ?? "",
-                 (group["publications"] as? [[String: Any]] ?? []).compactMap { ($0["metadata"] as? [String: Any])?["title"] as? String })
+                (
+                    (group["metadata"] as? [String: Any])?["title"] as? String ?? "",
+                    (group["publications"] as? [[String: Any]] ?? []).compactMap { ($0["metadata"] as? [String: Any])?["title"] as? String }
+                )
             }
             #expect(groups.map(\.0) == ["More in \(series)", "More by Ann O'Brien"])
             #expect(groups.first?.1 == ["First Voyage", "Third Voyage"] && groups.last?.1 == ["A Stand-alone Tale"])
@@ -134,9 +141,14 @@ extension CatalogServiceTests {
             <meta property="belongs-to-collection" id="set">The Boxed Set</meta><meta refines="#set" property="collection-type">set</meta>
             <meta property="belongs-to-collection" id="s">The Saga</meta><meta refines="#s" property="collection-type">series</meta>
             <meta refines="#s" property="group-position">4.5</meta>
-            """)
+            """
+        )
         #expect(book.series == "The Saga" && book.seriesPosition == 4.5)
-        #expect(try parse(##"<meta property="belongs-to-collection" id="set">Only A Set</meta><meta refines="#set" property="collection-type">set</meta>"##).series == nil)
+        #expect(
+            try parse(
+                ##"<meta property="belongs-to-collection" id="set">Only A Set</meta><meta refines="#set" property="collection-type">set</meta>"##
+            ).series == nil
+        )
     }
 
     @Test func calibreSeriesAndRolesAreReadFromAnEpub2File() throws {

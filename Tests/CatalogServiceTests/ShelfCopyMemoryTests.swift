@@ -8,7 +8,9 @@ import Testing
 /// version announced or than the one the patron is known to have seen.
 @Suite struct ShelfCopyMemoryTests {
     let patron = UUID()
-    static func copy(_ version: Int64) -> ShelfCopy { ShelfCopy(version: version, shelf: PatronShelf(books: [], ignored: [], waitingForAction: Int(version))) }
+    static func copy(_ version: Int64) -> ShelfCopy {
+        ShelfCopy(version: version, shelf: PatronShelf(books: [], ignored: [], waitingForAction: Int(version)))
+    }
 
     @Test func copiesAreTrustedOnlyWhileListening() {
         let memory = ShelfCopyMemory()

@@ -1,9 +1,9 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #endif
 
 /// A catalog killed in the middle of uploads leaves, once restarted, no blob that no book uses and no book without
@@ -29,7 +29,12 @@ import TestSupport
                         group.addTask {
                             let body = (try? Data(contentsOf: file)) ?? Data()
                             let reply = try? await api.call(
-                                .POST, "/admin/books", as: .bearer(Stack.adminToken), body: body, headers: [("Content-Type", "application/epub+zip")])
+                                .POST,
+                                "/admin/books",
+                                as: .bearer(Stack.adminToken),
+                                body: body,
+                                headers: [("Content-Type", "application/epub+zip")]
+                            )
                             return reply?.status ?? 0
                         }
                     }
@@ -65,14 +70,19 @@ import TestSupport
             #expect(rows.count >= 5)
             let referenced = Set(rows.flatMap { $0.split(separator: "|").map(String.init) }.filter { !$0.isEmpty })
             #expect(!referenced.contains(planted.sha256))
-            try await eventually(timeout: .seconds(30), "the start-up sweep removes every orphan: \(storedBlobs().subtracting(referenced).count) left") {
+            try await eventually(
+                timeout: .seconds(30),
+                "the start-up sweep removes every orphan: \(storedBlobs().subtracting(referenced).count) left"
+            ) {
                 storedBlobs() == referenced
             }
             let temporary = (try? FileManager.default.contentsOfDirectory(atPath: blobRoot.appendingPathComponent(".tmp").path)) ?? []
             #expect(temporary.isEmpty, "no temporary file is left: \(temporary)")
             #expect(referenced.isSubset(of: storedBlobs()), "every row has its blobs")
             for hash in storedBlobs() {
-                let data = try Data(contentsOf: blobRoot.appendingPathComponent(String(hash.prefix(2))).appendingPathComponent(String(hash.dropFirst(2))))
+                let data = try Data(
+                    contentsOf: blobRoot.appendingPathComponent(String(hash.prefix(2))).appendingPathComponent(String(hash.dropFirst(2)))
+                )
                 #expect(data.sha256 == hash, "a stored blob is whole")
             }
         }

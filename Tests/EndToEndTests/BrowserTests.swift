@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// The web app and the operator console in a real Chromium (Debian's, driven by Playwright for Python from `make
 /// test`'s virtual environment), against the three executables: `Tests/tools/browser/web_app_test.py` signs up,
@@ -17,10 +17,12 @@ import TestSupport
             _ = try await stack.ingest(try RealClientTests.corpusFile("palace-charles-dickens_great-expectations.epub"), openAccess: true)
             let uploads = try ["bmaupin-basic-v3plus2.epub", "idpf-childrens-literature.epub"].map { try RealClientTests.corpusFile($0).path }
             let script = stack.root.appendingPathComponent("Tests/tools/browser/web_app_test.py")
-            var arguments = [
-                script.path, "--artifacts", stack.workDir.deletingLastPathComponent().path, "--base", "http://127.0.0.1:\(stack.ports[.gateway]!)", "--admin-token", Stack.adminToken, "--chromium", chromium,
-                "--lent-title", "Alice's Adventures in Wonderland", "--open-title", "Great Expectations", "--upload",
-            ] + uploads
+            var arguments =
+                [
+                    script.path, "--artifacts", stack.workDir.deletingLastPathComponent().path, "--base",
+                    "http://127.0.0.1:\(stack.ports[.gateway]!)", "--admin-token", Stack.adminToken, "--chromium", chromium,
+                    "--lent-title", "Alice's Adventures in Wonderland", "--open-title", "Great Expectations", "--upload",
+                ] + uploads
             if let folder = environment["BROWSER_SCREENSHOTS"] { arguments += ["--screenshots", folder] }
             let output = stack.workDir.appendingPathComponent("browser.log")
             let browser = try ChildProcess(environment["TEST_PYTHON"] ?? "python3", arguments, environment: environment, output: output)

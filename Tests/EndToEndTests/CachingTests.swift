@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Anonymous pages come from the caches (gateway and catalog) and an operator's change shows at once.
 @Suite struct CachingTests {

@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #endif
 
 /// A child process started with `posix_spawn` and reaped with `waitpid`, its output appended to a file.
@@ -22,7 +22,7 @@ final class ChildProcess: @unchecked Sendable {
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { (argv + envp).forEach { free($0) } }
+        defer { for pointer in argv + envp { free(pointer) } }
         var pid: pid_t = 0
         let result = posix_spawn(&pid, executable, &actions, nil, argv, envp)
         guard result == 0 else { throw StackError("cannot start \(executable): \(String(cString: strerror(result)))") }

@@ -1,7 +1,7 @@
 import Foundation
 import Shared
-import Testing
 import TestSupport
+import Testing
 
 /// Related books and recommendations through the real services: "patrons who borrowed this also borrowed" needs three
 /// patrons who borrowed both books, and "Recommended for you" follows what a patron liked without books they had or
@@ -79,7 +79,9 @@ import TestSupport
             #expect((anonymous["metadata"] as? [String: Any])?["title"] as? String == "Popular")
             // Checkouts reach catalog through patron's outbox.
             try await eventually("most borrowed first") {
-                titles(try await stack.fetchValid("/opds/recommended", kind: "feed", json: true).json).prefix(2).sorted() == ["Anchor", "Shared Thrice"]
+                titles(try await stack.fetchValid("/opds/recommended", kind: "feed", json: true).json).prefix(2).sorted() == [
+                    "Anchor", "Shared Thrice",
+                ]
             }
             _ = try await stack.fetchValid("/opds/recommended", kind: "atom", as: reader)
 

@@ -1,9 +1,9 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #endif
 
 /// The stack under failure: a crashed catalog, a restarted database, a service stopped under load.

@@ -25,7 +25,11 @@ struct GatewayClient: Sendable {
 
     /// One request; `path` may also be an absolute URL (links in feeds are absolute).
     func call(
-        _ method: HTTPMethod, _ path: String, as credentials: Credentials? = nil, json: String? = nil, body: Data? = nil,
+        _ method: HTTPMethod,
+        _ path: String,
+        as credentials: Credentials? = nil,
+        json: String? = nil,
+        body: Data? = nil,
         headers extra: [(String, String)] = []
     ) async throws -> Reply {
         var request = HTTPClientRequest(url: path.hasPrefix("http") ? path : base + path)

@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Steps of the end-to-end scenarios that several tests share: ingesting, signing up, validating documents.
 extension Stack {
@@ -10,15 +10,21 @@ extension Stack {
         let dir = TestDatabase.sharedDirectory.appendingPathComponent("epubs")
         guard let index = try? String(contentsOf: dir.appendingPathComponent("INDEX.tsv"), encoding: .utf8) else { return [] }
         let rows = index.split(separator: "\n").map { $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init) }
-        guard let header = rows.first, let name = header.firstIndex(of: "filename"), let ingest = header.firstIndex(of: "should_ingest") else { return [] }
+        guard let header = rows.first, let name = header.firstIndex(of: "filename"), let ingest = header.firstIndex(of: "should_ingest") else {
+            return []
+        }
         return rows.dropFirst().filter { $0.count > ingest && $0[ingest] == "yes" }.map { dir.appendingPathComponent($0[name]) }
     }()
 
     /// Ingests `file` through `POST /admin/books` and returns the book's id.
     func ingest(_ file: URL, copies: Int = 1, openAccess: Bool = false) async throws -> String {
         let reply = try await gateway.call(
-            .POST, "/admin/books?copies=\(copies)&open_access=\(openAccess)", as: .bearer(Self.adminToken), body: try Data(contentsOf: file),
-            headers: [("Content-Type", "application/epub+zip")])
+            .POST,
+            "/admin/books?copies=\(copies)&open_access=\(openAccess)",
+            as: .bearer(Self.adminToken),
+            body: try Data(contentsOf: file),
+            headers: [("Content-Type", "application/epub+zip")]
+        )
         guard reply.status == 201 || reply.status == 200, let id = reply.json["id"] as? String else {
             throw StackError("ingest of \(file.lastPathComponent) failed: \(reply.status) \(reply.text)")
         }
@@ -45,7 +51,12 @@ extension Stack {
 
     /// Fetches `path` (Atom unless `json`) and checks it against the official schema for `kind`; returns the body.
     @discardableResult
-    func fetchValid(_ path: String, kind: String, json: Bool = false, as credentials: GatewayClient.Credentials? = nil) async throws -> GatewayClient.Reply {
+    func fetchValid(
+        _ path: String,
+        kind: String,
+        json: Bool = false,
+        as credentials: GatewayClient.Credentials? = nil
+    ) async throws -> GatewayClient.Reply {
         let reply = try await gateway.call(.GET, path, as: credentials, headers: json ? [("Accept", "application/opds+json")] : [])
         #expect(reply.status == 200, "\(path): \(reply.status) \(reply.text.prefix(300))")
         let problems = try OPDSValidator.problems(in: reply.body, kind: kind)

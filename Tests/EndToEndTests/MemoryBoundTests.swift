@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Anonymous clients cannot grow the services' memory past their caches' budgets: 3,000 requests with padded,
 /// never-repeated parameters (the attack of issue 21, which took the gateway from 44 MB to 228 MB) leave the
@@ -14,7 +14,9 @@ import TestSupport
     }
 
     @Test func paddedRequestsLeaveMemoryWithinTheCacheBudgets() async throws {
-        try await Stack.run(["EDGE_CACHE_BYTES": "\(Self.budget)", "FEED_CACHE_BYTES": "\(Self.budget)", "EDGE_CACHE_TTL": "300s", "FEED_CACHE_TTL": "300s"]) { stack in
+        try await Stack.run([
+            "EDGE_CACHE_BYTES": "\(Self.budget)", "FEED_CACHE_BYTES": "\(Self.budget)", "EDGE_CACHE_TTL": "300s", "FEED_CACHE_TTL": "300s",
+        ]) { stack in
             let api = stack.gateway
             let book = try await stack.ingest(Stack.corpus[0])
             let paths = ["/books/\(book)/toc", "/opds/lanes/new", "/opds/search?q=the", "/opds/books/\(book)", "/opds"]

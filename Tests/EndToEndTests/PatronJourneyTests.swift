@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// A patron's and an operator's day, through the gateway of the three real executables.
 @Suite(.serialized) struct PatronJourneyTests {
@@ -18,7 +18,11 @@ import TestSupport
 
         // Signing up and signing in: username and password, then HTTP Basic, then a bearer token.
         try await stack.fetchValid("/auth/document", kind: "auth")
-        let signup = try await api.call(.POST, "/auth/signup", json: #"{"username": "ann", "email": "ann@example.org", "password": "correct horse battery"}"#)
+        let signup = try await api.call(
+            .POST,
+            "/auth/signup",
+            json: #"{"username": "ann", "email": "ann@example.org", "password": "correct horse battery"}"#
+        )
         #expect(signup.status == 201, "\(signup.text)")
         let basic = GatewayClient.Credentials.basic("ann", "correct horse battery")
         let tokenReply = try await api.call(.POST, "/auth/token", as: basic)
@@ -40,7 +44,10 @@ import TestSupport
         // Browsing: root → groups → a lane → its next page, in both OPDS versions.
         try await stack.fetchValid("/opds", kind: "atom")
         let root = try await stack.fetchValid("/opds", kind: "feed", json: true).json
-        let groupsLink = try #require(links(root, key: "navigation").first { $0.href.contains("/opds/groups") }?.href ?? links(root).first { $0.href.contains("/opds/groups") }?.href)
+        let groupsLink = try #require(
+            links(root, key: "navigation").first { $0.href.contains("/opds/groups") }?.href
+                ?? links(root).first { $0.href.contains("/opds/groups") }?.href
+        )
         try await stack.fetchValid(groupsLink, kind: "atom")
         let groups = try await stack.fetchValid(groupsLink, kind: "feed", json: true).json
         let firstGroup = try #require((groups["groups"] as? [[String: Any]])?.first)
@@ -54,7 +61,10 @@ import TestSupport
         #expect(Set(publicationIDs(pageOne) + publicationIDs(pageTwo)) == Set(ids))
 
         // Searching and a book's detail.
-        let title = try #require(try await api.call(.GET, "/opds/books/\(book)", headers: [("Accept", "application/opds+json")]).json["metadata"] as? [String: Any])["title"] as? String
+        let title =
+            try #require(
+                try await api.call(.GET, "/opds/books/\(book)", headers: [("Accept", "application/opds+json")]).json["metadata"] as? [String: Any]
+            )["title"] as? String
         let word = try #require(title?.split(separator: " ").max { $0.count < $1.count }).lowercased()
         let query = word.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? word
         let results = try await stack.fetchValid("/opds/search?q=\(query)", kind: "feed", json: true, as: ann).json
@@ -95,7 +105,8 @@ import TestSupport
         let bookmark = #"{"locator": {"href": "\#(chapter)", "locations": {"progression": 0.4}}, "chapter": "One", "device": "e2e"}"#
         let marked = try await api.call(.POST, "/me/books/\(book)/bookmarks", as: ann, json: bookmark)
         #expect(marked.status == 201, "\(marked.text)")
-        let position = #"{"locator": {"href": "\#(chapter)", "locations": {"progression": 0.5}}, "timestamp": "2026-11-22T10:00:00Z", "device": "e2e"}"#
+        let position =
+            #"{"locator": {"href": "\#(chapter)", "locations": {"progression": 0.5}}, "timestamp": "2026-11-22T10:00:00Z", "device": "e2e"}"#
         #expect(try await api.call(.PUT, "/me/books/\(book)/position", as: ann, json: position).status == 200)
         #expect((try await api.call(.GET, "/me/books/\(book)/bookmarks", as: ann).json["bookmarks"] as? [Any])?.count == 1)
         let rating = try await api.call(.PUT, "/me/books/\(book)/rating", as: ann, json: #"{"stars": 4}"#)

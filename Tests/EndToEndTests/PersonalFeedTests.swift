@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Feeds as a signed-in patron sees them: links for the patron's state, ignored books gone everywhere.
 @Suite struct PersonalFeedTests {
@@ -22,7 +22,9 @@ import TestSupport
             #expect(mine.contains("http://opds-spec.org/acquisition") && mine.contains("http://librarysimplified.org/terms/rel/revoke"), "\(mine)")
             #expect(!mine.contains("http://opds-spec.org/acquisition/borrow"))
             let anonymous = try await rels(ids[0], as: nil)
-            #expect(anonymous.contains("http://opds-spec.org/acquisition/borrow") && !anonymous.contains("http://librarysimplified.org/terms/rel/revoke"))
+            #expect(
+                anonymous.contains("http://opds-spec.org/acquisition/borrow") && !anonymous.contains("http://librarysimplified.org/terms/rel/revoke")
+            )
             let shelf = try await stack.fetchValid("/opds/shelf", kind: "feed", json: true, as: ann).json
             #expect(publicationIDs(shelf) == [ids[0]])
             try await stack.fetchValid("/opds/shelf", kind: "atom", as: ann)
@@ -43,7 +45,10 @@ import TestSupport
             try await stack.fetchValid("/opds/lanes/new", kind: "atom", as: ann)
             #expect(publicationIDs(try await stack.fetchValid("/opds/lanes/new", kind: "feed", json: true).json).contains(ids[1]))
             let title = try #require(
-                (try await api.call(.GET, "/opds/books/\(ids[1])", headers: [("Accept", "application/opds+json")]).json["metadata"] as? [String: Any])?["title"] as? String)
+                (try await api.call(.GET, "/opds/books/\(ids[1])", headers: [("Accept", "application/opds+json")]).json["metadata"] as? [String: Any])?[
+                    "title"
+                ] as? String
+            )
             let word = title.split(separator: " ").max { $0.count < $1.count }.map { String($0).lowercased() } ?? title
             let query = "/opds/search?q=" + (word.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? word)
             #expect(publicationIDs(try await stack.fetchValid(query, kind: "feed", json: true).json).contains(ids[1]))

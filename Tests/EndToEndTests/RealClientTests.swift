@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// What real library clients do with this server: Palace's OPDS 2.0 importer reads every kind of document it emits,
 /// and a client signs in the way the authentication document declares.
@@ -47,7 +47,9 @@ import TestSupport
             let drawn = try await fetch("/opds/books/\(coverless)", kind: "publication")
             #expect((drawn["images"] as? [[String: Any]])?.isEmpty == false)
             func manifestLinks(_ book: String, as credentials: GatewayClient.Credentials?) async throws -> [String] {
-                links(try await fetch("/opds/books/\(book)", kind: "publication", as: credentials)).map(\.href).filter { $0.hasSuffix("/manifest.json") }
+                links(try await fetch("/opds/books/\(book)", kind: "publication", as: credentials)).map(\.href).filter {
+                    $0.hasSuffix("/manifest.json")
+                }
             }
             #expect(try await manifestLinks(openAccess, as: nil).count == 1, "open access: linked for everyone")
             #expect(try await manifestLinks(lent, as: ann).count == 1, "lent: linked for the borrower")
@@ -72,18 +74,33 @@ import TestSupport
             let refresh = try #require(flowLinks.first { $0.rel == "refresh" }?.href)
             let form = [("Content-Type", "application/x-www-form-urlencoded")]
 
-            let signedIn = try await api.call(.POST, authenticate, body: Data("grant_type=password&username=\(barcode)&password=2468".utf8), headers: form)
+            let signedIn = try await api.call(
+                .POST,
+                authenticate,
+                body: Data("grant_type=password&username=\(barcode)&password=2468".utf8),
+                headers: form
+            )
             #expect(signedIn.status == 200 && signedIn.headers.first(name: "cache-control") == "no-store", "\(signedIn.text)")
             let access = try #require(signedIn.json["access_token"] as? String)
             let refreshToken = try #require(signedIn.json["refresh_token"] as? String)
             #expect(try await api.call(.GET, "/me", as: .bearer(access)).status == 200)
 
-            let refreshed = try await api.call(.POST, refresh, body: Data("grant_type=refresh_token&refresh_token=\(refreshToken)".utf8), headers: form)
+            let refreshed = try await api.call(
+                .POST,
+                refresh,
+                body: Data("grant_type=refresh_token&refresh_token=\(refreshToken)".utf8),
+                headers: form
+            )
             #expect(refreshed.status == 200, "\(refreshed.text)")
             let next = try #require(refreshed.json["access_token"] as? String)
             #expect(try await api.call(.GET, "/me", as: .bearer(next)).status == 200)
 
-            let wrong = try await api.call(.POST, authenticate, body: Data("grant_type=password&username=\(barcode)&password=0000".utf8), headers: form)
+            let wrong = try await api.call(
+                .POST,
+                authenticate,
+                body: Data("grant_type=password&username=\(barcode)&password=0000".utf8),
+                headers: form
+            )
             #expect(wrong.status == 400 && wrong.json["error"] as? String == "invalid_grant")
         }
     }

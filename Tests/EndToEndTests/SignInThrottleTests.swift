@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Sign-in throttling through the real gateway: a guessing client slows down what it guesses at, never the patrons
 /// who share its address, and the address it is judged by is the one trusted proxies report (`TRUSTED_PROXIES`).
@@ -14,7 +14,11 @@ import TestSupport
                 for index in 0..<200 {
                     group.addTask {
                         let reply = try await api.call(
-                            .POST, "/auth/signup", json: #"{"pin": "2580"}"#, headers: [("X-Forwarded-For", "192.0.2.\(index % 250 + 1)")])
+                            .POST,
+                            "/auth/signup",
+                            json: #"{"pin": "2580"}"#,
+                            headers: [("X-Forwarded-For", "192.0.2.\(index % 250 + 1)")]
+                        )
                         guard reply.status == 201, let barcode = (reply.json["patron"] as? [String: Any])?["barcode"] as? String else {
                             throw StackError("signup failed: \(reply.status) \(reply.text)")
                         }
@@ -86,7 +90,11 @@ import TestSupport
                 let (barcode, _) = try await stack.signUp(pin: "3690")
                 for index in 0..<5 {
                     let reply = try await api.call(
-                        .POST, "/auth/token", as: .basic(barcode, "0000"), headers: [("X-Forwarded-For", "198.51.100.\(index + 1)")])
+                        .POST,
+                        "/auth/token",
+                        as: .basic(barcode, "0000"),
+                        headers: [("X-Forwarded-For", "198.51.100.\(index + 1)")]
+                    )
                     #expect(reply.status == 401)
                 }
                 // Untrusted: every guess came from 127.0.0.1 whatever the header said, so that pair now waits.

@@ -1,7 +1,7 @@
 import Foundation
 import Shared
-import Testing
 import TestSupport
+import Testing
 
 /// Signed-in pages come from the shared page and catalog's copy of each patron's shelf (asking patron only after a change): every
 /// patron sees their own state and nobody else's, each change shows on the very next page load through any catalog

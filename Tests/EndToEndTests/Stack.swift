@@ -1,9 +1,9 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #endif
 
 /// The three real executables on free ports, with a PostgreSQL server of their own (so that a test may restart
@@ -60,7 +60,10 @@ final class Stack: @unchecked Sendable {
         do {
             try await stack.startPostgres()
             for database in ["catalog", "patron"] {
-                try await stack.run("/usr/bin/psql", ["-q", "-h", "127.0.0.1", "-p", "\(stack.postgresPort)", "-U", "postgres", "-c", "CREATE DATABASE \(database)"])
+                try await stack.run(
+                    "/usr/bin/psql",
+                    ["-q", "-h", "127.0.0.1", "-p", "\(stack.postgresPort)", "-U", "postgres", "-c", "CREATE DATABASE \(database)"]
+                )
             }
             for service in stack.services { try stack.launch(service) }
             try await stack.waitUntilReady()
@@ -129,8 +132,11 @@ final class Stack: @unchecked Sendable {
         var environment = self.environment
         if service == .secondCatalog { environment["CATALOG_PORT"] = "\(ports[.secondCatalog]!)" }
         let child = try ChildProcess(
-            Self.binDirectory.appendingPathComponent(executable).path, executable == "catalog" ? ["serve"] : [], environment: environment,
-            output: logFile(service))
+            Self.binDirectory.appendingPathComponent(executable).path,
+            executable == "catalog" ? ["serve"] : [],
+            environment: environment,
+            output: logFile(service)
+        )
         lock.withLock { processes[service] = child }
     }
 
@@ -152,10 +158,16 @@ final class Stack: @unchecked Sendable {
         return wait ? await child.wait() : nil
     }
 
-    func stopPostgres() async throws { try await run(root.appendingPathComponent("scripts/postgres.sh").path, ["stop", workDir.appendingPathComponent("pg").path]) }
+    func stopPostgres() async throws {
+        try await run(root.appendingPathComponent("scripts/postgres.sh").path, ["stop", workDir.appendingPathComponent("pg").path])
+    }
 
     func startPostgres() async throws {
-        try await run(root.appendingPathComponent("scripts/postgres.sh").path, ["start", workDir.appendingPathComponent("pg").path, "\(postgresPort)"], environment: ["PG_FAST": "1"])
+        try await run(
+            root.appendingPathComponent("scripts/postgres.sh").path,
+            ["start", workDir.appendingPathComponent("pg").path, "\(postgresPort)"],
+            environment: ["PG_FAST": "1"]
+        )
     }
 
     /// Polls `/health/ready` on the gateway (which checks its upstreams) until it answers 200.
@@ -188,8 +200,11 @@ final class Stack: @unchecked Sendable {
         let output = workDir.appendingPathComponent("sql-\(UUID().uuidString.prefix(8)).out")
         defer { try? FileManager.default.removeItem(at: output) }
         let child = try ChildProcess(
-            "/usr/bin/psql", ["-qAt", "-h", "127.0.0.1", "-p", "\(postgresPort)", "-U", "postgres", "-d", database, "-c", statement],
-            environment: ProcessInfo.processInfo.environment, output: output)
+            "/usr/bin/psql",
+            ["-qAt", "-h", "127.0.0.1", "-p", "\(postgresPort)", "-U", "postgres", "-d", database, "-c", statement],
+            environment: ProcessInfo.processInfo.environment,
+            output: output
+        )
         let text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
         guard await child.wait() == 0 else { throw StackError("psql failed: \(text)") }
         return ((try? String(contentsOf: output, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
@@ -251,4 +266,3 @@ enum FreePort {
         }
     }
 }
-

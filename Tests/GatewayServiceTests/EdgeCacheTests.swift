@@ -6,8 +6,8 @@ import NIOCore
 import ServiceSupport
 import Shared
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 @testable import GatewayService
 
@@ -17,7 +17,12 @@ import TestSupport
     /// How many requests reached the upstream.
     final class Count: Sendable {
         private let value = Mutex(0)
-        func next() -> Int { value.withLock { $0 += 1; return $0 } }
+        func next() -> Int {
+            value.withLock {
+                $0 += 1
+                return $0
+            }
+        }
         var total: Int { value.withLock { $0 } }
     }
 
@@ -34,7 +39,8 @@ import TestSupport
                     .contentType: "text/plain", .eTag: "\"v\(served)\"", .cacheControl: "public, max-age=300",
                     .vary: "Accept, Accept-Encoding, Authorization", .requestID: request.headers[.requestID] ?? "",
                 ],
-                body: .init(byteBuffer: ByteBuffer(string: body)))
+                body: .init(byteBuffer: ByteBuffer(string: body))
+            )
         }
         router.get("/opds/private") { _, _ in
             _ = count.next()

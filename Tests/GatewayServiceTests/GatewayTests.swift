@@ -6,8 +6,8 @@ import NIOCore
 import ServiceSupport
 import Shared
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 @testable import GatewayService
 
@@ -24,7 +24,9 @@ import TestSupport
     }
 
     func gateway(catalog: String) async throws -> some ApplicationProtocol {
-        try await buildGatewayApplication(config: TestConfig.base(["CATALOG_URLS": catalog, "PATRON_URLS": "http://127.0.0.1:1", "GATEWAY_PORT": "0"]))
+        try await buildGatewayApplication(
+            config: TestConfig.base(["CATALOG_URLS": catalog, "PATRON_URLS": "http://127.0.0.1:1", "GATEWAY_PORT": "0"])
+        )
     }
 
     @Test func spoofedInternalHeadersNeverReachTheServicesAndTheRequestIDDoes() async throws {
@@ -139,7 +141,8 @@ import TestSupport
         try await echoUpstream().test(.live) { catalog in
             try await patron.test(.live) { patronLive in
                 let config = TestConfig.base([
-                    "CATALOG_URLS": "http://127.0.0.1:\(try #require(catalog.port))", "PATRON_URLS": "http://127.0.0.1:\(try #require(patronLive.port))",
+                    "CATALOG_URLS": "http://127.0.0.1:\(try #require(catalog.port))",
+                    "PATRON_URLS": "http://127.0.0.1:\(try #require(patronLive.port))",
                     "GATEWAY_PORT": "0", "SESSION_CHECK_TTL": "60s",
                 ])
                 try await buildGatewayApplication(config: config).test(.router) { client in

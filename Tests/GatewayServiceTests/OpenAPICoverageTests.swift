@@ -1,10 +1,10 @@
 import Foundation
-import PostgresSupport
-import Logging
 import Hummingbird
+import Logging
+import PostgresSupport
 import ServiceSupport
-import Testing
 import TestSupport
+import Testing
 
 @testable import CatalogService
 @testable import GatewayService
@@ -44,11 +44,19 @@ import TestSupport
         let settings = try PatronSettings(config: config)
         let circulation = CirculationPostgresRepository(client: parts.postgres, rules: rules)
         let shelves = ShelfPublisher(
-            shelves: ShelfPostgresRepository(client: parts.postgres, circulation: circulation), catalog: InternalClient(baseURLs: [], token: .init("")),
-            interval: 1, schema: SchemaReadiness(), logger: Logger(label: "openapi"))
+            shelves: ShelfPostgresRepository(client: parts.postgres, circulation: circulation),
+            catalog: InternalClient(baseURLs: [], token: .init("")),
+            interval: 1,
+            schema: SchemaReadiness(),
+            logger: Logger(label: "openapi")
+        )
         let patron = await patronRouter(
-            settings: settings, postgres: parts.postgres, circulation: circulation,
-            throttle: SignInThrottlePostgresRepository(client: parts.postgres, policy: settings.signInPolicy), shelves: shelves)
+            settings: settings,
+            postgres: parts.postgres,
+            circulation: circulation,
+            throttle: SignInThrottlePostgresRepository(client: parts.postgres, policy: settings.signInPolicy),
+            shelves: shelves
+        )
         return (
             catalog.routes.map { ($0.method.rawValue, $0.path.description) }, patron.routes.map { ($0.method.rawValue, $0.path.description) }
         )

@@ -15,8 +15,12 @@ import Testing
         // The kept token's expiry is compared with this clock, moved on below; the signature is checked by the real one.
         let clock = ManualClock()
         let authenticator = PatronAuthenticator(
-            keys: keys, patron: InternalClient(baseURLs: ["http://127.0.0.1:9"], token: ServiceToken("t"), timeout: .seconds(1)), cacheFor: 60,
-            sessionCheckFor: 60, now: { clock.time.withLock { $0 } })
+            keys: keys,
+            patron: InternalClient(baseURLs: ["http://127.0.0.1:9"], token: ServiceToken("t"), timeout: .seconds(1)),
+            cacheFor: 60,
+            sessionCheckFor: 60,
+            now: { clock.time.withLock { $0 } }
+        )
         let patron = UUID()
         let token = try await keys.sign(AccessTokenPayload(patronID: patron, sessionID: UUID(), issuedAt: Date(), lifetime: 600))
         let logger = Logger(label: "test")

@@ -6,8 +6,8 @@ import NIOCore
 import ServiceSupport
 import Shared
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 @testable import GatewayService
 
@@ -31,15 +31,22 @@ import TestSupport
                 seen.add("anonymous \(page)")
                 return Response(
                     status: .ok,
-                    headers: [.contentType: "text/plain", .eTag: "\"s1\"", .cacheControl: "public, max-age=300", .vary: "Accept, Accept-Encoding, Authorization"],
-                    body: .init(byteBuffer: ByteBuffer(string: "the shared \(page)")))
+                    headers: [
+                        .contentType: "text/plain", .eTag: "\"s1\"", .cacheControl: "public, max-age=300",
+                        .vary: "Accept, Accept-Encoding, Authorization",
+                    ],
+                    body: .init(byteBuffer: ByteBuffer(string: "the shared \(page)"))
+                )
             }
             seen.add("patron \(page) holding \(request.headers[.sharedETag] ?? "nothing")")
             if page == "lane", request.headers[.sharedETag] == "\"s1\"" {
                 return Response(status: .noContent, headers: [.sharedPageUsable: "yes", .eTag: "\"v7-s1\"", .cacheControl: "private, no-cache"])
             }
             return Response(
-                status: .ok, headers: [.eTag: "\"own\"", .cacheControl: "private, no-cache"], body: .init(byteBuffer: ByteBuffer(string: "my own page")))
+                status: .ok,
+                headers: [.eTag: "\"own\"", .cacheControl: "private, no-cache"],
+                body: .init(byteBuffer: ByteBuffer(string: "my own page"))
+            )
         }
         return Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
     }
@@ -85,7 +92,11 @@ import TestSupport
         let seen = Seen()
         let patron = Router()
         patron.post("/me/books/:id/borrow") { _, _ in
-            Response(status: .created, headers: [.shelfVersion: "41", .contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: "{}")))
+            Response(
+                status: .created,
+                headers: [.shelfVersion: "41", .contentType: "application/json"],
+                body: .init(byteBuffer: ByteBuffer(string: "{}"))
+            )
         }
         let catalog = Router()
         catalog.get("/opds/shelf") { request, _ in
@@ -97,7 +108,8 @@ import TestSupport
         try await patronApp.test(.live) { patronServer in
             try await catalogApp.test(.live) { catalogServer in
                 let config = TestConfig.base([
-                    "CATALOG_URLS": "http://127.0.0.1:\(try #require(catalogServer.port))", "PATRON_URLS": "http://127.0.0.1:\(try #require(patronServer.port))",
+                    "CATALOG_URLS": "http://127.0.0.1:\(try #require(catalogServer.port))",
+                    "PATRON_URLS": "http://127.0.0.1:\(try #require(patronServer.port))",
                     "GATEWAY_PORT": "0",
                 ])
                 let keys = await AccessTokenKeys(secret: TestConfig.jwtSecret)
@@ -105,14 +117,16 @@ import TestSupport
                 let bob = try await keys.sign(AccessTokenPayload(patronID: UUID(), sessionID: UUID(), issuedAt: Date(), lifetime: 900))
                 try await buildGatewayApplication(config: config).test(.router) { client in
                     try await client.execute(uri: "/opds/shelf", method: .get, headers: [.authorization: "Bearer \(ann)"]) { _ in }
-                    try await client.execute(uri: "/me/books/\(UUID())/borrow", method: .post, headers: [.authorization: "Bearer \(ann)"]) { response in
+                    try await client.execute(uri: "/me/books/\(UUID())/borrow", method: .post, headers: [.authorization: "Bearer \(ann)"]) {
+                        response in
                         #expect(response.status == .created)
                         #expect(response.headers[.shelfVersion] == nil, "internal headers stay inside")
                     }
                     try await client.execute(uri: "/opds/shelf", method: .get, headers: [.authorization: "Bearer \(ann)"]) { _ in }
                     try await client.execute(uri: "/opds/shelf", method: .get, headers: [.authorization: "Bearer \(bob)"]) { _ in }
                     // A client cannot claim a version for itself.
-                    try await client.execute(uri: "/opds/shelf", method: .get, headers: [.authorization: "Bearer \(bob)", .shelfVersion: "99"]) { _ in }
+                    try await client.execute(uri: "/opds/shelf", method: .get, headers: [.authorization: "Bearer \(bob)", .shelfVersion: "99"]) { _ in
+                    }
                 }
             }
         }
@@ -125,18 +139,29 @@ import TestSupport
         let seen = Seen()
         let patron = Router()
         patron.post("/me/books/:id/borrow") { _, _ in
-            Response(status: .created, headers: [.shelfVersion: "42", .contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: "{}")))
+            Response(
+                status: .created,
+                headers: [.shelfVersion: "42", .contentType: "application/json"],
+                body: .init(byteBuffer: ByteBuffer(string: "{}"))
+            )
         }
         let patronApp = Application(router: patron, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
         try await patronApp.test(.live) { patronServer in
             try await catalog(seen).test(.live) { catalogServer in
                 let config = TestConfig.base([
-                    "CATALOG_URLS": "http://127.0.0.1:\(try #require(catalogServer.port))", "PATRON_URLS": "http://127.0.0.1:\(try #require(patronServer.port))",
+                    "CATALOG_URLS": "http://127.0.0.1:\(try #require(catalogServer.port))",
+                    "PATRON_URLS": "http://127.0.0.1:\(try #require(patronServer.port))",
                     "GATEWAY_PORT": "0", "EDGE_CACHE_TTL": "60s", "SHARED_PAGE_VERDICT_TTL": "60s",
                 ])
                 let keys = await AccessTokenKeys(secret: TestConfig.jwtSecret)
-                let ann: HTTPFields = [.authorization: "Bearer \(try await keys.sign(AccessTokenPayload(patronID: UUID(), sessionID: UUID(), issuedAt: Date(), lifetime: 900)))"]
-                let bob: HTTPFields = [.authorization: "Bearer \(try await keys.sign(AccessTokenPayload(patronID: UUID(), sessionID: UUID(), issuedAt: Date(), lifetime: 900)))"]
+                let ann: HTTPFields = [
+                    .authorization:
+                        "Bearer \(try await keys.sign(AccessTokenPayload(patronID: UUID(), sessionID: UUID(), issuedAt: Date(), lifetime: 900)))"
+                ]
+                let bob: HTTPFields = [
+                    .authorization:
+                        "Bearer \(try await keys.sign(AccessTokenPayload(patronID: UUID(), sessionID: UUID(), issuedAt: Date(), lifetime: 900)))"
+                ]
                 try await buildGatewayApplication(config: config).test(.router) { client in
                     func load(_ who: HTTPFields) async throws {
                         try await client.execute(uri: "/opds/lane", method: .get, headers: who) { response in

@@ -4,13 +4,13 @@ import Hummingbird
 import HummingbirdTesting
 import NIOCore
 import ServiceSupport
-import Testing
 import TestSupport
+import Testing
 
 @testable import GatewayService
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #endif
 
 /// A client that stops reading a streamed answer is cut off after `STREAM_IDLE_TIMEOUT`, releasing the gateway's
@@ -22,12 +22,14 @@ import TestSupport
         let router = Router()
         router.get("/books/**") { _, _ in
             Response(
-                status: .ok, headers: [.contentType: "application/epub+zip", .contentLength: "\(Self.size)"],
+                status: .ok,
+                headers: [.contentType: "application/epub+zip", .contentLength: "\(Self.size)"],
                 body: ResponseBody(contentLength: Self.size) { writer in
                     let chunk = ByteBuffer(repeating: 0x42, count: 1 << 20)
                     for _ in 0..<(Self.size >> 20) { try await writer.write(chunk) }
                     try await writer.finish(nil)
-                })
+                }
+            )
         }
         return Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
     }

@@ -5,8 +5,8 @@ import HummingbirdTesting
 import NIOCore
 import ServiceSupport
 import Shared
-import Testing
 import TestSupport
+import Testing
 
 @testable import GatewayService
 

@@ -6,15 +6,17 @@ import HummingbirdTesting
 import NIOCore
 import ServiceSupport
 import Shared
-import Testing
 import TestSupport
+import Testing
 
 @testable import GatewayService
 
 /// The web app's pages and assets as the gateway serves them from its bundle.
 @Suite struct WebAppRoutesTests {
     func gateway() async throws -> some ApplicationProtocol {
-        try await buildGatewayApplication(config: TestConfig.base(["CATALOG_URLS": "http://127.0.0.1:1", "PATRON_URLS": "http://127.0.0.1:1", "GATEWAY_PORT": "0"]))
+        try await buildGatewayApplication(
+            config: TestConfig.base(["CATALOG_URLS": "http://127.0.0.1:1", "PATRON_URLS": "http://127.0.0.1:1", "GATEWAY_PORT": "0"])
+        )
     }
 
     @Test func pagesNameHashedAssetsThatAreCachedForAYearAndTheImportMapIsTheOnlyInlineScript() async throws {
@@ -35,7 +37,8 @@ import TestSupport
                     #expect(scripts == ["script-src 'self' 'sha256-\(hash)'"])
                     #expect(html.matches(of: #/<script(?![^>]*\bsrc=)(?![^>]*importmap)/#).isEmpty)
                     // Every asset the page loads has a hashed name, and the import map sends each module to its hashed name.
-                    let named = html.matches(of: #/(?:src|href)="(/web/[^"]+)"/#).map { String($0.1) }
+                    let named =
+                        html.matches(of: #/(?:src|href)="(/web/[^"]+)"/#).map { String($0.1) }
                         + map.matches(of: #/:"(/web/[^"]+)"/#).map { String($0.1) }
                     #expect(!named.isEmpty)
                     for path in named { #expect(path.firstMatch(of: #/\.[0-9a-f]{12}\.[a-z]+$/#) != nil, "\(path) is not hashed") }

@@ -2,8 +2,8 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Shared
-import Testing
 import TestSupport
+import Testing
 
 @testable import PatronService
 
@@ -29,18 +29,42 @@ import TestSupport
             _ = try await api.call(.post, "/me/books/\(book)/borrow", patron: ann)
 
             // An annotation becomes a bookmark...
-            let created = try await api.call(.post, "/me/annotations", patron: ann, json: Self.annotation(book: book, motivation: Annotation.bookmarking, href: "c1.xhtml", progress: 0.25))
+            let created = try await api.call(
+                .post,
+                "/me/annotations",
+                patron: ann,
+                json: Self.annotation(book: book, motivation: Annotation.bookmarking, href: "c1.xhtml", progress: 0.25)
+            )
             #expect(created.status == .created, "\(String(decoding: created.body, as: UTF8.self))")
             #expect(created.headers[.contentType]?.hasPrefix("application/ld+json") == true)
             let bookmarks = try #require(try await api.call(.get, "/me/books/\(book)/bookmarks", patron: ann).json["bookmarks"] as? [[String: Any]])
             #expect(bookmarks.count == 1)
             #expect(((bookmarks.first?["locator"] as? [String: Any])?["locations"] as? [String: Any])?["progression"] as? Double == 0.25)
-            #expect(try await api.call(.post, "/me/annotations", patron: ann, json: Self.annotation(book: book, motivation: Annotation.bookmarking, href: "c1.xhtml", progress: 0.25)).status == .ok)
+            #expect(
+                try await api.call(
+                    .post,
+                    "/me/annotations",
+                    patron: ann,
+                    json: Self.annotation(book: book, motivation: Annotation.bookmarking, href: "c1.xhtml", progress: 0.25)
+                ).status == .ok
+            )
 
             // ...and a bookmark appears as an annotation, next to the position written as "idling".
             _ = try await api.call(.post, "/me/books/\(book)/bookmarks", patron: ann, json: #"{"locator":{"href":"c2.xhtml","progression":0.5}}"#)
-            #expect(try await api.call(.post, "/me/annotations", patron: ann, json: Self.annotation(book: book, motivation: Annotation.idling, href: "c2.xhtml", progress: 0.75)).status == .ok)
-            let stale = try await api.call(.post, "/me/annotations", patron: ann, json: Self.annotation(book: book, motivation: Annotation.idling, href: "c1.xhtml", progress: 0.1, time: "2026-10-01T00:00:00Z"))
+            #expect(
+                try await api.call(
+                    .post,
+                    "/me/annotations",
+                    patron: ann,
+                    json: Self.annotation(book: book, motivation: Annotation.idling, href: "c2.xhtml", progress: 0.75)
+                ).status == .ok
+            )
+            let stale = try await api.call(
+                .post,
+                "/me/annotations",
+                patron: ann,
+                json: Self.annotation(book: book, motivation: Annotation.idling, href: "c1.xhtml", progress: 0.1, time: "2026-10-01T00:00:00Z")
+            )
             #expect(stale.status == .conflict)
             let position = try await api.call(.get, "/me/books/\(book)/position", patron: ann).json
             #expect((position["locator"] as? [String: Any])?["href"] as? String == "c2.xhtml")
@@ -58,12 +82,19 @@ import TestSupport
             #expect((try await api.call(.get, "/me/books/\(book)/bookmarks", patron: ann).json["bookmarks"] as? [Any])?.count == 1)
 
             // Bad annotations are 400s; with sync off nothing new is kept, and the app is told so.
-            for bad in [#"{"motivation": "x"}"#, #"{"motivation": "http://www.w3.org/ns/oa#bookmarking", "target": {"source": "urn:isbn:1"}}"#, "[1]"] {
+            for bad in [
+                #"{"motivation": "x"}"#, #"{"motivation": "http://www.w3.org/ns/oa#bookmarking", "target": {"source": "urn:isbn:1"}}"#, "[1]",
+            ] {
                 #expect(try await api.call(.post, "/me/annotations", patron: ann, json: bad).status == .badRequest, "\(bad)")
             }
             let settings = #"{"fontFamily":"serif","fontSize":100,"theme":"day","brightness":0.5,"syncBookmarks":false}"#
             #expect(try await api.call(.put, "/me/settings", patron: ann, json: settings).status == .ok)
-            let refused = try await api.call(.post, "/me/annotations", patron: ann, json: Self.annotation(book: book, motivation: Annotation.bookmarking, href: "c3.xhtml", progress: 0.5))
+            let refused = try await api.call(
+                .post,
+                "/me/annotations",
+                patron: ann,
+                json: Self.annotation(book: book, motivation: Annotation.bookmarking, href: "c3.xhtml", progress: 0.5)
+            )
             #expect(refused.status == .conflict && refused.json["type"] as? String == "https://bookmobile.dev/problems/sync-disabled")
         }
     }
@@ -87,7 +118,9 @@ import TestSupport
                 INSERT INTO bookmarks (id, patron_id, book_id, locator, locator_key, created_at)
                 SELECT gen_random_uuid(), patron_id, book_id, locator, locator_key || n, created_at + n * interval '1 second'
                 FROM bookmarks, generate_series(1, \(count - 5)) AS n WHERE locator_key LIKE '%0.000000%'
-                """, on: url)
+                """,
+                on: url
+            )
             let position = #"{"locator":{"href":"c1.xhtml","locations":{"progression":0.5}},"timestamp":"2026-11-01T10:00:00Z","device":"d"}"#
             #expect(try await api.call(.put, "/me/books/\(book)/position", patron: patron, json: position).status == .ok)
 

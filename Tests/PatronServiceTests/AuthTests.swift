@@ -3,8 +3,8 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Shared
-import Testing
 import TestSupport
+import Testing
 
 @testable import PatronService
 
@@ -20,8 +20,13 @@ import TestSupport
     @Test func signupValidatesEveryFieldAndRefusesTakenNames() async throws {
         try await app().test(.router) { client in
             let api = PatronTestClient(client: client)
-            #expect(try await api.call(.post, "/auth/signup", json: #"{"username":"ann","email":"bad","password":"Secret-pass-1"}"#).status == .badRequest)
-            #expect(try await api.call(.post, "/auth/signup", json: #"{"username":"ann","email":"ann@example.org","password":"short"}"#).status == .badRequest)
+            #expect(
+                try await api.call(.post, "/auth/signup", json: #"{"username":"ann","email":"bad","password":"Secret-pass-1"}"#).status == .badRequest
+            )
+            #expect(
+                try await api.call(.post, "/auth/signup", json: #"{"username":"ann","email":"ann@example.org","password":"short"}"#).status
+                    == .badRequest
+            )
             #expect(try await api.call(.post, "/auth/signup", json: #"{"pin":"12ab"}"#).status == .badRequest)
             #expect(try await api.call(.post, "/auth/signup", json: #"{"pin":"1234","extra":1}"#).status == .badRequest)
             #expect(try await api.call(.post, "/auth/signup", json: #"{"pin":1234}"#).status == .badRequest)
@@ -32,7 +37,10 @@ import TestSupport
             #expect(barcode?.count == 14)
             let again = try await api.call(.post, "/auth/signup", json: #"{"username":"ANN","email":"other@example.org","password":"Secret-pass-1"}"#)
             #expect(again.status == .conflict)
-            #expect(try await api.call(.post, "/auth/signup", json: #"{"username":"bob","email":"ann@EXAMPLE.org","password":"Secret-pass-1"}"#).status == .conflict)
+            #expect(
+                try await api.call(.post, "/auth/signup", json: #"{"username":"bob","email":"ann@EXAMPLE.org","password":"Secret-pass-1"}"#).status
+                    == .conflict
+            )
         }
     }
 
@@ -118,7 +126,10 @@ import TestSupport
             #expect(try await api.call(.post, "/auth/logout", json: #"{"refresh_token":"\#(otherRefresh)"}"#).status == .noContent)
             #expect(try await !sessionOpen(other))
             #expect(try await api.call(.post, "/auth/refresh", json: #"{"refresh_token":"\#(otherRefresh)"}"#).status == .unauthorized)
-            #expect(try await api.call(.post, "/auth/logout", json: #"{"refresh_token":"\#(otherRefresh)"}"#).status == .noContent, "logout is idempotent")
+            #expect(
+                try await api.call(.post, "/auth/logout", json: #"{"refresh_token":"\#(otherRefresh)"}"#).status == .noContent,
+                "logout is idempotent"
+            )
             #expect(try await api.call(.post, "/auth/logout", json: #"{"refresh_token":"not-a-token"}"#).status == .unauthorized)
         }
     }
@@ -136,7 +147,11 @@ import TestSupport
             let document = try await api.call(.get, "/auth/document").json
             let flows = try #require(document["authentication"] as? [[String: Any]])
             let oauth = try #require(flows.first { $0["type"] as? String == "http://opds-spec.org/auth/oauth/password" })
-            let links = Dictionary(uniqueKeysWithValues: (oauth["links"] as? [[String: Any]] ?? []).map { ($0["rel"] as! String, URL(string: $0["href"] as! String)!.path) })
+            let links = Dictionary(
+                uniqueKeysWithValues: (oauth["links"] as? [[String: Any]] ?? []).map {
+                    ($0["rel"] as! String, URL(string: $0["href"] as! String)!.path)
+                }
+            )
             let authenticate = try #require(links["authenticate"])
             let refresh = try #require(links["refresh"])
 
@@ -159,7 +174,12 @@ import TestSupport
             #expect(viaAuthenticate.status == .ok)
 
             // RFC 6749 5.2 errors, status 400, no problem documents, nothing stored.
-            func expectError(_ reply: PatronTestClient.Reply, _ code: String, status: HTTPResponse.Status = .badRequest, sourceLocation: SourceLocation = #_sourceLocation) {
+            func expectError(
+                _ reply: PatronTestClient.Reply,
+                _ code: String,
+                status: HTTPResponse.Status = .badRequest,
+                sourceLocation: SourceLocation = #_sourceLocation
+            ) {
                 #expect(reply.status == status, sourceLocation: sourceLocation)
                 #expect(reply.json["error"] as? String == code, sourceLocation: sourceLocation)
                 #expect(reply.json["error_description"] is String, sourceLocation: sourceLocation)
@@ -174,7 +194,11 @@ import TestSupport
             expectError(try await form(authenticate, "grant_type=client_credentials"), "unsupported_grant_type")
             expectError(try await form(authenticate, "grant_type=password&username=%zz&password=x"), "invalid_request")
             // The same grants as JSON, and today's forms, still work.
-            let json = try await api.call(.post, authenticate, json: #"{"grant_type":"password","username":"form.reader","password":"Secret pass+1&"}"#)
+            let json = try await api.call(
+                .post,
+                authenticate,
+                json: #"{"grant_type":"password","username":"form.reader","password":"Secret pass+1&"}"#
+            )
             #expect(json.status == .ok)
             let basicWithGrant = try await form(authenticate, "grant_type=password", headers: basic("form.reader", "Secret pass+1&"))
             #expect(basicWithGrant.status == .ok, "credentials left out of the body are taken from Basic")
@@ -188,9 +212,30 @@ import TestSupport
             let api = PatronTestClient(client: client)
             let ann = try await api.newPatron()
             let bob = try await api.newPatron()
-            #expect(try await api.call(.put, "/me/settings", patron: ann, json: #"{"fontFamily":"sans-serif","fontSize":150,"theme":"night","brightness":0.5,"syncBookmarks":true}"#).status == .ok)
-            #expect(try await api.call(.put, "/me/settings", patron: ann, json: #"{"fontFamily":"comic","fontSize":150,"theme":"night","brightness":0.5,"syncBookmarks":true}"#).status == .badRequest)
-            #expect(try await api.call(.put, "/me/settings", patron: ann, json: #"{"fontFamily":"serif","fontSize":150,"theme":"night","brightness":0.5,"syncBookmarks":true,"x":1}"#).status == .badRequest)
+            #expect(
+                try await api.call(
+                    .put,
+                    "/me/settings",
+                    patron: ann,
+                    json: #"{"fontFamily":"sans-serif","fontSize":150,"theme":"night","brightness":0.5,"syncBookmarks":true}"#
+                ).status == .ok
+            )
+            #expect(
+                try await api.call(
+                    .put,
+                    "/me/settings",
+                    patron: ann,
+                    json: #"{"fontFamily":"comic","fontSize":150,"theme":"night","brightness":0.5,"syncBookmarks":true}"#
+                ).status == .badRequest
+            )
+            #expect(
+                try await api.call(
+                    .put,
+                    "/me/settings",
+                    patron: ann,
+                    json: #"{"fontFamily":"serif","fontSize":150,"theme":"night","brightness":0.5,"syncBookmarks":true,"x":1}"#
+                ).status == .badRequest
+            )
             let bobs = try await api.call(.get, "/me/settings", patron: bob).decode(ReaderSettings.self)
             #expect(bobs == ReaderSettings())
             _ = try await api.call(.patch, "/me", patron: ann, json: #"{"displayName":"Ann"}"#)
@@ -224,9 +269,15 @@ import TestSupport
         try await app().test(.router) { client in
             let missing = try await client.execute(uri: "/internal/patrons/\(UUID())/shelf", method: .get) { $0.status }
             #expect(missing == .unauthorized)
-            let wrong = try await client.execute(uri: "/internal/patrons/\(UUID())/shelf", method: .get, headers: [.serviceToken: "nope"]) { $0.status }
+            let wrong = try await client.execute(uri: "/internal/patrons/\(UUID())/shelf", method: .get, headers: [.serviceToken: "nope"]) {
+                $0.status
+            }
             #expect(wrong == .unauthorized)
-            let right = try await client.execute(uri: "/internal/patrons/\(UUID())/shelf", method: .get, headers: [.serviceToken: TestConfig.serviceToken]) {
+            let right = try await client.execute(
+                uri: "/internal/patrons/\(UUID())/shelf",
+                method: .get,
+                headers: [.serviceToken: TestConfig.serviceToken]
+            ) {
                 $0.status
             }
             #expect(right == .ok)
@@ -246,7 +297,11 @@ import TestSupport
         #expect(links(bare)["help"] == nil)
         #expect(links(bare)["http://opds-spec.org/shelf"] == "https://library.example/me/books")
 
-        let branded = AuthDocument(publicURL: "https://library.example", logoURL: "https://cdn.example/logo.png", helpURL: "https://library.example/help.html")
+        let branded = AuthDocument(
+            publicURL: "https://library.example",
+            logoURL: "https://cdn.example/logo.png",
+            helpURL: "https://library.example/help.html"
+        )
         #expect(links(branded)["logo"] == "https://cdn.example/logo.png")
         #expect(links(branded)["help"] == "https://library.example/help.html")
         for document in [bare, branded] {

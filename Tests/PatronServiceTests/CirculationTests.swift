@@ -6,15 +6,17 @@ import Logging
 import PostgresNIO
 import PostgresSupport
 import Shared
-import Testing
 import TestSupport
+import Testing
 
 @testable import PatronService
 
 @Suite struct CirculationTests {
     func app(_ overrides: [String: String] = [:]) async throws -> (some ApplicationProtocol, String) {
         let url = try await TestDatabase.create(prefix: "circ")
-        let app = try await buildPatronApplication(config: TestConfig.base(["PATRON_DATABASE_URL": url, "EXPIRY_INTERVAL": "3600"].merging(overrides) { $1 }))
+        let app = try await buildPatronApplication(
+            config: TestConfig.base(["PATRON_DATABASE_URL": url, "EXPIRY_INTERVAL": "3600"].merging(overrides) { $1 })
+        )
         return (app, url)
     }
 
@@ -174,7 +176,14 @@ import TestSupport
             try await withThrowingDiscardingTaskGroup { group in
                 group.addTask { await postgres.run() }
                 let rules = CirculationRules(loanPeriod: 1, offerPeriod: 1, publicURL: "")
-                let job = ExpiryJob(client: postgres, circulation: .init(client: postgres, rules: rules), throttle: SignInThrottlePostgresRepository(client: postgres, policy: .init()), interval: 1, schema: .migrated, logger: logger)
+                let job = ExpiryJob(
+                    client: postgres,
+                    circulation: .init(client: postgres, rules: rules),
+                    throttle: SignInThrottlePostgresRepository(client: postgres, policy: .init()),
+                    interval: 1,
+                    schema: .migrated,
+                    logger: logger
+                )
                 async let a = job.runOnce()
                 async let b = job.runOnce()
                 let applied = try await a + b
@@ -196,7 +205,8 @@ import TestSupport
     @Test func aHundredHoldsAreServedStrictlyInQueueOrder() async throws {
         let (app, url) = try await app(["HOLD_OFFER_PERIOD": "1s"])
         let second = try await buildPatronApplication(
-            config: TestConfig.base(["PATRON_DATABASE_URL": url, "EXPIRY_INTERVAL": "3600", "HOLD_OFFER_PERIOD": "1s"]))
+            config: TestConfig.base(["PATRON_DATABASE_URL": url, "EXPIRY_INTERVAL": "3600", "HOLD_OFFER_PERIOD": "1s"])
+        )
         let logger = Logger(label: "test")
         let postgres = PostgresClient(configuration: try DatabaseURL.configuration(url), backgroundLogger: logger)
         try await withThrowingDiscardingTaskGroup { group in
@@ -249,8 +259,13 @@ import TestSupport
                     try await checkEveryRow(book, copies: 1, postgres, logger)
 
                     let job = ExpiryJob(
-                        client: postgres, circulation: .init(client: postgres, rules: CirculationRules(loanPeriod: 3600, offerPeriod: 1, publicURL: "")), throttle: SignInThrottlePostgresRepository(client: postgres, policy: .init()),
-                        interval: 1, schema: .migrated, logger: logger)
+                        client: postgres,
+                        circulation: .init(client: postgres, rules: CirculationRules(loanPeriod: 3600, offerPeriod: 1, publicURL: "")),
+                        throttle: SignInThrottlePostgresRepository(client: postgres, policy: .init()),
+                        interval: 1,
+                        schema: .migrated,
+                        logger: logger
+                    )
                     var outcomes: [UUID: String] = [:]
                     for (index, patron) in queue.enumerated() where !quitters.contains(patron) {
                         // Exactly this patron, and nobody else, holds the offer.
@@ -265,7 +280,9 @@ import TestSupport
                             // Nobody answers: the offer expires, the patron dismisses the notice.
                             try await Task.sleep(for: .milliseconds(1100))
                             #expect(try await job.runOnce() == 1)
-                            #expect(try await replica.call(.get, "/me/books/\(book)", patron: patron).decode(BookStatus.self).state == .loanOfferExpired)
+                            #expect(
+                                try await replica.call(.get, "/me/books/\(book)", patron: patron).decode(BookStatus.self).state == .loanOfferExpired
+                            )
                             #expect(try await replica.call(.post, "/me/books/\(book)/dismiss", patron: patron).status == .ok)
                             outcomes[patron] = "expired"
                         default:
@@ -292,7 +309,8 @@ import TestSupport
     func waitingOrder(_ book: UUID, _ postgres: PostgresClient, _ logger: Logger) async throws -> [UUID] {
         let rows = try await postgres.query(
             "SELECT patron_id FROM patron_books WHERE book_id = \(book) AND state = 'waiting_for_loan' ORDER BY hold_placed_at, patron_id",
-            logger: logger)
+            logger: logger
+        )
         return try await rows.decode(UUID.self).reduce(into: []) { $0.append($1) }
     }
 
@@ -311,7 +329,8 @@ import TestSupport
     func checkEveryRow(_ book: UUID, copies: Int, _ postgres: PostgresClient, _ logger: Logger) async throws {
         let rows = try await postgres.query(
             "SELECT state, hold_placed_at IS NOT NULL, offer_expires_at IS NOT NULL, due_at IS NOT NULL FROM patron_books WHERE book_id = \(book)",
-            logger: logger)
+            logger: logger
+        )
         var promised = 0
         var waiting = 0
         for try await (name, placed, offer, due) in rows.decode((String, Bool, Bool, Bool).self) {
@@ -376,7 +395,14 @@ import TestSupport
             try await withThrowingDiscardingTaskGroup { group in
                 group.addTask { await postgres.run() }
                 let rules = CirculationRules(loanPeriod: 1, offerPeriod: 3600, publicURL: "")
-                let job = ExpiryJob(client: postgres, circulation: .init(client: postgres, rules: rules), throttle: SignInThrottlePostgresRepository(client: postgres, policy: .init()), interval: 1, schema: .migrated, logger: logger)
+                let job = ExpiryJob(
+                    client: postgres,
+                    circulation: .init(client: postgres, rules: rules),
+                    throttle: SignInThrottlePostgresRepository(client: postgres, policy: .init()),
+                    interval: 1,
+                    schema: .migrated,
+                    logger: logger
+                )
                 let (first, second) = (try await job.runOnce(), try await job.runOnce())
                 #expect(first == 2 && second == 0, "each loan expires once")
                 for book in [stuck, queued] {

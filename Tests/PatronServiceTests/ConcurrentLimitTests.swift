@@ -3,8 +3,8 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Shared
-import Testing
 import TestSupport
+import Testing
 
 @testable import PatronService
 
@@ -51,7 +51,8 @@ import TestSupport
 
     @Test func parallelFeedbackFromOneAddressStopsAtTheHourlyLimit() async throws {
         let app = try await buildPatronApplication(
-            config: TestConfig.base(["PATRON_DATABASE_URL": try await TestDatabase.create(prefix: "fblimit"), "FEEDBACK_PER_HOUR": "20"]))
+            config: TestConfig.base(["PATRON_DATABASE_URL": try await TestDatabase.create(prefix: "fblimit"), "FEEDBACK_PER_HOUR": "20"])
+        )
         try await app.test(.router) { client in
             let api = PatronTestClient(client: client)
             let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
@@ -69,12 +70,15 @@ import TestSupport
 
     @Test func parallelSignUpsFromOneAddressStopAtTheHourlyLimit() async throws {
         let app = try await buildPatronApplication(
-            config: TestConfig.base(["PATRON_DATABASE_URL": try await TestDatabase.create(prefix: "signups"), "SIGNUPS_PER_HOUR": "4"]))
+            config: TestConfig.base(["PATRON_DATABASE_URL": try await TestDatabase.create(prefix: "signups"), "SIGNUPS_PER_HOUR": "4"])
+        )
         try await app.test(.router) { client in
             let api = PatronTestClient(client: client)
             let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
                 for _ in 0..<12 {
-                    group.addTask { try await api.call(.post, "/auth/signup", json: #"{"pin":"1234"}"#, headers: [.clientAddress: "198.51.100.8"]).status }
+                    group.addTask {
+                        try await api.call(.post, "/auth/signup", json: #"{"pin":"1234"}"#, headers: [.clientAddress: "198.51.100.8"]).status
+                    }
                 }
                 return try await group.reduce(into: []) { $0.append($1) }
             }
@@ -88,8 +92,10 @@ import TestSupport
     @Test func savedAndIgnoredBooksHaveACapThatHoldsUnderConcurrency() async throws {
         let app = try await buildPatronApplication(
             config: TestConfig.base([
-                "PATRON_DATABASE_URL": try await TestDatabase.create(prefix: "caps"), "SAVED_LIMIT": "5", "IGNORED_LIMIT": "3", "EXPIRY_INTERVAL": "3600",
-            ]))
+                "PATRON_DATABASE_URL": try await TestDatabase.create(prefix: "caps"), "SAVED_LIMIT": "5", "IGNORED_LIMIT": "3",
+                "EXPIRY_INTERVAL": "3600",
+            ])
+        )
         try await app.test(.router) { client in
             let api = PatronTestClient(client: client)
             let patron = try await api.newPatron()
@@ -116,7 +122,8 @@ import TestSupport
 
     @Test func bookmarksHaveACapThatHoldsUnderConcurrency() async throws {
         let app = try await buildPatronApplication(
-            config: TestConfig.base(["PATRON_DATABASE_URL": try await TestDatabase.create(prefix: "bmcap"), "BOOKMARK_LIMIT": "5"]))
+            config: TestConfig.base(["PATRON_DATABASE_URL": try await TestDatabase.create(prefix: "bmcap"), "BOOKMARK_LIMIT": "5"])
+        )
         try await app.test(.router) { client in
             let api = PatronTestClient(client: client)
             let patron = try await api.newPatron()
@@ -124,7 +131,9 @@ import TestSupport
             try await api.license(book, copies: 0, openAccess: true)
             func bookmark(_ place: Int) -> String { #"{"locator":{"href":"c1.xhtml","progression":0.\#(place)}}"# }
             let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
-                for place in 10..<30 { group.addTask { try await api.call(.post, "/me/books/\(book)/bookmarks", patron: patron, json: bookmark(place)).status } }
+                for place in 10..<30 {
+                    group.addTask { try await api.call(.post, "/me/books/\(book)/bookmarks", patron: patron, json: bookmark(place)).status }
+                }
                 return try await group.reduce(into: []) { $0.append($1) }
             }
             #expect(statuses.filter { $0 == .created }.count == 5, "\(statuses)")

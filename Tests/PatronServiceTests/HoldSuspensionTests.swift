@@ -6,8 +6,8 @@ import Logging
 import PostgresNIO
 import PostgresSupport
 import Shared
-import Testing
 import TestSupport
+import Testing
 
 @testable import PatronService
 
@@ -99,8 +99,13 @@ import TestSupport
                 try await postgres.query("UPDATE patron_books SET suspended_until = now() - interval '1 second' WHERE patron_id = \(waiting)")
                 let rules = CirculationRules(loanPeriod: 3600, offerPeriod: 3600, publicURL: "")
                 let job = ExpiryJob(
-                    client: postgres, circulation: .init(client: postgres, rules: rules), throttle: SignInThrottlePostgresRepository(client: postgres, policy: .init()),
-                    interval: 1, schema: .migrated, logger: logger)
+                    client: postgres,
+                    circulation: .init(client: postgres, rules: rules),
+                    throttle: SignInThrottlePostgresRepository(client: postgres, policy: .init()),
+                    interval: 1,
+                    schema: .migrated,
+                    logger: logger
+                )
                 // Two replicas' jobs at the same moment: the hold wakes once and is offered the free copy once.
                 async let a = job.runOnce()
                 async let b = job.runOnce()

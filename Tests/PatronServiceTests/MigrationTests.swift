@@ -1,17 +1,18 @@
 import Foundation
 import Logging
 import PostgresNIO
-@testable import PostgresSupport
-import Testing
 import TestSupport
+import Testing
 
 @testable import PatronService
+@testable import PostgresSupport
 
 /// Schema migrations as replicas meet them: several starting at once against one database.
 @Suite struct MigrationTests {
     @Test func statementsEndAtSemicolonsOutsideFunctionBodies() {
         let migration = Migration(
-            version: 1, name: "x",
+            version: 1,
+            name: "x",
             sql: """
                 CREATE TABLE t (a int);
                 CREATE FUNCTION f() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -21,7 +22,8 @@ import TestSupport
                 END $$;
                 CREATE TRIGGER g AFTER INSERT ON t
                     FOR EACH STATEMENT EXECUTE FUNCTION f();
-                """)
+                """
+        )
         #expect(migration.statements.count == 3)
         #expect(migration.statements[1].contains("RETURN NULL;") && migration.statements[1].hasSuffix("END $$;\n"))
     }
@@ -38,7 +40,10 @@ import TestSupport
             }
             // A restart later finds nothing to do.
             try await applyMigrations(patronMigrations, client: clients[0], logger: logger)
-            let rows = try await clients[0].query("SELECT version, count(*)::int FROM schema_migrations GROUP BY version ORDER BY version", logger: logger)
+            let rows = try await clients[0].query(
+                "SELECT version, count(*)::int FROM schema_migrations GROUP BY version ORDER BY version",
+                logger: logger
+            )
             var versions: [Int] = []
             for try await (version, count) in rows.decode((Int, Int).self) {
                 #expect(count == 1)

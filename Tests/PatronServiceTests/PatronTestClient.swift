@@ -22,7 +22,12 @@ struct PatronTestClient {
 
     @discardableResult
     func call(
-        _ method: HTTPRequest.Method, _ uri: String, patron: UUID? = nil, json: String? = nil, body: String? = nil, headers extra: HTTPFields = [:]
+        _ method: HTTPRequest.Method,
+        _ uri: String,
+        patron: UUID? = nil,
+        json: String? = nil,
+        body: String? = nil,
+        headers extra: HTTPFields = [:]
     ) async throws -> Reply {
         var headers: HTTPFields = [.serviceToken: TestConfig.serviceToken]
         if let patron { headers[.patronID] = patron.uuidString.lowercased() }
@@ -36,7 +41,8 @@ struct PatronTestClient {
     /// Signs up a PIN patron and returns its id.
     func newPatron() async throws -> UUID {
         let reply = try await call(.post, "/auth/signup", json: #"{"pin": "1234"}"#)
-        guard reply.status == .created, let patron = reply.json["patron"] as? [String: Any], let id = (patron["id"] as? String).flatMap({ UUID(uuidString: $0) })
+        guard reply.status == .created, let patron = reply.json["patron"] as? [String: Any],
+            let id = (patron["id"] as? String).flatMap({ UUID(uuidString: $0) })
         else { throw TestFailure("signup failed: \(reply.status) \(String(decoding: reply.body, as: UTF8.self))") }
         return id
     }
@@ -44,8 +50,15 @@ struct PatronTestClient {
     /// Registers a book's licence as catalog would.
     func license(_ book: UUID, copies: Int, openAccess: Bool = false, version: Int64 = 1, hasCover: Bool = true) async throws {
         let license = License(
-            bookId: book, copies: copies, openAccess: openAccess, withdrawn: false, title: "Book", authors: ["A. Writer"], version: version,
-            hasCover: hasCover)
+            bookId: book,
+            copies: copies,
+            openAccess: openAccess,
+            withdrawn: false,
+            title: "Book",
+            authors: ["A. Writer"],
+            version: version,
+            hasCover: hasCover
+        )
         let body = String(decoding: try WireFormat.encode(license), as: UTF8.self)
         let reply = try await call(.put, "/internal/licenses/\(book.uuidString.lowercased())", json: body)
         guard reply.status == .noContent else { throw TestFailure("licence refused: \(reply.status)") }

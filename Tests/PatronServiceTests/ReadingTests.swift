@@ -2,8 +2,8 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Shared
-import Testing
 import TestSupport
+import Testing
 
 @testable import PatronService
 
@@ -22,7 +22,10 @@ import TestSupport
             let created = try await api.call(.post, "/me/books/\(book)/bookmarks", patron: ann, json: body)
             #expect(created.status == .created)
             #expect(try await api.call(.post, "/me/books/\(book)/bookmarks", patron: ann, json: body).status == .ok)
-            #expect(try await api.call(.post, "/me/books/\(book)/bookmarks", patron: ann, json: #"{"locator":{"href":"ch1.xhtml","progression":1.5}}"#).status == .badRequest)
+            #expect(
+                try await api.call(.post, "/me/books/\(book)/bookmarks", patron: ann, json: #"{"locator":{"href":"ch1.xhtml","progression":1.5}}"#)
+                    .status == .badRequest
+            )
             let id = try #require(created.json["id"] as? String)
             #expect(try await api.call(.delete, "/me/bookmarks/\(id)", patron: bob).status == .notFound)
             let bobs = try await api.call(.get, "/me/books/\(book)/bookmarks", patron: bob).json["bookmarks"] as? [Any]
@@ -51,7 +54,8 @@ import TestSupport
 
     @Test func feedbackIsValidatedAndListedForOperatorsOnly() async throws {
         let app = try await buildPatronApplication(
-            config: TestConfig.base(["PATRON_DATABASE_URL": try await TestDatabase.create(prefix: "fb"), "FEEDBACK_PER_HOUR": "2"]))
+            config: TestConfig.base(["PATRON_DATABASE_URL": try await TestDatabase.create(prefix: "fb"), "FEEDBACK_PER_HOUR": "2"])
+        )
         try await app.test(.router) { client in
             let api = PatronTestClient(client: client)
             let from: HTTPFields = [.clientAddress: "10.0.0.9"]
@@ -78,13 +82,27 @@ import TestSupport
             let bob = try await api.newPatron()
             for (patron, book) in [(ann, mine), (bob, theirs)] {
                 _ = try await api.call(.post, "/me/books/\(book)/borrow", patron: patron)
-                _ = try await api.call(.post, "/me/books/\(book)/bookmarks", patron: patron, json: #"{"locator":{"href":"c1.xhtml","progression":0.3}}"#)
                 _ = try await api.call(
-                    .put, "/me/books/\(book)/position", patron: patron,
-                    json: #"{"locator":{"href":"c1.xhtml","locations":{"progression":0.4}},"timestamp":"2026-11-01T00:00:00Z","device":"d"}"#)
+                    .post,
+                    "/me/books/\(book)/bookmarks",
+                    patron: patron,
+                    json: #"{"locator":{"href":"c1.xhtml","progression":0.3}}"#
+                )
+                _ = try await api.call(
+                    .put,
+                    "/me/books/\(book)/position",
+                    patron: patron,
+                    json: #"{"locator":{"href":"c1.xhtml","locations":{"progression":0.4}},"timestamp":"2026-11-01T00:00:00Z","device":"d"}"#
+                )
                 _ = try await api.call(.put, "/me/books/\(book)/rating", patron: patron, json: #"{"stars":5}"#)
                 _ = try await api.call(.put, "/me/favorites/\(book)", patron: patron)
-                _ = try await api.call(.post, "/feedback", patron: patron, json: #"{"message":"from \#(patron)"}"#, headers: [.clientAddress: "10.1.1.1"])
+                _ = try await api.call(
+                    .post,
+                    "/feedback",
+                    patron: patron,
+                    json: #"{"message":"from \#(patron)"}"#,
+                    headers: [.clientAddress: "10.1.1.1"]
+                )
             }
             let export = try await api.call(.get, "/me/export", patron: ann)
             #expect(export.status == .ok)
@@ -102,7 +120,9 @@ import TestSupport
     /// The export describes a patron's books exactly as `/me/books` does (it used rules with zero periods and no
     /// public URL: a hold's wait came out as "about 1 minutes", 0 seconds, with relative cover URLs).
     @Test func theExportShowsBooksAsTheShelfDoes() async throws {
-        let app = try await buildPatronApplication(config: TestConfig.base(["PATRON_DATABASE_URL": try await TestDatabase.create(prefix: "expbooks")]))
+        let app = try await buildPatronApplication(
+            config: TestConfig.base(["PATRON_DATABASE_URL": try await TestDatabase.create(prefix: "expbooks")])
+        )
         try await app.test(.router) { client in
             let api = PatronTestClient(client: client)
             let (lent, waited) = (UUID(), UUID())

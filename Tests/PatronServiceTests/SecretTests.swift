@@ -3,8 +3,8 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Shared
-import Testing
 import TestSupport
+import Testing
 
 @testable import PatronService
 
@@ -31,7 +31,10 @@ import TestSupport
             #expect(try await api.call(.put, "/me/password", patron: patron, json: #"{"current":"1234","new":"5678"}"#).status == .noContent)
             #expect(try await api.call(.post, "/auth/token", headers: basic(barcode, "1234")).status == .unauthorized)
             #expect(try await api.call(.post, "/auth/token", headers: basic(barcode, "5678")).status == .ok)
-            #expect(try await api.call(.post, "/auth/refresh", json: #"{"refresh_token":"\#(refresh)"}"#).status == .unauthorized, "the sign-up session ended")
+            #expect(
+                try await api.call(.post, "/auth/refresh", json: #"{"refresh_token":"\#(refresh)"}"#).status == .unauthorized,
+                "the sign-up session ended"
+            )
         }
     }
 
@@ -43,7 +46,9 @@ import TestSupport
             let barcode = try #require((card.json["patron"] as? [String: Any])?["barcode"] as? String)
             let patron = try #require(UUID(uuidString: (card.json["patron"] as? [String: Any])?["id"] as? String ?? ""))
             var refreshTokens = [try #require((card.json["tokens"] as? [String: Any])?["refresh_token"] as? String)]
-            refreshTokens.append(try #require(try await api.call(.post, "/auth/token", headers: basic(barcode, "1234")).json["refresh_token"] as? String))
+            refreshTokens.append(
+                try #require(try await api.call(.post, "/auth/token", headers: basic(barcode, "1234")).json["refresh_token"] as? String)
+            )
             let revoked = try await api.call(.post, "/me/sessions/revoke-all", patron: patron)
             #expect(revoked.status == .ok && revoked.json["revoked"] as? Int == 2)
             for token in refreshTokens {

@@ -3,8 +3,8 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Shared
-import Testing
 import TestSupport
+import Testing
 
 @testable import PatronService
 
@@ -29,7 +29,10 @@ import TestSupport
         let login = record(10)
         #expect(policy.decide(login: login, pair: nil, address: nil, addressIsKnown: false, now: now) == .refuse(.login, until: now + 30))
         #expect(policy.decide(login: login, pair: nil, address: nil, addressIsKnown: true, now: now) == .check)
-        #expect(policy.decide(login: record(10, ago: 86_401), pair: nil, address: nil, addressIsKnown: false, now: now) == .check, "forgotten after a day")
+        #expect(
+            policy.decide(login: record(10, ago: 86_401), pair: nil, address: nil, addressIsKnown: false, now: now) == .check,
+            "forgotten after a day"
+        )
     }
 
     @Test func anAddressPastItsLimitKeepsCheckingLoginsItHasNotFailedOn() {
@@ -37,7 +40,10 @@ import TestSupport
         #expect(policy.decide(login: nil, pair: nil, address: busy, addressIsKnown: false, now: now) == .check)
         #expect(policy.decide(login: nil, pair: record(1), address: busy, addressIsKnown: false, now: now) == .refuse(.address, until: now + 540))
         #expect(policy.decide(login: nil, pair: record(1), address: record(99, window: 60), addressIsKnown: false, now: now) == .check)
-        #expect(policy.decide(login: nil, pair: record(1), address: record(500, window: 601), addressIsKnown: false, now: now) == .check, "window over")
+        #expect(
+            policy.decide(login: nil, pair: record(1), address: record(500, window: 601), addressIsKnown: false, now: now) == .check,
+            "window over"
+        )
     }
 
     @Test func failuresCountUpAndRestartAfterQuiet() {
@@ -53,13 +59,16 @@ import TestSupport
 @Suite struct SignInThrottleTests {
     func app(_ overrides: [String: String] = [:]) async throws -> some ApplicationProtocol {
         try await buildPatronApplication(
-            config: TestConfig.base(["PATRON_DATABASE_URL": try await TestDatabase.create(prefix: "patron")].merging(overrides) { $1 }))
+            config: TestConfig.base(["PATRON_DATABASE_URL": try await TestDatabase.create(prefix: "patron")].merging(overrides) { $1 })
+        )
     }
 
     func attempt(_ api: PatronTestClient, _ login: String, _ secret: String, from address: String) async throws -> PatronTestClient.Reply {
         try await api.call(
-            .post, "/auth/token",
-            headers: [.authorization: "Basic " + Data("\(login):\(secret)".utf8).base64EncodedString(), .clientAddress: address])
+            .post,
+            "/auth/token",
+            headers: [.authorization: "Basic " + Data("\(login):\(secret)".utf8).base64EncodedString(), .clientAddress: address]
+        )
     }
 
     func barcode(_ api: PatronTestClient, pin: String) async throws -> String {

@@ -2,8 +2,8 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Shared
-import Testing
 import TestSupport
+import Testing
 
 @testable import PatronService
 

@@ -20,7 +20,9 @@ import Testing
     }
 
     @Test func nearMissesAreNotTouched() {
-        for text in [#""2DE8BB49-A4F1-435D-8ACC-3D6367BE7B5""#, #""2DE8BB49XA4F1-435D-8ACC-3D6367BE7B5E""#, #""GGGGGGGG-A4F1-435D-8ACC-3D6367BE7B5E""#] {
+        for text in [
+            #""2DE8BB49-A4F1-435D-8ACC-3D6367BE7B5""#, #""2DE8BB49XA4F1-435D-8ACC-3D6367BE7B5E""#, #""GGGGGGGG-A4F1-435D-8ACC-3D6367BE7B5E""#,
+        ] {
             #expect(String(decoding: WireFormat.lowercasingUUIDs(Data(text.utf8)), as: UTF8.self) == text)
         }
     }

@@ -16,8 +16,14 @@ public enum MinimalEPUB {
     }
 
     public static func write(
-        title: String, identifier: String = UUID().uuidString, isbn: String? = nil, author: String? = nil, cover: Cover? = nil,
-        metadata: String = "", extraEntries: [(String, Data)] = [], epub2: Bool = false
+        title: String,
+        identifier: String = UUID().uuidString,
+        isbn: String? = nil,
+        author: String? = nil,
+        cover: Cover? = nil,
+        metadata: String = "",
+        extraEntries: [(String, Data)] = [],
+        epub2: Bool = false
     ) throws -> URL {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("minimal-\(UUID().uuidString).epub")
         let archive = try Archive(url: file, accessMode: .create)
@@ -47,22 +53,42 @@ public enum MinimalEPUB {
             """
         var entries: [(String, Data)] = [
             ("mimetype", Data("application/epub+zip".utf8)),
-            ("META-INF/container.xml", Data("""
-                <?xml version="1.0"?><container version="1.0" xmlns="urn:oasis:names:tc:opendocument:xmlns:container">
-                <rootfiles><rootfile full-path="package.opf" media-type="application/oebps-package+xml"/></rootfiles></container>
-                """.utf8)),
+            (
+                "META-INF/container.xml",
+                Data(
+                    """
+                    <?xml version="1.0"?><container version="1.0" xmlns="urn:oasis:names:tc:opendocument:xmlns:container">
+                    <rootfiles><rootfile full-path="package.opf" media-type="application/oebps-package+xml"/></rootfiles></container>
+                    """.utf8
+                )
+            ),
             ("package.opf", Data(opf.utf8)),
-            ("nav.xhtml", Data("""
-                <html xmlns="http://www.w3.org/1999/xhtml" xmlns:epub="http://www.idpf.org/2007/ops"><head><title>Contents</title></head>
-                <body><nav epub:type="toc"><ol><li><a href="text.xhtml">Text</a></li></ol></nav></body></html>
-                """.utf8)),
-            ("text.xhtml", Data("<html xmlns=\"http://www.w3.org/1999/xhtml\"><head><title>Text</title></head><body><p>Hello</p></body></html>".utf8)),
+            (
+                "nav.xhtml",
+                Data(
+                    """
+                    <html xmlns="http://www.w3.org/1999/xhtml" xmlns:epub="http://www.idpf.org/2007/ops"><head><title>Contents</title></head>
+                    <body><nav epub:type="toc"><ol><li><a href="text.xhtml">Text</a></li></ol></nav></body></html>
+                    """.utf8
+                )
+            ),
+            (
+                "text.xhtml",
+                Data("<html xmlns=\"http://www.w3.org/1999/xhtml\"><head><title>Text</title></head><body><p>Hello</p></body></html>".utf8)
+            ),
         ]
         if epub2 {
-            entries.append(("toc.ncx", Data("""
-                <?xml version="1.0"?><ncx xmlns="http://www.daisy.org/z3986/2005/ncx/" version="2005-1"><head/><docTitle><text>\(escaped(title))</text></docTitle>
-                <navMap><navPoint id="p1" playOrder="1"><navLabel><text>Text</text></navLabel><content src="text.xhtml"/></navPoint></navMap></ncx>
-                """.utf8)))
+            entries.append(
+                (
+                    "toc.ncx",
+                    Data(
+                        """
+                        <?xml version="1.0"?><ncx xmlns="http://www.daisy.org/z3986/2005/ncx/" version="2005-1"><head/><docTitle><text>\(escaped(title))</text></docTitle>
+                        <navMap><navPoint id="p1" playOrder="1"><navLabel><text>Text</text></navLabel><content src="text.xhtml"/></navPoint></navMap></ncx>
+                        """.utf8
+                    )
+                )
+            )
         }
         if let cover { entries.append((cover.name, cover.data)) }
         entries += extraEntries

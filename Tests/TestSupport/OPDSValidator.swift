@@ -9,7 +9,10 @@ public enum OPDSValidator {
     /// Validates many documents of one kind with one run of the validator: nil when every one is valid.
     public static func problems(in documents: [Data], kind: String) throws -> String? {
         try DocumentCheck.problems(
-            python: "python3", script: TestDatabase.sharedDirectory.appendingPathComponent("tools/validate_opds.py"), kind: kind,
-            documents: documents)
+            python: "python3",
+            script: TestDatabase.sharedDirectory.appendingPathComponent("tools/validate_opds.py"),
+            kind: kind,
+            documents: documents
+        )
     }
 }

@@ -9,6 +9,8 @@ public enum PalaceParser {
         try DocumentCheck.problems(
             python: ProcessInfo.processInfo.environment["TEST_PYTHON"] ?? "python3",
             script: URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../tools/palace_parse.py").standardized,
-            kind: kind, documents: documents)
+            kind: kind,
+            documents: documents
+        )
     }
 }

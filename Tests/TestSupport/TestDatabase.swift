@@ -40,7 +40,10 @@ public enum TestDatabase {
         logger.logLevel = .error
         let client = PostgresClient(configuration: try DatabaseURL.configuration(url), backgroundLogger: logger)
         return try await withThrowingTaskGroup(of: [String].self) { group in
-            group.addTask { await client.run(); return [] }
+            group.addTask {
+                await client.run()
+                return []
+            }
             var values: [String] = []
             for try await row in try await client.query(PostgresQuery(unsafeSQL: sql), logger: logger) {
                 values.append(try row.makeRandomAccess()[0].decode(String.self))
@@ -69,6 +72,7 @@ public enum TestConfig {
             overrides: [
                 "SERVICE_TOKEN": serviceToken, "ADMIN_TOKEN": adminToken, "JWT_SECRET": jwtSecret, "BCRYPT_COST": "4", "LOG_LEVEL": "warning",
                 "CATALOG_URLS": "http://127.0.0.1:1", "PATRON_URLS": "http://127.0.0.1:1",
-            ].merging(overrides) { $1 })
+            ].merging(overrides) { $1 }
+        )
     }
 }

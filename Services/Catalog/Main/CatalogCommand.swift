@@ -9,7 +9,11 @@ import ServiceSupport
 @main
 struct CatalogCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "catalog", abstract: "Bookmobile catalog service", subcommands: [Serve.self, Ingest.self, GenerateCovers.self, RereadMetadata.self], defaultSubcommand: Serve.self)
+        commandName: "catalog",
+        abstract: "Bookmobile catalog service",
+        subcommands: [Serve.self, Ingest.self, GenerateCovers.self, RereadMetadata.self],
+        defaultSubcommand: Serve.self
+    )
 
     struct Serve: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Run the HTTP service (configuration from the environment).")
@@ -32,14 +36,22 @@ struct CatalogCommand: AsyncParsableCommand {
 
         func run() async throws {
             let summary = try await BulkIngest.run(
-                paths: paths, copies: copies, openAccess: openAccess, replace: replace, concurrency: concurrency, config: ServiceConfig())
+                paths: paths,
+                copies: copies,
+                openAccess: openAccess,
+                replace: replace,
+                concurrency: concurrency,
+                config: ServiceConfig()
+            )
             if summary.ingested + summary.unchanged == 0 && !summary.refused.isEmpty { throw ExitCode(1) }
         }
     }
 
     struct GenerateCovers: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "generate-covers", abstract: "Draw a cover for every book that has none (a one-off job; safe to run again).")
+            commandName: "generate-covers",
+            abstract: "Draw a cover for every book that has none (a one-off job; safe to run again)."
+        )
 
         func run() async throws {
             _ = try await CoverBackfill.run(config: ServiceConfig())
@@ -49,7 +61,8 @@ struct CatalogCommand: AsyncParsableCommand {
     struct RereadMetadata: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "reread-metadata",
-            abstract: "Read stored EPUBs again for what this version derives from them (accessibility, page counts); safe to run again.")
+            abstract: "Read stored EPUBs again for what this version derives from them (accessibility, page counts); safe to run again."
+        )
 
         func run() async throws {
             _ = try await MetadataReread.run(config: ServiceConfig())

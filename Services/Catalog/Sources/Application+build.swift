@@ -37,14 +37,23 @@ public func buildCatalogApplication(config: ServiceConfig) async throws -> some 
     var app = Application(
         router: catalogRouter(parts),
         configuration: .init(address: .hostname("0.0.0.0", port: parts.settings.port), serverName: "bookmobile-catalog"),
-        logger: parts.logger)
+        logger: parts.logger
+    )
     let schema = SchemaReadiness()
     let sweeper = BlobSweeper(
-        blobs: parts.blobs, references: BlobReferencePostgresRepository(client: parts.postgres), interval: parts.settings.blobSweepInterval,
-        temporaryMaxAge: parts.settings.blobTemporaryMaxAge, schema: schema, logger: parts.logger)
+        blobs: parts.blobs,
+        references: BlobReferencePostgresRepository(client: parts.postgres),
+        interval: parts.settings.blobSweepInterval,
+        temporaryMaxAge: parts.settings.blobTemporaryMaxAge,
+        schema: schema,
+        logger: parts.logger
+    )
     app.addServices(
-        parts.postgres, OutboxDeliverer(client: parts.postgres, destination: parts.patron, schema: schema, logger: parts.logger), sweeper,
-        ShelfCopyListener(client: parts.postgres, memory: parts.shelves.memory, logger: parts.logger))
+        parts.postgres,
+        OutboxDeliverer(client: parts.postgres, destination: parts.patron, schema: schema, logger: parts.logger),
+        sweeper,
+        ShelfCopyListener(client: parts.postgres, memory: parts.shelves.memory, logger: parts.logger)
+    )
     app.beforeServerStarts {
         try await applyMigrations(catalogMigrations, client: parts.postgres, logger: parts.logger)
         schema.markReady()
@@ -65,8 +74,18 @@ func catalogRouter(_ parts: CatalogParts) -> Router<BasicRequestContext> {
     BooksController(books: parts.books, blobs: parts.blobs, access: access).add(to: router)
     PublicationController(books: parts.books, blobs: parts.blobs, access: access, publicURL: parts.settings.publicURL).add(to: router)
     FeedController(
-        feeds: FeedPostgresRepository(books: parts.books), shelves: shelves, discovery: PatronDiscovery(patron: parts.patron), lists: lists, token: parts.token, publicURL: parts.settings.publicURL, cache: feedCache,
-        personalCache: ResponseCache(name: "personal", lifetime: .seconds(parts.settings.feedCacheLifetime), capacityBytes: parts.settings.feedCacheBytes / 2)
+        feeds: FeedPostgresRepository(books: parts.books),
+        shelves: shelves,
+        discovery: PatronDiscovery(patron: parts.patron),
+        lists: lists,
+        token: parts.token,
+        publicURL: parts.settings.publicURL,
+        cache: feedCache,
+        personalCache: ResponseCache(
+            name: "personal",
+            lifetime: .seconds(parts.settings.feedCacheLifetime),
+            capacityBytes: parts.settings.feedCacheBytes / 2
+        )
     ).add(to: router)
     InternalController(books: parts.books, shelves: parts.shelves, lists: lists, token: parts.token).add(to: router)
     return router

@@ -22,7 +22,10 @@ struct BookAccess: Sendable {
         let copy = try await shelves.shelf(patronID: patronID, seen: request.shelfVersionSeen, logger: logger)
         if let view = copy.shelf.books.first(where: { $0.bookId == book.id }), view.state.isOnLoan { return (patronID, view.state) }
         let check = try await patron.get(
-            InternalRoute.loanCheck(patron: patronID, book: book.id).path, as: LoanCheck.self, logger: logger)
+            InternalRoute.loanCheck(patron: patronID, book: book.id).path,
+            as: LoanCheck.self,
+            logger: logger
+        )
         guard check.active else { throw Problem.forbidden("You have no active loan of this book (its state is '\(check.state.rawValue)')") }
         return (patronID, check.state)
     }

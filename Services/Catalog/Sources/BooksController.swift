@@ -20,7 +20,10 @@ struct BooksController: Sendable {
     }
 
     func toc(request: Request, context: BasicRequestContext) async throws -> Response {
-        try JSONMessages.response(try await books.available(id: try context.uuid("id"), logger: context.logger).toc ?? [], headers: [.cacheControl: "public, max-age=3600"])
+        try JSONMessages.response(
+            try await books.available(id: try context.uuid("id"), logger: context.logger).toc ?? [],
+            headers: [.cacheControl: "public, max-age=3600"]
+        )
     }
 
     /// The cover image, or with `?size=thumbnail` its thumbnail (at most 200 px high; the cover itself when none could be made).
@@ -45,7 +48,8 @@ struct BooksController: Sendable {
     func fulfill(request: Request, context: BasicRequestContext) async throws -> Response {
         let book = try await books.available(id: try context.uuid("id"), logger: context.logger)
         var report: DownloadReport?
-        if let (patronID, state) = try await access.check(book, request: request, logger: context.logger), DownloadReport.reportedFrom.contains(state) {
+        if let (patronID, state) = try await access.check(book, request: request, logger: context.logger), DownloadReport.reportedFrom.contains(state)
+        {
             report = DownloadReport(patron: access.patron, patronID: patronID, bookID: book.id, logger: context.logger)
             if state != .downloading { await report?.send(.downloadStarted) }
         }

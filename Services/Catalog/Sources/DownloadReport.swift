@@ -23,8 +23,12 @@ struct DownloadReport: Sendable {
     func send(_ event: BookEvent) async {
         do {
             _ = try await patron.send(
-                .POST, InternalRoute.bookEvents(patron: patronID, book: bookID).path,
-                body: ReportedEvent(event: event), as: IgnoredAnswer.self, logger: logger)
+                .POST,
+                InternalRoute.bookEvents(patron: patronID, book: bookID).path,
+                body: ReportedEvent(event: event),
+                as: IgnoredAnswer.self,
+                logger: logger
+            )
         } catch {
             logger.info("Download event not recorded", metadata: ["event": "\(event.rawValue)", "error": "\(error)"])
         }

@@ -70,8 +70,10 @@ struct PublicationController: Sendable {
         if let landmarks = book.landmarks, !landmarks.isEmpty { document["landmarks"] = links(landmarks) }
         let data = try JSONSerialization.data(withJSONObject: document, options: [.sortedKeys, .withoutEscapingSlashes])
         return Response(
-            status: .ok, headers: [.contentType: "application/webpub+json", .cacheControl: "public, max-age=300"],
-            body: .init(byteBuffer: ByteBuffer(bytes: data)))
+            status: .ok,
+            headers: [.contentType: "application/webpub+json", .cacheControl: "public, max-age=300"],
+            body: .init(byteBuffer: ByteBuffer(bytes: data))
+        )
     }
 
     /// One resource of the manifest, read from the stored EPUB (obfuscated fonts as the font itself). Files the

@@ -16,8 +16,11 @@ public func buildGatewayApplication(config: ServiceConfig) async throws -> some 
     let httpClient = HTTPClient.service
     let keys = await AccessTokenKeys(secret: settings.jwtSecret, previousSecret: settings.jwtPreviousSecret)
     let authenticator = PatronAuthenticator(
-        keys: keys, patron: InternalClient(baseURLs: settings.patronURLs, token: token, timeout: .seconds(10), httpClient: httpClient), cacheFor: settings.basicCacheFor,
-        sessionCheckFor: settings.sessionCheckFor)
+        keys: keys,
+        patron: InternalClient(baseURLs: settings.patronURLs, token: token, timeout: .seconds(10), httpClient: httpClient),
+        cacheFor: settings.basicCacheFor,
+        sessionCheckFor: settings.sessionCheckFor
+    )
     let publicURL = config.string("PUBLIC_URL", default: "http://127.0.0.1:\(settings.port)")
 
     let router = ServiceRouter.make(context: GatewayContext.self) { logger in
@@ -25,7 +28,11 @@ public func buildGatewayApplication(config: ServiceConfig) async throws -> some 
         for upstream in [catalog, patron] {
             var ready = false
             for replica in upstream.replicas {
-                if let response = try? await httpClient.execute(HTTPClientRequest(url: replica + "/health/ready"), timeout: .seconds(2), logger: logger),
+                if let response = try? await httpClient.execute(
+                    HTTPClientRequest(url: replica + "/health/ready"),
+                    timeout: .seconds(2),
+                    logger: logger
+                ),
                     response.status == .ok
                 {
                     ready = true
@@ -37,10 +44,17 @@ public func buildGatewayApplication(config: ServiceConfig) async throws -> some 
     }
     router.add(
         middleware: ProxyMiddleware(
-            catalog: catalog, patron: patron, authenticator: authenticator, token: token, httpClient: httpClient, settings: settings,
+            catalog: catalog,
+            patron: patron,
+            authenticator: authenticator,
+            token: token,
+            httpClient: httpClient,
+            settings: settings,
             authDocument: AuthDocumentCache(patron: patron, httpClient: httpClient, publicURL: publicURL),
             edgeCache: ResponseCache(name: "edge", lifetime: .seconds(settings.edgeCacheLifetime), capacityBytes: settings.edgeCacheBytes),
-            sharedVerdicts: ExpiringAnswers(lifetime: settings.sharedVerdictLifetime)))
+            sharedVerdicts: ExpiringAnswers(lifetime: settings.sharedVerdictLifetime)
+        )
+    )
     WebAppRoutes(web: WebAssets(directory: WebAssets.directory(webRoot: config.string("WEB_ROOT")))).add(to: router)
     router.get("/openapi.yaml") { _, _ in
         Response(status: .ok, headers: [.contentType: "application/yaml"], body: .init(byteBuffer: .init(string: OpenAPIDocument.yaml)))
@@ -49,6 +63,12 @@ public func buildGatewayApplication(config: ServiceConfig) async throws -> some 
     return Application(
         router: router,
         server: .http1(
-            configuration: .init(additionalChannelHandlers: [IdleStateHandler(writeTimeout: streamIdle), StalledWriteCloser()], idleTimeout: streamIdle)),
-        configuration: .init(address: .hostname("0.0.0.0", port: settings.port), serverName: "bookmobile-gateway"), logger: logger)
+            configuration: .init(
+                additionalChannelHandlers: [IdleStateHandler(writeTimeout: streamIdle), StalledWriteCloser()],
+                idleTimeout: streamIdle
+            )
+        ),
+        configuration: .init(address: .hostname("0.0.0.0", port: settings.port), serverName: "bookmobile-gateway"),
+        logger: logger
+    )
 }

@@ -36,7 +36,12 @@ final class AuthDocumentCache: Sendable {
     private func document(logger: Logger) async -> ByteBuffer? {
         if let (body, until) = cached.withLock({ $0 }), until > Date() { return body }
         for replica in patron.candidates() {
-            guard let response = try? await httpClient.execute(HTTPClientRequest(url: replica + PublicRoute.authDocument.path), timeout: .seconds(2), logger: logger),
+            guard
+                let response = try? await httpClient.execute(
+                    HTTPClientRequest(url: replica + PublicRoute.authDocument.path),
+                    timeout: .seconds(2),
+                    logger: logger
+                ),
                 response.status == .ok, let body = try? await response.body.collect(upTo: 1 << 20)
             else { continue }
             cached.withLock { $0 = (body, Date().addingTimeInterval(60)) }

@@ -1,4 +1,3 @@
-import Shared
 import HTTPTypes
 import Hummingbird
 

@@ -34,7 +34,10 @@ final class PatronAuthenticator: Sendable {
     private let now: @Sendable () -> Date
 
     init(
-        keys: AccessTokenKeys, patron: InternalClient, cacheFor: TimeInterval, sessionCheckFor: TimeInterval,
+        keys: AccessTokenKeys,
+        patron: InternalClient,
+        cacheFor: TimeInterval,
+        sessionCheckFor: TimeInterval,
         now: @escaping @Sendable () -> Date = Date.init
     ) {
         self.keys = keys
@@ -62,14 +65,20 @@ final class PatronAuthenticator: Sendable {
         if let id = verdicts[key] { return .patron(id) }
         do {
             let answer = try await patron.send(
-                .POST, InternalRoute.basicCredentials.path, body: BasicCredentials(login: basic.login, secret: basic.secret, clientAddress: clientAddress),
-                as: AuthenticatedPatron.self, logger: logger)
+                .POST,
+                InternalRoute.basicCredentials.path,
+                body: BasicCredentials(login: basic.login, secret: basic.secret, clientAddress: clientAddress),
+                as: AuthenticatedPatron.self,
+                logger: logger
+            )
             verdicts.remember(answer.patronId, for: key)
             return .patron(answer.patronId)
         } catch InternalClient.Failure.status(let code, let problem) {
             return .refused(problem ?? Problem(status: code, slug: nil, title: "Unauthorized"))
         } catch {
-            return .refused(Problem(status: 503, slug: "auth-unavailable", title: "Service unavailable", detail: "Sign-in cannot be checked right now"))
+            return .refused(
+                Problem(status: 503, slug: "auth-unavailable", title: "Service unavailable", detail: "Sign-in cannot be checked right now")
+            )
         }
     }
 

@@ -52,7 +52,10 @@ struct ProxyMiddleware: RouterMiddleware {
         let carriesOwnCredentials = PublicService.carriesOwnCredentials(path)
         if !carriesOwnCredentials {
             switch await authenticator.authenticate(
-                authorization: request.headers[.authorization], clientAddress: clientAddress, logger: context.logger)
+                authorization: request.headers[.authorization],
+                clientAddress: clientAddress,
+                logger: context.logger
+            )
             {
             case .anonymous: break
             case .patron(let id): patronID = id
@@ -64,8 +67,14 @@ struct ProxyMiddleware: RouterMiddleware {
         if upstream === catalog, patronID == nil, !carriesOwnCredentials, edgeCache.isEnabled, let cacheKey = EdgeCachePolicy.key(for: request) {
             return try await edgeCache.respond(to: request, key: cacheKey) {
                 try await send(
-                    request, to: upstream, patronID: patronID, clientAddress: clientAddress, keepAuthorization: carriesOwnCredentials,
-                    cacheKey: cacheKey, context: context)
+                    request,
+                    to: upstream,
+                    patronID: patronID,
+                    clientAddress: clientAddress,
+                    keepAuthorization: carriesOwnCredentials,
+                    cacheKey: cacheKey,
+                    context: context
+                )
             }
         }
         if upstream === catalog, let patronID, edgeCache.isEnabled, EdgeCachePolicy.sharesPages(path),
@@ -74,8 +83,14 @@ struct ProxyMiddleware: RouterMiddleware {
             return try await personalised(request, patronID: patronID, clientAddress: clientAddress, sharedKey: sharedKey, context: context)
         }
         var response = try await send(
-            request, to: upstream, patronID: patronID, clientAddress: clientAddress, keepAuthorization: carriesOwnCredentials, cacheKey: nil,
-            context: context)
+            request,
+            to: upstream,
+            patronID: patronID,
+            clientAddress: clientAddress,
+            keepAuthorization: carriesOwnCredentials,
+            cacheKey: nil,
+            context: context
+        )
         if let version = response.headers[.shelfVersion] {
             response.headers[.shelfVersion] = nil
             if let patronID, upstream === patron { shelfVersions.remember(version, for: patronID) }
@@ -96,13 +111,27 @@ struct ProxyMiddleware: RouterMiddleware {
             // As an anonymous visitor's miss would: concurrent misses of the page fetch it once.
             _ = try await edgeCache.respond(to: request, key: sharedKey) {
                 try await send(
-                    request, to: catalog, patronID: nil, clientAddress: clientAddress, keepAuthorization: false, cacheKey: sharedKey, context: context)
+                    request,
+                    to: catalog,
+                    patronID: nil,
+                    clientAddress: clientAddress,
+                    keepAuthorization: false,
+                    cacheKey: sharedKey,
+                    context: context
+                )
             }
             shared = edgeCache.get(sharedKey)
         }
         guard let shared, let etag = shared.headers[.eTag] else {
             return try await send(
-                request, to: catalog, patronID: patronID, clientAddress: clientAddress, keepAuthorization: false, cacheKey: nil, context: context)
+                request,
+                to: catalog,
+                patronID: patronID,
+                clientAddress: clientAddress,
+                keepAuthorization: false,
+                cacheKey: nil,
+                context: context
+            )
         }
         let verdictKey = "\(patronID)|\(etag)|\(shelfVersions[patronID] ?? "")"
         var cacheControl = "private, no-cache"
@@ -111,8 +140,16 @@ struct ProxyMiddleware: RouterMiddleware {
             personalETag = known
         } else {
             let response = try await send(
-                request, to: catalog, patronID: patronID, clientAddress: clientAddress, keepAuthorization: false, cacheKey: nil,
-                extra: [(InternalHeader.sharedETag, etag)], withoutConditions: true, context: context)
+                request,
+                to: catalog,
+                patronID: patronID,
+                clientAddress: clientAddress,
+                keepAuthorization: false,
+                cacheKey: nil,
+                extra: [(InternalHeader.sharedETag, etag)],
+                withoutConditions: true,
+                context: context
+            )
             guard response.status == .noContent, response.headers[.sharedPageUsable] == "yes", let answered = response.headers[.eTag] else {
                 return response
             }
@@ -131,8 +168,15 @@ struct ProxyMiddleware: RouterMiddleware {
     /// `INGEST_MAX_BYTES`; other bodies are read whole within `GATEWAY_MAX_BODY_BYTES`, so that they can be sent again
     /// to another replica.
     func send(
-        _ request: Request, to upstream: Upstream, patronID: UUID?, clientAddress: String?, keepAuthorization: Bool, cacheKey: String?,
-        extra: [(String, String)] = [], withoutConditions: Bool = false, context: Context
+        _ request: Request,
+        to upstream: Upstream,
+        patronID: UUID?,
+        clientAddress: String?,
+        keepAuthorization: Bool,
+        cacheKey: String?,
+        extra: [(String, String)] = [],
+        withoutConditions: Bool = false,
+        context: Context
     ) async throws -> Response {
         let streamed = request.uri.path == "/admin/books"
         let limit = streamed ? settings.maxIngestBytes : settings.maxBodyBytes
@@ -145,14 +189,17 @@ struct ProxyMiddleware: RouterMiddleware {
         } else if streamed {
             body = .streamed(CappedBody(body: request.body, limit: limit), length: declaredLength)
         } else {
-            do { body = .buffered(try await request.body.collect(upTo: limit)) } catch { throw Problem.tooLarge("The body must not exceed \(limit) bytes") }
+            do { body = .buffered(try await request.body.collect(upTo: limit)) } catch {
+                throw Problem.tooLarge("The body must not exceed \(limit) bytes")
+            }
         }
 
         var headers = HTTPHeaders()
         // What the cache keeps must be a whole 200, not a 304 that only this client could use; the same for a page
         // the gateway completes itself.
         let dropConditions = cacheKey != nil || withoutConditions
-        for field in request.headers where Self.forwards(field.name, keepAuthorization: keepAuthorization) && !(dropConditions && field.name == .ifNoneMatch) {
+        for field in request.headers
+        where Self.forwards(field.name, keepAuthorization: keepAuthorization) && !(dropConditions && field.name == .ifNoneMatch) {
             headers.add(name: field.name.rawName, value: field.value)
         }
         for (name, value) in extra { headers.add(name: name, value: value) }
@@ -172,8 +219,10 @@ struct ProxyMiddleware: RouterMiddleware {
         case streamed(CappedBody, length: Int?)
     }
 
-    static let hopByHop: Set<String> = ["connection", "keep-alive", "proxy-connection", "transfer-encoding", "te", "upgrade", "trailer", "host",
-                                        "content-length"]
+    static let hopByHop: Set<String> = [
+        "connection", "keep-alive", "proxy-connection", "transfer-encoding", "te", "upgrade", "trailer", "host",
+        "content-length",
+    ]
 
     /// Proxy headers a client may send: the gateway has read what it trusts of them (`TrustedProxies`) and passes the
     /// result on as `X-Client-Address`, never the headers themselves.
@@ -193,12 +242,21 @@ struct ProxyMiddleware: RouterMiddleware {
     /// Sends the request to a replica of `upstream` and streams its answer back; with a `cacheKey`, an answer the
     /// edge cache may keep is read whole and stored.
     func forward(
-        _ request: Request, headers: HTTPHeaders, body: OutboundBody, to upstream: Upstream, cacheKey: String?, logger: Logger
+        _ request: Request,
+        headers: HTTPHeaders,
+        body: OutboundBody,
+        to upstream: Upstream,
+        cacheKey: String?,
+        logger: Logger
     ) async throws -> Response {
         let candidates = upstream.candidates()
         guard !candidates.isEmpty else {
             return Problem(
-                status: 503, slug: "upstream-down", title: "Service unavailable", detail: "Every \(upstream.name) replica is down", retryAfter: 2
+                status: 503,
+                slug: "upstream-down",
+                title: "Service unavailable",
+                detail: "Every \(upstream.name) replica is down",
+                retryAfter: 2
             ).response()
         }
         let method = HTTPMethod(rawValue: request.method.rawValue)
@@ -218,7 +276,8 @@ struct ProxyMiddleware: RouterMiddleware {
                 let response = try await httpClient.execute(outbound, timeout: .milliseconds(Int64(settings.upstreamTimeout * 1000)), logger: logger)
                 upstream.markUp(replica)
                 var fields = HTTPFields()
-                for header in response.headers where !Self.hopByHop.contains(header.name.lowercased()) || header.name.lowercased() == "content-length" {
+                for header in response.headers where !Self.hopByHop.contains(header.name.lowercased()) || header.name.lowercased() == "content-length"
+                {
                     if let name = HTTPField.Name(header.name) { fields.append(HTTPField(name: name, value: header.value)) }
                 }
                 if let cacheKey, response.status == .ok, let lifetime = EdgeCachePolicy.lifetime(of: fields) {
@@ -228,8 +287,10 @@ struct ProxyMiddleware: RouterMiddleware {
                     return stored.response(to: request)
                 }
                 return Response(
-                    status: .init(code: Int(response.status.code), reasonPhrase: response.status.reasonPhrase), headers: fields,
-                    body: ResponseBody(asyncSequence: response.body))
+                    status: .init(code: Int(response.status.code), reasonPhrase: response.status.reasonPhrase),
+                    headers: fields,
+                    body: ResponseBody(asyncSequence: response.body)
+                )
             } catch is CappedBody.TooLarge {
                 throw Problem.tooLarge("The body must not exceed \(settings.maxIngestBytes) bytes")
             } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout {

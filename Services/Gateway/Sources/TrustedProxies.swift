@@ -1,4 +1,3 @@
-import Shared
 import Foundation
 import HTTPTypes
 

@@ -1,5 +1,5 @@
-import Hummingbird
 import HTTPTypes
+import Hummingbird
 import ServiceSupport
 import Shared
 
@@ -27,7 +27,9 @@ struct WebAppRoutes: Sendable {
             headers[HTTPField.Name("Referrer-Policy")!] = "no-referrer"
             headers[HTTPField.Name("Permissions-Policy")!] = "camera=(), microphone=(), geolocation=()"
         }
-        if let match = request.headers[.ifNoneMatch], match.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == asset.etag }) {
+        if let match = request.headers[.ifNoneMatch],
+            match.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == asset.etag })
+        {
             return Response(status: .notModified, headers: headers)
         }
         if let gzipped = asset.gzipped, Gzip.accepted(by: request.headers[.acceptEncoding]) {

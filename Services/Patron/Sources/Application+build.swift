@@ -22,15 +22,23 @@ public func buildPatronApplication(config: ServiceConfig) async throws -> some A
     let shelves = ShelfPublisher(
         shelves: ShelfPostgresRepository(client: postgres, circulation: circulation),
         catalog: InternalClient(baseURLs: settings.catalogURLs, token: ServiceToken(settings.serviceToken), timeout: .seconds(2)),
-        interval: settings.shelfPublishInterval, schema: schema, logger: logger)
+        interval: settings.shelfPublishInterval,
+        schema: schema,
+        logger: logger
+    )
     let router = await patronRouter(settings: settings, postgres: postgres, circulation: circulation, throttle: throttle, shelves: shelves)
 
     var app = Application(
-        router: router, configuration: .init(address: .hostname("0.0.0.0", port: settings.port), serverName: "bookmobile-patron"), logger: logger)
+        router: router,
+        configuration: .init(address: .hostname("0.0.0.0", port: settings.port), serverName: "bookmobile-patron"),
+        logger: logger
+    )
     app.addServices(
         postgres,
         ExpiryJob(client: postgres, circulation: circulation, throttle: throttle, interval: settings.expiryInterval, schema: schema, logger: logger),
-        OutboxDeliverer(client: postgres, destination: catalog, schema: schema, logger: logger), shelves)
+        OutboxDeliverer(client: postgres, destination: catalog, schema: schema, logger: logger),
+        shelves
+    )
     app.beforeServerStarts {
         try await applyMigrations(patronMigrations, client: postgres, logger: logger)
         schema.markReady()
@@ -40,39 +48,65 @@ public func buildPatronApplication(config: ServiceConfig) async throws -> some A
 
 /// Every route of the patron service, public and internal, over `postgres`.
 func patronRouter(
-    settings: PatronSettings, postgres: PostgresClient, circulation: CirculationPostgresRepository, throttle: SignInThrottlePostgresRepository,
+    settings: PatronSettings,
+    postgres: PostgresClient,
+    circulation: CirculationPostgresRepository,
+    throttle: SignInThrottlePostgresRepository,
     shelves: ShelfPublisher
 ) async -> Router<PatronRequestContext> {
     let token = ServiceToken(settings.serviceToken)
     let accounts = AccountPostgresRepository(client: postgres)
     let hasher = PasswordHasher(cost: settings.bcryptCost)
     let authenticator = Authenticator(
-        accounts: accounts, throttle: throttle, hasher: hasher,
+        accounts: accounts,
+        throttle: throttle,
+        hasher: hasher,
         keys: await AccessTokenKeys(secret: settings.jwtSecret, previousSecret: settings.jwtPreviousSecret),
-        accessLifetime: settings.accessTokenLifetime, refreshLifetime: settings.refreshTokenLifetime)
+        accessLifetime: settings.accessTokenLifetime,
+        refreshLifetime: settings.refreshTokenLifetime
+    )
     let document = AuthDocument(publicURL: settings.publicURL, logoURL: settings.logoURL, helpURL: settings.helpURL)
 
     let router = ServiceRouter.make(context: PatronRequestContext.self, readiness: HealthRoutes<PatronRequestContext>.database(postgres))
     router.add(middleware: AuthenticationRequiredMiddleware(document: document))
     router.add(middleware: ShelfPublishMiddleware(publisher: shelves, token: token))
     // One authentication step per group: `/me` routes run only for a signed-in patron, `/admin` ones only with the admin token.
-    let me = router.group("/me").add(middleware: VouchedPatronMiddleware(token: token, accounts: accounts)).group(context: SignedInRequestContext.self)
+    let me = router.group("/me").add(middleware: VouchedPatronMiddleware(token: token, accounts: accounts)).group(
+        context: SignedInRequestContext.self
+    )
     let admin = router.group("/admin").add(middleware: AdminTokenMiddleware(token: ServiceToken(settings.adminToken)))
     AuthController(
-        accounts: accounts, authenticator: authenticator, document: document, token: token, loanLimit: settings.loanLimit,
-        holdLimit: settings.holdLimit, signupsPerHour: settings.signupsPerHour
+        accounts: accounts,
+        authenticator: authenticator,
+        document: document,
+        token: token,
+        loanLimit: settings.loanLimit,
+        holdLimit: settings.holdLimit,
+        signupsPerHour: settings.signupsPerHour
     ).add(to: router)
     ProfileController(profiles: ProfilePostgresRepository(client: postgres), circulation: circulation, publicURL: settings.publicURL).add(to: me)
     CirculationController(circulation: circulation).add(to: me)
     CirculationFiguresController(circulation: circulation).add(to: admin)
     SecretController(accounts: accounts, hasher: hasher, throttle: throttle, token: token).add(to: me)
     let reading = ReadingController(
-        reading: ReadingPostgresRepository(client: postgres), profiles: ProfilePostgresRepository(client: postgres), circulation: circulation,
-        readingOrder: ReadingOrderCache(catalog: InternalClient(baseURLs: settings.catalogURLs, token: token)), bookmarkLimit: settings.bookmarkLimit)
+        reading: ReadingPostgresRepository(client: postgres),
+        profiles: ProfilePostgresRepository(client: postgres),
+        circulation: circulation,
+        readingOrder: ReadingOrderCache(catalog: InternalClient(baseURLs: settings.catalogURLs, token: token)),
+        bookmarkLimit: settings.bookmarkLimit
+    )
     reading.add(to: me)
     AnnotationController(reading: reading, publicURL: settings.publicURL).add(to: me)
-    FeedbackController(feedback: FeedbackPostgresRepository(client: postgres), token: token, perHour: settings.feedbackPerHour).add(to: router, admin: admin)
+    FeedbackController(feedback: FeedbackPostgresRepository(client: postgres), token: token, perHour: settings.feedbackPerHour).add(
+        to: router,
+        admin: admin
+    )
     InternalController(
-        authenticator: authenticator, circulation: circulation, shelves: shelves.shelves, taste: TastePostgresRepository(client: postgres), token: token).add(to: router)
+        authenticator: authenticator,
+        circulation: circulation,
+        shelves: shelves.shelves,
+        taste: TastePostgresRepository(client: postgres),
+        token: token
+    ).add(to: router)
     return router
 }

@@ -1,4 +1,3 @@
-import Shared
 import Foundation
 
 /// Reads accessibility metadata from a package document's `<metadata>`, EPUB 3 (`<meta property="schema:…">text`,
@@ -41,7 +40,8 @@ enum AccessibilityReader {
         result.summary = values("schema:accessibilitySummary").first
         result.conformsTo = unique(
             (values("dcterms:conformsTo") + links.filter { $0.rel.contains("dcterms:conformsTo") && $0.refines == nil }.map(\.href))
-                .compactMap(Self.profile))
+                .compactMap(Self.profile)
+        )
 
         // The certifier: `a11y:certifiedBy`, with its credential and report as refinements of it or on their own.
         if let certifier = metas.first(where: { $0.property == "a11y:certifiedBy" && !$0.value.isEmpty }) {
@@ -73,7 +73,9 @@ enum AccessibilityReader {
         if let level = trimmed.firstMatch(of: #/^https?://(?:www\.)?idpf\.org/epub/a11y/accessibility-20170105\.html#wcag-(a{1,3})$/#)?.1 {
             return "http://www.idpf.org/epub/a11y/accessibility-20170105.html#wcag-\(level)"
         }
-        guard let url = URL(string: trimmed), let scheme = url.scheme, ["http", "https"].contains(scheme.lowercased()), url.host != nil else { return nil }
+        guard let url = URL(string: trimmed), let scheme = url.scheme, ["http", "https"].contains(scheme.lowercased()), url.host != nil else {
+            return nil
+        }
         return trimmed
     }
 

@@ -1,4 +1,3 @@
-import Shared
 import Foundation
 
 /// Reads an EPUB 2 or 3 file: container → package document → metadata, reading order, cover, table of contents
@@ -84,20 +83,42 @@ struct EPUBParser {
 
         let cover = findCover(metadata: metadata, opf: opf, manifest: manifest, readingOrder: readingOrder)
         let (toc, pageList, landmarks) = TOCReader(archive: archive).read(
-            manifest: manifest.mapValues { ($0.href, $0.type, $0.properties) }, spineTOC: spine?["toc"], readingOrder: readingOrder,
-            warnings: &warnings)
+            manifest: manifest.mapValues { ($0.href, $0.type, $0.properties) },
+            spineTOC: spine?["toc"],
+            readingOrder: readingOrder,
+            warnings: &warnings
+        )
         var words = 0
         for item in readingOrder where item.type.contains("html") {
             if let data = try? archive.read(item.href, limit: 16 << 20) { words += HTMLText.wordCount(data) }
         }
 
         return ParsedBook(
-            title: titleNode.allText, subtitle: subtitle, contributors: contributors,
-            languages: metadata.children("language").map(\.allText).filter { !$0.isEmpty }, publisher: metadata.child("publisher")?.allText,
-            published: metadata.child("date")?.allText, description: description, subjects: subjects, genres: Genres.genres(for: subjects),
-            isbn: isbn, identifiers: identifiers, series: series, seriesPosition: seriesPosition, pageProgression: spine?["page-progression-direction"],
-            fixedLayout: fixedLayout, wordCount: words, readingOrder: readingOrder, resources: resources, toc: toc, pageList: pageList,
-            landmarks: landmarks, cover: cover, accessibility: AccessibilityReader.read(metadata), warnings: warnings)
+            title: titleNode.allText,
+            subtitle: subtitle,
+            contributors: contributors,
+            languages: metadata.children("language").map(\.allText).filter { !$0.isEmpty },
+            publisher: metadata.child("publisher")?.allText,
+            published: metadata.child("date")?.allText,
+            description: description,
+            subjects: subjects,
+            genres: Genres.genres(for: subjects),
+            isbn: isbn,
+            identifiers: identifiers,
+            series: series,
+            seriesPosition: seriesPosition,
+            pageProgression: spine?["page-progression-direction"],
+            fixedLayout: fixedLayout,
+            wordCount: words,
+            readingOrder: readingOrder,
+            resources: resources,
+            toc: toc,
+            pageList: pageList,
+            landmarks: landmarks,
+            cover: cover,
+            accessibility: AccessibilityReader.read(metadata),
+            warnings: warnings
+        )
     }
 
     /// Marks the fonts that META-INF/encryption.xml says are obfuscated, so that they can be served as fonts;
@@ -130,8 +151,10 @@ struct EPUBParser {
         }
         let text = String(decoding: data, as: UTF8.self)
         if text != "application/epub+zip" {
-            warnings.append(text.trimmingCharacters(in: .whitespacesAndNewlines) == "application/epub+zip"
-                ? "the mimetype file has trailing white space" : "the mimetype file says '\(text.prefix(60))'")
+            warnings.append(
+                text.trimmingCharacters(in: .whitespacesAndNewlines) == "application/epub+zip"
+                    ? "the mimetype file has trailing white space" : "the mimetype file says '\(text.prefix(60))'"
+            )
         }
     }
 
@@ -146,15 +169,24 @@ struct EPUBParser {
     }
 
     private mutating func findCover(
-        metadata: XMLNode, opf: XMLNode, manifest: [String: (href: String, type: String, properties: [String])], readingOrder: [PackageResource]
+        metadata: XMLNode,
+        opf: XMLNode,
+        manifest: [String: (href: String, type: String, properties: [String])],
+        readingOrder: [PackageResource]
     ) -> (Data, String)? {
         var candidates: [(String, String)] = []
         if let item = manifest.values.first(where: { $0.properties.contains("cover-image") }) { candidates.append((item.href, item.type)) }
         if let id = metadata.children("meta").first(where: { $0["name"] == "cover" })?["content"] {
-            if let item = manifest[id] { candidates.append((item.href, item.type)) } else { warnings.append("<meta name=\"cover\"> names a missing item '\(id)'") }
+            if let item = manifest[id] {
+                candidates.append((item.href, item.type))
+            } else {
+                warnings.append("<meta name=\"cover\"> names a missing item '\(id)'")
+            }
         }
         for reference in opf.child("guide")?.children("reference") ?? [] where reference["type"] == "cover" {
-            if let href = reference["href"], let page = Self.resolve(href, against: ""), let image = firstImage(inPage: page) { candidates.append(image) }
+            if let href = reference["href"], let page = Self.resolve(href, against: ""), let image = firstImage(inPage: page) {
+                candidates.append(image)
+            }
         }
         if let first = readingOrder.first, let image = firstImage(inPage: first.href) { candidates.append(image) }
         for (path, declared) in candidates where declared.hasPrefix("image/") {
@@ -175,14 +207,20 @@ struct EPUBParser {
     private func firstImage(inPage path: String) -> (String, String)? {
         guard let data = try? archive.read(path, limit: 4 << 20) else { return nil }
         let html = String(decoding: data, as: UTF8.self)
-        guard let range = html.range(of: #"(?:src|xlink:href|href)\s*=\s*["']([^"']+\.(?:jpe?g|png|gif|webp|svg))["']"#, options: [.regularExpression, .caseInsensitive])
+        guard
+            let range = html.range(
+                of: #"(?:src|xlink:href|href)\s*=\s*["']([^"']+\.(?:jpe?g|png|gif|webp|svg))["']"#,
+                options: [.regularExpression, .caseInsensitive]
+            )
         else { return nil }
         let attribute = String(html[range])
         guard let quote = attribute.firstIndex(where: { $0 == "\"" || $0 == "'" }) else { return nil }
         let href = String(attribute[attribute.index(after: quote)...].dropLast())
         guard let resolved = Self.resolve(href, against: Self.directory(of: path)) else { return nil }
         let ext = resolved.split(separator: ".").last?.lowercased() ?? ""
-        let type = ["jpg": "image/jpeg", "jpeg": "image/jpeg", "png": "image/png", "gif": "image/gif", "webp": "image/webp", "svg": "image/svg+xml"][ext]
+        let type = ["jpg": "image/jpeg", "jpeg": "image/jpeg", "png": "image/png", "gif": "image/gif", "webp": "image/webp", "svg": "image/svg+xml"][
+            ext
+        ]
         return type.map { (resolved, $0) }
     }
 

@@ -1,4 +1,3 @@
-import Shared
 import Crypto
 import Foundation
 

@@ -20,11 +20,17 @@ enum HTMLText {
             switch byte {
             case UInt8(ascii: "<"):
                 inTag = true
-                if inWord { count += 1; inWord = false }
+                if inWord {
+                    count += 1
+                    inWord = false
+                }
             case UInt8(ascii: ">"): inTag = false
             case _ where inTag: continue
             case UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\t"), UInt8(ascii: "\r"):
-                if inWord { count += 1; inWord = false }
+                if inWord {
+                    count += 1
+                    inWord = false
+                }
             default: inWord = true
             }
         }

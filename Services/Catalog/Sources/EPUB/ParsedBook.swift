@@ -1,31 +1,5 @@
 import Foundation
 
-/// A contributor with role (MARC relator, `aut` for authors) and sort name.
-struct Contributor: Codable, Sendable, Equatable {
-    var name: String
-    var sortAs: String?
-    var role: String
-}
-
-/// One entry of a table of contents, page list or landmarks list.
-struct TOCEntry: Codable, Sendable, Equatable {
-    var title: String
-    var href: String
-    var children: [TOCEntry]
-
-    var count: Int { 1 + children.reduce(0) { $0 + $1.count } }
-    var depth: Int { 1 + (children.map(\.depth).max() ?? 0) }
-}
-
-/// A resource of the package (manifest item) with its path inside the archive.
-struct PackageResource: Codable, Sendable, Equatable {
-    var href: String
-    var type: String
-    var properties: [String]
-    /// Set for an embedded font that META-INF/encryption.xml says is obfuscated.
-    var obfuscation: FontObfuscation? = nil
-}
-
 /// Everything ingest extracts from an EPUB.
 struct ParsedBook: Sendable {
     var title: String

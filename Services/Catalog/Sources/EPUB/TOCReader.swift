@@ -7,7 +7,12 @@ struct TOCReader {
 
     typealias Manifest = [String: (href: String, type: String, properties: [String])]
 
-    func read(manifest: Manifest, spineTOC: String?, readingOrder: [PackageResource], warnings: inout [String])
+    func read(
+        manifest: Manifest,
+        spineTOC: String?,
+        readingOrder: [PackageResource],
+        warnings: inout [String]
+    )
         -> (toc: [TOCEntry], pageList: [TOCEntry], landmarks: [TOCEntry])
     {
         let known = Set(manifest.values.map(\.href))
@@ -38,7 +43,9 @@ struct TOCReader {
                     let root = try XMLNode.parse(data, path: ncx.href)
                     let base = EPUBParser.directory(of: ncx.href)
                     let toc = (root.child("navMap")?.children("navPoint") ?? []).map { navPoint($0, base: base, known: known, warnings: &warnings) }
-                    let pages = (root.child("pageList")?.children("pageTarget") ?? []).map { navPoint($0, base: base, known: known, warnings: &warnings) }
+                    let pages = (root.child("pageList")?.children("pageTarget") ?? []).map {
+                        navPoint($0, base: base, known: known, warnings: &warnings)
+                    }
                     if !toc.isEmpty { return (toc, pages, []) }
                 } else {
                     warnings.append("the NCX \(ncx.href) is missing")
@@ -56,7 +63,11 @@ struct TOCReader {
             let anchor = li.child("a") ?? li.child("span")
             let children = li.child("ol").map { entries(ol: $0, base: base, known: known, warnings: &warnings) } ?? []
             guard let anchor else { return children.isEmpty ? nil : TOCEntry(title: "", href: "", children: children) }
-            return TOCEntry(title: anchor.allText, href: resolve(anchor["href"] ?? "", base: base, known: known, warnings: &warnings), children: children)
+            return TOCEntry(
+                title: anchor.allText,
+                href: resolve(anchor["href"] ?? "", base: base, known: known, warnings: &warnings),
+                children: children
+            )
         }
     }
 
@@ -64,8 +75,10 @@ struct TOCReader {
         let title = node.child("navLabel")?.allText ?? ""
         let src = node.child("content")?["src"] ?? ""
         return TOCEntry(
-            title: title, href: resolve(src, base: base, known: known, warnings: &warnings),
-            children: node.children("navPoint").map { navPoint($0, base: base, known: known, warnings: &warnings) })
+            title: title,
+            href: resolve(src, base: base, known: known, warnings: &warnings),
+            children: node.children("navPoint").map { navPoint($0, base: base, known: known, warnings: &warnings) }
+        )
     }
 
     /// The href resolved against the package, fragment kept; checked against the manifest.

@@ -25,7 +25,10 @@ enum AtomRenderer {
         }
         for group in feed.groups {
             for entry in group.entries {
-                xml += self.entry(entry, collection: Feed.Link(rel: "collection", href: group.href, type: FeedMediaType.acquisition, title: group.title))
+                xml += self.entry(
+                    entry,
+                    collection: Feed.Link(rel: "collection", href: group.href, type: FeedMediaType.acquisition, title: group.title)
+                )
             }
         }
         for entry in feed.entries { xml += self.entry(entry) }
@@ -57,9 +60,12 @@ enum AtomRenderer {
         if let series = book.series {
             xml += "<schema:Series schema:name=\"\(escape(series))\"\(book.seriesPosition.map { " schema:position=\"\($0)\"" } ?? "")/>\n"
         }
-        for subject in book.subjects { xml += "<category scheme=\"http://purl.org/dc/terms/subject\" term=\"\(escape(subject))\" label=\"\(escape(subject))\"/>\n" }
+        for subject in book.subjects {
+            xml += "<category scheme=\"http://purl.org/dc/terms/subject\" term=\"\(escape(subject))\" label=\"\(escape(subject))\"/>\n"
+        }
         for genre in book.genres {
-            xml += "<category scheme=\"http://librarysimplified.org/terms/genres/Bookmobile/\" term=\"\(genre)\" label=\"\(escape(Genres.name(of: genre) ?? genre))\"/>\n"
+            xml +=
+                "<category scheme=\"http://librarysimplified.org/terms/genres/Bookmobile/\" term=\"\(genre)\" label=\"\(escape(Genres.name(of: genre) ?? genre))\"/>\n"
         }
         if let accessibility = book.accessibility?.readableSummary {
             xml += "<schema:accessibilitySummary>\(escape(accessibility))</schema:accessibilitySummary>\n"
@@ -71,11 +77,24 @@ enum AtomRenderer {
         xml += link(Feed.Link(rel: "alternate", href: entry.entryURL, type: "application/atom+xml;type=entry;profile=opds-catalog"))
         xml += link(entry.relatedLink)
         if let series = book.series {
-            xml += link(Feed.Link(rel: "related", href: entry.publicURL + Lane.series(series).path, type: FeedMediaType.acquisition, title: "Series: \(series)"))
+            xml += link(
+                Feed.Link(
+                    rel: "related",
+                    href: entry.publicURL + Lane.series(series).path,
+                    type: FeedMediaType.acquisition,
+                    title: "Series: \(series)"
+                )
+            )
         }
         if book.hasCover {
             xml += link(Feed.Link(rel: "http://opds-spec.org/image", href: entry.bookURL + "/cover", type: book.coverType ?? "image/jpeg"))
-            xml += link(Feed.Link(rel: "http://opds-spec.org/image/thumbnail", href: entry.bookURL + "/cover?size=thumbnail", type: book.thumbnailType ?? "image/jpeg"))
+            xml += link(
+                Feed.Link(
+                    rel: "http://opds-spec.org/image/thumbnail",
+                    href: entry.bookURL + "/cover?size=thumbnail",
+                    type: book.thumbnailType ?? "image/jpeg"
+                )
+            )
         }
         if let collection { xml += link(collection) }
         let availability = entry.availability

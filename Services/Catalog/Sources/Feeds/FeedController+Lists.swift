@@ -19,20 +19,27 @@ extension FeedController {
             personal = PersonalView(shelf: copy.shelf, version: copy.version)
         }
         let query = request.uri.queryParameters
-        let size = try query.get("size").map { text in
-            guard let size = Int(text), (1...100).contains(size) else { throw Problem.badRequest("size must be from 1 to 100") }
-            return size
-        } ?? 50
-        let after = try query.get("after").map { text in
-            guard let after = Int(text), after >= 0 else { throw Problem.badRequest("after must be a list position") }
-            return after
-        } ?? 0
+        let size =
+            try query.get("size").map { text in
+                guard let size = Int(text), (1...100).contains(size) else { throw Problem.badRequest("size must be from 1 to 100") }
+                return size
+            } ?? 50
+        let after =
+            try query.get("after").map { text in
+                guard let after = Int(text), after >= 0 else { throw Problem.badRequest("after must be a list position") }
+                return after
+            } ?? 0
         let (books, next) = try await lists.page(id, after: after, size: size, hidden: personal.hidden, logger: context.logger)
         let path = "/opds/lists/\(id.uuidString.lowercased())"
         var feed = Feed(
-            id: publicURL + path, title: list.title, kind: .acquisition,
-            links: baseLinks(self: after > 0 ? "\(path)?after=\(after)&size=\(size)" : path, type: FeedMediaType.acquisition))
-        if let next { feed.links.append(Feed.Link(rel: "next", href: "\(publicURL)\(path)?after=\(next)&size=\(size)", type: FeedMediaType.acquisition)) }
+            id: publicURL + path,
+            title: list.title,
+            kind: .acquisition,
+            links: baseLinks(self: after > 0 ? "\(path)?after=\(after)&size=\(size)" : path, type: FeedMediaType.acquisition)
+        )
+        if let next {
+            feed.links.append(Feed.Link(rel: "next", href: "\(publicURL)\(path)?after=\(next)&size=\(size)", type: FeedMediaType.acquisition))
+        }
         feed.entries = entries(books, personal)
         var page = try responder.render(feed, request: request)
         if caller != nil { page = personal.personalised(page) }

@@ -10,7 +10,13 @@ extension FeedController {
 
     /// Popular books, for anonymous visitors and for patrons there is nothing to go on for yet.
     static let popular = Lane(
-        slug: "recommended", title: "Popular", condition: "true", defaultSort: .popularity, defaultOrder: .desc, customPath: recommendedPath)
+        slug: "recommended",
+        title: "Popular",
+        condition: "true",
+        defaultSort: .popularity,
+        defaultOrder: .desc,
+        customPath: recommendedPath
+    )
 
     /// The title of the recommendations for this visitor.
     func recommendationsTitle(_ personal: PersonalView) -> String { personal.shelf == nil ? "Popular" : "Recommended for you" }
@@ -18,8 +24,11 @@ extension FeedController {
     func recommended(request: Request, context: BasicRequestContext, personal: PersonalView) async throws -> StoredResponse {
         let size = min(50, max(1, request.uri.queryParameters.get("size").flatMap { Int($0) } ?? 20))
         var feed = Feed(
-            id: publicURL + Self.recommendedPath, title: recommendationsTitle(personal), kind: .acquisition,
-            links: baseLinks(self: Self.recommendedPath, type: FeedMediaType.acquisition))
+            id: publicURL + Self.recommendedPath,
+            title: recommendationsTitle(personal),
+            kind: .acquisition,
+            links: baseLinks(self: Self.recommendedPath, type: FeedMediaType.acquisition)
+        )
         let books = try await recommendedBooks(request: request, personal: personal, size: size, logger: context.logger)
         feed.entries = entries(books, personal)
         return try responder.render(feed, request: request)
@@ -32,11 +41,24 @@ extension FeedController {
         if let patronID = Caller(request: request, token: token).patronID, let taste = await discovery.taste(of: patronID, logger: logger) {
             excluding += taste.liked + taste.had + (personal.shelf?.books.map(\.bookId) ?? [])
             let books = try await feeds.recommended(
-                liked: taste.liked, coBorrowed: taste.coBorrowed, excluding: excluding, size: size, logger: logger)
+                liked: taste.liked,
+                coBorrowed: taste.coBorrowed,
+                excluding: excluding,
+                size: size,
+                logger: logger
+            )
             if !books.isEmpty { return books }
         }
         let page = try await feeds.lane(
-            Self.popular, sort: .popularity, order: .desc, availableOnly: false, size: size, after: nil, hidden: excluding, logger: logger)
+            Self.popular,
+            sort: .popularity,
+            order: .desc,
+            availableOnly: false,
+            size: size,
+            after: nil,
+            hidden: excluding,
+            logger: logger
+        )
         return page.books
     }
 }

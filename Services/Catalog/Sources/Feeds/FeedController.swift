@@ -23,8 +23,14 @@ struct FeedController: Sendable {
     let responder: FeedResponder
 
     init(
-        feeds: FeedPostgresRepository, shelves: PatronShelves, discovery: PatronDiscovery, lists: BookListPostgresRepository, token: ServiceToken,
-        publicURL: String, cache: ResponseCache, personalCache: ResponseCache
+        feeds: FeedPostgresRepository,
+        shelves: PatronShelves,
+        discovery: PatronDiscovery,
+        lists: BookListPostgresRepository,
+        token: ServiceToken,
+        publicURL: String,
+        cache: ResponseCache,
+        personalCache: ResponseCache
     ) {
         self.feeds = feeds
         self.shelves = shelves
@@ -57,30 +63,59 @@ struct FeedController: Sendable {
     }
 
     func root(request: Request, context: BasicRequestContext, personal: PersonalView) async throws -> StoredResponse {
-        var feed = Feed(id: publicURL + "/opds", title: "Bookmobile", kind: .navigation, links: baseLinks(self: "/opds", type: FeedMediaType.navigation))
-        feed.links.append(Feed.Link(rel: "http://opds-spec.org/shelf", href: publicURL + "/opds/shelf", type: FeedMediaType.acquisition, title: "My books",
-                                    count: personal.shelf?.waitingForAction))
+        var feed = Feed(
+            id: publicURL + "/opds",
+            title: "Bookmobile",
+            kind: .navigation,
+            links: baseLinks(self: "/opds", type: FeedMediaType.navigation)
+        )
+        feed.links.append(
+            Feed.Link(
+                rel: "http://opds-spec.org/shelf",
+                href: publicURL + "/opds/shelf",
+                type: FeedMediaType.acquisition,
+                title: "My books",
+                count: personal.shelf?.waitingForAction
+            )
+        )
         feed.navigation.append(
-            Feed.Link(rel: "subsection", href: publicURL + Self.recommendedPath, type: FeedMediaType.acquisition, title: recommendationsTitle(personal)))
-        feed.navigation.append(Feed.Link(rel: "subsection", href: publicURL + "/opds/groups", type: FeedMediaType.acquisition, title: "Browse all lanes"))
+            Feed.Link(
+                rel: "subsection",
+                href: publicURL + Self.recommendedPath,
+                type: FeedMediaType.acquisition,
+                title: recommendationsTitle(personal)
+            )
+        )
+        feed.navigation.append(
+            Feed.Link(rel: "subsection", href: publicURL + "/opds/groups", type: FeedMediaType.acquisition, title: "Browse all lanes")
+        )
         for (list, path) in try await featuredLists(logger: context.logger) {
             feed.navigation.append(Feed.Link(rel: "subsection", href: publicURL + path, type: FeedMediaType.acquisition, title: list.title))
         }
         for lane in Lane.fixed + (try await feeds.genreLanes(logger: context.logger)) {
-            feed.navigation.append(Feed.Link(rel: "subsection", href: publicURL + "/opds/lanes/\(lane.slug)", type: FeedMediaType.acquisition, title: lane.title))
+            feed.navigation.append(
+                Feed.Link(rel: "subsection", href: publicURL + "/opds/lanes/\(lane.slug)", type: FeedMediaType.acquisition, title: lane.title)
+            )
         }
         return try responder.render(feed, request: request)
     }
 
     func groups(request: Request, context: BasicRequestContext, personal: PersonalView) async throws -> StoredResponse {
-        var feed = Feed(id: publicURL + "/opds/groups", title: "Browse", kind: .acquisition, links: baseLinks(self: "/opds/groups", type: FeedMediaType.acquisition))
+        var feed = Feed(
+            id: publicURL + "/opds/groups",
+            title: "Browse",
+            kind: .acquisition,
+            links: baseLinks(self: "/opds/groups", type: FeedMediaType.acquisition)
+        )
         let lanes = Lane.fixed + (try await feeds.genreLanes(logger: context.logger))
         // The lanes' pages are read meanwhile the recommendations and featured lists are.
         async let lanePages = firstBooks(of: lanes, size: Self.groupSize, hidden: personal.hidden, logger: context.logger)
         if personal.shelf != nil {
             let books = try await recommendedBooks(request: request, personal: personal, size: Self.groupSize, logger: context.logger)
             if !books.isEmpty {
-                feed.groups.append(Feed.Group(title: recommendationsTitle(personal), href: publicURL + Self.recommendedPath, entries: entries(books, personal)))
+                feed.groups.append(
+                    Feed.Group(title: recommendationsTitle(personal), href: publicURL + Self.recommendedPath, entries: entries(books, personal))
+                )
             }
         }
         for (list, path) in try await featuredLists(logger: context.logger) {
@@ -115,8 +150,16 @@ struct FeedController: Sendable {
     /// One page of `lane` with its facets and paging links.
     func page(of lane: Lane, request: Request, context: BasicRequestContext, personal: PersonalView) async throws -> StoredResponse {
         let query = request.uri.queryParameters
-        let sort = try query.get("sort").map { guard let key = SortKey(rawValue: $0) else { throw Problem.badRequest("sort must be one of \(SortKey.allCases.map(\.rawValue))") }; return key } ?? lane.defaultSort
-        let order = try query.get("order").map { guard let value = SortOrder(rawValue: $0) else { throw Problem.badRequest("order must be asc or desc") }; return value }
+        let sort =
+            try query.get("sort").map {
+                guard let key = SortKey(rawValue: $0) else { throw Problem.badRequest("sort must be one of \(SortKey.allCases.map(\.rawValue))") }
+                return key
+            } ?? lane.defaultSort
+        let order =
+            try query.get("order").map {
+                guard let value = SortOrder(rawValue: $0) else { throw Problem.badRequest("order must be asc or desc") }
+                return value
+            }
             ?? (query.get("sort") == nil ? lane.defaultOrder : .asc)
         let availableOnly = try FeedRequest.availableOnly(query.get("available"))
         let accessibility = try AccessibilityFacet(parameter: query.get("accessibility"))
@@ -129,33 +172,68 @@ struct FeedController: Sendable {
             after = cursor
         }
         let page = try await feeds.lane(
-            lane, sort: sort, order: order, availableOnly: availableOnly, accessibility: accessibility, size: size, after: after, hidden: personal.hidden,
-            logger: context.logger)
+            lane,
+            sort: sort,
+            order: order,
+            availableOnly: availableOnly,
+            accessibility: accessibility,
+            size: size,
+            after: after,
+            hidden: personal.hidden,
+            logger: context.logger
+        )
         let base = lane.path
         let facetQuery = { (sort: SortKey, order: SortOrder, available: Bool, accessibility: AccessibilityFacet) in
             "\(base)?sort=\(sort.rawValue)&order=\(order.rawValue)&available=\(available ? "now" : "all")&accessibility=\(accessibility.rawValue)&size=\(size)"
         }
         let current = facetQuery(sort, order, availableOnly, accessibility)
-        var feed = Feed(id: publicURL + base, title: lane.title, kind: .acquisition,
-                        links: baseLinks(self: current + (after.map { "&after=\($0.encoded)" } ?? ""), type: FeedMediaType.acquisition))
+        var feed = Feed(
+            id: publicURL + base,
+            title: lane.title,
+            kind: .acquisition,
+            links: baseLinks(self: current + (after.map { "&after=\($0.encoded)" } ?? ""), type: FeedMediaType.acquisition)
+        )
         feed.links.append(Feed.Link(rel: "first", href: publicURL + current, type: FeedMediaType.acquisition))
-        if let next = page.next { feed.links.append(Feed.Link(rel: "next", href: publicURL + current + "&after=\(next.encoded)", type: FeedMediaType.acquisition)) }
+        if let next = page.next {
+            feed.links.append(Feed.Link(rel: "next", href: publicURL + current + "&after=\(next.encoded)", type: FeedMediaType.acquisition))
+        }
         for key in SortKey.allCases where key != .seriesPosition || lane.defaultSort == .seriesPosition {
             for direction in SortOrder.allCases {
-                feed.links.append(Feed.Link(rel: "http://opds-spec.org/facet", href: publicURL + facetQuery(key, direction, availableOnly, accessibility), type: FeedMediaType.acquisition,
-                                            title: "\(key.label) (\(direction == .asc ? "ascending" : "descending"))", facetGroup: "Sort by",
-                                            activeFacet: key == sort && direction == order))
+                feed.links.append(
+                    Feed.Link(
+                        rel: "http://opds-spec.org/facet",
+                        href: publicURL + facetQuery(key, direction, availableOnly, accessibility),
+                        type: FeedMediaType.acquisition,
+                        title: "\(key.label) (\(direction == .asc ? "ascending" : "descending"))",
+                        facetGroup: "Sort by",
+                        activeFacet: key == sort && direction == order
+                    )
+                )
             }
         }
         for available in [true, false] {
-            feed.links.append(Feed.Link(rel: "http://opds-spec.org/facet", href: publicURL + facetQuery(sort, order, available, accessibility), type: FeedMediaType.acquisition,
-                                        title: available ? "Available now" : "All", facetGroup: "Availability", activeFacet: available == availableOnly))
+            feed.links.append(
+                Feed.Link(
+                    rel: "http://opds-spec.org/facet",
+                    href: publicURL + facetQuery(sort, order, available, accessibility),
+                    type: FeedMediaType.acquisition,
+                    title: available ? "Available now" : "All",
+                    facetGroup: "Availability",
+                    activeFacet: available == availableOnly
+                )
+            )
         }
         for facet in AccessibilityFacet.allCases {
             feed.links.append(
                 Feed.Link(
-                    rel: "http://opds-spec.org/facet", href: publicURL + facetQuery(sort, order, availableOnly, facet), type: FeedMediaType.acquisition,
-                    title: facet.label, facetGroup: AccessibilityFacet.group, activeFacet: facet == accessibility))
+                    rel: "http://opds-spec.org/facet",
+                    href: publicURL + facetQuery(sort, order, availableOnly, facet),
+                    type: FeedMediaType.acquisition,
+                    title: facet.label,
+                    facetGroup: AccessibilityFacet.group,
+                    activeFacet: facet == accessibility
+                )
+            )
         }
         feed.entries = entries(page.books, personal)
         feed.itemsPerPage = size
@@ -183,12 +261,20 @@ struct FeedController: Sendable {
         search.availableOnly = try FeedRequest.availableOnly(query.get("available"))
         search.accessibility = try AccessibilityFacet(parameter: query.get("accessibility"))
         if let sort = query.get("sort"), sort != "relevance" {
-            guard let key = SortKey(rawValue: sort) else { throw Problem.badRequest("sort must be relevance or one of \(SortKey.allCases.map(\.rawValue))") }
+            guard let key = SortKey(rawValue: sort) else {
+                throw Problem.badRequest("sort must be relevance or one of \(SortKey.allCases.map(\.rawValue))")
+            }
             search.sort = key
         }
-        if let order = query.get("order") { guard let value = SortOrder(rawValue: order) else { throw Problem.badRequest("order must be asc or desc") }; search.order = value }
+        if let order = query.get("order") {
+            guard let value = SortOrder(rawValue: order) else { throw Problem.badRequest("order must be asc or desc") }
+            search.order = value
+        }
         search.size = try FeedRequest.pageSize(query.get("size"))
-        if let page = query.get("page") { guard let value = Int(page), (1...10_000).contains(value) else { throw Problem.badRequest("page must be from 1 to 10000") }; search.page = value }
+        if let page = query.get("page") {
+            guard let value = Int(page), (1...10_000).contains(value) else { throw Problem.badRequest("page must be from 1 to 10000") }
+            search.page = value
+        }
         if let text = query.get("after") {
             guard let cursor = PageCursor(encoded: text), cursor.sort == search.cursorSort, cursor.order == search.order.rawValue else {
                 throw Problem.badRequest("after is not a cursor of this search")
@@ -198,21 +284,33 @@ struct FeedController: Sendable {
         let page = try await feeds.search(search, hidden: personal.hidden, logger: context.logger)
         let known = FeedRequest.knownQuery(request)
         let selfQuery = known.isEmpty ? "" : "?" + known.joined(separator: "&")
-        var feed = Feed(id: publicURL + "/opds/search" + selfQuery, title: "Search results", kind: .acquisition,
-                        links: baseLinks(self: "/opds/search" + selfQuery, type: FeedMediaType.acquisition))
+        var feed = Feed(
+            id: publicURL + "/opds/search" + selfQuery,
+            title: "Search results",
+            kind: .acquisition,
+            links: baseLinks(self: "/opds/search" + selfQuery, type: FeedMediaType.acquisition)
+        )
         // The request's own query, still percent-encoded, continuing after this page's last book (books added meanwhile
         // neither repeat nor push one off the next page), or, for the short list of look-alike titles, by number.
         if let next = page.next.map({ "after=\($0.encoded)" }) ?? page.nextPage.map({ "page=\($0)" }) {
             let items = known.filter { !$0.hasPrefix("page=") && !$0.hasPrefix("after=") } + [next]
-            feed.links.append(Feed.Link(rel: "next", href: publicURL + "/opds/search?" + items.joined(separator: "&"), type: FeedMediaType.acquisition))
+            feed.links.append(
+                Feed.Link(rel: "next", href: publicURL + "/opds/search?" + items.joined(separator: "&"), type: FeedMediaType.acquisition)
+            )
         }
         // The accessibility facet of these results: the same query, from page 1, with each choice.
         let unfaceted = known.filter { !$0.hasPrefix("page=") && !$0.hasPrefix("after=") && !$0.hasPrefix("accessibility=") }
         for facet in AccessibilityFacet.allCases {
             feed.links.append(
                 Feed.Link(
-                    rel: "http://opds-spec.org/facet", href: publicURL + "/opds/search?" + (unfaceted + ["accessibility=\(facet.rawValue)"]).joined(separator: "&"),
-                    type: FeedMediaType.acquisition, title: facet.label, facetGroup: AccessibilityFacet.group, activeFacet: facet == search.accessibility))
+                    rel: "http://opds-spec.org/facet",
+                    href: publicURL + "/opds/search?" + (unfaceted + ["accessibility=\(facet.rawValue)"]).joined(separator: "&"),
+                    type: FeedMediaType.acquisition,
+                    title: facet.label,
+                    facetGroup: AccessibilityFacet.group,
+                    activeFacet: facet == search.accessibility
+                )
+            )
         }
         feed.entries = entries(page.books, personal)
         feed.totalResults = page.total
@@ -237,7 +335,9 @@ struct FeedController: Sendable {
         let books = try await feeds.books.summaries(ids: page.books.map(\.bookId), logger: context.logger)
         let path = number == 1 ? "/opds/shelf" : "/opds/shelf?page=\(number)"
         var feed = Feed(id: publicURL + path, title: "My books", kind: .acquisition, links: baseLinks(self: path, type: FeedMediaType.acquisition))
-        if page.hasNext { feed.links.append(Feed.Link(rel: "next", href: publicURL + "/opds/shelf?page=\(number + 1)", type: FeedMediaType.acquisition)) }
+        if page.hasNext {
+            feed.links.append(Feed.Link(rel: "next", href: publicURL + "/opds/shelf?page=\(number + 1)", type: FeedMediaType.acquisition))
+        }
         if number > 1 {
             let previous = number == 2 ? "/opds/shelf" : "/opds/shelf?page=\(number - 1)"
             feed.links.append(Feed.Link(rel: "previous", href: publicURL + previous, type: FeedMediaType.acquisition))
@@ -267,7 +367,12 @@ struct FeedController: Sendable {
             throw Problem.notFound("No book \(id)")
         }
         let path = "/opds/books/\(id.uuidString.lowercased())/related"
-        var feed = Feed(id: publicURL + path, title: "Related to \(book.title)", kind: .acquisition, links: baseLinks(self: path, type: FeedMediaType.acquisition))
+        var feed = Feed(
+            id: publicURL + path,
+            title: "Related to \(book.title)",
+            kind: .acquisition,
+            links: baseLinks(self: path, type: FeedMediaType.acquisition)
+        )
         var lanes: [(title: String, lane: Lane)] = []
         if let series = book.series { lanes.append(("More in \(series)", .series(series))) }
         if let author = book.authors.first { lanes.append(("More by \(author)", .author(author))) }
@@ -298,8 +403,15 @@ struct FeedController: Sendable {
             for (index, lane) in lanes.enumerated() {
                 group.addTask {
                     let page = try await feeds.lane(
-                        lane, sort: lane.defaultSort, order: lane.defaultOrder, availableOnly: false, size: size, after: nil, hidden: hidden,
-                        logger: logger)
+                        lane,
+                        sort: lane.defaultSort,
+                        order: lane.defaultOrder,
+                        availableOnly: false,
+                        size: size,
+                        after: nil,
+                        hidden: hidden,
+                        logger: logger
+                    )
                     return (index, page.books)
                 }
             }
@@ -313,9 +425,12 @@ struct FeedController: Sendable {
             Feed.Link(rel: "self", href: publicURL + path, type: type),
             Feed.Link(rel: "start", href: publicURL + "/opds", type: FeedMediaType.navigation, title: "Bookmobile"),
             Feed.Link(rel: "search", href: publicURL + "/opds/search", type: "application/opensearchdescription+xml", title: "Search"),
-            Feed.Link(rel: "http://opds-spec.org/auth/document", href: PublicRoute.authDocument.url(publicURL), type: "application/vnd.opds.authentication.v1.0+json"),
+            Feed.Link(
+                rel: "http://opds-spec.org/auth/document",
+                href: PublicRoute.authDocument.url(publicURL),
+                type: "application/vnd.opds.authentication.v1.0+json"
+            ),
         ]
     }
-
 
 }

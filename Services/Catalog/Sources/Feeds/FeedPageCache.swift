@@ -2,7 +2,6 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import ServiceSupport
-import Shared
 
 /// The feed pages' caching and personal overlay. A page's shared part is computed once for everyone and kept in the
 /// feed cache; a signed-in patron gets it as it is when no book on it is on their shelf or ignored by them, otherwise
@@ -45,9 +44,12 @@ struct FeedPageCache: Sendable {
             if shared.bookIDs.isDisjoint(with: personal.touched) {
                 // The gateway holds the shared bytes already: it only needs to hear that they are this patron's page.
                 if let held = request.headers[.sharedETag], held == shared.headers[.eTag] {
-                    return Response(status: .noContent, headers: [
-                        .sharedPageUsable: "yes", .eTag: personal.personalETag(held), .cacheControl: "private, no-cache",
-                    ])
+                    return Response(
+                        status: .noContent,
+                        headers: [
+                            .sharedPageUsable: "yes", .eTag: personal.personalETag(held), .cacheControl: "private, no-cache",
+                        ]
+                    )
                 }
                 return personal.personalised(shared).response(to: request)
             }
@@ -71,6 +73,7 @@ struct FeedPageCache: Sendable {
     /// gzip or not. A padded URL maps to the same entry as the plain one.
     func cacheKey(_ request: Request) -> String {
         let query = FeedRequest.knownQuery(request).joined(separator: "&")
-        return "\(request.uri.path)?\(query)|\(FeedRequest.wantsJSON(request) ? "json" : "atom")|\(Gzip.accepted(by: request.headers[.acceptEncoding]) ? "gzip" : "")"
+        return
+            "\(request.uri.path)?\(query)|\(FeedRequest.wantsJSON(request) ? "json" : "atom")|\(Gzip.accepted(by: request.headers[.acceptEncoding]) ? "gzip" : "")"
     }
 }

@@ -1,9 +1,8 @@
 import Foundation
 import Logging
 import PostgresNIO
-import Synchronization
 import ServiceSupport
-import Shared
+import Synchronization
 
 /// The SQL behind lanes, groups and search. User input only ever reaches SQL as bind parameters.
 struct FeedPostgresRepository: Sendable {
@@ -42,8 +41,15 @@ struct FeedPostgresRepository: Sendable {
 
     /// One page of `lane`, keyset-paginated by (sort value, id): stable under concurrent inserts.
     func lane(
-        _ lane: Lane, sort: SortKey, order: SortOrder, availableOnly: Bool, accessibility: AccessibilityFacet = .all, size: Int, after: PageCursor?,
-        hidden: [UUID], logger: Logger
+        _ lane: Lane,
+        sort: SortKey,
+        order: SortOrder,
+        availableOnly: Bool,
+        accessibility: AccessibilityFacet = .all,
+        size: Int,
+        after: PageCursor?,
+        hidden: [UUID],
+        logger: Logger
     ) async throws -> Page {
         var sql = SQL()
         let expression = sort.expression.sql
@@ -61,7 +67,12 @@ struct FeedPostgresRepository: Sendable {
             """
         var rows: [(BookDetail, String)] = []
         for try await row in try await books.client.query(sql.query, logger: logger) {
-            rows.append((try BookPostgresRepository.decodeSummary(row), try row.makeRandomAccess()[BookPostgresRepository.summaryColumnCount].decode(String.self)))
+            rows.append(
+                (
+                    try BookPostgresRepository.decodeSummary(row),
+                    try row.makeRandomAccess()[BookPostgresRepository.summaryColumnCount].decode(String.self)
+                )
+            )
         }
         let more = rows.count > size
         let page = Array(rows.prefix(size))
@@ -89,7 +100,9 @@ struct FeedPostgresRepository: Sendable {
                 ORDER BY score DESC, popularity DESC, pick LIMIT \(size))
             SELECT \(unescaped: BookPostgresRepository.summaryColumns) FROM scored JOIN books ON books.id = scored.pick
             ORDER BY score DESC, popularity DESC, pick
-            """, logger: logger)
+            """,
+            logger: logger
+        )
     }
 
     /// The genre lanes that have at least one book.
@@ -152,7 +165,9 @@ struct FeedPostgresRepository: Sendable {
         var first = request
         first.page = 1
         first.size = Self.fuzzyLimit
-        let exact = request.page == 1 && page.books.count == total ? page.books : try await runSearch(first, fuzzy: false, hidden: hidden, logger: logger).books
+        let exact =
+            request.page == 1 && page.books.count == total
+            ? page.books : try await runSearch(first, fuzzy: false, hidden: hidden, logger: logger).books
         let fuzzy = try await runSearch(first, fuzzy: true, hidden: hidden, logger: logger)
         let known = Set(exact.map(\.id))
         let merged = exact + fuzzy.books.filter { !known.contains($0.id) }
@@ -206,13 +221,21 @@ struct FeedPostgresRepository: Sendable {
                 conditions.append("false")
             }
         }
-        if let title = request.title { conditions.append("immutable_unaccent(title) ILIKE immutable_unaccent(\(try sql.bind("%" + Self.escapeLike(title) + "%")))") }
+        if let title = request.title {
+            conditions.append("immutable_unaccent(title) ILIKE immutable_unaccent(\(try sql.bind("%" + Self.escapeLike(title) + "%")))")
+        }
         if let author = request.author {
-            conditions.append("immutable_unaccent(array_to_string(authors, ' ')) ILIKE immutable_unaccent(\(try sql.bind("%" + Self.escapeLike(author) + "%")))")
+            conditions.append(
+                "immutable_unaccent(array_to_string(authors, ' ')) ILIKE immutable_unaccent(\(try sql.bind("%" + Self.escapeLike(author) + "%")))"
+            )
         }
         if let genre = request.genre { conditions.append("\(try sql.bind(genre)) = ANY(genres)") }
         if let publisher = request.publisher { conditions.append("publisher ILIKE \(try sql.bind("%" + Self.escapeLike(publisher) + "%"))") }
-        if let language = request.language { conditions.append("EXISTS (SELECT 1 FROM unnest(languages) l WHERE lower(l) LIKE \(try sql.bind(Self.escapeLike(language.lowercased()) + "%")))") }
+        if let language = request.language {
+            conditions.append(
+                "EXISTS (SELECT 1 FROM unnest(languages) l WHERE lower(l) LIKE \(try sql.bind(Self.escapeLike(language.lowercased()) + "%")))"
+            )
+        }
         if let isbn = request.isbn { conditions.append("isbn = \(try sql.bind(ISBN.normalized(isbn) ?? "invalid"))") }
         if request.availableOnly { conditions.append("(open_access OR copies_available > 0)") }
         if let condition = request.accessibility.condition { conditions.append(condition) }
@@ -239,7 +262,8 @@ struct FeedPostgresRepository: Sendable {
             var after = ""
             if let cursor = request.after { after = " AND " + (try sql.after(cursor, sort: sort, order: request.order)) }
             order = "match_key \(direction), match_id \(direction)"
-            candidates = "SELECT id AS match_id, \(expression) AS match_key, ''::text AS match_title FROM books WHERE \(matching)\(after)"
+            candidates =
+                "SELECT id AS match_id, \(expression) AS match_key, ''::text AS match_title FROM books WHERE \(matching)\(after)"
                 + " ORDER BY \(expression) \(direction), id \(direction) LIMIT \(offset + request.size + 1)"
         } else {
             // Ranked here, with the fields' weights (title, then authors and series, subjects, description), among
@@ -269,13 +293,16 @@ struct FeedPostgresRepository: Sendable {
         for try await row in try await books.client.query(sql.query, logger: logger) {
             let cells = row.makeRandomAccess()
             let column = BookPostgresRepository.summaryColumnCount
-            rows.append((try BookPostgresRepository.decodeSummary(row), try cells[column].decode(String.self), try cells[column + 1].decode(String.self)))
+            rows.append(
+                (try BookPostgresRepository.decodeSummary(row), try cells[column].decode(String.self), try cells[column + 1].decode(String.self))
+            )
         }
         let next = rows.count > request.size ? rows[request.size - 1] : nil
         return Page(
             books: rows.prefix(request.size).map(\.book),
             next: next.map { PageCursor(value: $0.key, id: $0.book.id, sort: request.cursorSort, order: request.order.rawValue, title: $0.title) },
-            total: total)
+            total: total
+        )
     }
 
     static func escapeLike(_ text: String) -> String {

@@ -18,8 +18,11 @@ struct FeedResponder: Sendable {
             return cacheable(data, type: FeedMediaType.opds2, request: request, bookIDs: bookIDs)
         }
         return cacheable(
-            Data(AtomRenderer.feed(feed).utf8), type: feed.kind == .navigation ? FeedMediaType.navigation : FeedMediaType.acquisition, request: request,
-            bookIDs: bookIDs)
+            Data(AtomRenderer.feed(feed).utf8),
+            type: feed.kind == .navigation ? FeedMediaType.navigation : FeedMediaType.acquisition,
+            request: request,
+            bookIDs: bookIDs
+        )
     }
 
     /// A strong ETag over the bytes, public caching, and gzip when the client accepts it (a different representation,

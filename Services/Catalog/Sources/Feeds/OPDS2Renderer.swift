@@ -39,13 +39,18 @@ enum OPDS2Renderer {
         // The schema wants one non-empty collection: an empty listing (no search results, an empty lane) offers
         // the way back to the catalog instead of an empty `publications`.
         if feed.navigation.isEmpty, feed.entries.isEmpty, feed.groups.isEmpty, let start = feed.links.first(where: { $0.rel == "start" }) {
-            document["navigation"] = [link(Feed.Link(rel: "start", href: start.href, type: start.type, title: "Nothing here yet: back to the catalog"))]
+            document["navigation"] = [
+                link(Feed.Link(rel: "start", href: start.href, type: start.type, title: "Nothing here yet: back to the catalog"))
+            ]
         }
         return document
     }
 
     static func link(_ link: Feed.Link) -> [String: Any] {
-        var result: [String: Any] = ["rel": link.rel, "href": link.href, "type": link.type == FeedMediaType.acquisition || link.type == FeedMediaType.navigation ? FeedMediaType.opds2 : link.type]
+        var result: [String: Any] = [
+            "rel": link.rel, "href": link.href,
+            "type": link.type == FeedMediaType.acquisition || link.type == FeedMediaType.navigation ? FeedMediaType.opds2 : link.type,
+        ]
         if let title = link.title { result["title"] = title }
         if link.templated { result["templated"] = true }
         if link.activeFacet { result["rel"] = "self" }
@@ -78,11 +83,15 @@ enum OPDS2Renderer {
         if let subtitle = book.subtitle { metadata["subtitle"] = subtitle }
         if !book.languages.isEmpty { metadata["language"] = book.languages.count == 1 ? book.languages[0] : book.languages }
         if let publisher = book.publisher { metadata["publisher"] = publisher }
-        if let published = book.published, WireFormat.parseDate(published) != nil || published.range(of: #"^\d{4}(-\d{2}(-\d{2})?)?$"#, options: .regularExpression) != nil {
+        if let published = book.published,
+            WireFormat.parseDate(published) != nil || published.range(of: #"^\d{4}(-\d{2}(-\d{2})?)?$"#, options: .regularExpression) != nil
+        {
             metadata["published"] = published
         }
         if let description = book.description { metadata["description"] = description }
-        let subjects = book.subjects.map { ["name": $0] } + book.genres.map { ["name": Genres.name(of: $0) ?? $0, "code": $0, "scheme": "http://librarysimplified.org/terms/genres/Bookmobile/"] }
+        let subjects =
+            book.subjects.map { ["name": $0] }
+            + book.genres.map { ["name": Genres.name(of: $0) ?? $0, "code": $0, "scheme": "http://librarysimplified.org/terms/genres/Bookmobile/"] }
         if !subjects.isEmpty { metadata["subject"] = subjects }
         if let series = book.series {
             var collection: [String: Any] = ["name": series]
@@ -120,7 +129,10 @@ enum OPDS2Renderer {
         if book.hasCover {
             publication["images"] = [
                 ["href": entry.bookURL + "/cover", "type": book.coverType ?? "image/jpeg", "rel": "cover"],
-                ["href": entry.bookURL + "/cover?size=thumbnail", "type": book.thumbnailType ?? "image/jpeg", "rel": "http://opds-spec.org/image/thumbnail"],
+                [
+                    "href": entry.bookURL + "/cover?size=thumbnail", "type": book.thumbnailType ?? "image/jpeg",
+                    "rel": "http://opds-spec.org/image/thumbnail",
+                ],
             ]
         }
         return publication

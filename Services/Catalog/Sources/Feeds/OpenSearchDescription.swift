@@ -16,6 +16,8 @@ enum OpenSearchDescription {
             </OpenSearchDescription>
             """
         return StoredResponse(
-            body: ByteBuffer(string: xml), headers: [.contentType: FeedMediaType.openSearch, .cacheControl: "public, max-age=3600"])
+            body: ByteBuffer(string: xml),
+            headers: [.contentType: FeedMediaType.openSearch, .cacheControl: "public, max-age=3600"]
+        )
     }
 }

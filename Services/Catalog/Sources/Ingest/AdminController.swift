@@ -30,7 +30,9 @@ struct AdminController: Sendable {
         var options = Ingester.Options()
         let query = request.uri.queryParameters
         if let copies = query.get("copies") {
-            guard let value = Int(copies), (0...100_000).contains(value) else { throw Problem.badRequest("copies must be a whole number from 0 to 100000") }
+            guard let value = Int(copies), (0...100_000).contains(value) else {
+                throw Problem.badRequest("copies must be a whole number from 0 to 100000")
+            }
             options.copies = value
         }
         options.openAccess = try flag(query.get("open_access"), name: "open_access")
@@ -80,13 +82,16 @@ struct AdminController: Sendable {
             after = id
         }
         let books = try await ingester.books.adminList(words: words, after: after, size: size, logger: context.logger)
-        struct Page: Encodable { var books: [BookDetail]; var next: UUID? }
+        struct Page: Encodable {
+            var books: [BookDetail]
+            var next: UUID?
+        }
         return try JSONMessages.response(Page(books: books, next: books.count == size ? books.last?.id : nil), headers: [.cacheControl: "no-store"])
     }
 
     /// `GET /admin/figures` → the catalog's counts for the console's dashboard.
     func figures(request: Request, context: BasicRequestContext) async throws -> Response {
-        return try JSONMessages.response(try await ingester.books.figures(logger: context.logger), headers: [.cacheControl: "no-store"])
+        try JSONMessages.response(try await ingester.books.figures(logger: context.logger), headers: [.cacheControl: "no-store"])
     }
 
     func get(request: Request, context: BasicRequestContext) async throws -> Response {
@@ -120,7 +125,13 @@ struct AdminController: Sendable {
         if let copies = edit.copies, !(0...100_000).contains(copies) { throw Problem.badRequest("copies must be from 0 to 100000") }
         guard
             try await ingester.books.edit(
-                id: id, copies: edit.copies, featured: edit.featured, staffPick: edit.staffPick, openAccess: edit.openAccess, logger: context.logger)
+                id: id,
+                copies: edit.copies,
+                featured: edit.featured,
+                staffPick: edit.staffPick,
+                openAccess: edit.openAccess,
+                logger: context.logger
+            )
         else { throw Problem.notFound("No book \(id)") }
         feedCache.clear()
         return try await get(request: request, context: context)
@@ -145,24 +156,5 @@ extension AdminController {
         let book = try await ingester.replaceCover(of: id, with: data, logger: context.logger)
         feedCache.clear()
         return try JSONMessages.response(book)
-    }
-}
-
-/// The ingest answer: the book with its warnings and what happened.
-struct IngestResponse: Encodable {
-    var outcome: String
-    var id: UUID
-    var title: String
-    var authors: [String]
-    var warnings: [String]
-    var book: BookDetail
-
-    init(_ result: IngestResult) {
-        outcome = result.outcome.rawValue
-        id = result.book.id
-        title = result.book.title
-        authors = result.book.authors
-        warnings = result.book.warnings
-        book = result.book
     }
 }

@@ -1,4 +1,3 @@
-import Shared
 import Foundation
 import Logging
 import PostgresSupport
@@ -14,7 +13,12 @@ public enum BulkIngest {
     }
 
     public static func run(
-        paths: [String], copies: Int, openAccess: Bool, replace: Bool = false, concurrency: Int, config: ServiceConfig
+        paths: [String],
+        copies: Int,
+        openAccess: Bool,
+        replace: Bool = false,
+        concurrency: Int,
+        config: ServiceConfig
     ) async throws -> Summary {
         let parts = try CatalogParts(config: config)
         let files = collect(paths)
@@ -56,7 +60,9 @@ public enum BulkIngest {
             outer.cancelAll()
         }
         if terminal { FileHandle.standardError.write(Data("\n".utf8)) }
-        print("ingested \(summary.ingested), unchanged \(summary.unchanged), refused \(summary.refused.count) in \(String(format: "%.1f", Date().timeIntervalSince(start))) s")
+        print(
+            "ingested \(summary.ingested), unchanged \(summary.unchanged), refused \(summary.refused.count) in \(String(format: "%.1f", Date().timeIntervalSince(start))) s"
+        )
         for (path, reason) in summary.refused { print("refused \(path): \(reason)") }
         return summary
     }

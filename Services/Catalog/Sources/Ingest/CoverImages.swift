@@ -2,13 +2,6 @@ import Foundation
 import ServiceSupport
 import Shared
 
-/// Where a book's cover came from: its EPUB, drawn by `GeneratedCover` because the EPUB had none, or sent by an
-/// operator (`PUT /admin/books/{id}/cover`). A generated cover gives way to any other; an uploaded one is kept when a
-/// new edition without a cover is ingested.
-enum CoverSource: String, Sendable, Codable {
-    case epub, generated, uploaded
-}
-
 /// A book's cover with its thumbnail, ready to store: blobs to write and the columns that name them.
 struct CoverImages: Sendable {
     let cover: Data
@@ -46,12 +39,22 @@ struct CoverImages: Sendable {
     /// read and scale (not too many pixels, not damaged). Throws a 4xx problem otherwise.
     static func uploaded(_ data: Data) throws -> CoverImages {
         guard let type = RasterImage.type(of: data) else {
-            throw Problem(status: 415, slug: "unsupported-image", title: "Unsupported Media Type", detail: "A cover must be a JPEG, PNG, GIF or WebP image")
+            throw Problem(
+                status: 415,
+                slug: "unsupported-image",
+                title: "Unsupported Media Type",
+                detail: "A cover must be a JPEG, PNG, GIF or WebP image"
+            )
         }
         do {
             return CoverImages(raster: data, type: type, thumbnail: try CoverThumbnail.make(from: data), source: .uploaded)
         } catch {
-            throw Problem(status: 422, slug: "unreadable-image", title: "Unprocessable Content", detail: "The image cannot be used as a cover: \(error)")
+            throw Problem(
+                status: 422,
+                slug: "unreadable-image",
+                title: "Unprocessable Content",
+                detail: "The image cannot be used as a cover: \(error)"
+            )
         }
     }
 
@@ -72,21 +75,16 @@ struct CoverImages: Sendable {
 
     private static func columns(cover: Data, type: String, source: CoverSource, thumbnail: CoverThumbnail?) -> StoredImages {
         StoredImages(
-            coverSHA256: DirectoryBlobStore.sha256(of: cover), coverType: type, coverSource: source,
-            thumbnailSHA256: thumbnail.map { DirectoryBlobStore.sha256(of: $0.data) }, thumbnailType: thumbnail?.type)
+            coverSHA256: DirectoryBlobStore.sha256(of: cover),
+            coverType: type,
+            coverSource: source,
+            thumbnailSHA256: thumbnail.map { DirectoryBlobStore.sha256(of: $0.data) },
+            thumbnailType: thumbnail?.type
+        )
     }
 
     func write(to blobs: any BlobStore) throws {
         _ = try blobs.put(cover)
         if let thumbnail { _ = try blobs.put(thumbnail.data) }
     }
-}
-
-/// The columns of a book's cover and its thumbnail.
-struct StoredImages: Sendable {
-    var coverSHA256: String?
-    var coverType: String?
-    var coverSource: CoverSource?
-    var thumbnailSHA256: String?
-    var thumbnailType: String?
 }

@@ -12,7 +12,11 @@ struct CoverThumbnail: Sendable {
 
     enum Failure: Error, CustomStringConvertible {
         case unreadable(String)
-        var description: String { switch self { case .unreadable(let reason): reason } }
+        var description: String {
+            switch self {
+            case .unreadable(let reason): reason
+            }
+        }
     }
 
     /// Scales `image` (any format libvips reads safely: JPEG, PNG, GIF, WebP, SVG is refused as untrusted) down.

@@ -11,7 +11,11 @@ enum GeneratedCover {
 
     enum Failure: Error, CustomStringConvertible {
         case failed(String)
-        var description: String { switch self { case .failed(let reason): reason } }
+        var description: String {
+            switch self {
+            case .failed(let reason): reason
+            }
+        }
     }
 
     /// The JPEG of the cover for `title` by `authors`.
@@ -22,7 +26,19 @@ enum GeneratedCover {
         var message = [CChar](repeating: 0, count: 512)
         let titleMarkup = escape(String(title.prefix(300)))
         let authorsMarkup = escape(String(authors.prefix(4).joined(separator: ", ").prefix(200)))
-        let status = bm_generated_cover(titleMarkup, authorsMarkup, Int32(width), Int32(height), red, green, blue, &output, &length, &message, message.count)
+        let status = bm_generated_cover(
+            titleMarkup,
+            authorsMarkup,
+            Int32(width),
+            Int32(height),
+            red,
+            green,
+            blue,
+            &output,
+            &length,
+            &message,
+            message.count
+        )
         guard status == 0, let output else {
             throw .failed(String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
         }

@@ -10,8 +10,12 @@ struct IngestConflict: Error, ProblemConvertible {
 
     var problem: Problem {
         Problem(
-            status: 409, slug: "isbn-exists", title: "Conflict",
-            detail: "Book \(existing.uuidString.lowercased()) already has ISBN \(isbn); send the file again with replace=true to replace that book's file",
-            links: [ProblemLink(rel: "existing", href: "/opds/books/\(existing.uuidString.lowercased())")])
+            status: 409,
+            slug: "isbn-exists",
+            title: "Conflict",
+            detail:
+                "Book \(existing.uuidString.lowercased()) already has ISBN \(isbn); send the file again with replace=true to replace that book's file",
+            links: [ProblemLink(rel: "existing", href: "/opds/books/\(existing.uuidString.lowercased())")]
+        )
     }
 }

@@ -5,21 +5,6 @@ import PostgresSupport
 import ServiceSupport
 import Shared
 
-/// The result of ingesting one file.
-struct IngestResult: Encodable, Sendable {
-    enum Outcome: String, Encodable, Sendable {
-        /// A new book.
-        case created
-        /// The same file was ingested before; nothing changed.
-        case unchanged
-        /// A new file with the ISBN of an existing book replaced that book's file (a new edition), as asked.
-        case newEdition = "new_edition"
-    }
-
-    var outcome: Outcome
-    var book: BookDetail
-}
-
 /// Ingests EPUB files: parse, store the blobs, write the book and queue its licence for patron, all or nothing.
 struct Ingester: Sendable {
     let client: PostgresClient
@@ -51,7 +36,12 @@ struct Ingester: Sendable {
         // The blobs are written inside the row's transaction, under their shared locks, so that the orphan sweep
         // cannot take them before the row that uses them is committed; a failure leaves them to the sweep.
         let (id, outcome) = try await books.insertOrReplace(
-            parsed, epubSHA256: sha, epubSize: size, images: covers?.stored ?? StoredImages(), options: options, logger: logger
+            parsed,
+            epubSHA256: sha,
+            epubSize: size,
+            images: covers?.stored ?? StoredImages(),
+            options: options,
+            logger: logger
         ) {
             _ = try blobs.put(file: file)
             try covers?.write(to: blobs)
@@ -83,7 +73,15 @@ struct Ingester: Sendable {
     func replaceCover(of id: UUID, with data: Data, logger: Logger) async throws -> BookDetail {
         let covers = try CoverImages.uploaded(data)
         let blobs = self.blobs
-        guard try await books.setCover(id: id, covers.stored, hashes: covers.hashes, onlyIfMissing: false, logger: logger, writeBlobs: { try covers.write(to: blobs) })
+        guard
+            try await books.setCover(
+                id: id,
+                covers.stored,
+                hashes: covers.hashes,
+                onlyIfMissing: false,
+                logger: logger,
+                writeBlobs: { try covers.write(to: blobs) }
+            )
         else { throw UnknownBook(id: id) }
         logger.info("Cover replaced", metadata: ["book.id": "\(id)"])
         guard let detail = try await books.detail(id: id, logger: logger) else { throw UnknownBook(id: id) }
@@ -101,7 +99,14 @@ struct Ingester: Sendable {
             for book in coverless {
                 let covers = try CoverImages.generated(title: book.title, authors: book.authors)
                 let blobs = self.blobs
-                if try await books.setCover(id: book.id, covers.stored, hashes: covers.hashes, onlyIfMissing: true, logger: logger, writeBlobs: { try covers.write(to: blobs) }) {
+                if try await books.setCover(
+                    id: book.id,
+                    covers.stored,
+                    hashes: covers.hashes,
+                    onlyIfMissing: true,
+                    logger: logger,
+                    writeBlobs: { try covers.write(to: blobs) }
+                ) {
                     done += 1
                 }
             }
@@ -123,7 +128,9 @@ struct Ingester: Sendable {
             for book in stale {
                 do {
                     var parser = try EPUBParser(url: try await blobs.verified(book.epubSHA256))
-                    if try await books.storeRereadMetadata(id: book.id, epubSHA256: book.epubSHA256, try parser.parse(), logger: logger) { updated += 1 }
+                    if try await books.storeRereadMetadata(id: book.id, epubSHA256: book.epubSHA256, try parser.parse(), logger: logger) {
+                        updated += 1
+                    }
                 } catch {
                     unreadable += 1
                     logger.warning("Book not read again", metadata: ["book.id": "\(book.id)", "error": "\(error)"])

@@ -42,8 +42,15 @@ struct InternalController: Sendable {
                 let books = try await lists.list(list.id, logger: context.logger)?.list.books ?? []
                 exported.append(
                     ExportedLists.List(
-                        id: list.id, title: list.title, description: list.description, isPublic: list.isPublic, books: books,
-                        createdAt: list.createdAt, updatedAt: list.updatedAt))
+                        id: list.id,
+                        title: list.title,
+                        description: list.description,
+                        isPublic: list.isPublic,
+                        books: books,
+                        createdAt: list.createdAt,
+                        updatedAt: list.updatedAt
+                    )
+                )
             }
             return try JSONMessages.response(ExportedLists(lists: exported))
         }

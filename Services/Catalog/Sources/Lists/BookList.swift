@@ -18,7 +18,9 @@ struct BookList: Codable, Sendable, Equatable {
     var feedUrl: String?
 
     enum CodingKeys: String, CodingKey {
-        case id, title, description, isPublic = "public", featured, bookCount, createdAt, updatedAt, books, feedUrl
+        case id, title, description
+        case isPublic = "public"
+        case featured, bookCount, createdAt, updatedAt, books, feedUrl
     }
 
     static let titleLimit = 200
@@ -26,12 +28,4 @@ struct BookList: Codable, Sendable, Equatable {
     /// The most lists one patron may keep, and the most books in one list.
     static let listsPerOwner = 100
     static let booksPerList = 1000
-}
-
-/// Why a list change was refused; `ListsController` answers each with a problem document.
-enum BookListError: Error, Equatable {
-    case notFound(UUID)
-    case tooManyLists(Int)
-    case tooManyBooks(Int)
-    case unknownBooks([UUID])
 }

@@ -18,10 +18,19 @@ struct BookListPostgresRepository: Sendable {
         """
 
     static func decode(_ row: PostgresRow) throws -> BookList {
-        let (id, title, description, isPublic, featured, count, created, updated) = try row.decode((UUID, String, String, Bool, Bool, Int, Date, Date).self)
+        let (id, title, description, isPublic, featured, count, created, updated) = try row.decode(
+            (UUID, String, String, Bool, Bool, Int, Date, Date).self
+        )
         return BookList(
-            id: id, title: title, description: description, isPublic: isPublic, featured: featured, bookCount: count, createdAt: created,
-            updatedAt: updated)
+            id: id,
+            title: title,
+            description: description,
+            isPublic: isPublic,
+            featured: featured,
+            bookCount: count,
+            createdAt: created,
+            updatedAt: updated
+        )
     }
 
     /// The owner's lists, oldest first.
@@ -29,7 +38,8 @@ struct BookListPostgresRepository: Sendable {
         var result: [BookList] = []
         let rows = try await client.query(
             "SELECT \(unescaped: Self.columns) FROM book_lists l WHERE owner_patron_id IS NOT DISTINCT FROM \(owner) ORDER BY created_at, id",
-            logger: logger)
+            logger: logger
+        )
         for try await row in rows { result.append(try Self.decode(row)) }
         return result
     }
@@ -38,7 +48,9 @@ struct BookListPostgresRepository: Sendable {
     func featured(logger: Logger) async throws -> [BookList] {
         var result: [BookList] = []
         let rows = try await client.query(
-            "SELECT \(unescaped: Self.columns) FROM book_lists l WHERE featured AND owner_patron_id IS NULL ORDER BY created_at, id", logger: logger)
+            "SELECT \(unescaped: Self.columns) FROM book_lists l WHERE featured AND owner_patron_id IS NULL ORDER BY created_at, id",
+            logger: logger
+        )
         for try await row in rows { result.append(try Self.decode(row)) }
         return result
     }
@@ -50,7 +62,9 @@ struct BookListPostgresRepository: Sendable {
             SELECT \(unescaped: Self.columns), l.owner_patron_id,
                 ARRAY(SELECT book_id FROM book_list_items i WHERE i.list_id = l.id ORDER BY position)
             FROM book_lists l WHERE l.id = \(id)
-            """, logger: logger)
+            """,
+            logger: logger
+        )
         for try await row in rows {
             var list = try Self.decode(row)
             let cells = row.makeRandomAccess()
@@ -72,7 +86,9 @@ struct BookListPostgresRepository: Sendable {
             let key = owner?.uuidString.lowercased() ?? "staff"
             try await connection.query("SELECT pg_advisory_xact_lock(\(Self.lockSpace), hashtext(\(key)))", logger: logger)
             let rows = try await connection.query(
-                "SELECT count(*)::int FROM book_lists WHERE owner_patron_id IS NOT DISTINCT FROM \(owner)", logger: logger)
+                "SELECT count(*)::int FROM book_lists WHERE owner_patron_id IS NOT DISTINCT FROM \(owner)",
+                logger: logger
+            )
             for try await count in rows.decode(Int.self) where count >= BookList.listsPerOwner {
                 throw BookListError.tooManyLists(BookList.listsPerOwner)
             }
@@ -80,21 +96,31 @@ struct BookListPostgresRepository: Sendable {
                 """
                 INSERT INTO book_lists (id, owner_patron_id, title, description, public, featured)
                 VALUES (\(id), \(owner), \(title), \(description), \(isPublic), \(featured))
-                """, logger: logger)
+                """,
+                logger: logger
+            )
         }
         return try await owned(id, by: owner, logger: logger)
     }
 
     /// Changes what is given; `notFound` unless the owner's.
     func update(
-        _ id: UUID, owner: UUID?, title: String?, description: String?, isPublic: Bool?, featured: Bool?, logger: Logger
+        _ id: UUID,
+        owner: UUID?,
+        title: String?,
+        description: String?,
+        isPublic: Bool?,
+        featured: Bool?,
+        logger: Logger
     ) async throws -> BookList {
         let rows = try await client.query(
             """
             UPDATE book_lists SET title = coalesce(\(title), title), description = coalesce(\(description), description),
                 public = coalesce(\(isPublic), public), featured = coalesce(\(featured), featured), updated_at = now()
             WHERE id = \(id) AND owner_patron_id IS NOT DISTINCT FROM \(owner) RETURNING id
-            """, logger: logger)
+            """,
+            logger: logger
+        )
         var found = false
         for try await _ in rows { found = true }
         guard found else { throw BookListError.notFound(id) }
@@ -103,7 +129,9 @@ struct BookListPostgresRepository: Sendable {
 
     func delete(_ id: UUID, owner: UUID?, logger: Logger) async throws {
         let rows = try await client.query(
-            "DELETE FROM book_lists WHERE id = \(id) AND owner_patron_id IS NOT DISTINCT FROM \(owner) RETURNING id", logger: logger)
+            "DELETE FROM book_lists WHERE id = \(id) AND owner_patron_id IS NOT DISTINCT FROM \(owner) RETURNING id",
+            logger: logger
+        )
         var found = false
         for try await _ in rows { found = true }
         guard found else { throw BookListError.notFound(id) }
@@ -126,7 +154,9 @@ struct BookListPostgresRepository: Sendable {
                 """
                 INSERT INTO book_list_items (list_id, book_id, position)
                 SELECT \(id), book, position::int FROM unnest(\(books)::uuid[]) WITH ORDINALITY AS given(book, position)
-                """, logger: logger)
+                """,
+                logger: logger
+            )
             try await connection.query("UPDATE book_lists SET updated_at = now() WHERE id = \(id)", logger: logger)
         }
         return try await owned(id, by: owner, logger: logger)
@@ -139,14 +169,17 @@ struct BookListPostgresRepository: Sendable {
             try await requireBooks([book], on: connection, logger: logger)
             var count = 0
             for try await value in try await connection.query(
-                "SELECT count(*)::int FROM book_list_items WHERE list_id = \(id)", logger: logger
+                "SELECT count(*)::int FROM book_list_items WHERE list_id = \(id)",
+                logger: logger
             ).decode(Int.self) { count = value }
             let rows = try await connection.query(
                 """
                 INSERT INTO book_list_items (list_id, book_id, position)
                 SELECT \(id), \(book), coalesce(max(position), 0) + 1 FROM book_list_items WHERE list_id = \(id)
                 ON CONFLICT DO NOTHING RETURNING 1
-                """, logger: logger)
+                """,
+                logger: logger
+            )
             var added = false
             for try await _ in rows { added = true }
             if added && count >= BookList.booksPerList { throw BookListError.tooManyBooks(BookList.booksPerList) }
@@ -172,10 +205,17 @@ struct BookListPostgresRepository: Sendable {
             FROM book_list_items i JOIN books ON books.id = i.book_id
             WHERE i.list_id = \(id) AND i.position > \(after) AND books.withdrawn_at IS NULL AND NOT (books.id = ANY(\(hidden)))
             ORDER BY i.position LIMIT \(size + 1)
-            """, logger: logger)
+            """,
+            logger: logger
+        )
         var result: [(BookDetail, Int)] = []
         for try await row in rows {
-            result.append((try BookPostgresRepository.decodeSummary(row), try row.makeRandomAccess()[BookPostgresRepository.summaryColumnCount].decode(Int.self)))
+            result.append(
+                (
+                    try BookPostgresRepository.decodeSummary(row),
+                    try row.makeRandomAccess()[BookPostgresRepository.summaryColumnCount].decode(Int.self)
+                )
+            )
         }
         let more = result.count > size
         let page = result.prefix(size)
@@ -184,7 +224,9 @@ struct BookListPostgresRepository: Sendable {
 
     private func lockOwned(_ id: UUID, owner: UUID?, on connection: PostgresConnection, logger: Logger) async throws {
         let rows = try await connection.query(
-            "SELECT 1 FROM book_lists WHERE id = \(id) AND owner_patron_id IS NOT DISTINCT FROM \(owner) FOR UPDATE", logger: logger)
+            "SELECT 1 FROM book_lists WHERE id = \(id) AND owner_patron_id IS NOT DISTINCT FROM \(owner) FOR UPDATE",
+            logger: logger
+        )
         var found = false
         for try await _ in rows { found = true }
         guard found else { throw BookListError.notFound(id) }
@@ -194,7 +236,8 @@ struct BookListPostgresRepository: Sendable {
         guard !books.isEmpty else { return }
         let rows = try await connection.query(
             "SELECT ARRAY(SELECT b FROM unnest(\(books)::uuid[]) b WHERE NOT EXISTS (SELECT 1 FROM books WHERE id = b AND withdrawn_at IS NULL))",
-            logger: logger)
+            logger: logger
+        )
         for try await missing in rows.decode([UUID].self) where !missing.isEmpty { throw BookListError.unknownBooks(missing) }
     }
 }

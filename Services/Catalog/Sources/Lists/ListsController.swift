@@ -22,7 +22,9 @@ struct ListsController: Sendable {
         group.get { request, context in try await index(try owner(request, staff: staff), context: context) }
         group.post { request, context in try await create(request, context: context, owner: try owner(request, staff: staff), staff: staff) }
         group.get("/:id") { request, context in
-            try respond(try await translated { try await lists.owned(try context.uuid("id"), by: try owner(request, staff: staff), logger: context.logger) })
+            try respond(
+                try await translated { try await lists.owned(try context.uuid("id"), by: try owner(request, staff: staff), logger: context.logger) }
+            )
         }
         group.patch("/:id") { request, context in try await update(request, context: context, owner: try owner(request, staff: staff), staff: staff) }
         group.delete("/:id") { request, context in
@@ -71,7 +73,9 @@ struct ListsController: Sendable {
         var featured: Bool?
 
         enum CodingKeys: String, CodingKey {
-            case title, description, isPublic = "public", featured
+            case title, description
+            case isPublic = "public"
+            case featured
         }
 
         /// The fields checked: a title of 1-200 characters, a description of at most 2000; `featured` for staff only.
@@ -107,8 +111,13 @@ struct ListsController: Sendable {
         let body = try await JSONMessages.decode(ListRequest.self, from: request).validated(staff: staff, creating: true)
         let list = try await translated {
             try await lists.create(
-                owner: owner, title: body.title ?? "", description: body.description ?? "", isPublic: body.isPublic ?? staff,
-                featured: body.featured ?? false, logger: context.logger)
+                owner: owner,
+                title: body.title ?? "",
+                description: body.description ?? "",
+                isPublic: body.isPublic ?? staff,
+                featured: body.featured ?? false,
+                logger: context.logger
+            )
         }
         if staff { feedCache.clear() }
         return try respond(list, status: .created)
@@ -118,8 +127,14 @@ struct ListsController: Sendable {
         let body = try await JSONMessages.decode(ListRequest.self, from: request).validated(staff: staff, creating: false)
         let list = try await translated {
             try await lists.update(
-                try context.uuid("id"), owner: owner, title: body.title, description: body.description, isPublic: body.isPublic,
-                featured: body.featured, logger: context.logger)
+                try context.uuid("id"),
+                owner: owner,
+                title: body.title,
+                description: body.description,
+                isPublic: body.isPublic,
+                featured: body.featured,
+                logger: context.logger
+            )
         }
         if staff { feedCache.clear() }
         return try respond(list)
@@ -146,8 +161,11 @@ struct ListsController: Sendable {
             case .tooManyBooks(let limit): throw Problem.conflict("list-full", "A list holds at most \(limit) books")
             case .unknownBooks(let ids):
                 throw Problem(
-                    status: 422, slug: "unknown-books", title: "Unprocessable content",
-                    detail: "No such books (or withdrawn): \(ids.map { $0.uuidString.lowercased() }.joined(separator: ", "))")
+                    status: 422,
+                    slug: "unknown-books",
+                    title: "Unprocessable content",
+                    detail: "No such books (or withdrawn): \(ids.map { $0.uuidString.lowercased() }.joined(separator: ", "))"
+                )
             }
         }
     }

@@ -4,7 +4,8 @@ import ServiceSupport
 /// The catalog database schema, one migration per change. Never edit a shipped migration.
 let catalogMigrations: [Migration] = [
     Migration(
-        version: 1, name: "books",
+        version: 1,
+        name: "books",
         sql: """
             CREATE EXTENSION IF NOT EXISTS pg_trgm;
             CREATE EXTENSION IF NOT EXISTS unaccent;
@@ -70,9 +71,11 @@ let catalogMigrations: [Migration] = [
             CREATE INDEX books_added ON books (added_at DESC, id);
             CREATE INDEX books_sort_title ON books (sort_title, id);
             CREATE INDEX books_genres ON books USING gin (genres);
-            """ + "\n" + OutboxPostgresRepository.migrationSQL),
+            """ + "\n" + OutboxPostgresRepository.migrationSQL
+    ),
     Migration(
-        version: 2, name: "indexes for every lane sort",
+        version: 2,
+        name: "indexes for every lane sort",
         sql: """
             CREATE INDEX books_checkouts ON books (checkouts, id);
             CREATE INDEX books_rating ON books ((coalesce(rating_average, 0)), id);
@@ -80,26 +83,32 @@ let catalogMigrations: [Migration] = [
             CREATE INDEX books_word_count ON books (word_count, id);
             CREATE INDEX books_featured ON books (added_at, id) WHERE featured;
             CREATE INDEX books_staff_picks ON books (added_at, id) WHERE staff_pick;
-            """),
+            """
+    ),
     Migration(
-        version: 3, name: "cover thumbnails",
+        version: 3,
+        name: "cover thumbnails",
         sql: """
             ALTER TABLE books ADD COLUMN thumbnail_sha256 text, ADD COLUMN thumbnail_type text;
-            """),
+            """
+    ),
     // Every candidate row of a search reads its vector: kept in the row (compressed) rather than in TOAST, a
     // search for a word found in a fifth of 100,000 books went from ~900 ms to ~330 ms. Existing rows are
     // rewritten so that their vector moves in (a stored generated column is recomputed on every update).
     Migration(
-        version: 4, name: "search vector stored in the row",
+        version: 4,
+        name: "search vector stored in the row",
         sql: """
             ALTER TABLE books ALTER COLUMN search SET STORAGE MAIN;
             UPDATE books SET title = title;
-            """),
+            """
+    ),
     // How many books (not withdrawn) each genre has, kept by statement triggers in the same transaction as the
     // change: the root feed's genre lanes were 30 index probes (~130 ms at 100,000 books), now one small read.
     // Counters are updated in genre order, so that concurrent ingests lock them in the same order.
     Migration(
-        version: 5, name: "books per genre",
+        version: 5,
+        name: "books per genre",
         sql: """
             CREATE TABLE genre_counts (genre text PRIMARY KEY, books integer NOT NULL);
             INSERT INTO genre_counts (genre, books)
@@ -130,11 +139,13 @@ let catalogMigrations: [Migration] = [
                 FOR EACH STATEMENT EXECUTE FUNCTION genre_counts_follow();
             CREATE TRIGGER genre_counts_delete AFTER DELETE ON books REFERENCING OLD TABLE AS old_rows
                 FOR EACH STATEMENT EXECUTE FUNCTION genre_counts_follow();
-            """),
+            """
+    ),
     // Covers are raster images only (an SVG can carry script): earlier covers of another type are dropped, and patron
     // learns through the outbox that those books have none.
     Migration(
-        version: 6, name: "raster covers only",
+        version: 6,
+        name: "raster covers only",
         sql: """
             WITH dropped AS (
                 UPDATE books SET cover_sha256 = NULL, cover_type = NULL, thumbnail_sha256 = NULL, thumbnail_type = NULL,
@@ -147,10 +158,12 @@ let catalogMigrations: [Migration] = [
                 FROM dropped
             ON CONFLICT (key) DO UPDATE SET path = EXCLUDED.path, payload = EXCLUDED.payload,
                 revision = outbox.revision + 1, attempts = 0, next_attempt_at = now();
-            """),
+            """
+    ),
     // Patron's copy of each patron's shelf (ShelfCopyPostgresRepository): feeds are personalised from it without a call.
     Migration(
-        version: 7, name: "copies of patrons' shelves",
+        version: 7,
+        name: "copies of patrons' shelves",
         sql: """
             CREATE TABLE patron_shelves (
                 patron_id uuid PRIMARY KEY,
@@ -158,34 +171,42 @@ let catalogMigrations: [Migration] = [
                 shelf jsonb NOT NULL,
                 updated_at timestamptz NOT NULL DEFAULT now()
             );
-            """),
+            """
+    ),
     // Books without a cover get one drawn (GeneratedCover); a real cover replaces a drawn one.
     Migration(
-        version: 8, name: "where covers come from",
+        version: 8,
+        name: "where covers come from",
         sql: """
             ALTER TABLE books ADD COLUMN cover_source text CHECK (cover_source IN ('epub', 'generated', 'uploaded'));
             UPDATE books SET cover_source = 'epub' WHERE cover_sha256 IS NOT NULL;
-            """),
+            """
+    ),
     // Accessibility metadata (Readium's accessibility object) with the two facts lanes and search filter on, and the
     // print page count from the page list. Books ingested before have none until they are ingested again.
     Migration(
-        version: 9, name: "accessibility and page count",
+        version: 9,
+        name: "accessibility and page count",
         sql: """
             ALTER TABLE books ADD COLUMN accessibility jsonb,
                 ADD COLUMN screen_reader_friendly boolean NOT NULL DEFAULT false,
                 ADD COLUMN declares_no_hazards boolean NOT NULL DEFAULT false,
                 ADD COLUMN page_count integer;
             UPDATE books SET page_count = nullif(jsonb_array_length(page_list), 0) WHERE jsonb_typeof(page_list) = 'array';
-            """),
+            """
+    ),
     // Which version of the EPUB reader last derived a book's metadata (`ParsedBook.readerVersion`): books stored by an
     // older one are read again from their stored EPUB by `catalog reread-metadata`.
     Migration(
-        version: 10, name: "reader version of each book",
-        sql: "ALTER TABLE books ADD COLUMN reader_version smallint NOT NULL DEFAULT 0;"),
+        version: 10,
+        name: "reader version of each book",
+        sql: "ALTER TABLE books ADD COLUMN reader_version smallint NOT NULL DEFAULT 0;"
+    ),
     // Named, ordered lists of books: a patron's own (owner set; private until made public) and staff lists (no owner;
     // featured ones are lanes of the root and grouped feeds).
     Migration(
-        version: 11, name: "book lists",
+        version: 11,
+        name: "book lists",
         sql: """
             CREATE TABLE book_lists (
                 id uuid PRIMARY KEY,
@@ -206,13 +227,15 @@ let catalogMigrations: [Migration] = [
                 PRIMARY KEY (list_id, book_id)
             );
             CREATE INDEX book_list_items_order ON book_list_items (list_id, position);
-            """),
+            """
+    ),
     // Search ranks with RUM where the extension can be had (`postgresql-15-rum`): its index orders matches by rank, so
     // a page of a word found in thousands of books stops early instead of ranking them all (docs/PERFORMANCE.md). It
     // replaces the GIN index, which it can stand in for (`@@`). Without the extension, or without the right to create
     // it, GIN stays and search ranks the matches it has counted (at most FeedPostgresRepository.countBound).
     Migration(
-        version: 12, name: "RUM search index where available",
+        version: 12,
+        name: "RUM search index where available",
         sql: """
             DO $$
             BEGIN
@@ -229,5 +252,6 @@ let catalogMigrations: [Migration] = [
                 END IF;
             END
             $$;
-            """),
+            """
+    ),
 ]

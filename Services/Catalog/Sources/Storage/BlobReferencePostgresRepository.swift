@@ -16,7 +16,8 @@ struct BlobReferencePostgresRepository: Sendable {
         guard !hashes.isEmpty else { return }
         try await connection.query(
             "SELECT pg_advisory_xact_lock_shared(\(lockSpace), hashtext(h)) FROM unnest(\(hashes)::text[]) AS h ORDER BY hashtext(h)",
-            logger: logger)
+            logger: logger
+        )
     }
 
     /// The hashes among `hashes` that no book uses (as its file, cover or thumbnail).
@@ -27,7 +28,9 @@ struct BlobReferencePostgresRepository: Sendable {
             WHERE NOT EXISTS (SELECT 1 FROM books WHERE epub_sha256 = h)
               AND NOT EXISTS (SELECT 1 FROM books WHERE cover_sha256 = h)
               AND NOT EXISTS (SELECT 1 FROM books WHERE thumbnail_sha256 = h)
-            """, logger: logger)
+            """,
+            logger: logger
+        )
         var result: [String] = []
         for try await hash in rows.decode(String.self) { result.append(hash) }
         return result
@@ -41,7 +44,9 @@ struct BlobReferencePostgresRepository: Sendable {
             for try await value in locked.decode(Bool.self) { acquired = value }
             guard acquired else { return false }
             let used = try await connection.query(
-                "SELECT 1 FROM books WHERE epub_sha256 = \(hash) OR cover_sha256 = \(hash) OR thumbnail_sha256 = \(hash) LIMIT 1", logger: logger)
+                "SELECT 1 FROM books WHERE epub_sha256 = \(hash) OR cover_sha256 = \(hash) OR thumbnail_sha256 = \(hash) LIMIT 1",
+                logger: logger
+            )
             for try await _ in used { return false }
             remove()
             return true

@@ -7,14 +7,19 @@ extension BookPostgresRepository {
     /// Books whose title or an author contains `words` (all books when empty), newest first, `size` after the book
     /// `after` (the last of the previous page; its own row gives the keyset, so no time is rounded on the way).
     func adminList(words: String, after: UUID?, size: Int, logger: Logger) async throws -> [BookDetail] {
-        let pattern = "%" + words.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_") + "%"
+        let pattern =
+            "%"
+            + words.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_")
+            + "%"
         return try await summaries(
             """
             SELECT \(unescaped: Self.summaryColumns) FROM books
             WHERE (\(words) = '' OR title ILIKE \(pattern) OR array_to_string(authors, ' ') ILIKE \(pattern))
               AND (\(after)::uuid IS NULL OR (added_at, id) < (SELECT added_at, id FROM books WHERE id = \(after)))
             ORDER BY added_at DESC, id DESC LIMIT \(size)
-            """, logger: logger)
+            """,
+            logger: logger
+        )
     }
 
     struct CatalogFigures: Codable, Sendable {
@@ -37,9 +42,19 @@ extension BookPostgresRepository {
                 coalesce(sum(copies - copies_available) FILTER (WHERE withdrawn_at IS NULL AND NOT open_access), 0)::int,
                 count(*) FILTER (WHERE added_at > now() - interval '1 day')::int, count(*) FILTER (WHERE added_at > now() - interval '7 days')::int
             FROM books
-            """, logger: logger)
+            """,
+            logger: logger
+        )
         for try await (books, withdrawn, open, copies, lent, today, week) in rows.decode((Int, Int, Int, Int, Int, Int, Int).self) {
-            return CatalogFigures(books: books, withdrawn: withdrawn, openAccess: open, copies: copies, copiesLent: lent, addedToday: today, addedThisWeek: week)
+            return CatalogFigures(
+                books: books,
+                withdrawn: withdrawn,
+                openAccess: open,
+                copies: copies,
+                copiesLent: lent,
+                addedToday: today,
+                addedThisWeek: week
+            )
         }
         return CatalogFigures(books: 0, withdrawn: 0, openAccess: 0, copies: 0, copiesLent: 0, addedToday: 0, addedThisWeek: 0)
     }

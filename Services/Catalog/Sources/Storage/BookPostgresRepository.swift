@@ -24,18 +24,48 @@ struct BookPostgresRepository: Sendable {
         let cells = row.makeRandomAccess()
         func cell<T: PostgresDecodable>(_ index: Int, _ type: T.Type = T.self) throws -> T { try cells[index].decode(T.self) }
         return BookDetail(
-            id: try cell(0), title: try cell(1), subtitle: try cell(2), authors: try cell(3),
+            id: try cell(0),
+            title: try cell(1),
+            subtitle: try cell(2),
+            authors: try cell(3),
             contributors: try WireFormat.decoder().decode([Contributor].self, from: Data((try cell(4, String.self)).utf8)),
-            languages: try cell(5), publisher: try cell(6), published: try cell(7), description: try cell(8), subjects: try cell(9),
-            genres: try cell(10), isbn: try cell(11), identifiers: try cell(12), series: try cell(13), seriesPosition: try cell(14),
-            pageProgression: try cell(15), fixedLayout: try cell(16), wordCount: try cell(17), readingMinutes: try cell(18),
-            epubSha256: try cell(19), epubSize: Int(try cell(20, Int64.self)), hasCover: try cell(21), coverType: try cell(22),
-            openAccess: try cell(23), featured: try cell(24), staffPick: try cell(25), copies: try cell(26), copiesAvailable: try cell(27),
-            holds: try cell(28), checkouts: try cell(29), ratingAverage: try cell(30), ratingCount: try cell(31), edition: try cell(32),
-            addedAt: try cell(33), updatedAt: try cell(34), withdrawn: try cell(35), warnings: try cell(36),
-            thumbnailType: try cell(37), coverSource: try cell(38, String?.self).flatMap(CoverSource.init(rawValue:)),
+            languages: try cell(5),
+            publisher: try cell(6),
+            published: try cell(7),
+            description: try cell(8),
+            subjects: try cell(9),
+            genres: try cell(10),
+            isbn: try cell(11),
+            identifiers: try cell(12),
+            series: try cell(13),
+            seriesPosition: try cell(14),
+            pageProgression: try cell(15),
+            fixedLayout: try cell(16),
+            wordCount: try cell(17),
+            readingMinutes: try cell(18),
+            epubSha256: try cell(19),
+            epubSize: Int(try cell(20, Int64.self)),
+            hasCover: try cell(21),
+            coverType: try cell(22),
+            openAccess: try cell(23),
+            featured: try cell(24),
+            staffPick: try cell(25),
+            copies: try cell(26),
+            copiesAvailable: try cell(27),
+            holds: try cell(28),
+            checkouts: try cell(29),
+            ratingAverage: try cell(30),
+            ratingCount: try cell(31),
+            edition: try cell(32),
+            addedAt: try cell(33),
+            updatedAt: try cell(34),
+            withdrawn: try cell(35),
+            warnings: try cell(36),
+            thumbnailType: try cell(37),
+            coverSource: try cell(38, String?.self).flatMap(CoverSource.init(rawValue:)),
             accessibility: try cell(39, String?.self).flatMap { try? WireFormat.decoder().decode(Accessibility.self, from: Data($0.utf8)) },
-            pageCount: try cell(40))
+            pageCount: try cell(40)
+        )
     }
 
     /// Books from a query that selects `summaryColumns`.
@@ -56,7 +86,9 @@ struct BookPostgresRepository: Sendable {
     func summaries(ids: [UUID], logger: Logger) async throws -> [BookDetail] {
         guard !ids.isEmpty else { return [] }
         let books = try await summaries(
-            "SELECT \(unescaped: Self.summaryColumns) FROM books WHERE id = ANY(\(ids)) AND withdrawn_at IS NULL", logger: logger)
+            "SELECT \(unescaped: Self.summaryColumns) FROM books WHERE id = ANY(\(ids)) AND withdrawn_at IS NULL",
+            logger: logger
+        )
         let byID = Dictionary(books.map { ($0.id, $0) }, uniquingKeysWith: { $1 })
         return ids.compactMap { byID[$0] }
     }
@@ -65,8 +97,12 @@ struct BookPostgresRepository: Sendable {
     func detail(id: UUID, logger: Logger) async throws -> BookDetail? {
         let rows = try await client.query(
             PostgresQuery(
-                unsafeSQL: "SELECT \(Self.summaryColumns), toc::text, page_list::text, landmarks::text, reading_order::text, resources::text FROM books WHERE id = $1",
-                binds: binds(id)), logger: logger)
+                unsafeSQL:
+                    "SELECT \(Self.summaryColumns), toc::text, page_list::text, landmarks::text, reading_order::text, resources::text FROM books WHERE id = $1",
+                binds: binds(id)
+            ),
+            logger: logger
+        )
         for try await row in rows {
             var book = try Self.decodeSummary(row)
             let cells = row.makeRandomAccess()
@@ -74,7 +110,10 @@ struct BookPostgresRepository: Sendable {
             book.toc = try decoder.decode([TOCEntry].self, from: Data(try cells[Self.summaryColumnCount + 0].decode(String.self).utf8))
             book.pageList = try decoder.decode([TOCEntry].self, from: Data(try cells[Self.summaryColumnCount + 1].decode(String.self).utf8))
             book.landmarks = try decoder.decode([TOCEntry].self, from: Data(try cells[Self.summaryColumnCount + 2].decode(String.self).utf8))
-            book.readingOrder = try decoder.decode([PackageResource].self, from: Data(try cells[Self.summaryColumnCount + 3].decode(String.self).utf8))
+            book.readingOrder = try decoder.decode(
+                [PackageResource].self,
+                from: Data(try cells[Self.summaryColumnCount + 3].decode(String.self).utf8)
+            )
             book.resources = try decoder.decode([PackageResource].self, from: Data(try cells[Self.summaryColumnCount + 4].decode(String.self).utf8))
             return book
         }
@@ -93,7 +132,9 @@ struct BookPostgresRepository: Sendable {
             """
             SELECT cover_sha256, cover_type, thumbnail_sha256, thumbnail_type FROM books
             WHERE id = \(id) AND withdrawn_at IS NULL AND cover_sha256 IS NOT NULL
-            """, logger: logger)
+            """,
+            logger: logger
+        )
         for try await (coverHash, coverType, thumbnailHash, thumbnailType) in rows.decode((String, String?, String?, String?).self) {
             if thumbnail, let thumbnailHash { return (thumbnailHash, thumbnailType) }
             return (coverHash, coverType)
@@ -110,15 +151,24 @@ struct BookPostgresRepository: Sendable {
     /// Inserts a new book, or, with `options.replace`, replaces the file of the book with the same ISBN (a new
     /// edition); queues the licence. Throws `IngestConflict` for an existing ISBN without `replace`.
     func insertOrReplace(
-        _ book: ParsedBook, epubSHA256: String, epubSize: Int, images: StoredImages, options: Ingester.Options, logger: Logger,
+        _ book: ParsedBook,
+        epubSHA256: String,
+        epubSize: Int,
+        images: StoredImages,
+        options: Ingester.Options,
+        logger: Logger,
         writeBlobs: @escaping @Sendable () throws -> Void
     ) async throws -> (UUID, IngestResult.Outcome) {
         func json<T: Encodable>(_ value: T) throws -> String { String(decoding: try WireFormat.encode(value), as: UTF8.self) }
         let authors = book.authors.map(\.name)
         let sortAuthor = book.authors.first.map { $0.sortAs ?? $0.name } ?? ""
         let sortTitle = Self.sortTitle(book.title)
-        let contributors = try json(book.contributors), toc = try json(book.toc), pageList = try json(book.pageList)
-        let landmarks = try json(book.landmarks), readingOrder = try json(book.readingOrder), resources = try json(book.resources)
+        let contributors = try json(book.contributors)
+        let toc = try json(book.toc)
+        let pageList = try json(book.pageList)
+        let landmarks = try json(book.landmarks)
+        let readingOrder = try json(book.readingOrder)
+        let resources = try json(book.resources)
         let accessibility = try book.accessibility.map(json)
         do {
             return try await client.transaction(logger: logger) { connection in
@@ -165,13 +215,16 @@ struct BookPostgresRepository: Sendable {
                         warnings = EXCLUDED.warnings, edition = b.edition + 1, updated_at = now(), license_version = b.license_version + 1
                     WHERE \(options.replace)
                     RETURNING id, edition
-                    """, logger: logger)
+                    """,
+                    logger: logger
+                )
                 var result: (UUID, Int)?
                 for try await row in rows.decode((UUID, Int).self) { result = row }
                 guard let (id, edition) = result else {
                     // Another upload took this ISBN since the check above, and replacing was not asked for.
                     if let isbn = book.isbn {
-                        for try await id in try await connection.query("SELECT id FROM books WHERE isbn = \(isbn)", logger: logger).decode(UUID.self) {
+                        for try await id in try await connection.query("SELECT id FROM books WHERE isbn = \(isbn)", logger: logger).decode(UUID.self)
+                        {
                             throw IngestConflict(isbn: isbn, existing: id)
                         }
                     }
@@ -195,12 +248,19 @@ struct BookPostgresRepository: Sendable {
     /// only if it has none when `onlyIfMissing`. False for an unknown book or one that has a cover already; the
     /// licence goes to patron, which learns that the book has a cover.
     func setCover(
-        id: UUID, _ images: StoredImages, hashes: [String], onlyIfMissing: Bool, logger: Logger, writeBlobs: @escaping @Sendable () throws -> Void
+        id: UUID,
+        _ images: StoredImages,
+        hashes: [String],
+        onlyIfMissing: Bool,
+        logger: Logger,
+        writeBlobs: @escaping @Sendable () throws -> Void
     ) async throws -> Bool {
         try await client.transaction(logger: logger) { connection in
             var found = false
             let locked = try await connection.query(
-                "SELECT 1 FROM books WHERE id = \(id) AND (cover_sha256 IS NULL OR NOT \(onlyIfMissing)) FOR UPDATE", logger: logger)
+                "SELECT 1 FROM books WHERE id = \(id) AND (cover_sha256 IS NULL OR NOT \(onlyIfMissing)) FOR UPDATE",
+                logger: logger
+            )
             for try await _ in locked { found = true }
             guard found else { return false }
             try await BlobReferencePostgresRepository.lockShared(hashes, on: connection, logger: logger)
@@ -211,7 +271,9 @@ struct BookPostgresRepository: Sendable {
                     thumbnail_sha256 = \(images.thumbnailSHA256), thumbnail_type = \(images.thumbnailType),
                     license_version = license_version + 1, updated_at = now()
                 WHERE id = \(id)
-                """, logger: logger)
+                """,
+                logger: logger
+            )
             try await enqueueLicense(id, on: connection, logger: logger)
             return true
         }
@@ -223,7 +285,9 @@ struct BookPostgresRepository: Sendable {
             """
             SELECT id, title, authors FROM books WHERE cover_sha256 IS NULL AND id > coalesce(\(after), '00000000-0000-0000-0000-000000000000'::uuid)
             ORDER BY id LIMIT \(limit)
-            """, logger: logger)
+            """,
+            logger: logger
+        )
         var books: [(id: UUID, title: String, authors: [String])] = []
         for try await (id, title, authors) in rows.decode((UUID, String, [String]).self) { books.append((id, title, authors)) }
         return books
@@ -236,7 +300,9 @@ struct BookPostgresRepository: Sendable {
             SELECT id, epub_sha256 FROM books WHERE reader_version < \(ParsedBook.readerVersion)
                 AND id > coalesce(\(after), '00000000-0000-0000-0000-000000000000'::uuid)
             ORDER BY id LIMIT \(limit)
-            """, logger: logger)
+            """,
+            logger: logger
+        )
         var books: [(id: UUID, epubSHA256: String)] = []
         for try await (id, hash) in rows.decode((UUID, String).self) { books.append((id, hash)) }
         return books
@@ -253,7 +319,9 @@ struct BookPostgresRepository: Sendable {
                 series = \(book.series), series_position = \(book.seriesPosition), reader_version = \(ParsedBook.readerVersion), updated_at = now()
             WHERE id = \(id) AND epub_sha256 = \(epubSHA256) AND reader_version < \(ParsedBook.readerVersion)
             RETURNING id
-            """, logger: logger)
+            """,
+            logger: logger
+        )
         for try await _ in rows { return true }
         return false
     }
@@ -268,7 +336,9 @@ struct BookPostgresRepository: Sendable {
                     staff_pick = coalesce(\(staffPick), staff_pick), open_access = coalesce(\(openAccess), open_access),
                     license_version = license_version + 1, updated_at = now()
                 WHERE id = \(id)
-                """, logger: logger)
+                """,
+                logger: logger
+            )
         }
     }
 
@@ -277,7 +347,8 @@ struct BookPostgresRepository: Sendable {
         try await change(id, logger: logger) { connection in
             try await connection.query(
                 "UPDATE books SET withdrawn_at = coalesce(withdrawn_at, now()), license_version = license_version + 1 WHERE id = \(id)",
-                logger: logger)
+                logger: logger
+            )
         }
     }
 
@@ -298,14 +369,29 @@ struct BookPostgresRepository: Sendable {
             """
             SELECT copies, open_access, withdrawn_at IS NOT NULL, title, authors, license_version, cover_sha256 IS NOT NULL FROM books
             WHERE id = \(id)
-            """, logger: logger)
+            """,
+            logger: logger
+        )
         for try await (copies, openAccess, withdrawn, title, authors, version, hasCover) in rows.decode(
-            (Int, Bool, Bool, String, [String], Int64, Bool).self)
-        {
+            (Int, Bool, Bool, String, [String], Int64, Bool).self
+        ) {
             let license = License(
-                bookId: id, copies: copies, openAccess: openAccess, withdrawn: withdrawn, title: title, authors: authors, version: version,
-                hasCover: hasCover)
-            try await OutboxPostgresRepository.enqueue(key: "license:\(id.lowercased)", path: InternalRoute.license(id).path, payload: license, on: connection, logger: logger)
+                bookId: id,
+                copies: copies,
+                openAccess: openAccess,
+                withdrawn: withdrawn,
+                title: title,
+                authors: authors,
+                version: version,
+                hasCover: hasCover
+            )
+            try await OutboxPostgresRepository.enqueue(
+                key: "license:\(id.lowercased)",
+                path: InternalRoute.license(id).path,
+                payload: license,
+                on: connection,
+                logger: logger
+            )
         }
     }
 
@@ -316,7 +402,9 @@ struct BookPostgresRepository: Sendable {
             UPDATE books SET copies_available = \(figures.copiesAvailable), holds = \(figures.holds), checkouts = \(figures.checkouts),
                 rating_average = \(figures.ratingAverage), rating_count = \(figures.ratingCount), figures_version = \(figures.version)
             WHERE id = \(figures.bookId) AND figures_version < \(figures.version)
-            """, logger: logger)
+            """,
+            logger: logger
+        )
     }
 
     /// Title without a leading article, lower-cased, for sorting.

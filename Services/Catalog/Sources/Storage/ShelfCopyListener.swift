@@ -1,4 +1,3 @@
-import Shared
 import Foundation
 import Logging
 import PostgresNIO
@@ -48,7 +47,10 @@ struct ShelfCopyListener: Service {
                 if Task.isCancelled { break }
                 failures += 1
                 if failures == 1 || failures % 30 == 0 {
-                    logger.warning("Not listening for shelf copies; reading them from PostgreSQL", metadata: ["error": "\(String(reflecting: error))"])
+                    logger.warning(
+                        "Not listening for shelf copies; reading them from PostgreSQL",
+                        metadata: ["error": "\(String(reflecting: error))"]
+                    )
                 }
             }
             memory.stoppedListening()

@@ -30,7 +30,9 @@ struct ShelfCopyPostgresRepository: Sendable {
                 WHERE s.version < EXCLUDED.version
                 RETURNING patron_id, version)
             SELECT pg_notify(\(Self.channel), patron_id::text || ':' || version) FROM stored
-            """, logger: logger)
+            """,
+            logger: logger
+        )
         var stored = false
         for try await _ in rows { stored = true }
         if stored {
@@ -50,7 +52,10 @@ struct ShelfCopyPostgresRepository: Sendable {
         let (known, trusted) = memory.lookup(patronID, atLeast: seen)
         if let known, trusted { return known }
         var copy = ShelfCopy(version: 0, shelf: PatronShelf(books: [], ignored: [], waitingForAction: 0))
-        for try await (version, json) in try await client.execute(ShelfStatement(patronID: patronID, knownVersion: known?.version ?? -1), logger: logger) {
+        for try await (version, json) in try await client.execute(
+            ShelfStatement(patronID: patronID, knownVersion: known?.version ?? -1),
+            logger: logger
+        ) {
             if let known, known.version == version {
                 copy = known
             } else {

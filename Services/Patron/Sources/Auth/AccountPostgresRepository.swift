@@ -19,7 +19,9 @@ struct AccountPostgresRepository: Sendable {
                 INSERT INTO patrons (id, barcode, username, email, display_name, secret_hash, loan_limit, hold_limit)
                 VALUES (\(id), \(account.barcode), \(account.username), \(account.email), \(account.displayName), \(secretHash),
                         \(loanLimit), \(holdLimit))
-                """, logger: logger)
+                """,
+                logger: logger
+            )
         } catch let error as PSQLError where error.isUniqueViolation {
             let constraint = error.serverInfo?[.constraintName] ?? ""
             throw AuthError.taken(field: constraint.contains("email") ? "email" : constraint.contains("username") ? "username" : "barcode")
@@ -30,7 +32,9 @@ struct AccountPostgresRepository: Sendable {
     /// The id and secret hash of the patron whose barcode or username is `login`.
     func credentials(login: String, logger: Logger) async throws -> (id: UUID, hash: String)? {
         let rows = try await client.query(
-            "SELECT id, secret_hash FROM patrons WHERE barcode = \(login) OR lower(username) = lower(\(login)) LIMIT 1", logger: logger)
+            "SELECT id, secret_hash FROM patrons WHERE barcode = \(login) OR lower(username) = lower(\(login)) LIMIT 1",
+            logger: logger
+        )
         for try await (id, hash) in rows.decode((UUID, String).self) { return (id, hash) }
         return nil
     }
@@ -58,7 +62,8 @@ struct AccountPostgresRepository: Sendable {
             try await connection.query("INSERT INTO sessions (id, patron_id) VALUES (\(sessionID), \(patronID))", logger: logger)
             try await connection.query(
                 "INSERT INTO refresh_tokens (token_hash, session_id, expires_at) VALUES (\(refreshHash), \(sessionID), \(expiresAt))",
-                logger: logger)
+                logger: logger
+            )
         }
         return sessionID
     }
@@ -71,7 +76,9 @@ struct AccountPostgresRepository: Sendable {
                 SELECT s.patron_id, s.id, r.used_at IS NOT NULL, s.revoked_at IS NOT NULL, r.expires_at < now()
                 FROM refresh_tokens r JOIN sessions s ON s.id = r.session_id
                 WHERE r.token_hash = \(refreshHash) FOR UPDATE OF r, s
-                """, logger: logger)
+                """,
+                logger: logger
+            )
             var found: (UUID, UUID, Bool, Bool, Bool)?
             for try await row in rows.decode((UUID, UUID, Bool, Bool, Bool).self) { found = row }
             guard let (patronID, sessionID, used, revoked, expired) = found, !revoked, !expired else {
@@ -83,7 +90,9 @@ struct AccountPostgresRepository: Sendable {
             }
             try await connection.query("UPDATE refresh_tokens SET used_at = now() WHERE token_hash = \(refreshHash)", logger: logger)
             try await connection.query(
-                "INSERT INTO refresh_tokens (token_hash, session_id, expires_at) VALUES (\(newHash), \(sessionID), \(expiresAt))", logger: logger)
+                "INSERT INTO refresh_tokens (token_hash, session_id, expires_at) VALUES (\(newHash), \(sessionID), \(expiresAt))",
+                logger: logger
+            )
             return .success((patronID, sessionID))
         }
         switch outcome {
@@ -98,7 +107,9 @@ struct AccountPostgresRepository: Sendable {
             """
             UPDATE sessions SET revoked_at = coalesce(revoked_at, now())
             WHERE id = (SELECT session_id FROM refresh_tokens WHERE token_hash = \(refreshHash)) RETURNING id
-            """, logger: logger)
+            """,
+            logger: logger
+        )
         for try await _ in rows { return true }
         return false
     }
@@ -112,7 +123,9 @@ struct AccountPostgresRepository: Sendable {
                 """
                 SELECT count(*)::int, ceil(extract(epoch FROM min(attempted_at) + interval '1 hour' - now()))::int FROM signup_attempts
                 WHERE address = \(address) AND attempted_at > now() - interval '1 hour'
-                """, logger: logger)
+                """,
+                logger: logger
+            )
             for try await (count, wait) in rows.decode((Int, Int?).self) where count >= perHour { return max(1, wait ?? 3600) }
             try await connection.query("INSERT INTO signup_attempts (address) VALUES (\(address))", logger: logger)
             return nil
@@ -137,7 +150,9 @@ struct AccountPostgresRepository: Sendable {
     func changeSecret(patronID: UUID, from currentHash: String, to newHash: String, keeping session: UUID?, logger: Logger) async throws -> Bool {
         try await client.transaction(logger: logger) { connection in
             let rows = try await connection.query(
-                "UPDATE patrons SET secret_hash = \(newHash) WHERE id = \(patronID) AND secret_hash = \(currentHash) RETURNING id", logger: logger)
+                "UPDATE patrons SET secret_hash = \(newHash) WHERE id = \(patronID) AND secret_hash = \(currentHash) RETURNING id",
+                logger: logger
+            )
             var changed = false
             for try await _ in rows { changed = true }
             guard changed else { return false }
@@ -145,7 +160,9 @@ struct AccountPostgresRepository: Sendable {
                 """
                 UPDATE sessions SET revoked_at = now()
                 WHERE patron_id = \(patronID) AND revoked_at IS NULL AND (\(session)::uuid IS NULL OR id <> \(session))
-                """, logger: logger)
+                """,
+                logger: logger
+            )
             return true
         }
     }
@@ -154,7 +171,8 @@ struct AccountPostgresRepository: Sendable {
     func revokeAllSessions(patronID: UUID, logger: Logger) async throws -> Int {
         var count = 0
         for try await _ in try await client.query(
-            "UPDATE sessions SET revoked_at = now() WHERE patron_id = \(patronID) AND revoked_at IS NULL RETURNING id", logger: logger
+            "UPDATE sessions SET revoked_at = now() WHERE patron_id = \(patronID) AND revoked_at IS NULL RETURNING id",
+            logger: logger
         ) { count += 1 }
         return count
     }

@@ -36,8 +36,12 @@ struct AuthController: Sendable {
             let wait = try await accounts.reserveSignup(address: address, perHour: signupsPerHour, logger: context.logger)
         {
             throw Problem(
-                status: 429, slug: "too-many-signups", title: "Too many requests",
-                detail: "At most \(signupsPerHour) sign-ups an hour from one address; try again in \(wait) s", retryAfter: wait)
+                status: 429,
+                slug: "too-many-signups",
+                title: "Too many requests",
+                detail: "At most \(signupsPerHour) sign-ups an hour from one address; try again in \(wait) s",
+                retryAfter: wait
+            )
         }
         let hash = try await authenticator.hasher.hash(account.secret)
         let id = try await accounts.create(account, secretHash: hash, loanLimit: loanLimit, holdLimit: holdLimit, logger: context.logger)
@@ -56,7 +60,10 @@ struct AuthController: Sendable {
         let parsed: TokenGrant.Parsed?
         do {
             parsed = try TokenGrant.parse(
-                contentType: request.headers[.contentType], body: body, basic: BasicAuthorization(header: request.headers[.authorization]))
+                contentType: request.headers[.contentType],
+                body: body,
+                basic: BasicAuthorization(header: request.headers[.authorization])
+            )
         } catch let error as OAuthError {
             return try error.response()
         }
@@ -67,7 +74,11 @@ struct AuthController: Sendable {
             case .password(let login, let secret):
                 let caller = Caller(request: request, token: token)
                 let patronID = try await authenticator.authenticate(
-                    login: login, secret: secret, clientAddress: caller.clientAddress, logger: context.logger)
+                    login: login,
+                    secret: secret,
+                    clientAddress: caller.clientAddress,
+                    logger: context.logger
+                )
                 tokens = try await authenticator.issueTokens(patronID: patronID, logger: context.logger)
             case .refreshToken(let refreshToken):
                 tokens = try await authenticator.refresh(refreshToken, logger: context.logger)

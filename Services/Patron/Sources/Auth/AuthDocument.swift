@@ -19,7 +19,11 @@ struct AuthDocument: Encodable, Sendable {
         var maximumLength: Int?
         var barcodeFormat: String?
 
-        enum CodingKeys: String, CodingKey { case keyboard, maximumLength = "maximum_length", barcodeFormat = "barcode_format" }
+        enum CodingKeys: String, CodingKey {
+            case keyboard
+            case maximumLength = "maximum_length"
+            case barcodeFormat = "barcode_format"
+        }
     }
 
     struct Flow: Encodable, Sendable {
@@ -44,24 +48,35 @@ struct AuthDocument: Encodable, Sendable {
         description = "Sign in with your library card number and PIN."
         authentication = [
             Flow(
-                type: "http://opds-spec.org/auth/basic", description: "Library card and PIN (or username and password)",
+                type: "http://opds-spec.org/auth/basic",
+                description: "Library card and PIN (or username and password)",
                 labels: ["login": "Library card", "password": "PIN"],
                 inputs: [
                     "login": Input(keyboard: "Number pad", maximumLength: 14, barcodeFormat: "Codabar"),
                     "password": Input(keyboard: "Number pad", maximumLength: 8, barcodeFormat: nil),
-                ]),
+                ]
+            ),
             Flow(
                 type: "http://opds-spec.org/auth/oauth/password",
                 description: "Bearer access tokens: RFC 6749 password and refresh_token grants (form-encoded or JSON), or Basic credentials",
                 links: [
                     Link(rel: "authenticate", href: publicURL + "/auth/token", type: "application/json"),
                     Link(rel: "refresh", href: publicURL + "/auth/refresh", type: "application/json"),
-                ]),
+                ]
+            ),
         ]
         links = [
             Link(rel: "register", href: publicURL + "/auth/signup", type: "application/json"),
-            Link(rel: "http://librarysimplified.org/terms/rel/user-profile", href: publicURL + "/me", type: "application/vnd.librarysimplified.user-profile+json"),
-            Link(rel: "http://opds-spec.org/shelf", href: PublicRoute.myBooks.url(publicURL), type: "application/atom+xml;profile=opds-catalog;kind=acquisition"),
+            Link(
+                rel: "http://librarysimplified.org/terms/rel/user-profile",
+                href: publicURL + "/me",
+                type: "application/vnd.librarysimplified.user-profile+json"
+            ),
+            Link(
+                rel: "http://opds-spec.org/shelf",
+                href: PublicRoute.myBooks.url(publicURL),
+                type: "application/atom+xml;profile=opds-catalog;kind=acquisition"
+            ),
             Link(rel: "start", href: publicURL + "/opds", type: "application/atom+xml;profile=opds-catalog;kind=navigation"),
         ]
         if let logoURL { links.append(Link(rel: "logo", href: logoURL)) }
@@ -77,6 +92,3 @@ struct AuthDocument: Encodable, Sendable {
         return try JSONMessages.response(self, status: status, contentType: AuthDocument.mediaType, headers: headers)
     }
 }
-
-/// Thrown by `/me` routes when the request carries no authenticated patron; answered with the auth document.
-struct AuthenticationRequired: Error {}

@@ -1,6 +1,6 @@
 import Foundation
-import Shared
 import ServiceSupport
+import Shared
 
 /// Why authentication failed. Says nothing about whether a login exists.
 enum AuthError: ProblemConvertible, Equatable {
@@ -16,14 +16,23 @@ enum AuthError: ProblemConvertible, Equatable {
             Problem(status: 401, slug: "invalid-credentials", title: "Unauthorized", detail: "The login or the PIN/password is wrong")
         case .throttled(let scope, let until, let seconds):
             Problem(
-                status: 429, slug: "too-many-attempts", title: "Too many requests", detail: Self.throttleDetail(scope, seconds), retryAfter: seconds,
-                throttled: scope.rawValue, throttledUntil: WireFormat.formatDate(until))
+                status: 429,
+                slug: "too-many-attempts",
+                title: "Too many requests",
+                detail: Self.throttleDetail(scope, seconds),
+                retryAfter: seconds,
+                throttled: scope.rawValue,
+                throttledUntil: WireFormat.formatDate(until)
+            )
         case .invalidRefreshToken:
             Problem(status: 401, slug: "invalid-refresh-token", title: "Unauthorized", detail: "The refresh token is unknown, expired or revoked")
         case .refreshTokenReused:
             Problem(
-                status: 401, slug: "refresh-token-reused", title: "Unauthorized",
-                detail: "This refresh token was already used; the session has been revoked, sign in again")
+                status: 401,
+                slug: "refresh-token-reused",
+                title: "Unauthorized",
+                detail: "This refresh token was already used; the session has been revoked, sign in again"
+            )
         case .taken(let field):
             Problem.conflict("\(field)-taken", "That \(field) is already registered")
         }

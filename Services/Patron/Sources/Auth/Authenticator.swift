@@ -32,8 +32,11 @@ struct Authenticator: Sendable {
     func issueTokens(patronID: UUID, logger: Logger) async throws -> TokenResponse {
         let refresh = Self.randomToken()
         let sessionID = try await accounts.openSession(
-            patronID: patronID, refreshHash: AccountPostgresRepository.hashToken(refresh), expiresAt: Date().addingTimeInterval(refreshLifetime),
-            logger: logger)
+            patronID: patronID,
+            refreshHash: AccountPostgresRepository.hashToken(refresh),
+            expiresAt: Date().addingTimeInterval(refreshLifetime),
+            logger: logger
+        )
         return try await tokens(patronID: patronID, sessionID: sessionID, refresh: refresh)
     }
 
@@ -41,8 +44,11 @@ struct Authenticator: Sendable {
     func refresh(_ token: String, logger: Logger) async throws -> TokenResponse {
         let next = Self.randomToken()
         let (patronID, sessionID) = try await accounts.rotate(
-            refreshHash: AccountPostgresRepository.hashToken(token), newHash: AccountPostgresRepository.hashToken(next),
-            expiresAt: Date().addingTimeInterval(refreshLifetime), logger: logger)
+            refreshHash: AccountPostgresRepository.hashToken(token),
+            newHash: AccountPostgresRepository.hashToken(next),
+            expiresAt: Date().addingTimeInterval(refreshLifetime),
+            logger: logger
+        )
         return try await tokens(patronID: patronID, sessionID: sessionID, refresh: next)
     }
 

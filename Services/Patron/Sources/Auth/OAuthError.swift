@@ -19,7 +19,11 @@ struct OAuthError: Error, Equatable {
     }
 
     static func unsupportedGrantType(_ grantType: String) -> OAuthError {
-        OAuthError(status: 400, code: "unsupported_grant_type", description: "Grant type \(grantType) is not supported; use password or refresh_token")
+        OAuthError(
+            status: 400,
+            code: "unsupported_grant_type",
+            description: "Grant type \(grantType) is not supported; use password or refresh_token"
+        )
     }
 
     /// The same refusal as a problem document gives, in RFC 6749's words: wrong credentials and unknown, expired or
@@ -44,7 +48,10 @@ struct OAuthError: Error, Equatable {
     private struct Body: Encodable {
         var error: String
         var errorDescription: String
-        enum CodingKeys: String, CodingKey { case error, errorDescription = "error_description" }
+        enum CodingKeys: String, CodingKey {
+            case error
+            case errorDescription = "error_description"
+        }
     }
 
     func response() throws -> Response {
@@ -52,9 +59,4 @@ struct OAuthError: Error, Equatable {
         if let retryAfter { headers[.retryAfter] = "\(retryAfter)" }
         return try JSONMessages.response(Body(error: code, errorDescription: description), status: .init(code: status), headers: headers)
     }
-}
-
-/// RFC 6749 5.1: responses that carry tokens (or refuse them) must not be stored by any cache.
-enum TokenResponses {
-    static let noStore: HTTPFields = [.cacheControl: "no-store", .init("Pragma")!: "no-cache"]
 }

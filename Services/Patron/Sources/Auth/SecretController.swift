@@ -40,7 +40,10 @@ struct SecretController: Sendable {
         guard let stored = try await accounts.secretHash(patronID: patronID, logger: context.logger) else { throw AuthenticationRequired() }
         // Guessing the current secret through here is throttled like signing in.
         let attempt = try await throttle.begin(
-            login: "secret-change:\(patronID.uuidString.lowercased())", address: Caller(request: request, token: token).clientAddress, logger: context.logger)
+            login: "secret-change:\(patronID.uuidString.lowercased())",
+            address: Caller(request: request, token: token).clientAddress,
+            logger: context.logger
+        )
         guard try await hasher.verify(String(body.current.prefix(128)), hash: stored) else {
             throw Problem(status: 403, slug: "wrong-current-secret", title: "Forbidden", detail: "The current PIN or password is wrong")
         }

@@ -61,7 +61,9 @@ struct SignInThrottlePolicy: Sendable, Equatable {
     func decide(login: Record?, pair: Record?, address: Record?, addressIsKnown: Bool, now: Date) -> Decision {
         if let until = backOff(pair, freeFailures: pairFreeFailures, now: now) { return .refuse(.loginAtAddress, until: until) }
         if !addressIsKnown, let until = backOff(login, freeFailures: loginFreeFailures, now: now) { return .refuse(.login, until: until) }
-        if let until = addressLimit(address, now: now), (pair?.failures ?? 0) > 0, pair.map({ $0.lastFailureAt > now.addingTimeInterval(-forgetAfter) }) == true {
+        if let until = addressLimit(address, now: now), (pair?.failures ?? 0) > 0,
+            pair.map({ $0.lastFailureAt > now.addingTimeInterval(-forgetAfter) }) == true
+        {
             return .refuse(.address, until: until)
         }
         return .check
@@ -71,7 +73,8 @@ struct SignInThrottlePolicy: Sendable, Equatable {
     /// address's after its window).
     func failing(_ record: Record?, isAddress: Bool, now: Date) -> Record {
         guard let record else { return Record(failures: 1, lastFailureAt: now, windowStartedAt: now) }
-        let expired = isAddress
+        let expired =
+            isAddress
             ? record.windowStartedAt <= now.addingTimeInterval(-addressWindow) : record.lastFailureAt <= now.addingTimeInterval(-forgetAfter)
         if expired { return Record(failures: 1, lastFailureAt: now, windowStartedAt: now) }
         return Record(failures: record.failures + 1, lastFailureAt: now, windowStartedAt: record.windowStartedAt)

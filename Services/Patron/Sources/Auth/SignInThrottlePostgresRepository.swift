@@ -1,4 +1,3 @@
-import Shared
 import Foundation
 import Logging
 import PostgresNIO
@@ -30,13 +29,17 @@ struct SignInThrottlePostgresRepository: Sendable {
         return try await client.transaction(logger: logger) { connection in
             // Rows are created, then locked in key order, so that concurrent attempts queue instead of deadlocking.
             try await connection.query(
-                "INSERT INTO sign_in_failures (key) SELECT unnest(\(keys)::text[]) ON CONFLICT (key) DO NOTHING", logger: logger)
+                "INSERT INTO sign_in_failures (key) SELECT unnest(\(keys)::text[]) ON CONFLICT (key) DO NOTHING",
+                logger: logger
+            )
             var records: [String: SignInThrottlePolicy.Record] = [:]
             let rows = try await connection.query(
                 """
                 SELECT key, failures, last_failure_at, window_started_at, now() FROM sign_in_failures
                 WHERE key = ANY(\(keys)) ORDER BY key FOR UPDATE
-                """, logger: logger)
+                """,
+                logger: logger
+            )
             var now = Date()
             for try await (key, failures, last, window, dbNow) in rows.decode((String, Int, Date, Date, Date).self) {
                 now = dbNow
@@ -48,12 +51,18 @@ struct SignInThrottlePostgresRepository: Sendable {
                     """
                     SELECT 1 FROM sign_in_addresses WHERE login = \(String(login.lowercased().prefix(254))) AND address = \(address)
                     AND signed_in_at > now() - make_interval(secs => \(policy.knownAddressFor))
-                    """, logger: logger)
+                    """,
+                    logger: logger
+                )
                 for try await _ in found { known = true }
             }
             let decision = policy.decide(
-                login: records[loginKey], pair: pairKey.flatMap { records[$0] }, address: addressKey.flatMap { records[$0] }, addressIsKnown: known,
-                now: now)
+                login: records[loginKey],
+                pair: pairKey.flatMap { records[$0] },
+                address: addressKey.flatMap { records[$0] },
+                addressIsKnown: known,
+                now: now
+            )
             if case .refuse(let scope, let until) = decision {
                 throw AuthError.throttled(scope: scope, until: until, retryAfter: max(1, Int((until.timeIntervalSince(now)).rounded(.up))))
             }
@@ -63,7 +72,9 @@ struct SignInThrottlePostgresRepository: Sendable {
                     """
                     UPDATE sign_in_failures SET failures = \(next.failures), last_failure_at = \(next.lastFailureAt),
                         window_started_at = \(next.windowStartedAt) WHERE key = \(key)
-                    """, logger: logger)
+                    """,
+                    logger: logger
+                )
             }
             return Attempt(login: login, address: address, keys: keys)
         }
@@ -77,13 +88,17 @@ struct SignInThrottlePostgresRepository: Sendable {
                 """
                 UPDATE sign_in_failures SET failures = CASE WHEN key LIKE 'pair:%' THEN 0 ELSE greatest(failures - 1, 0) END
                 WHERE key = ANY(\(attempt.keys))
-                """, logger: logger)
+                """,
+                logger: logger
+            )
             if let address = attempt.address {
                 try await connection.query(
                     """
                     INSERT INTO sign_in_addresses (login, address) VALUES (\(String(attempt.login.lowercased().prefix(254))), \(address))
                     ON CONFLICT (login, address) DO UPDATE SET signed_in_at = now()
-                    """, logger: logger)
+                    """,
+                    logger: logger
+                )
             }
         }
     }
@@ -93,8 +108,12 @@ struct SignInThrottlePostgresRepository: Sendable {
         try await client.query(
             """
             DELETE FROM sign_in_failures WHERE last_failure_at < now() - make_interval(secs => \(max(policy.forgetAfter, policy.addressWindow)))
-            """, logger: logger)
+            """,
+            logger: logger
+        )
         try await client.query(
-            "DELETE FROM sign_in_addresses WHERE signed_in_at < now() - make_interval(secs => \(policy.knownAddressFor))", logger: logger)
+            "DELETE FROM sign_in_addresses WHERE signed_in_at < now() - make_interval(secs => \(policy.knownAddressFor))",
+            logger: logger
+        )
     }
 }

@@ -8,7 +8,9 @@ struct VouchedPatronMiddleware: RouterMiddleware {
     let accounts: AccountPostgresRepository
 
     func handle(
-        _ request: Request, context: PatronRequestContext, next: (Request, PatronRequestContext) async throws -> Response
+        _ request: Request,
+        context: PatronRequestContext,
+        next: (Request, PatronRequestContext) async throws -> Response
     ) async throws -> Response {
         var context = context
         if let patronID = Caller(request: request, token: token).patronID,

@@ -11,7 +11,9 @@ struct CirculationController: Sendable {
         let books = me.group("/books")
         books.get(use: list)
         books.get("/:id", use: get)
-        for (path, event) in [("borrow", BookEvent.borrow), ("accept", .accept), ("decline", .decline), ("return", .returnLoan), ("dismiss", .dismiss)] {
+        for (path, event) in [
+            ("borrow", BookEvent.borrow), ("accept", .accept), ("decline", .decline), ("return", .returnLoan), ("dismiss", .dismiss),
+        ] {
             books.post("/:id/\(path)") { request, context in try await perform(event, request: request, context: context) }
         }
         books.post("/:id/hold") { request, context in try await perform(.hold, request: request, context: context) }

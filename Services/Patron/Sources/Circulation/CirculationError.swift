@@ -23,23 +23,42 @@ enum CirculationError: ProblemConvertible, Equatable {
             Problem.notFound("No book \(id) is lendable here")
         case .illegal(let refusal):
             Problem(
-                status: 409, slug: "illegal-transition", title: "Conflict",
+                status: 409,
+                slug: "illegal-transition",
+                title: "Conflict",
                 detail: "'\(refusal.event.rawValue)' is not allowed while the book is '\(refusal.state.rawValue)'",
-                state: refusal.state.rawValue, allowedEvents: refusal.allowedEvents.map(\.rawValue))
+                state: refusal.state.rawValue,
+                allowedEvents: refusal.allowedEvents.map(\.rawValue)
+            )
         case .noCopiesAvailable(let id, let publicURL):
             Problem(
-                status: 409, slug: "no-copies-available", title: "Conflict", detail: "Every copy is on loan; join the hold queue instead",
-                links: [ProblemLink(rel: "http://opds-spec.org/acquisition/hold", href: PublicRoute.hold(id).url(publicURL), method: "POST")])
+                status: 409,
+                slug: "no-copies-available",
+                title: "Conflict",
+                detail: "Every copy is on loan; join the hold queue instead",
+                links: [ProblemLink(rel: "http://opds-spec.org/acquisition/hold", href: PublicRoute.hold(id).url(publicURL), method: "POST")]
+            )
         case .loanLimit(let limit):
             Problem(status: 403, slug: "loan-limit-reached", title: "Forbidden", detail: "You may have at most \(limit) loans at once", limit: limit)
         case .listLimit(let list, let limit):
-            Problem(status: 403, slug: "\(list)-limit-reached", title: "Forbidden", detail: "You may have at most \(limit) \(list) books", limit: limit)
+            Problem(
+                status: 403,
+                slug: "\(list)-limit-reached",
+                title: "Forbidden",
+                detail: "You may have at most \(limit) \(list) books",
+                limit: limit
+            )
         case .holdLimit(let limit):
             Problem(status: 403, slug: "hold-limit-reached", title: "Forbidden", detail: "You may have at most \(limit) holds at once", limit: limit)
         case .notOnLoan(let state):
             Problem(
-                status: 409, slug: "illegal-transition", title: "Conflict", detail: "Only a book on loan can be renewed",
-                state: state.rawValue, allowedEvents: BookMachine.allowedEvents(from: state).map(\.rawValue))
+                status: 409,
+                slug: "illegal-transition",
+                title: "Conflict",
+                detail: "Only a book on loan can be renewed",
+                state: state.rawValue,
+                allowedEvents: BookMachine.allowedEvents(from: state).map(\.rawValue)
+            )
         case .holdsWaiting:
             Problem.conflict("holds-waiting", "Other patrons are waiting for this book, so the loan cannot be renewed")
         case .openAccess:

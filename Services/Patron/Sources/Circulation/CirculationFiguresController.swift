@@ -10,7 +10,7 @@ struct CirculationFiguresController: Sendable {
     /// Registers the route on `admin`, the `/admin` group behind `AdminTokenMiddleware`.
     func add(to admin: RouterGroup<PatronRequestContext>) {
         admin.get("/circulation") { request, context in
-            return try JSONMessages.response(try await circulation.figures(logger: context.logger), headers: [.cacheControl: "no-store"])
+            try JSONMessages.response(try await circulation.figures(logger: context.logger), headers: [.cacheControl: "no-store"])
         }
     }
 }

@@ -17,7 +17,9 @@ extension CirculationPostgresRepository {
             """
             SELECT i.book_id, l.title, l.authors::text, i.created_at FROM ignored_books i LEFT JOIN licenses l USING (book_id)
             WHERE i.patron_id = \(patronID) ORDER BY i.created_at DESC, i.book_id
-            """, logger: logger)
+            """,
+            logger: logger
+        )
         var books: [IgnoredBook] = []
         for try await (id, title, authors, at) in rows.decode((UUID, String?, String?, Date).self) {
             let names = authors.flatMap { try? JSONDecoder().decode([String].self, from: Data($0.utf8)) }
@@ -44,7 +46,9 @@ extension CirculationPostgresRepository {
                 count(*) FILTER (WHERE state = 'waiting_for_loan')::int, count(*) FILTER (WHERE state = 'loan_offered')::int,
                 (SELECT count(*) FROM loan_history WHERE loaned_at > now() - interval '1 day')::int
             FROM patron_books
-            """, logger: logger)
+            """,
+            logger: logger
+        )
         for try await (patrons, loans, holds, offers, today) in rows.decode((Int, Int, Int, Int, Int).self) {
             return CirculationFigures(patrons: patrons, loans: loans, holds: holds, offers: offers, loansToday: today)
         }

@@ -1,7 +1,6 @@
 import Foundation
 import Logging
 import PostgresNIO
-import Shared
 
 extension CirculationPostgresRepository {
     /// A deadline that has passed: an offer to expire or a loan to end.
@@ -22,7 +21,9 @@ extension CirculationPostgresRepository {
             (SELECT patron_id, book_id, 'loan' FROM patron_books
                 WHERE state = ANY(\(Self.loanStates)) AND due_at <= \(now)
                 ORDER BY due_at LIMIT 500)
-            """, logger: logger)
+            """,
+            logger: logger
+        )
         var due: [DueExpiry] = []
         for try await (patronID, bookID, kind) in rows.decode((UUID, UUID, String).self) {
             guard let kind = DueExpiry.Kind(rawValue: kind) else { continue }
@@ -41,7 +42,9 @@ extension CirculationPostgresRepository {
                 UNION ALL
                 SELECT patron_id, book_id, 'loan_due_soon', due_at FROM patron_books
                     WHERE state = ANY(\(Self.loanStates)) AND due_at > \(now) AND due_at <= \(now) + interval '3 days'
-                """, logger: logger)
+                """,
+                logger: logger
+            )
             var reminders: [(UUID, UUID, NotificationKind, Date)] = []
             for try await (patronID, bookID, kind, deadline) in rows.decode((UUID, UUID, String, Date).self) {
                 guard let kind = NotificationKind(rawValue: kind) else { continue }
@@ -49,7 +52,13 @@ extension CirculationPostgresRepository {
             }
             for (patronID, bookID, kind, deadline) in reminders {
                 try await NotificationPostgresRepository.record(
-                    kind, patronID: patronID, bookID: bookID, reference: "\(deadline.timeIntervalSince1970)", on: connection, logger: logger)
+                    kind,
+                    patronID: patronID,
+                    bookID: bookID,
+                    reference: "\(deadline.timeIntervalSince1970)",
+                    on: connection,
+                    logger: logger
+                )
             }
         }
     }

@@ -54,7 +54,14 @@ struct CirculationPostgresRepository: Sendable {
 
     /// `event` only if the row's deadline (the offer's for `offerExpired`, the loan's otherwise) has passed by `dueBy`
     /// and the state allows it; nil otherwise. Locks in the same order as `apply`: licence, then row.
-    private func applyIfDue(_ event: BookEvent, patronID: UUID, bookID: UUID, dueBy: Date, on connection: PostgresConnection, logger: Logger)
+    private func applyIfDue(
+        _ event: BookEvent,
+        patronID: UUID,
+        bookID: UUID,
+        dueBy: Date,
+        on connection: PostgresConnection,
+        logger: Logger
+    )
         async throws -> Outcome?
     {
         guard try await lockLicense(bookID, on: connection, logger: logger) != nil,
@@ -81,7 +88,12 @@ struct CirculationPostgresRepository: Sendable {
         switch event {
         case .borrow:
             guard !license.withdrawn else { throw CirculationError.unknownBook(bookID) }
-            try await checkLoanLimit(patronID: patronID, andCopyOf: license.openAccess ? nil : (bookID, license.copies), on: connection, logger: logger)
+            try await checkLoanLimit(
+                patronID: patronID,
+                andCopyOf: license.openAccess ? nil : (bookID, license.copies),
+                on: connection,
+                logger: logger
+            )
         case .hold:
             guard !license.withdrawn else { throw CirculationError.unknownBook(bookID) }
             guard !license.openAccess else { throw CirculationError.openAccess }
@@ -91,7 +103,9 @@ struct CirculationPostgresRepository: Sendable {
         case .save:
             guard try await lockPatronLimits(patronID: patronID, on: connection, logger: logger) != nil else { break }
             let rows = try await connection.query(
-                "SELECT count(*)::int FROM patron_books WHERE patron_id = \(patronID) AND state = 'saved'", logger: logger)
+                "SELECT count(*)::int FROM patron_books WHERE patron_id = \(patronID) AND state = 'saved'",
+                logger: logger
+            )
             for try await count in rows.decode(Int.self) where count >= rules.savedLimit {
                 throw CirculationError.listLimit(list: "saved", limit: rules.savedLimit)
             }
@@ -107,11 +121,22 @@ struct CirculationPostgresRepository: Sendable {
             try await FiguresPostgresRepository.publish(bookID: bookID, on: connection, logger: logger)
         }
         if let kind = NotificationKind(after: event) {
-            try await NotificationPostgresRepository.record(kind, patronID: patronID, bookID: bookID, reference: "\(Date().timeIntervalSince1970)", on: connection, logger: logger)
+            try await NotificationPostgresRepository.record(
+                kind,
+                patronID: patronID,
+                bookID: bookID,
+                reference: "\(Date().timeIntervalSince1970)",
+                on: connection,
+                logger: logger
+            )
         }
         logger.info(
             "Book state changed",
-            metadata: ["patron.id": "\(patronID)", "book.id": "\(bookID)", "event": "\(event.rawValue)", "from": "\(state.rawValue)", "to": "\(next.rawValue)"])
+            metadata: [
+                "patron.id": "\(patronID)", "book.id": "\(bookID)", "event": "\(event.rawValue)", "from": "\(state.rawValue)",
+                "to": "\(next.rawValue)",
+            ]
+        )
         return Outcome(status: try await status(patronID: patronID, bookID: bookID, on: connection, logger: logger), changed: true)
     }
 
@@ -122,13 +147,17 @@ struct CirculationPostgresRepository: Sendable {
             let state = try await lockRow(patronID: patronID, bookID: bookID, on: connection, logger: logger)?.state ?? .none
             guard state.isOnLoan else { throw CirculationError.notOnLoan(state) }
             let waiting = try await connection.query(
-                "SELECT count(*)::int FROM patron_books WHERE book_id = \(bookID) AND state IN ('waiting_for_loan', 'loan_offered')", logger: logger)
+                "SELECT count(*)::int FROM patron_books WHERE book_id = \(bookID) AND state IN ('waiting_for_loan', 'loan_offered')",
+                logger: logger
+            )
             for try await count in waiting.decode(Int.self) where count > 0 { throw CirculationError.holdsWaiting }
             try await connection.query(
                 """
                 UPDATE patron_books SET due_at = now() + make_interval(secs => \(rules.loanPeriod)), updated_at = now()
                 WHERE patron_id = \(patronID) AND book_id = \(bookID)
-                """, logger: logger)
+                """,
+                logger: logger
+            )
             return try await status(patronID: patronID, bookID: bookID, on: connection, logger: logger)
         }
     }
@@ -144,14 +173,16 @@ struct CirculationPostgresRepository: Sendable {
             do throws(IllegalTransition) { _ = try BookMachine.next(from: state, on: event) } catch { throw CirculationError.illegal(error) }
             try await connection.query(
                 "UPDATE patron_books SET suspended_until = \(until), updated_at = now() WHERE patron_id = \(patronID) AND book_id = \(bookID)",
-                logger: logger)
+                logger: logger
+            )
             if until == nil {
                 try await promoteHolds(bookID: bookID, copies: license.copies, openAccess: license.openAccess, on: connection, logger: logger)
                 try await FiguresPostgresRepository.publish(bookID: bookID, on: connection, logger: logger)
             }
             logger.info(
                 until == nil ? "Hold resumed" : "Hold suspended",
-                metadata: ["patron.id": "\(patronID)", "book.id": "\(bookID)", "until": "\(until.map(WireFormat.formatDate) ?? "-")"])
+                metadata: ["patron.id": "\(patronID)", "book.id": "\(bookID)", "until": "\(until.map(WireFormat.formatDate) ?? "-")"]
+            )
             return try await status(patronID: patronID, bookID: bookID, on: connection, logger: logger)
         }
     }
@@ -161,7 +192,8 @@ struct CirculationPostgresRepository: Sendable {
     func endSuspensions(dueBy: Date, logger: Logger) async throws -> Int {
         var books: [UUID] = []
         for try await id in try await client.query(
-            "SELECT DISTINCT book_id FROM patron_books WHERE suspended_until <= \(dueBy) LIMIT 500", logger: logger
+            "SELECT DISTINCT book_id FROM patron_books WHERE suspended_until <= \(dueBy) LIMIT 500",
+            logger: logger
         ).decode(UUID.self) { books.append(id) }
         var woken = 0
         for bookID in books {
@@ -172,7 +204,9 @@ struct CirculationPostgresRepository: Sendable {
                     """
                     UPDATE patron_books SET suspended_until = NULL, updated_at = now()
                     WHERE book_id = \(bookID) AND suspended_until <= \(dueBy) RETURNING patron_id
-                    """, logger: logger) { count += 1 }
+                    """,
+                    logger: logger
+                ) { count += 1 }
                 guard count > 0 else { return 0 }
                 try await promoteHolds(bookID: bookID, copies: license.copies, openAccess: license.openAccess, on: connection, logger: logger)
                 try await FiguresPostgresRepository.publish(bookID: bookID, on: connection, logger: logger)
@@ -194,7 +228,9 @@ struct CirculationPostgresRepository: Sendable {
         if let row = rows.first { return row.status(rules: rules) }
         // A book this service holds no licence for (unknown, withdrawn, or not yet announced by catalog) is not found.
         let licence = try await connection.query(
-            "SELECT copies FROM licenses WHERE book_id = \(bookID) AND NOT withdrawn", logger: logger)
+            "SELECT copies FROM licenses WHERE book_id = \(bookID) AND NOT withdrawn",
+            logger: logger
+        )
         guard let copies = try await licence.decode(Int.self).first(where: { _ in true }) else { throw CirculationError.unknownBook(bookID) }
         return PatronBookRow(bookID: bookID, state: .none, copies: copies).status(rules: rules)
     }
@@ -210,9 +246,20 @@ struct CirculationPostgresRepository: Sendable {
         for try await (book, state, due, offer, placed, position, activePosition, suspendedUntil, copies, title, authors, hasCover) in rows {
             result.append(
                 PatronBookRow(
-                    bookID: book, state: BookState(rawValue: state) ?? .none, dueAt: due, offerExpiresAt: offer, holdPlacedAt: placed,
-                    holdPosition: position, activeHoldPosition: activePosition, suspendedUntil: suspendedUntil, copies: copies, title: title,
-                    authors: title == nil ? nil : authors, hasCover: hasCover))
+                    bookID: book,
+                    state: BookState(rawValue: state) ?? .none,
+                    dueAt: due,
+                    offerExpiresAt: offer,
+                    holdPlacedAt: placed,
+                    holdPosition: position,
+                    activeHoldPosition: activePosition,
+                    suspendedUntil: suspendedUntil,
+                    copies: copies,
+                    title: title,
+                    authors: title == nil ? nil : authors,
+                    hasCover: hasCover
+                )
+            )
         }
         return result
     }
@@ -232,7 +279,9 @@ struct CirculationPostgresRepository: Sendable {
                     has_cover = EXCLUDED.has_cover
                 WHERE l.version < EXCLUDED.version
                 RETURNING 1
-                """, logger: logger)
+                """,
+                logger: logger
+            )
             var changed = false
             for try await _ in rows { changed = true }
             guard changed else { return }
@@ -251,7 +300,9 @@ struct CirculationPostgresRepository: Sendable {
 
     private func lockLicense(_ bookID: UUID, on connection: PostgresConnection, logger: Logger) async throws -> LicenseRow? {
         let rows = try await connection.query(
-            "SELECT copies, open_access, withdrawn FROM licenses WHERE book_id = \(bookID) FOR UPDATE", logger: logger)
+            "SELECT copies, open_access, withdrawn FROM licenses WHERE book_id = \(bookID) FOR UPDATE",
+            logger: logger
+        )
         for try await (copies, openAccess, withdrawn) in rows.decode((Int, Bool, Bool).self) {
             return LicenseRow(copies: copies, openAccess: openAccess, withdrawn: withdrawn)
         }
@@ -261,7 +312,8 @@ struct CirculationPostgresRepository: Sendable {
     private func lockRow(patronID: UUID, bookID: UUID, on connection: PostgresConnection, logger: Logger) async throws -> PatronBookRow? {
         let rows = try await connection.query(
             "SELECT state, due_at, offer_expires_at FROM patron_books WHERE patron_id = \(patronID) AND book_id = \(bookID) FOR UPDATE",
-            logger: logger)
+            logger: logger
+        )
         for try await (state, due, offer) in rows.decode((String, Date?, Date?).self) {
             return PatronBookRow(bookID: bookID, state: BookState(rawValue: state) ?? .none, dueAt: due, offerExpiresAt: offer, copies: 0)
         }
@@ -280,12 +332,16 @@ struct CirculationPostgresRepository: Sendable {
             guard known else { throw CirculationError.unknownBook(bookID) }
             _ = try await lockPatronLimits(patronID: patronID, on: connection, logger: logger)
             let rows = try await connection.query(
-                "SELECT count(*)::int FROM ignored_books WHERE patron_id = \(patronID) AND book_id <> \(bookID)", logger: logger)
+                "SELECT count(*)::int FROM ignored_books WHERE patron_id = \(patronID) AND book_id <> \(bookID)",
+                logger: logger
+            )
             for try await count in rows.decode(Int.self) where count >= rules.ignoredLimit {
                 throw CirculationError.listLimit(list: "ignored", limit: rules.ignoredLimit)
             }
             try await connection.query(
-                "INSERT INTO ignored_books (patron_id, book_id) VALUES (\(patronID), \(bookID)) ON CONFLICT DO NOTHING", logger: logger)
+                "INSERT INTO ignored_books (patron_id, book_id) VALUES (\(patronID), \(bookID)) ON CONFLICT DO NOTHING",
+                logger: logger
+            )
         }
     }
 
@@ -300,7 +356,12 @@ struct CirculationPostgresRepository: Sendable {
 
     /// Throws when the patron has reached their loan limit or, given a lent book and its copies, when every copy is
     /// out: both counted in one statement, after the licence's and the patron's locks.
-    private func checkLoanLimit(patronID: UUID, andCopyOf book: (id: UUID, copies: Int)? = nil, on connection: PostgresConnection, logger: Logger)
+    private func checkLoanLimit(
+        patronID: UUID,
+        andCopyOf book: (id: UUID, copies: Int)? = nil,
+        on connection: PostgresConnection,
+        logger: Logger
+    )
         async throws
     {
         let limit = try await lockPatronLimits(patronID: patronID, on: connection, logger: logger)?.loans ?? Int.max
@@ -308,7 +369,9 @@ struct CirculationPostgresRepository: Sendable {
             """
             SELECT (SELECT count(*)::int FROM patron_books WHERE patron_id = \(patronID) AND state = ANY(\(Self.loanStates))),
                 (SELECT count(*)::int FROM patron_books WHERE book_id = \(book?.id) AND state = ANY(\(Self.occupyingStates)))
-            """, logger: logger)
+            """,
+            logger: logger
+        )
         for try await (loans, occupied) in rows.decode((Int, Int).self) {
             if loans >= limit { throw CirculationError.loanLimit(limit) }
             if let book, occupied >= book.copies { throw CirculationError.noCopiesAvailable(book.id, publicURL: rules.publicURL) }
@@ -318,12 +381,20 @@ struct CirculationPostgresRepository: Sendable {
     private func checkHoldLimit(patronID: UUID, on connection: PostgresConnection, logger: Logger) async throws {
         guard let limit = try await lockPatronLimits(patronID: patronID, on: connection, logger: logger)?.holds else { return }
         let rows = try await connection.query(
-            "SELECT count(*)::int FROM patron_books WHERE patron_id = \(patronID) AND state IN ('waiting_for_loan', 'loan_offered')", logger: logger)
+            "SELECT count(*)::int FROM patron_books WHERE patron_id = \(patronID) AND state IN ('waiting_for_loan', 'loan_offered')",
+            logger: logger
+        )
         for try await count in rows.decode(Int.self) where count >= limit { throw CirculationError.holdLimit(limit) }
     }
 
     private func write(
-        _ next: BookState, after event: BookEvent, exists: Bool, patronID: UUID, bookID: UUID, on connection: PostgresConnection, logger: Logger
+        _ next: BookState,
+        after event: BookEvent,
+        exists: Bool,
+        patronID: UUID,
+        bookID: UUID,
+        on connection: PostgresConnection,
+        logger: Logger
     ) async throws {
         guard next != .none else {
             try await connection.query("DELETE FROM patron_books WHERE patron_id = \(patronID) AND book_id = \(bookID)", logger: logger)
@@ -339,7 +410,9 @@ struct CirculationPostgresRepository: Sendable {
                     CASE WHEN \(next.rawValue) = 'waiting_for_loan' THEN clock_timestamp() END,
                     CASE WHEN \(startsLoan) THEN now() END,
                     CASE WHEN \(startsLoan) THEN now() + make_interval(secs => \(loanSeconds)) END)
-                """, logger: logger)
+                """,
+                logger: logger
+            )
             return
         }
         try await connection.query(
@@ -353,7 +426,9 @@ struct CirculationPostgresRepository: Sendable {
                 suspended_until = NULL,
                 updated_at = now()
             WHERE patron_id = \(patronID) AND book_id = \(bookID)
-            """, logger: logger)
+            """,
+            logger: logger
+        )
     }
 
     private func recordHistory(_ event: BookEvent, patronID: UUID, bookID: UUID, on connection: PostgresConnection, logger: Logger) async throws {
@@ -363,13 +438,17 @@ struct CirculationPostgresRepository: Sendable {
                 """
                 WITH counted AS (UPDATE licenses SET checkouts = checkouts + 1 WHERE book_id = \(bookID))
                 INSERT INTO loan_history (patron_id, book_id, loaned_at) VALUES (\(patronID), \(bookID), now())
-                """, logger: logger)
+                """,
+                logger: logger
+            )
         case .returnLoan, .loanExpired:
             try await connection.query(
                 """
                 UPDATE loan_history SET ended_at = now(), end_reason = \(event.rawValue)
                 WHERE patron_id = \(patronID) AND book_id = \(bookID) AND ended_at IS NULL
-                """, logger: logger)
+                """,
+                logger: logger
+            )
         default: break
         }
     }
@@ -391,11 +470,19 @@ struct CirculationPostgresRepository: Sendable {
                     WHERE book_id = \(bookID) AND state = ANY(\(Self.occupyingStates)))) END
                 FOR UPDATE)
             RETURNING patron_id, offer_expires_at
-            """, logger: logger)
+            """,
+            logger: logger
+        )
         for try await (patronID, expires) in rows.decode((UUID, Date).self) {
             logger.info("Loan offered", metadata: ["patron.id": "\(patronID)", "book.id": "\(bookID)"])
             try await NotificationPostgresRepository.record(
-                .loanOffered, patronID: patronID, bookID: bookID, reference: "\(expires.timeIntervalSince1970)", on: connection, logger: logger)
+                .loanOffered,
+                patronID: patronID,
+                bookID: bookID,
+                reference: "\(expires.timeIntervalSince1970)",
+                on: connection,
+                logger: logger
+            )
         }
     }
 

@@ -20,16 +20,29 @@ enum FiguresPostgresRepository {
                 (SELECT avg(stars)::float8 FROM ratings WHERE book_id = \(bookID)),
                 (SELECT count(*)::int FROM ratings WHERE book_id = \(bookID))
             FROM bumped b
-            """, logger: logger)
+            """,
+            logger: logger
+        )
         for try await (copies, openAccess, checkouts, version, occupied, holds, average, ratings) in rows.decode(
-            (Int, Bool, Int, Int64, Int, Int, Double?, Int).self)
-        {
+            (Int, Bool, Int, Int64, Int, Int, Double?, Int).self
+        ) {
             let figures = CirculationFigures(
-                bookId: bookID, copiesTotal: copies, copiesAvailable: openAccess ? copies : max(0, copies - occupied), holds: holds,
-                checkouts: checkouts, ratingAverage: average, ratingCount: ratings, version: version)
+                bookId: bookID,
+                copiesTotal: copies,
+                copiesAvailable: openAccess ? copies : max(0, copies - occupied),
+                holds: holds,
+                checkouts: checkouts,
+                ratingAverage: average,
+                ratingCount: ratings,
+                version: version
+            )
             try await OutboxPostgresRepository.enqueue(
-                key: "figures:\(bookID.lowercased)", path: InternalRoute.bookFigures(bookID).path, payload: figures, on: connection,
-                logger: logger)
+                key: "figures:\(bookID.lowercased)",
+                path: InternalRoute.bookFigures(bookID).path,
+                payload: figures,
+                on: connection,
+                logger: logger
+            )
         }
     }
 }

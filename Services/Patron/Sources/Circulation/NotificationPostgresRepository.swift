@@ -7,14 +7,21 @@ import Shared
 /// replicas of the expiry job record it once.
 enum NotificationPostgresRepository {
     static func record(
-        _ kind: NotificationKind, patronID: UUID, bookID: UUID, reference: String, on connection: PostgresConnection, logger: Logger
+        _ kind: NotificationKind,
+        patronID: UUID,
+        bookID: UUID,
+        reference: String,
+        on connection: PostgresConnection,
+        logger: Logger
     ) async throws {
         let key = "\(kind.rawValue):\(patronID.lowercased):\(bookID.lowercased):\(reference)"
         try await connection.query(
             """
             INSERT INTO notifications (id, patron_id, book_id, kind, dedupe_key) VALUES (\(UUID()), \(patronID), \(bookID), \(kind.rawValue), \(key))
             ON CONFLICT (dedupe_key) DO NOTHING
-            """, logger: logger)
+            """,
+            logger: logger
+        )
     }
 
     static func list(patronID: UUID, client: PostgresClient, logger: Logger) async throws -> [PatronNotification] {
@@ -23,7 +30,9 @@ enum NotificationPostgresRepository {
             SELECT n.id, n.book_id, n.kind, l.title, n.created_at, n.read_at FROM notifications n
             LEFT JOIN licenses l ON l.book_id = n.book_id
             WHERE n.patron_id = \(patronID) ORDER BY n.created_at DESC, n.id LIMIT 200
-            """, logger: logger)
+            """,
+            logger: logger
+        )
         var result: [PatronNotification] = []
         for try await (id, book, kind, title, created, read) in rows.decode((UUID, UUID, String, String?, Date, Date?).self) {
             guard let kind = NotificationKind(rawValue: kind) else { continue }
@@ -35,7 +44,9 @@ enum NotificationPostgresRepository {
     /// Unread notifications: the "items waiting for action".
     static func unreadCount(patronID: UUID, on connection: PostgresConnection, logger: Logger) async throws -> Int {
         let rows = try await connection.query(
-            "SELECT count(*)::int FROM notifications WHERE patron_id = \(patronID) AND read_at IS NULL", logger: logger)
+            "SELECT count(*)::int FROM notifications WHERE patron_id = \(patronID) AND read_at IS NULL",
+            logger: logger
+        )
         for try await count in rows.decode(Int.self) { return count }
         return 0
     }
@@ -43,7 +54,9 @@ enum NotificationPostgresRepository {
     /// Marks one of the patron's notifications read; false when the patron has no such notification.
     static func markRead(id: UUID, patronID: UUID, client: PostgresClient, logger: Logger) async throws -> Bool {
         let rows = try await client.query(
-            "UPDATE notifications SET read_at = coalesce(read_at, now()) WHERE id = \(id) AND patron_id = \(patronID) RETURNING id", logger: logger)
+            "UPDATE notifications SET read_at = coalesce(read_at, now()) WHERE id = \(id) AND patron_id = \(patronID) RETURNING id",
+            logger: logger
+        )
         for try await _ in rows { return true }
         return false
     }

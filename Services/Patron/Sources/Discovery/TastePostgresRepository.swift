@@ -21,7 +21,9 @@ struct TastePostgresRepository: Sendable {
             WHERE mine.book_id = ANY(\(bookIDs)) AND NOT (other.book_id = ANY(\(excluding)))
             GROUP BY other.book_id HAVING count(DISTINCT mine.patron_id) >= \(Self.minimumPatrons)
             ORDER BY count(DISTINCT mine.patron_id) DESC, other.book_id LIMIT \(limit)
-            """, logger: logger)
+            """,
+            logger: logger
+        )
         var result: [UUID] = []
         for try await id in rows.decode(UUID.self) { result.append(id) }
         return result
@@ -38,7 +40,9 @@ struct TastePostgresRepository: Sendable {
                     UNION ALL SELECT book_id, 0, loaned_at FROM loan_history WHERE patron_id = \(patronID)) liked
                 GROUP BY book_id ORDER BY max(weight) DESC, max(at) DESC LIMIT 50),
                 ARRAY(SELECT DISTINCT book_id FROM loan_history WHERE patron_id = \(patronID) LIMIT 2000)
-            """, logger: logger)
+            """,
+            logger: logger
+        )
         for try await (liked, had) in rows.decode(([UUID], [UUID]).self) { return (liked, had) }
         return ([], [])
     }

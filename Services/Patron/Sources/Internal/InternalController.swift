@@ -35,7 +35,11 @@ struct InternalController: Sendable {
     func checkBasic(request: Request, context: PatronRequestContext) async throws -> Response {
         let credentials = try await JSONMessages.decode(BasicCredentials.self, from: request)
         let patronID = try await authenticator.authenticate(
-            login: credentials.login, secret: credentials.secret, clientAddress: credentials.clientAddress, logger: context.logger)
+            login: credentials.login,
+            secret: credentials.secret,
+            clientAddress: credentials.clientAddress,
+            logger: context.logger
+        )
         return try JSONMessages.response(AuthenticatedPatron(patronId: patronID))
     }
 
@@ -44,7 +48,9 @@ struct InternalController: Sendable {
     func putLicense(request: Request, context: PatronRequestContext) async throws -> Response {
         let bookID = try context.uuid("id")
         let license = try await JSONMessages.decode(License.self, from: request)
-        guard license.bookId == bookID, license.copies >= 0 else { throw Problem.badRequest("licence does not match the path or has negative copies") }
+        guard license.bookId == bookID, license.copies >= 0 else {
+            throw Problem.badRequest("licence does not match the path or has negative copies")
+        }
         try await circulation.store(license, logger: context.logger)
         return Response(status: .noContent)
     }

@@ -4,7 +4,8 @@ import ServiceSupport
 /// The patron database schema, one migration per change. Never edit a shipped migration.
 let patronMigrations: [Migration] = [
     Migration(
-        version: 1, name: "patrons and sessions",
+        version: 1,
+        name: "patrons and sessions",
         sql: """
             CREATE TABLE patrons (
                 id uuid PRIMARY KEY,
@@ -43,9 +44,11 @@ let patronMigrations: [Migration] = [
                 patron_id uuid PRIMARY KEY REFERENCES patrons ON DELETE CASCADE,
                 settings jsonb NOT NULL
             );
-            """),
+            """
+    ),
     Migration(
-        version: 2, name: "circulation",
+        version: 2,
+        name: "circulation",
         sql: """
             CREATE TABLE licenses (
                 book_id uuid PRIMARY KEY,
@@ -104,9 +107,11 @@ let patronMigrations: [Migration] = [
                 read_at timestamptz
             );
             CREATE INDEX notifications_patron ON notifications (patron_id, created_at DESC);
-            """ + "\n" + OutboxPostgresRepository.migrationSQL),
+            """ + "\n" + OutboxPostgresRepository.migrationSQL
+    ),
     Migration(
-        version: 3, name: "reading",
+        version: 3,
+        name: "reading",
         sql: """
             CREATE TABLE bookmarks (
                 id uuid PRIMARY KEY,
@@ -153,14 +158,18 @@ let patronMigrations: [Migration] = [
                 created_at timestamptz NOT NULL DEFAULT now()
             );
             CREATE INDEX feedback_created ON feedback (created_at DESC, id);
-            """),
+            """
+    ),
     Migration(
-        version: 4, name: "covers on My books",
+        version: 4,
+        name: "covers on My books",
         sql: """
             ALTER TABLE licenses ADD COLUMN has_cover boolean;
-            """),
+            """
+    ),
     Migration(
-        version: 5, name: "sign-in throttling by login, pair and address",
+        version: 5,
+        name: "sign-in throttling by login, pair and address",
         sql: """
             DROP TABLE login_throttle;
             CREATE TABLE sign_in_failures (
@@ -175,13 +184,15 @@ let patronMigrations: [Migration] = [
                 signed_in_at timestamptz NOT NULL DEFAULT now(),
                 PRIMARY KEY (login, address)
             );
-            """),
+            """
+    ),
     // Catalog keeps a copy of each patron's shelf to personalise feeds without asking patron (ShelfPublisher). Every
     // change that a feed shows (the patron's book states, hold positions of everyone waiting on a book whose queue
     // moved, ignored books, the count of unread notices) appends the patrons concerned to shelf_changes; appends take
     // no row locks, so these triggers cannot deadlock the transactions that fire them.
     Migration(
-        version: 6, name: "shelf changes for catalog's copy",
+        version: 6,
+        name: "shelf changes for catalog's copy",
         sql: """
             CREATE TABLE shelf_changes (id bigserial PRIMARY KEY, patron_id uuid NOT NULL);
             CREATE INDEX shelf_changes_patron ON shelf_changes (patron_id, id);
@@ -235,40 +246,51 @@ let patronMigrations: [Migration] = [
                 FOR EACH STATEMENT EXECUTE FUNCTION shelf_changes_of_patron();
             INSERT INTO shelf_changes (patron_id)
                 SELECT patron_id FROM patron_books UNION SELECT patron_id FROM ignored_books;
-            """),
+            """
+    ),
     Migration(
-        version: 7, name: "sign-ups per address",
+        version: 7,
+        name: "sign-ups per address",
         sql: """
             CREATE TABLE signup_attempts (address text NOT NULL, attempted_at timestamptz NOT NULL DEFAULT now());
             CREATE INDEX signup_attempts_address ON signup_attempts (address, attempted_at);
-            """),
+            """
+    ),
     // Shelf readings are numbered from a sequence (it never goes back, even after a crash), so that a reading writes
     // nothing and costs no commit to disk.
     Migration(
-        version: 8, name: "shelf versions from a sequence",
+        version: 8,
+        name: "shelf versions from a sequence",
         sql: """
             CREATE SEQUENCE shelf_version_seq;
             SELECT setval('shelf_version_seq', coalesce((SELECT max(version) FROM shelf_versions), 0) + 1);
             DROP TABLE shelf_versions;
-            """),
+            """
+    ),
     // The export pages a patron's loan history and the reading rules ask whether a patron ever borrowed a book.
     Migration(
-        version: 9, name: "loan history by patron",
+        version: 9,
+        name: "loan history by patron",
         sql: """
             CREATE INDEX loan_history_patron ON loan_history (patron_id, id);
-            """),
+            """
+    ),
     // A hold may be suspended until a date: it keeps its place, but no offer goes to it meanwhile (`promoteHolds`),
     // and the expiry job clears the date once it has passed (`endSuspensions`).
     Migration(
-        version: 10, name: "hold suspension",
+        version: 10,
+        name: "hold suspension",
         sql: """
             ALTER TABLE patron_books ADD COLUMN suspended_until timestamptz;
             CREATE INDEX patron_books_suspended ON patron_books (suspended_until) WHERE suspended_until IS NOT NULL;
-            """),
+            """
+    ),
     // "Patrons who borrowed this also borrowed" starts from a book's borrowers.
     Migration(
-        version: 11, name: "loan history by book",
+        version: 11,
+        name: "loan history by book",
         sql: """
             CREATE INDEX loan_history_book ON loan_history (book_id, patron_id);
-            """),
+            """
+    ),
 ]

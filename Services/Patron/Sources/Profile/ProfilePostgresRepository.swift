@@ -15,9 +15,21 @@ struct ProfilePostgresRepository: Sendable {
             in try await client.execute(ProfileStatement(patronID: patronID), logger: logger)
         {
             return Profile(
-                id: patronID, barcode: barcode, barcodeFormat: "Codabar", barcodeCodabar: Barcode.codabar(barcode), username: username, email: email,
-                displayName: name, bio: bio, favorites: favorites, loans: .init(count: loans, limit: loanLimit),
-                holds: .init(count: holds, limit: holdLimit), waitingForAction: waiting, createdAt: created, lastLoginAt: lastLogin)
+                id: patronID,
+                barcode: barcode,
+                barcodeFormat: "Codabar",
+                barcodeCodabar: Barcode.codabar(barcode),
+                username: username,
+                email: email,
+                displayName: name,
+                bio: bio,
+                favorites: favorites,
+                loans: .init(count: loans, limit: loanLimit),
+                holds: .init(count: holds, limit: holdLimit),
+                waitingForAction: waiting,
+                createdAt: created,
+                lastLoginAt: lastLogin
+            )
         }
         return nil
     }
@@ -54,7 +66,9 @@ struct ProfilePostgresRepository: Sendable {
                 """
                 UPDATE patrons SET display_name = coalesce(\(displayName), display_name), bio = coalesce(\(bio), bio),
                     email = coalesce(\(email), email) WHERE id = \(patronID)
-                """, logger: logger)
+                """,
+                logger: logger
+            )
         } catch let error as PSQLError where error.isUniqueViolation {
             throw AuthError.taken(field: "email")
         }
@@ -65,13 +79,16 @@ struct ProfilePostgresRepository: Sendable {
     func deleteAccount(patronID: UUID, circulation: CirculationPostgresRepository, logger: Logger) async throws {
         try await client.transaction(logger: logger) { connection in
             let rows = try await connection.query(
-                "SELECT book_id, state FROM patron_books WHERE patron_id = \(patronID) ORDER BY book_id", logger: logger)
+                "SELECT book_id, state FROM patron_books WHERE patron_id = \(patronID) ORDER BY book_id",
+                logger: logger
+            )
             var books: [(UUID, String)] = []
             for try await row in rows.decode((UUID, String).self) { books.append(row) }
             for (bookID, raw) in books {
                 let state = BookState(rawValue: raw) ?? .none
                 let event: BookEvent? =
-                    state.isOnLoan ? (BookMachine.allowedEvents(from: state).contains(.returnLoan) ? .returnLoan : nil)
+                    state.isOnLoan
+                    ? (BookMachine.allowedEvents(from: state).contains(.returnLoan) ? .returnLoan : nil)
                     : state == .waitingForLoan ? .cancelHold : state == .loanOffered ? .decline : nil
                 if let event {
                     _ = try await circulation.apply(event, patronID: patronID, bookID: bookID, on: connection, logger: logger)
@@ -79,7 +96,9 @@ struct ProfilePostgresRepository: Sendable {
             }
             // Loans in a download state cannot be returned by the machine; they free their copy here all the same.
             let freed = try await connection.query(
-                "DELETE FROM patron_books WHERE patron_id = \(patronID) RETURNING book_id, state", logger: logger)
+                "DELETE FROM patron_books WHERE patron_id = \(patronID) RETURNING book_id, state",
+                logger: logger
+            )
             var affected: [UUID] = []
             for try await (bookID, state) in freed.decode((UUID, String).self) where BookState(rawValue: state)?.occupiesCopy == true {
                 affected.append(bookID)
@@ -90,10 +109,17 @@ struct ProfilePostgresRepository: Sendable {
             // Catalog forgets the patron's lists and shelf copy, in the same transaction's outbox.
             let id = patronID.uuidString.lowercased()
             try await OutboxPostgresRepository.enqueue(
-                key: "erasure:\(id)", path: InternalRoute.patronErasure(patronID).path, payload: PatronErasure(patronId: patronID), on: connection, logger: logger)
+                key: "erasure:\(id)",
+                path: InternalRoute.patronErasure(patronID).path,
+                payload: PatronErasure(patronId: patronID),
+                on: connection,
+                logger: logger
+            )
             for bookID in Set(affected) {
                 let licence = try await connection.query(
-                    "SELECT copies, open_access FROM licenses WHERE book_id = \(bookID) FOR UPDATE", logger: logger)
+                    "SELECT copies, open_access FROM licenses WHERE book_id = \(bookID) FOR UPDATE",
+                    logger: logger
+                )
                 for try await (copies, openAccess) in licence.decode((Int, Bool).self) {
                     try await circulation.promoteHolds(bookID: bookID, copies: copies, openAccess: openAccess, on: connection, logger: logger)
                 }
@@ -115,6 +141,8 @@ struct ProfilePostgresRepository: Sendable {
             """
             INSERT INTO settings (patron_id, settings) VALUES (\(patronID), \(json)::jsonb)
             ON CONFLICT (patron_id) DO UPDATE SET settings = EXCLUDED.settings
-            """, logger: logger)
+            """,
+            logger: logger
+        )
     }
 }

@@ -33,7 +33,14 @@ enum Annotation {
         let time = (body[timeKey] as? String).flatMap(WireFormat.parseDate) ?? now
         switch motivation {
         case bookmarking, "bookmarking", "oa:bookmarking":
-            let input = BookmarkRequest.LocatorInput(href: locator.href, type: locator.type, title: nil, locations: locator.locations, progression: nil, text: nil)
+            let input = BookmarkRequest.LocatorInput(
+                href: locator.href,
+                type: locator.type,
+                title: nil,
+                locations: locator.locations,
+                progression: nil,
+                text: nil
+            )
             return .bookmark(bookID: bookID, BookmarkRequest(locator: input, chapter: place["title"] as? String, snippet: nil, device: device))
         case idling:
             return .position(bookID: bookID, ReadingPosition(locator: locator, timestamp: time, device: device ?? "unknown"))
@@ -49,28 +56,47 @@ enum Annotation {
         }
         if let locations = place["locations"] as? [String: Any] {
             return Locator(
-                href: href, type: place["type"] as? String,
+                href: href,
+                type: place["type"] as? String,
                 locations: Locator.Locations(
-                    progression: number(locations["progression"]), totalProgression: number(locations["totalProgression"]),
-                    position: locations["position"] as? Int, cfi: locations["cfi"] as? String))
+                    progression: number(locations["progression"]),
+                    totalProgression: number(locations["totalProgression"]),
+                    position: locations["position"] as? Int,
+                    cfi: locations["cfi"] as? String
+                )
+            )
         }
         return Locator(
-            href: href, type: nil,
-            locations: Locator.Locations(progression: number(place["progressWithinChapter"]), totalProgression: number(place["progressWithinBook"])))
+            href: href,
+            type: nil,
+            locations: Locator.Locations(progression: number(place["progressWithinChapter"]), totalProgression: number(place["progressWithinBook"]))
+        )
     }
 
     /// A bookmark as an annotation.
     static func json(_ bookmark: Bookmark, publicURL: String) -> [String: Any] {
         document(
-            id: "\(publicURL)/me/annotations/\(bookmark.id.uuidString.lowercased())", motivation: bookmarking, bookID: bookmark.bookId,
-            locator: bookmark.locator, time: bookmark.createdAt, device: bookmark.device, title: bookmark.chapter)
+            id: "\(publicURL)/me/annotations/\(bookmark.id.uuidString.lowercased())",
+            motivation: bookmarking,
+            bookID: bookmark.bookId,
+            locator: bookmark.locator,
+            time: bookmark.createdAt,
+            device: bookmark.device,
+            title: bookmark.chapter
+        )
     }
 
     /// A reading position as an annotation.
     static func json(_ position: ReadingPosition, bookID: UUID, publicURL: String) -> [String: Any] {
         document(
-            id: PublicRoute.position(bookID).url(publicURL), motivation: idling, bookID: bookID, locator: position.locator,
-            time: position.timestamp, device: position.device, title: nil)
+            id: PublicRoute.position(bookID).url(publicURL),
+            motivation: idling,
+            bookID: bookID,
+            locator: position.locator,
+            time: position.timestamp,
+            device: position.device,
+            title: nil
+        )
     }
 
     /// An `AnnotationCollection` of `total` annotations, with its first page.
@@ -92,7 +118,15 @@ enum Annotation {
         return page
     }
 
-    private static func document(id: String, motivation: String, bookID: UUID, locator: Locator, time: Date, device: String?, title: String?) -> [String: Any] {
+    private static func document(
+        id: String,
+        motivation: String,
+        bookID: UUID,
+        locator: Locator,
+        time: Date,
+        device: String?,
+        title: String?
+    ) -> [String: Any] {
         var place: [String: Any] = ["@type": "LocatorHrefProgression", "href": locator.href]
         if let progression = locator.locations.progression { place["progressWithinChapter"] = progression }
         if let total = locator.locations.totalProgression { place["progressWithinBook"] = total }

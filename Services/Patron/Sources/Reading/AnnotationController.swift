@@ -35,12 +35,19 @@ struct AnnotationController: Sendable {
         let total = counts.bookmarks + counts.positions
         let start = (number - 1) * Self.pageSize
         let bookmarks = try await reading.reading.bookmarks(
-            patronID: patronID, bookID: bookID, range: min(start, counts.bookmarks)..<min(start + Self.pageSize, counts.bookmarks),
-            logger: context.logger)
+            patronID: patronID,
+            bookID: bookID,
+            range: min(start, counts.bookmarks)..<min(start + Self.pageSize, counts.bookmarks),
+            logger: context.logger
+        )
         let positions = try await reading.reading.positions(
-            patronID: patronID, bookID: bookID, range: max(0, start - counts.bookmarks)..<max(0, start + Self.pageSize - counts.bookmarks),
-            logger: context.logger)
-        let items = bookmarks.map { Annotation.json($0, publicURL: publicURL) }
+            patronID: patronID,
+            bookID: bookID,
+            range: max(0, start - counts.bookmarks)..<max(0, start + Self.pageSize - counts.bookmarks),
+            logger: context.logger
+        )
+        let items =
+            bookmarks.map { Annotation.json($0, publicURL: publicURL) }
             + positions.map { Annotation.json($0.position, bookID: $0.bookID, publicURL: publicURL) }
         let id = publicURL + "/me/annotations/" + (bookID.map { $0.uuidString.lowercased() } ?? "")
         let page = Annotation.page(items, collection: id, number: number, startIndex: start, hasNext: start + Self.pageSize < total)
@@ -78,7 +85,9 @@ struct AnnotationController: Sendable {
     private func respond(_ document: [String: Any], status: HTTPResponse.Status) throws -> Response {
         let data = try JSONSerialization.data(withJSONObject: document, options: [.sortedKeys, .withoutEscapingSlashes])
         return Response(
-            status: status, headers: [.contentType: Annotation.contentType, .cacheControl: "private, no-store"],
-            body: .init(byteBuffer: ByteBuffer(data: data)))
+            status: status,
+            headers: [.contentType: Annotation.contentType, .cacheControl: "private, no-store"],
+            body: .init(byteBuffer: ByteBuffer(data: data))
+        )
     }
 }

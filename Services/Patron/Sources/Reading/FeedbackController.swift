@@ -44,11 +44,31 @@ struct FeedbackController: Sendable {
         let kind = body.kind ?? (body.bookId == nil ? "general" : "book")
         guard Self.kinds.contains(kind) else { throw Problem.badRequest("kind must be one of \(Self.kinds)") }
         let id = UUID()
-        let stored = Stored(id: id, message: message, email: body.email, bookId: body.bookId, kind: kind, signedIn: caller.patronID != nil, createdAt: Date())
+        let stored = Stored(
+            id: id,
+            message: message,
+            email: body.email,
+            bookId: body.bookId,
+            kind: kind,
+            signedIn: caller.patronID != nil,
+            createdAt: Date()
+        )
         do {
-            try await feedback.submit(stored, clientAddress: caller.clientAddress, patronID: caller.patronID, perHour: perHour, logger: context.logger)
+            try await feedback.submit(
+                stored,
+                clientAddress: caller.clientAddress,
+                patronID: caller.patronID,
+                perHour: perHour,
+                logger: context.logger
+            )
         } catch FeedbackPostgresRepository.Failure.tooMany(let limit) {
-            throw Problem(status: 429, slug: "too-much-feedback", title: "Too many requests", detail: "At most \(limit) messages an hour", retryAfter: 3600)
+            throw Problem(
+                status: 429,
+                slug: "too-much-feedback",
+                title: "Too many requests",
+                detail: "At most \(limit) messages an hour",
+                retryAfter: 3600
+            )
         }
         context.logger.info("Feedback received", metadata: ["feedback.id": "\(id)"])
         return try JSONMessages.response(["id": id.uuidString.lowercased()], status: .created)

@@ -19,14 +19,18 @@ struct FeedbackPostgresRepository: Sendable {
             if let address = clientAddress {
                 try await connection.query("SELECT pg_advisory_xact_lock(hashtext('feedback:' || \(address)))", logger: logger)
                 let rows = try await connection.query(
-                    "SELECT count(*)::int FROM feedback WHERE client_address = \(address) AND created_at > now() - interval '1 hour'", logger: logger)
+                    "SELECT count(*)::int FROM feedback WHERE client_address = \(address) AND created_at > now() - interval '1 hour'",
+                    logger: logger
+                )
                 for try await count in rows.decode(Int.self) where count >= perHour { throw Failure.tooMany(limit: perHour) }
             }
             try await connection.query(
                 """
                 INSERT INTO feedback (id, patron_id, message, email, book_id, kind, client_address)
                 VALUES (\(message.id), \(patronID), \(message.message), \(message.email), \(message.bookId), \(message.kind), \(clientAddress))
-                """, logger: logger)
+                """,
+                logger: logger
+            )
         }
     }
 
@@ -37,7 +41,9 @@ struct FeedbackPostgresRepository: Sendable {
             SELECT id, message, email, book_id, kind, patron_id IS NOT NULL, created_at FROM feedback
             WHERE \(after)::uuid IS NULL OR (created_at, id) < (SELECT created_at, id FROM feedback WHERE id = \(after))
             ORDER BY created_at DESC, id DESC LIMIT \(size)
-            """, logger: logger)
+            """,
+            logger: logger
+        )
         var items: [FeedbackController.Stored] = []
         for try await (id, message, email, book, kind, signedIn, created) in rows.decode((UUID, String, String?, UUID?, String, Bool, Date).self) {
             items.append(.init(id: id, message: message, email: email, bookId: book, kind: kind, signedIn: signedIn, createdAt: created))

@@ -56,8 +56,16 @@ struct ReadingController: Sendable {
         }
         try await checkHref(locator.href, bookID: bookID, logger: logger)
         let (id, created) = try await reading.saveBookmark(
-            locator, key: ReadingValidation.key(locator), chapter: body.chapter, snippet: body.snippet, device: body.device, patronID: patronID,
-            bookID: bookID, limit: bookmarkLimit, logger: logger)
+            locator,
+            key: ReadingValidation.key(locator),
+            chapter: body.chapter,
+            snippet: body.snippet,
+            device: body.device,
+            patronID: patronID,
+            bookID: bookID,
+            limit: bookmarkLimit,
+            logger: logger
+        )
         guard let bookmark = try await reading.bookmarks(patronID: patronID, bookID: bookID, id: id, logger: logger).first else {
             throw Problem.conflict("bookmark-race", "The bookmark changed meanwhile; try again")
         }
@@ -166,7 +174,10 @@ struct ReadingController: Sendable {
         let feedback = try await reading.feedback(patronID: patronID, logger: logger)
         // The patron's lists are kept by catalog; when it cannot be asked the export says so rather than omit them.
         let lists = try? await readingOrder.catalog.get(
-            InternalRoute.patronLists(patronID).path, as: ExportedLists.self, logger: logger)
+            InternalRoute.patronLists(patronID).path,
+            as: ExportedLists.self,
+            logger: logger
+        )
         let page = 500
         let body = ResponseBody { writer in
             func write(_ text: String) async throws { try await writer.write(ByteBuffer(string: text)) }
@@ -232,7 +243,8 @@ struct ReadingController: Sendable {
                 .contentType: "application/json", .contentDisposition: "attachment; filename=\"bookmobile-export.json\"",
                 .cacheControl: "private, no-store",
             ],
-            body: body)
+            body: body
+        )
     }
 
     // MARK: rules

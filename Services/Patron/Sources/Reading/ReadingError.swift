@@ -10,8 +10,12 @@ enum ReadingError: ProblemConvertible, Equatable {
         switch self {
         case .bookmarkLimit(let limit):
             Problem(
-                status: 403, slug: "bookmark-limit-reached", title: "Forbidden",
-                detail: "You may keep at most \(limit) bookmarks; delete some to add more", limit: limit)
+                status: 403,
+                slug: "bookmark-limit-reached",
+                title: "Forbidden",
+                detail: "You may keep at most \(limit) bookmarks; delete some to add more",
+                limit: limit
+            )
         }
     }
 }

@@ -1,7 +1,7 @@
-import Shared
 import Foundation
 import Logging
 import ServiceSupport
+import Shared
 import Synchronization
 
 /// The reading order (spine hrefs) of each book, asked of catalog once and kept (at most `limit` books; past it

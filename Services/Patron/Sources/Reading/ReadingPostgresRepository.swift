@@ -16,14 +16,22 @@ struct ReadingPostgresRepository: Sendable {
     /// unless the patron already has `limit` bookmarks (counted under the patron's row lock, so parallel
     /// bookmarks cannot pass it). Returns the bookmark's id and whether it is new.
     func saveBookmark(
-        _ locator: Locator, key: String, chapter: String?, snippet: String?, device: String?, patronID: UUID, bookID: UUID, limit: Int,
+        _ locator: Locator,
+        key: String,
+        chapter: String?,
+        snippet: String?,
+        device: String?,
+        patronID: UUID,
+        bookID: UUID,
+        limit: Int,
         logger: Logger
     ) async throws -> (id: UUID, created: Bool) {
         let json = String(decoding: try WireFormat.encode(locator), as: UTF8.self)
         return try await client.transaction(logger: logger) { connection in
             try await connection.query("SELECT 1 FROM patrons WHERE id = \(patronID) FOR UPDATE", logger: logger)
             for try await id in try await connection.query(
-                "SELECT id FROM bookmarks WHERE patron_id = \(patronID) AND book_id = \(bookID) AND locator_key = \(key)", logger: logger
+                "SELECT id FROM bookmarks WHERE patron_id = \(patronID) AND book_id = \(bookID) AND locator_key = \(key)",
+                logger: logger
             ).decode(UUID.self) {
                 return (id, false)
             }
@@ -37,7 +45,9 @@ struct ReadingPostgresRepository: Sendable {
                 """
                 INSERT INTO bookmarks (id, patron_id, book_id, locator, locator_key, chapter, snippet, device)
                 VALUES (\(id), \(patronID), \(bookID), \(json)::jsonb, \(key), \(chapter), \(snippet), \(device))
-                """, logger: logger)
+                """,
+                logger: logger
+            )
             return (id, true)
         }
     }
@@ -51,20 +61,35 @@ struct ReadingPostgresRepository: Sendable {
 
     /// The patron's bookmarks, of one book or of all (or the one with `id`), oldest first; `range` picks a page.
     func bookmarks(
-        patronID: UUID, bookID: UUID?, id: UUID? = nil, range: Range<Int> = 0..<Int(Int32.max), logger: Logger
+        patronID: UUID,
+        bookID: UUID?,
+        id: UUID? = nil,
+        range: Range<Int> = 0..<Int(Int32.max),
+        logger: Logger
     ) async throws -> [Bookmark] {
         let rows = try await client.query(
             """
             SELECT id, book_id, locator::text, chapter, snippet, device, created_at FROM bookmarks
             WHERE patron_id = \(patronID) AND (\(bookID)::uuid IS NULL OR book_id = \(bookID)) AND (\(id)::uuid IS NULL OR id = \(id))
             ORDER BY created_at, id OFFSET \(range.lowerBound) LIMIT \(range.count)
-            """, logger: logger)
+            """,
+            logger: logger
+        )
         var result: [Bookmark] = []
-        for try await (id, book, locator, chapter, snippet, device, created) in rows.decode((UUID, UUID, String, String?, String?, String?, Date).self) {
+        for try await (id, book, locator, chapter, snippet, device, created) in rows.decode(
+            (UUID, UUID, String, String?, String?, String?, Date).self
+        ) {
             result.append(
                 Bookmark(
-                    id: id, bookId: book, locator: try WireFormat.decoder().decode(Locator.self, from: Data(locator.utf8)), chapter: chapter,
-                    snippet: snippet, device: device, createdAt: created))
+                    id: id,
+                    bookId: book,
+                    locator: try WireFormat.decoder().decode(Locator.self, from: Data(locator.utf8)),
+                    chapter: chapter,
+                    snippet: snippet,
+                    device: device,
+                    createdAt: created
+                )
+            )
         }
         return result
     }
@@ -75,7 +100,9 @@ struct ReadingPostgresRepository: Sendable {
             """
             SELECT (SELECT count(*)::int FROM bookmarks WHERE patron_id = \(patronID) AND (\(bookID)::uuid IS NULL OR book_id = \(bookID))),
                    (SELECT count(*)::int FROM positions WHERE patron_id = \(patronID) AND (\(bookID)::uuid IS NULL OR book_id = \(bookID)))
-            """, logger: logger)
+            """,
+            logger: logger
+        )
         for try await counts in rows.decode((Int, Int).self) { return counts }
         return (0, 0)
     }
@@ -92,21 +119,28 @@ struct ReadingPostgresRepository: Sendable {
             ON CONFLICT (patron_id, book_id) DO UPDATE SET locator = EXCLUDED.locator, written_at = EXCLUDED.written_at, device = EXCLUDED.device
             WHERE p.written_at <= EXCLUDED.written_at
             RETURNING 1
-            """, logger: logger)
+            """,
+            logger: logger
+        )
         for try await _ in rows { return true }
         return false
     }
 
     /// The patron's reading positions, of one book or of all, by book; `range` picks a page of them.
     func positions(
-        patronID: UUID, bookID: UUID?, range: Range<Int> = 0..<Int(Int32.max), logger: Logger
+        patronID: UUID,
+        bookID: UUID?,
+        range: Range<Int> = 0..<Int(Int32.max),
+        logger: Logger
     ) async throws -> [(bookID: UUID, position: ReadingPosition)] {
         let rows = try await client.query(
             """
             SELECT book_id, locator::text, written_at, device FROM positions
             WHERE patron_id = \(patronID) AND (\(bookID)::uuid IS NULL OR book_id = \(bookID)) ORDER BY book_id
             OFFSET \(range.lowerBound) LIMIT \(range.count)
-            """, logger: logger)
+            """,
+            logger: logger
+        )
         var result: [(UUID, ReadingPosition)] = []
         for try await (book, locator, written, device) in rows.decode((UUID, String, Date, String).self) {
             let locator = try WireFormat.decoder().decode(Locator.self, from: Data(locator.utf8))
@@ -124,7 +158,9 @@ struct ReadingPostgresRepository: Sendable {
                 """
                 INSERT INTO ratings (patron_id, book_id, stars) VALUES (\(patronID), \(bookID), \(stars))
                 ON CONFLICT (patron_id, book_id) DO UPDATE SET stars = EXCLUDED.stars, updated_at = now()
-                """, logger: logger)
+                """,
+                logger: logger
+            )
             try await FiguresPostgresRepository.publish(bookID: bookID, on: connection, logger: logger)
         }
     }
@@ -138,16 +174,20 @@ struct ReadingPostgresRepository: Sendable {
     func removeRating(patronID: UUID, bookID: UUID, logger: Logger) async throws {
         try await client.transaction(logger: logger) { connection in
             let rows = try await connection.query(
-                "DELETE FROM ratings WHERE patron_id = \(patronID) AND book_id = \(bookID) RETURNING 1", logger: logger)
+                "DELETE FROM ratings WHERE patron_id = \(patronID) AND book_id = \(bookID) RETURNING 1",
+                logger: logger
+            )
             for try await _ in rows { try await FiguresPostgresRepository.publish(bookID: bookID, on: connection, logger: logger) }
         }
     }
 
     func ratings(patronID: UUID, logger: Logger) async throws -> [(bookID: UUID, stars: Int)] {
         var result: [(UUID, Int)] = []
-        for try await row in try await client.query("SELECT book_id, stars FROM ratings WHERE patron_id = \(patronID) ORDER BY book_id", logger: logger)
-            .decode((UUID, Int).self)
-        {
+        for try await row in try await client.query(
+            "SELECT book_id, stars FROM ratings WHERE patron_id = \(patronID) ORDER BY book_id",
+            logger: logger
+        )
+        .decode((UUID, Int).self) {
             result.append(row)
         }
         return result
@@ -155,7 +195,10 @@ struct ReadingPostgresRepository: Sendable {
 
     func setFavorite(_ on: Bool, patronID: UUID, bookID: UUID, logger: Logger) async throws {
         if on {
-            try await client.query("INSERT INTO favorites (patron_id, book_id) VALUES (\(patronID), \(bookID)) ON CONFLICT DO NOTHING", logger: logger)
+            try await client.query(
+                "INSERT INTO favorites (patron_id, book_id) VALUES (\(patronID), \(bookID)) ON CONFLICT DO NOTHING",
+                logger: logger
+            )
         } else {
             try await client.query("DELETE FROM favorites WHERE patron_id = \(patronID) AND book_id = \(bookID)", logger: logger)
         }
@@ -169,7 +212,9 @@ struct ReadingPostgresRepository: Sendable {
             """
             SELECT EXISTS (SELECT 1 FROM loan_history WHERE patron_id = \(patronID) AND book_id = \(bookID))
                 OR EXISTS (SELECT 1 FROM licenses WHERE book_id = \(bookID) AND open_access)
-            """, logger: logger)
+            """,
+            logger: logger
+        )
         for try await allowed in rows.decode(Bool.self) { return allowed }
         return false
     }
@@ -182,7 +227,9 @@ struct ReadingPostgresRepository: Sendable {
     /// False when the patron turned bookmark synchronisation off in their reader settings.
     func syncsBookmarks(patronID: UUID, logger: Logger) async throws -> Bool {
         let rows = try await client.query(
-            "SELECT coalesce((settings->>'syncBookmarks')::boolean, true) FROM settings WHERE patron_id = \(patronID)", logger: logger)
+            "SELECT coalesce((settings->>'syncBookmarks')::boolean, true) FROM settings WHERE patron_id = \(patronID)",
+            logger: logger
+        )
         for try await enabled in rows.decode(Bool.self) { return enabled }
         return true
     }
@@ -203,7 +250,8 @@ struct ReadingPostgresRepository: Sendable {
             """
             SELECT id, book_id, loaned_at, ended_at, end_reason FROM loan_history WHERE patron_id = \(patronID) AND id > \(after)
             ORDER BY id LIMIT \(limit)
-            """, logger: logger
+            """,
+            logger: logger
         ).decode((Int64, UUID, Date, Date?, String?).self) {
             result.append((id, HistoryEntry(bookId: book, loanedAt: loaned, endedAt: ended, endReason: reason)))
         }
@@ -213,7 +261,8 @@ struct ReadingPostgresRepository: Sendable {
     func feedback(patronID: UUID, logger: Logger) async throws -> [[String: String]] {
         var result: [[String: String]] = []
         for try await (message, kind, created) in try await client.query(
-            "SELECT message, kind, created_at FROM feedback WHERE patron_id = \(patronID) ORDER BY created_at", logger: logger
+            "SELECT message, kind, created_at FROM feedback WHERE patron_id = \(patronID) ORDER BY created_at",
+            logger: logger
         ).decode((String, String, Date).self) {
             result.append(["message": message, "kind": kind, "createdAt": WireFormat.formatDate(created)])
         }

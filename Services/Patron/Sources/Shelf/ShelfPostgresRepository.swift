@@ -28,14 +28,20 @@ struct ShelfPostgresRepository: Sendable {
             """
             SELECT ARRAY(SELECT book_id FROM ignored_books WHERE patron_id = \(patronID)),
                 (SELECT count(*)::int FROM notifications WHERE patron_id = \(patronID) AND read_at IS NULL)
-            """, logger: logger
+            """,
+            logger: logger
         ).decode(([UUID], Int).self) {
             (ignored, waiting) = (ids, unread)
         }
         let books = rows.map {
             PatronBookView(
-                bookId: $0.bookID, state: $0.state, holdPosition: $0.holdPosition, dueAt: $0.dueAt, offerExpiresAt: $0.offerExpiresAt,
-                suspendedUntil: $0.suspendedUntil)
+                bookId: $0.bookID,
+                state: $0.state,
+                holdPosition: $0.holdPosition,
+                dueAt: $0.dueAt,
+                offerExpiresAt: $0.offerExpiresAt,
+                suspendedUntil: $0.suspendedUntil
+            )
         }
         return PatronShelf(books: books, ignored: ignored, waitingForAction: waiting)
     }
@@ -51,7 +57,8 @@ struct ShelfPostgresRepository: Sendable {
             } else {
                 var acquired = false
                 for try await value in try await connection.query(
-                    "SELECT pg_try_advisory_xact_lock(\(Self.lockSpace), hashtext(\(key)))", logger: logger
+                    "SELECT pg_try_advisory_xact_lock(\(Self.lockSpace), hashtext(\(key)))",
+                    logger: logger
                 ).decode(Bool.self) { acquired = value }
                 guard acquired else { return nil }
             }
@@ -73,7 +80,9 @@ struct ShelfPostgresRepository: Sendable {
         try await client.transaction(logger: logger) { connection in
             try await connection.query("SET LOCAL synchronous_commit = off", logger: logger)
             try await connection.query(
-                "DELETE FROM shelf_changes WHERE patron_id = \(patronID) AND id <= \(reading.coversChangesUpTo)", logger: logger)
+                "DELETE FROM shelf_changes WHERE patron_id = \(patronID) AND id <= \(reading.coversChangesUpTo)",
+                logger: logger
+            )
         }
     }
 
@@ -83,7 +92,8 @@ struct ShelfPostgresRepository: Sendable {
     func stamp(patronID: UUID, logger: Logger) async throws -> Int64? {
         let rows = try await client.query(
             "SELECT nextval('shelf_version_seq') FROM (SELECT 1 FROM shelf_changes WHERE patron_id = \(patronID) LIMIT 1) pending",
-            logger: logger)
+            logger: logger
+        )
         for try await version in rows.decode(Int64.self) { return version }
         return nil
     }
@@ -92,7 +102,8 @@ struct ShelfPostgresRepository: Sendable {
     func changedPatrons(limit: Int, logger: Logger) async throws -> [UUID] {
         var result: [UUID] = []
         for try await id in try await client.query(
-            "SELECT patron_id FROM shelf_changes GROUP BY patron_id ORDER BY min(id) LIMIT \(limit)", logger: logger
+            "SELECT patron_id FROM shelf_changes GROUP BY patron_id ORDER BY min(id) LIMIT \(limit)",
+            logger: logger
         ).decode(UUID.self) { result.append(id) }
         return result
     }

@@ -2,28 +2,6 @@ import Crypto
 import Foundation
 import JWTKit
 
-/// The claims of an access token: signed by patron, verified by the gateway.
-public struct AccessTokenPayload: JWTPayload, Equatable {
-    public var sub: SubjectClaim
-    public var exp: ExpirationClaim
-    public var iat: IssuedAtClaim
-    /// The session (refresh-token family) this token belongs to.
-    public var sid: String
-
-    public init(patronID: UUID, sessionID: UUID, issuedAt: Date, lifetime: TimeInterval) {
-        sub = SubjectClaim(value: patronID.uuidString.lowercased())
-        iat = IssuedAtClaim(value: issuedAt)
-        exp = ExpirationClaim(value: issuedAt.addingTimeInterval(lifetime))
-        sid = sessionID.uuidString.lowercased()
-    }
-
-    public func verify(using algorithm: some JWTAlgorithm) async throws {
-        try exp.verifyNotExpired()
-    }
-
-    public var patronID: UUID? { UUID(uuidString: sub.value) }
-}
-
 /// HMAC-SHA256 signing keys derived from `JWT_SECRET` (and `JWT_PREVIOUS_SECRET` during a rotation). Each key
 /// gets a key id from its fingerprint; tokens are signed with the current key and verified with either.
 public struct AccessTokenKeys: Sendable {

@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
@@ -67,7 +68,10 @@ final class XMLNode {
         var stack: [XMLNode] = []
 
         func parser(
-            _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?, qualifiedName: String?,
+            _ parser: XMLParser,
+            didStartElement elementName: String,
+            namespaceURI: String?,
+            qualifiedName: String?,
             attributes: [String: String] = [:]
         ) {
             var attrs: [String: String] = [:]

@@ -3,26 +3,6 @@ import Hummingbird
 import NIOCore
 import Shared
 
-/// An error that knows the problem document to answer with. Domain errors of the services conform.
-public protocol ProblemConvertible: Error {
-    var problem: Problem { get }
-}
-
-extension Problem: ProblemConvertible {
-    public var problem: Problem { self }
-}
-
-extension Problem {
-    /// The problem as an `application/problem+json` response.
-    public func response(headers extra: HTTPFields = [:]) -> Response {
-        var headers = extra
-        headers[.contentType] = Problem.mediaType
-        if let retryAfter { headers[.retryAfter] = "\(retryAfter)" }
-        let data = (try? WireFormat.encode(self)) ?? Data()
-        return Response(status: .init(code: status), headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
-    }
-}
-
 /// Turns every error into an RFC 9457 problem document: domain errors by their `problem`, Hummingbird's
 /// `HTTPError` (unknown route, oversized body) by its status, and anything else into a 500 that is logged
 /// with the request id and says nothing about internals.
@@ -39,8 +19,11 @@ public struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
             var headers = error.headers
             headers[.contentLength] = nil
             let problem = Problem(
-                status: status, slug: status == 404 ? "not-found" : nil, title: error.status.reasonPhrase,
-                detail: error.body ?? (status == 404 ? "No resource at \(request.uri.path)" : nil))
+                status: status,
+                slug: status == 404 ? "not-found" : nil,
+                title: error.status.reasonPhrase,
+                detail: error.body ?? (status == 404 ? "No resource at \(request.uri.path)" : nil)
+            )
             return problem.response(headers: headers)
         } catch let error as any HTTPResponseError {
             let problem = Problem(status: Int(error.status.code), slug: nil, title: error.status.reasonPhrase)
@@ -49,8 +32,13 @@ public struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
             throw CancellationError()
         } catch {
             context.logger.error("Unhandled error", metadata: ["error": "\(String(reflecting: error))"])
-            return Problem(status: 500, slug: "internal-error", title: "Internal server error", detail: "The server failed; the request id identifies it in the logs.")
-                .response()
+            return Problem(
+                status: 500,
+                slug: "internal-error",
+                title: "Internal server error",
+                detail: "The server failed; the request id identifies it in the logs."
+            )
+            .response()
         }
     }
 }

@@ -1,0 +1,10 @@
+import Foundation
+
+/// A resource of the package (manifest item) with its path inside the archive.
+struct PackageResource: Codable, Sendable, Equatable {
+    var href: String
+    var type: String
+    var properties: [String]
+    /// Set for an embedded font that META-INF/encryption.xml says is obfuscated.
+    var obfuscation: FontObfuscation? = nil
+}

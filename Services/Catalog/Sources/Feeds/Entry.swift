@@ -1,0 +1,105 @@
+import Foundation
+import Shared
+
+/// One book in a feed, with what the requesting patron may do with it.
+struct Entry: Sendable {
+    var book: BookDetail
+    var view: PatronBookView?
+    var publicURL: String
+
+    var bookURL: String { "\(publicURL)/books/\(book.id.uuidString.lowercased())" }
+    var meURL: String { PublicRoute.myBook(book.id).url(publicURL) }
+
+    /// Where a reading app syncs bookmarks and the reading position of this book (W3C Web Annotations), for a
+    /// patron who has it on loan, or for an open-access book.
+    var annotationService: Feed.Link? {
+        guard view?.state.isOnLoan == true || book.openAccess else { return nil }
+        return Feed.Link(
+            rel: "http://www.w3.org/ns/oa#annotationService",
+            href: PublicRoute.annotations(book.id).url(publicURL),
+            type: "application/ld+json; profile=\"http://www.w3.org/ns/anno.jsonld\""
+        )
+    }
+    /// The book's Readium Web Publication Manifest, for those who may read it: everyone for an open-access book, the
+    /// borrower for a lent one (its resources answer only them). Readers that stream a book (Thorium, web readers)
+    /// open it from here instead of downloading the EPUB.
+    var manifestLink: Feed.Link? {
+        if book.openAccess {
+            return Feed.Link(
+                rel: "http://opds-spec.org/acquisition/open-access",
+                href: bookURL + "/manifest.json",
+                type: PublicationMetadata.manifestType
+            )
+        }
+        guard view?.state.isOnLoan == true else { return nil }
+        return Feed.Link(rel: "http://opds-spec.org/acquisition", href: bookURL + "/manifest.json", type: PublicationMetadata.manifestType)
+    }
+    /// For a patron's hold: suspending it (POST `{"until": date}`), or, while it is suspended, resuming it; the
+    /// title says until when it is suspended.
+    var holdSuspensionLink: Feed.Link? {
+        guard let view, view.state == .waitingForLoan else { return nil }
+        if let until = view.suspendedUntil, until > Date() {
+            return Feed.Link(
+                rel: "urn:x-bookmobile:rel/resume-hold",
+                href: meURL + "/resume",
+                type: "application/json",
+                title: "Suspended until \(WireFormat.formatDate(until)); resume"
+            )
+        }
+        return Feed.Link(rel: "urn:x-bookmobile:rel/suspend-hold", href: meURL + "/suspend", type: "application/json", title: "Suspend this hold")
+    }
+    /// The grouped feed of books related to this one (`rel="related"`).
+    var relatedLink: Feed.Link {
+        Feed.Link(rel: "related", href: entryURL + "/related", type: FeedMediaType.acquisition, title: "Related books")
+    }
+    var entryURL: String { "\(publicURL)/opds/books/\(book.id.uuidString.lowercased())" }
+    var urn: String { "urn:uuid:\(book.id.uuidString.lowercased())" }
+
+    struct Availability {
+        var status: String
+        var since: Date?
+        var until: Date?
+    }
+
+    var availability: Availability {
+        switch view?.state {
+        case .waitingForLoan?: Availability(status: "reserved", since: view?.since)
+        case .loanOffered?: Availability(status: "ready", until: view?.offerExpiresAt)
+        case let state? where state.isOnLoan: Availability(status: "available", until: view?.dueAt)
+        default: Availability(status: book.openAccess || book.copiesAvailable > 0 ? "available" : "unavailable")
+        }
+    }
+
+    /// Acquisition and action links allowed by the patron's state.
+    var acquisitionLinks: [Feed.Link] {
+        let epub = "application/epub+zip"
+        let entryType = FeedMediaType.entry
+        if book.openAccess {
+            return [Feed.Link(rel: "http://opds-spec.org/acquisition/open-access", href: bookURL + "/fulfill", type: epub)]
+        }
+        var links: [Feed.Link] = []
+        let state = view?.state ?? .none
+        switch state {
+        case .none, .saved:
+            let available = book.copiesAvailable > 0
+            links.append(Feed.Link(rel: "http://opds-spec.org/acquisition/borrow", href: meURL + (available ? "/borrow" : "/hold"), type: entryType))
+        case .loanOffered:
+            links.append(Feed.Link(rel: "http://opds-spec.org/acquisition/borrow", href: meURL + "/accept", type: entryType))
+            links.append(Feed.Link(rel: "http://librarysimplified.org/terms/rel/revoke", href: meURL + "/decline", type: entryType))
+        case .waitingForLoan:
+            // The acquisition a reserved book offers (as Palace's feeds do): OPDS 2.0 wants one on every publication.
+            links.append(Feed.Link(rel: "http://opds-spec.org/acquisition/borrow", href: meURL + "/hold", type: entryType))
+            links.append(Feed.Link(rel: "http://librarysimplified.org/terms/rel/revoke", href: meURL + "/hold", type: entryType))
+        case let state where state.isOnLoan:
+            links.append(Feed.Link(rel: "http://opds-spec.org/acquisition", href: bookURL + "/fulfill", type: epub))
+            // Not while a download is queued or under way: the machine allows no return from there.
+            if BookMachine.allowedEvents(from: state).contains(.returnLoan) {
+                links.append(Feed.Link(rel: "http://librarysimplified.org/terms/rel/revoke", href: meURL + "/return", type: entryType))
+            }
+        default:
+            // An expired loan or offer: the only thing to do is to dismiss the notice (then the book can be borrowed again).
+            links.append(Feed.Link(rel: "http://librarysimplified.org/terms/rel/revoke", href: meURL + "/dismiss", type: entryType))
+        }
+        return links
+    }
+}

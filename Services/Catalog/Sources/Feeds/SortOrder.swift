@@ -1,0 +1,7 @@
+import Foundation
+import ServiceSupport
+import Shared
+
+enum SortOrder: String, CaseIterable, Sendable {
+    case asc, desc
+}

@@ -1,0 +1,21 @@
+import Foundation
+
+/// Header names shared by the gateway and the services.
+public enum InternalHeader {
+    /// The authenticated patron, set by the gateway only.
+    public static let patronID = "X-Patron-ID"
+    /// The client's address as the gateway saw it.
+    public static let clientAddress = "X-Client-Address"
+    /// The service token, proof that a request comes from inside.
+    public static let serviceToken = "X-Service-Token"
+    /// The request id, end to end.
+    public static let requestID = "X-Request-ID"
+    /// On a signed-in feed request: the ETag of the shared (anonymous) page the gateway holds in its edge cache.
+    public static let sharedETag = "X-Internal-Shared-ETag"
+    /// On catalog's 204 answer to it: the held page is this patron's page (with the answer's ETag and Cache-Control).
+    public static let sharedPageUsable = "X-Internal-Shared-Page"
+    /// On patron's answer to a change: the version of the patron's shelf that catalog now holds. The gateway sends
+    /// it back with the patron's next catalog requests, so that a catalog replica whose in-memory copy is older
+    /// reads the newer one (read-your-writes across replicas).
+    public static let shelfVersion = "X-Internal-Shelf-Version"
+}
