@@ -88,15 +88,34 @@ func patronRouter(
     CirculationController(circulation: circulation).add(to: me)
     CirculationFiguresController(circulation: circulation).add(to: admin)
     SecretController(accounts: accounts, hasher: hasher, throttle: throttle, token: token).add(to: me)
-    let reading = ReadingController(
-        reading: ReadingPostgresRepository(client: postgres),
-        profiles: ProfilePostgresRepository(client: postgres),
+    let bookmarks = BookmarkPostgresRepository(client: postgres)
+    let positions = PositionPostgresRepository(client: postgres)
+    let ratings = RatingPostgresRepository(client: postgres)
+    let profiles = ProfilePostgresRepository(client: postgres)
+    let feedback = FeedbackPostgresRepository(client: postgres)
+    let catalog = InternalClient(baseURLs: settings.catalogURLs, token: token)
+    let sync = ReadingSync(
+        bookmarks: bookmarks,
+        positions: positions,
+        profiles: profiles,
         circulation: circulation,
-        readingOrder: ReadingOrderCache(catalog: InternalClient(baseURLs: settings.catalogURLs, token: token)),
+        readingOrder: ReadingOrderCache(catalog: catalog),
         bookmarkLimit: settings.bookmarkLimit
     )
-    reading.add(to: me)
-    AnnotationController(reading: reading, publicURL: settings.publicURL).add(to: me)
+    BookmarkController(bookmarks: bookmarks, sync: sync).add(to: me)
+    PositionController(sync: sync).add(to: me)
+    RatingController(ratings: ratings, sync: sync).add(to: me)
+    FavoriteController(favorites: FavoritePostgresRepository(client: postgres), sync: sync).add(to: me)
+    ExportController(
+        profiles: profiles,
+        circulation: circulation,
+        bookmarks: bookmarks,
+        positions: positions,
+        ratings: ratings,
+        feedback: feedback,
+        catalog: catalog
+    ).add(to: me)
+    AnnotationController(sync: sync, publicURL: settings.publicURL).add(to: me)
     FeedbackController(feedback: FeedbackPostgresRepository(client: postgres), token: token, perHour: settings.feedbackPerHour).add(
         to: router,
         admin: admin

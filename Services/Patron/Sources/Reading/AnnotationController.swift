@@ -8,7 +8,7 @@ import Shared
 /// `/me/annotations/`: the patron's bookmarks and reading positions as W3C Web Annotations, for OPDS library
 /// apps (Palace/SimplyE). Backed by the same rows as `/me/books/{id}/bookmarks` and `/position`.
 struct AnnotationController: Sendable {
-    let reading: ReadingController
+    let sync: ReadingSync
     let publicURL: String
 
     func add(to me: some RouterMethods<SignedInRequestContext>) {
@@ -31,16 +31,19 @@ struct AnnotationController: Sendable {
         guard let number = pageParameter.map({ Int($0) }) ?? 1, number >= 1, number <= 1_000_000 else {
             throw Problem.badRequest("page must be a whole number from 1")
         }
-        let counts = try await reading.reading.counts(patronID: patronID, bookID: bookID, logger: context.logger)
+        let counts = (
+            bookmarks: try await sync.bookmarks.count(patronID: patronID, bookID: bookID, logger: context.logger),
+            positions: try await sync.positions.count(patronID: patronID, bookID: bookID, logger: context.logger)
+        )
         let total = counts.bookmarks + counts.positions
         let start = (number - 1) * Self.pageSize
-        let bookmarks = try await reading.reading.bookmarks(
+        let bookmarks = try await sync.bookmarks.bookmarks(
             patronID: patronID,
             bookID: bookID,
             range: min(start, counts.bookmarks)..<min(start + Self.pageSize, counts.bookmarks),
             logger: context.logger
         )
-        let positions = try await reading.reading.positions(
+        let positions = try await sync.positions.positions(
             patronID: patronID,
             bookID: bookID,
             range: max(0, start - counts.bookmarks)..<max(0, start + Self.pageSize - counts.bookmarks),
@@ -65,10 +68,10 @@ struct AnnotationController: Sendable {
         }
         switch try Annotation.parse(json) {
         case .bookmark(let bookID, let body):
-            let (bookmark, created) = try await reading.saveBookmark(body, patronID: patronID, bookID: bookID, logger: context.logger)
+            let (bookmark, created) = try await sync.saveBookmark(body, patronID: patronID, bookID: bookID, logger: context.logger)
             return try respond(Annotation.json(bookmark, publicURL: publicURL), status: created ? .created : .ok)
         case .position(let bookID, let position):
-            if let newer = try await reading.savePosition(position, patronID: patronID, bookID: bookID, logger: context.logger) {
+            if let newer = try await sync.savePosition(position, patronID: patronID, bookID: bookID, logger: context.logger) {
                 return try respond(Annotation.json(newer, bookID: bookID, publicURL: publicURL), status: .conflict)
             }
             return try respond(Annotation.json(position, bookID: bookID, publicURL: publicURL), status: .ok)
@@ -78,7 +81,7 @@ struct AnnotationController: Sendable {
     /// `DELETE /me/annotations/{id}` → 204 for one of the patron's bookmarks; 404 otherwise.
     func delete(request: Request, context: SignedInRequestContext) async throws -> Response {
         let patronID = context.patronID
-        try await reading.removeBookmark(try context.uuid("id"), patronID: patronID, logger: context.logger)
+        try await sync.removeBookmark(try context.uuid("id"), patronID: patronID, logger: context.logger)
         return Response(status: .noContent)
     }
 
