@@ -10,9 +10,12 @@ public enum PublicService: Sendable, Equatable {
         // A patron's lists are catalog's (its feeds show them).
         if under("/me/lists") { return .catalog }
         if under("/feedback") || under("/auth") || under("/me") || under("/admin/feedback") || under("/admin/circulation") { return .patron }
-        if under("/opds") || under("/books") || under("/admin") { return .catalog }
+        if isFeed(path) || under("/books") || under("/admin") { return .catalog }
         return nil
     }
+
+    /// Whether `path` is one of catalog's OPDS feeds (`/opds` and below).
+    public static func isFeed(_ path: String) -> Bool { path == "/opds" || path.hasPrefix("/opds/") }
 
     /// Paths whose requests carry their own credentials (sign-in, tokens, the admin token): the gateway passes them
     /// on instead of authenticating a patron.

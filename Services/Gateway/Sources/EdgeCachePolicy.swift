@@ -1,5 +1,6 @@
 import HTTPTypes
 import Hummingbird
+import Shared
 
 /// What the gateway keeps of catalog's answers in its `ResponseCache` ("edge"), as a caching reverse proxy would,
 /// so that the pages every visitor asks for (root, groups, lane pages, popular searches, covers) are answered
@@ -13,7 +14,7 @@ import Hummingbird
 /// cache; another gateway replica's copy is at most `EDGE_CACHE_TTL` old, plus its stale time.
 enum EdgeCachePolicy {
     /// Signed-in requests whose shared part the gateway may hold: feed pages, not the patron's own shelf.
-    static func sharesPages(_ path: String) -> Bool { path == "/opds" || (path.hasPrefix("/opds/") && path != "/opds/shelf") }
+    static func sharesPages(_ path: String) -> Bool { PublicService.isFeed(path) && path != PublicRoute.shelfFeed.path }
 
     static let maxEntryBytes = 1 << 20
     /// Longer URIs (padded with parameters nobody reads) go to catalog uncached instead of taking cache space.

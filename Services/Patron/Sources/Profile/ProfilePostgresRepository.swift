@@ -78,31 +78,7 @@ struct ProfilePostgresRepository: Sendable {
     /// in one transaction.
     func deleteAccount(patronID: UUID, circulation: CirculationPostgresRepository, logger: Logger) async throws {
         try await client.transaction(logger: logger) { connection in
-            let rows = try await connection.query(
-                "SELECT book_id, state FROM patron_books WHERE patron_id = \(patronID) ORDER BY book_id",
-                logger: logger
-            )
-            var books: [(UUID, String)] = []
-            for try await row in rows.decode((UUID, String).self) { books.append(row) }
-            for (bookID, raw) in books {
-                let state = BookState(rawValue: raw) ?? .none
-                let event: BookEvent? =
-                    state.isOnLoan
-                    ? (BookMachine.allowedEvents(from: state).contains(.returnLoan) ? .returnLoan : nil)
-                    : state == .waitingForLoan ? .cancelHold : state == .loanOffered ? .decline : nil
-                if let event {
-                    _ = try await circulation.apply(event, patronID: patronID, bookID: bookID, on: connection, logger: logger)
-                }
-            }
-            // Loans in a download state cannot be returned by the machine; they free their copy here all the same.
-            let freed = try await connection.query(
-                "DELETE FROM patron_books WHERE patron_id = \(patronID) RETURNING book_id, state",
-                logger: logger
-            )
-            var affected: [UUID] = []
-            for try await (bookID, state) in freed.decode((UUID, String).self) where BookState(rawValue: state)?.occupiesCopy == true {
-                affected.append(bookID)
-            }
+            var affected = try await circulation.endCirculation(of: patronID, on: connection, logger: logger)
             let rated = try await connection.query("DELETE FROM ratings WHERE patron_id = \(patronID) RETURNING book_id", logger: logger)
             for try await bookID in rated.decode(UUID.self) { affected.append(bookID) }
             try await connection.query("DELETE FROM patrons WHERE id = \(patronID)", logger: logger)
@@ -115,16 +91,7 @@ struct ProfilePostgresRepository: Sendable {
                 on: connection,
                 logger: logger
             )
-            for bookID in Set(affected) {
-                let licence = try await connection.query(
-                    "SELECT copies, open_access FROM licenses WHERE book_id = \(bookID) FOR UPDATE",
-                    logger: logger
-                )
-                for try await (copies, openAccess) in licence.decode((Int, Bool).self) {
-                    try await circulation.promoteHolds(bookID: bookID, copies: copies, openAccess: openAccess, on: connection, logger: logger)
-                }
-                try await FiguresPostgresRepository.publish(bookID: bookID, on: connection, logger: logger)
-            }
+            try await circulation.releaseCopies(of: Set(affected), on: connection, logger: logger)
         }
     }
 
