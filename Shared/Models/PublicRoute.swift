@@ -1,45 +1,104 @@
 import Foundation
 
-/// The public paths that one service links to and another serves, defined once (the Swift Package Index's `SiteURL`
-/// is the model). A service builds links to its own routes as it likes; a link or a routing decision about another
-/// service's route goes through here.
+/// The public API's paths, defined once (the Swift Package Index's `SiteURL` is the model): every link a service
+/// writes into a feed, a document or a header is built from these, whichever service serves the path.
+/// `SharedRoutesTests` checks that each is a route of the service `PublicService.serving` names.
 public enum PublicRoute: Sendable, Equatable {
-    /// `/auth/document` (patron): the Authentication for OPDS document.
-    case authDocument
-    /// `/me` (patron): the profile; `DELETE` deletes the account.
-    case me
-    /// `/me/password` (patron).
-    case password
-    /// `/me/sessions/revoke-all` (patron).
-    case revokeAllSessions
-    /// `/me/books` (patron): the patron's books as JSON.
-    case myBooks
-    /// `/me/books/{id}` (patron): one book's circulation state and actions.
-    case myBook(UUID)
-    /// `/me/books/{id}/hold` (patron).
-    case hold(UUID)
-    /// `/me/books/{id}/position` (patron).
-    case position(UUID)
-    /// `/me/annotations/{id}` (patron): a book's annotations for OPDS apps.
-    case annotations(UUID)
-    /// `/opds/shelf` (catalog): the patron's books as an OPDS feed.
+    // Catalog: feeds.
+    /// `/opds`: the root navigation feed.
+    case catalogRoot
+    /// `/opds/groups`: every lane's first books.
+    case groups
+    /// `/opds/lanes/{slug}`.
+    case lane(String)
+    /// `/opds/series/{name}`, the name already percent-encoded as one path segment.
+    case series(String)
+    /// `/opds/authors/{name}`, the name already percent-encoded as one path segment.
+    case author(String)
+    /// `/opds/search` (the query is the caller's).
+    case search
+    /// `/opds/recommended`.
+    case recommended
+    /// `/opds/books/{id}`: a book's OPDS entry.
+    case entry(UUID)
+    /// `/opds/books/{id}/related`.
+    case related(UUID)
+    /// `/opds/shelf`: the patron's books as an OPDS feed.
     case shelfFeed
-    /// `/books/{id}/cover` (catalog).
+    /// `/opds/lists/{id}`: a list as a feed.
+    case listFeed(UUID)
+
+    // Catalog: a book's files.
+    /// `/books/{id}/publication/`: the folder of a book's resources (each resource's path follows it).
+    case publication(UUID)
+    /// `/books/{id}/fulfill`: the EPUB.
+    case fulfill(UUID)
+    /// `/books/{id}/cover`.
     case cover(UUID)
+    /// `/books/{id}/manifest.json`: the Readium manifest.
+    case manifest(UUID)
+
+    // Patron.
+    /// `/auth/document`: the Authentication for OPDS document.
+    case authDocument
+    /// `/auth/token`.
+    case token
+    /// `/auth/refresh`.
+    case refresh
+    /// `/auth/signup`.
+    case signup
+    /// `/me`: the profile; `DELETE` deletes the account.
+    case me
+    /// `/me/password`.
+    case password
+    /// `/me/sessions/revoke-all`.
+    case revokeAllSessions
+    /// `/me/books`: the patron's books as JSON.
+    case myBooks
+    /// `/me/books/{id}`: one book's circulation state and actions.
+    case myBook(UUID)
+    /// `/me/books/{id}/{action}`: a circulation action on one book.
+    case circulation(UUID, CirculationAction)
+    /// `/me/books/{id}/position`.
+    case position(UUID)
+    /// `/me/annotations/{bookId}`, or every book's without one.
+    case annotations(UUID?)
+
+    /// The actions on a patron's book that have a path of their own under `/me/books/{id}/`.
+    public enum CirculationAction: String, Sendable {
+        case borrow, hold, accept, decline, dismiss, renew, suspend, resume
+        case returnLoan = "return"
+    }
 
     public var path: String {
         switch self {
+        case .catalogRoot: "/opds"
+        case .groups: "/opds/groups"
+        case .lane(let slug): "/opds/lanes/\(slug)"
+        case .series(let name): "/opds/series/\(name)"
+        case .author(let name): "/opds/authors/\(name)"
+        case .search: "/opds/search"
+        case .recommended: "/opds/recommended"
+        case .entry(let id): "/opds/books/\(id.lowercased)"
+        case .related(let id): "/opds/books/\(id.lowercased)/related"
+        case .shelfFeed: "/opds/shelf"
+        case .listFeed(let id): "/opds/lists/\(id.lowercased)"
+        case .publication(let id): "/books/\(id.lowercased)" + PublicationPath.folder
+        case .fulfill(let id): "/books/\(id.lowercased)/fulfill"
+        case .cover(let id): "/books/\(id.lowercased)/cover"
+        case .manifest(let id): "/books/\(id.lowercased)/manifest.json"
         case .authDocument: "/auth/document"
+        case .token: "/auth/token"
+        case .refresh: "/auth/refresh"
+        case .signup: "/auth/signup"
         case .me: "/me"
         case .password: "/me/password"
         case .revokeAllSessions: "/me/sessions/revoke-all"
         case .myBooks: "/me/books"
         case .myBook(let id): "/me/books/\(id.lowercased)"
-        case .hold(let id): "/me/books/\(id.lowercased)/hold"
+        case .circulation(let id, let action): "/me/books/\(id.lowercased)/\(action.rawValue)"
         case .position(let id): "/me/books/\(id.lowercased)/position"
-        case .annotations(let id): "/me/annotations/\(id.lowercased)"
-        case .shelfFeed: "/opds/shelf"
-        case .cover(let id): "/books/\(id.lowercased)/cover"
+        case .annotations(let id): "/me/annotations/" + (id?.lowercased ?? "")
         }
     }
 

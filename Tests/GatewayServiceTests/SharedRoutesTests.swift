@@ -8,11 +8,16 @@ import Testing
     static let book = UUID()
     static let patron = UUID()
 
-    static let publicRoutes: [(PublicRoute, PublicService)] = [
-        (.authDocument, .patron), (.me, .patron), (.password, .patron), (.revokeAllSessions, .patron), (.myBooks, .patron),
-        (.myBook(book), .patron), (.hold(book), .patron), (.position(book), .patron), (.annotations(book), .patron),
-        (.shelfFeed, .catalog), (.cover(book), .catalog),
-    ]
+    static let publicRoutes: [(PublicRoute, PublicService)] =
+        [
+            (.catalogRoot, .catalog), (.groups, .catalog), (.lane("new"), .catalog), (.series("Dune%20Chronicles"), .catalog),
+            (.author("Frank%20Herbert"), .catalog), (.search, .catalog), (.recommended, .catalog), (.entry(book), .catalog),
+            (.related(book), .catalog), (.shelfFeed, .catalog), (.listFeed(book), .catalog), (.publication(book), .catalog),
+            (.fulfill(book), .catalog), (.cover(book), .catalog), (.manifest(book), .catalog),
+            (.authDocument, .patron), (.token, .patron), (.refresh, .patron), (.signup, .patron), (.me, .patron), (.password, .patron),
+            (.revokeAllSessions, .patron), (.myBooks, .patron), (.myBook(book), .patron), (.position(book), .patron),
+            (.annotations(book), .patron), (.annotations(nil), .patron),
+        ] + [.borrow, .hold, .accept, .decline, .dismiss, .renew, .suspend, .resume, .returnLoan].map { (.circulation(book, $0), .patron) }
 
     static let internalRoutes: [(InternalRoute, PublicService)] = [
         (.bookFigures(book), .catalog), (.patronErasure(patron), .catalog), (.patronLists(patron), .catalog), (.shelfCopy(patron), .catalog),
@@ -21,10 +26,16 @@ import Testing
         (.coBorrowed(book, limit: 20), .patron), (.taste(patron), .patron), (.session(UUID()), .patron), (.basicCredentials, .patron),
     ]
 
-    /// Whether `path` (query left out) fits `pattern`, where a `:name` or `{name}` segment fits any one segment.
+    /// Whether `path` (query left out) fits `pattern`, where a `:name` or `{name}` segment fits any one segment and a
+    /// trailing `**` any rest (a resource path below the publication folder).
     static func matches(_ path: String, _ pattern: String) -> Bool {
-        let segments = path.split(separator: "?").first.map { $0.split(separator: "/") } ?? []
-        let expected = pattern.split(separator: "/")
+        var segments = path.split(separator: "?").first.map { $0.split(separator: "/") } ?? []
+        var expected = pattern.split(separator: "/")
+        if expected.last == "**" {
+            expected.removeLast()
+            guard segments.count >= expected.count else { return false }
+            segments = Array(segments.prefix(expected.count))
+        }
         guard segments.count == expected.count else { return false }
         return zip(segments, expected).allSatisfy { $1.hasPrefix(":") || $1.hasPrefix("{") || $0 == $1 }
     }

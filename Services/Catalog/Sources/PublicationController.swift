@@ -26,8 +26,7 @@ struct PublicationController: Sendable {
     /// A Readium Web Publication Manifest of the book. Hrefs are absolute, under `/publication/`.
     func manifest(request: Request, context: BasicRequestContext) async throws -> Response {
         let book = try await books.available(id: try context.uuid("id"), logger: context.logger)
-        let base = "\(publicURL)/books/\(book.id.uuidString.lowercased())"
-        let content = base + PublicationPath.folder
+        let content = PublicRoute.publication(book.id).url(publicURL)
         var metadata: [String: Any] = [
             "title": book.title, "identifier": "urn:uuid:\(book.id.uuidString.lowercased())", "@type": "http://schema.org/Book",
             "modified": WireFormat.formatDate(book.updatedAt),
@@ -59,8 +58,8 @@ struct PublicationController: Sendable {
         var document: [String: Any] = [
             "@context": "https://readium.org/webpub-manifest/context.jsonld", "metadata": metadata,
             "links": [
-                ["rel": "self", "href": base + "/manifest.json", "type": "application/webpub+json"],
-                ["rel": "alternate", "href": base + "/fulfill", "type": "application/epub+zip"],
+                ["rel": "self", "href": PublicRoute.manifest(book.id).url(publicURL), "type": "application/webpub+json"],
+                ["rel": "alternate", "href": PublicRoute.fulfill(book.id).url(publicURL), "type": "application/epub+zip"],
             ],
             "readingOrder": readingOrder.map(link),
             "resources": (book.resources ?? []).filter { !spine.contains($0.href) }.map(link),

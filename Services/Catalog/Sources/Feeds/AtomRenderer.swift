@@ -87,11 +87,17 @@ enum AtomRenderer {
             )
         }
         if book.hasCover {
-            xml += link(Feed.Link(rel: "http://opds-spec.org/image", href: entry.bookURL + "/cover", type: book.coverType ?? "image/jpeg"))
+            xml += link(
+                Feed.Link(
+                    rel: "http://opds-spec.org/image",
+                    href: PublicRoute.cover(book.id).url(entry.publicURL),
+                    type: book.coverType ?? "image/jpeg"
+                )
+            )
             xml += link(
                 Feed.Link(
                     rel: "http://opds-spec.org/image/thumbnail",
-                    href: entry.bookURL + "/cover?size=thumbnail",
+                    href: PublicRoute.cover(book.id).url(entry.publicURL) + "?size=thumbnail",
                     type: book.thumbnailType ?? "image/jpeg"
                 )
             )

@@ -7,8 +7,10 @@ struct Entry: Sendable {
     var view: PatronBookView?
     var publicURL: String
 
-    var bookURL: String { "\(publicURL)/books/\(book.id.uuidString.lowercased())" }
     var meURL: String { PublicRoute.myBook(book.id).url(publicURL) }
+
+    /// The URL of a circulation action on this book.
+    func action(_ action: PublicRoute.CirculationAction) -> String { PublicRoute.circulation(book.id, action).url(publicURL) }
 
     /// Where a reading app syncs bookmarks and the reading position of this book (W3C Web Annotations), for a
     /// patron who has it on loan, or for an open-access book.
@@ -27,12 +29,16 @@ struct Entry: Sendable {
         if book.openAccess {
             return Feed.Link(
                 rel: "http://opds-spec.org/acquisition/open-access",
-                href: bookURL + "/manifest.json",
+                href: PublicRoute.manifest(book.id).url(publicURL),
                 type: PublicationMetadata.manifestType
             )
         }
         guard view?.state.isOnLoan == true else { return nil }
-        return Feed.Link(rel: "http://opds-spec.org/acquisition", href: bookURL + "/manifest.json", type: PublicationMetadata.manifestType)
+        return Feed.Link(
+            rel: "http://opds-spec.org/acquisition",
+            href: PublicRoute.manifest(book.id).url(publicURL),
+            type: PublicationMetadata.manifestType
+        )
     }
     /// For a patron's hold: suspending it (POST `{"until": date}`), or, while it is suspended, resuming it; the
     /// title says until when it is suspended.
@@ -41,18 +47,18 @@ struct Entry: Sendable {
         if let until = view.suspendedUntil, until > Date() {
             return Feed.Link(
                 rel: "urn:x-bookmobile:rel/resume-hold",
-                href: meURL + "/resume",
+                href: action(.resume),
                 type: "application/json",
                 title: "Suspended until \(WireFormat.formatDate(until)); resume"
             )
         }
-        return Feed.Link(rel: "urn:x-bookmobile:rel/suspend-hold", href: meURL + "/suspend", type: "application/json", title: "Suspend this hold")
+        return Feed.Link(rel: "urn:x-bookmobile:rel/suspend-hold", href: action(.suspend), type: "application/json", title: "Suspend this hold")
     }
     /// The grouped feed of books related to this one (`rel="related"`).
     var relatedLink: Feed.Link {
-        Feed.Link(rel: "related", href: entryURL + "/related", type: FeedMediaType.acquisition, title: "Related books")
+        Feed.Link(rel: "related", href: PublicRoute.related(book.id).url(publicURL), type: FeedMediaType.acquisition, title: "Related books")
     }
-    var entryURL: String { "\(publicURL)/opds/books/\(book.id.uuidString.lowercased())" }
+    var entryURL: String { PublicRoute.entry(book.id).url(publicURL) }
     var urn: String { "urn:uuid:\(book.id.uuidString.lowercased())" }
 
     struct Availability {
@@ -75,30 +81,30 @@ struct Entry: Sendable {
         let epub = "application/epub+zip"
         let entryType = FeedMediaType.entry
         if book.openAccess {
-            return [Feed.Link(rel: "http://opds-spec.org/acquisition/open-access", href: bookURL + "/fulfill", type: epub)]
+            return [Feed.Link(rel: "http://opds-spec.org/acquisition/open-access", href: PublicRoute.fulfill(book.id).url(publicURL), type: epub)]
         }
         var links: [Feed.Link] = []
         let state = view?.state ?? .none
         switch state {
         case .none, .saved:
             let available = book.copiesAvailable > 0
-            links.append(Feed.Link(rel: "http://opds-spec.org/acquisition/borrow", href: meURL + (available ? "/borrow" : "/hold"), type: entryType))
+            links.append(Feed.Link(rel: "http://opds-spec.org/acquisition/borrow", href: action(available ? .borrow : .hold), type: entryType))
         case .loanOffered:
-            links.append(Feed.Link(rel: "http://opds-spec.org/acquisition/borrow", href: meURL + "/accept", type: entryType))
-            links.append(Feed.Link(rel: "http://librarysimplified.org/terms/rel/revoke", href: meURL + "/decline", type: entryType))
+            links.append(Feed.Link(rel: "http://opds-spec.org/acquisition/borrow", href: action(.accept), type: entryType))
+            links.append(Feed.Link(rel: "http://librarysimplified.org/terms/rel/revoke", href: action(.decline), type: entryType))
         case .waitingForLoan:
             // The acquisition a reserved book offers (as Palace's feeds do): OPDS 2.0 wants one on every publication.
-            links.append(Feed.Link(rel: "http://opds-spec.org/acquisition/borrow", href: meURL + "/hold", type: entryType))
-            links.append(Feed.Link(rel: "http://librarysimplified.org/terms/rel/revoke", href: meURL + "/hold", type: entryType))
+            links.append(Feed.Link(rel: "http://opds-spec.org/acquisition/borrow", href: action(.hold), type: entryType))
+            links.append(Feed.Link(rel: "http://librarysimplified.org/terms/rel/revoke", href: action(.hold), type: entryType))
         case let state where state.isOnLoan:
-            links.append(Feed.Link(rel: "http://opds-spec.org/acquisition", href: bookURL + "/fulfill", type: epub))
+            links.append(Feed.Link(rel: "http://opds-spec.org/acquisition", href: PublicRoute.fulfill(book.id).url(publicURL), type: epub))
             // Not while a download is queued or under way: the machine allows no return from there.
             if BookMachine.allowedEvents(from: state).contains(.returnLoan) {
-                links.append(Feed.Link(rel: "http://librarysimplified.org/terms/rel/revoke", href: meURL + "/return", type: entryType))
+                links.append(Feed.Link(rel: "http://librarysimplified.org/terms/rel/revoke", href: action(.returnLoan), type: entryType))
             }
         default:
             // An expired loan or offer: the only thing to do is to dismiss the notice (then the book can be borrowed again).
-            links.append(Feed.Link(rel: "http://librarysimplified.org/terms/rel/revoke", href: meURL + "/dismiss", type: entryType))
+            links.append(Feed.Link(rel: "http://librarysimplified.org/terms/rel/revoke", href: action(.dismiss), type: entryType))
         }
         return links
     }

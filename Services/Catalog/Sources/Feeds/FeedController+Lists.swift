@@ -30,7 +30,7 @@ extension FeedController {
                 return after
             } ?? 0
         let (books, next) = try await lists.page(id, after: after, size: size, hidden: personal.hidden, logger: context.logger)
-        let path = "/opds/lists/\(id.uuidString.lowercased())"
+        let path = PublicRoute.listFeed(id).path
         var feed = Feed(
             id: publicURL + path,
             title: list.title,
@@ -49,6 +49,6 @@ extension FeedController {
 
     /// Featured staff lists, as lanes: each with its path.
     func featuredLists(logger: Logger) async throws -> [(list: BookList, path: String)] {
-        try await lists.featured(logger: logger).map { ($0, "/opds/lists/\($0.id.uuidString.lowercased())") }
+        try await lists.featured(logger: logger).map { ($0, PublicRoute.listFeed($0.id).path) }
     }
 }

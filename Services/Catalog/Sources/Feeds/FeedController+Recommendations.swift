@@ -6,7 +6,7 @@ import Shared
 
 /// "Recommended for you": `/opds/recommended`, and the first group of the signed-in grouped feed.
 extension FeedController {
-    static let recommendedPath = "/opds/recommended"
+    static let recommendedPath = PublicRoute.recommended.path
 
     /// Popular books, for anonymous visitors and for patrons there is nothing to go on for yet.
     static let popular = Lane(

@@ -64,15 +64,15 @@ struct FeedController: Sendable {
 
     func root(request: Request, context: BasicRequestContext, personal: PersonalView) async throws -> StoredResponse {
         var feed = Feed(
-            id: publicURL + "/opds",
+            id: PublicRoute.catalogRoot.url(publicURL),
             title: "Bookmobile",
             kind: .navigation,
-            links: baseLinks(self: "/opds", type: FeedMediaType.navigation)
+            links: baseLinks(self: PublicRoute.catalogRoot.path, type: FeedMediaType.navigation)
         )
         feed.links.append(
             Feed.Link(
                 rel: "http://opds-spec.org/shelf",
-                href: publicURL + "/opds/shelf",
+                href: PublicRoute.shelfFeed.url(publicURL),
                 type: FeedMediaType.acquisition,
                 title: "My books",
                 count: personal.shelf?.waitingForAction
@@ -87,14 +87,14 @@ struct FeedController: Sendable {
             )
         )
         feed.navigation.append(
-            Feed.Link(rel: "subsection", href: publicURL + "/opds/groups", type: FeedMediaType.acquisition, title: "Browse all lanes")
+            Feed.Link(rel: "subsection", href: PublicRoute.groups.url(publicURL), type: FeedMediaType.acquisition, title: "Browse all lanes")
         )
         for (list, path) in try await featuredLists(logger: context.logger) {
             feed.navigation.append(Feed.Link(rel: "subsection", href: publicURL + path, type: FeedMediaType.acquisition, title: list.title))
         }
         for lane in Lane.fixed + (try await feeds.genreLanes(logger: context.logger)) {
             feed.navigation.append(
-                Feed.Link(rel: "subsection", href: publicURL + "/opds/lanes/\(lane.slug)", type: FeedMediaType.acquisition, title: lane.title)
+                Feed.Link(rel: "subsection", href: publicURL + lane.path, type: FeedMediaType.acquisition, title: lane.title)
             )
         }
         return try responder.render(feed, request: request)
@@ -102,10 +102,10 @@ struct FeedController: Sendable {
 
     func groups(request: Request, context: BasicRequestContext, personal: PersonalView) async throws -> StoredResponse {
         var feed = Feed(
-            id: publicURL + "/opds/groups",
+            id: PublicRoute.groups.url(publicURL),
             title: "Browse",
             kind: .acquisition,
-            links: baseLinks(self: "/opds/groups", type: FeedMediaType.acquisition)
+            links: baseLinks(self: PublicRoute.groups.path, type: FeedMediaType.acquisition)
         )
         let lanes = Lane.fixed + (try await feeds.genreLanes(logger: context.logger))
         // The lanes' pages are read meanwhile the recommendations and featured lists are.
@@ -126,7 +126,7 @@ struct FeedController: Sendable {
         for (index, lane) in lanes.enumerated() {
             let books = pages[index]
             guard !books.isEmpty else { continue }
-            feed.groups.append(Feed.Group(title: lane.title, href: publicURL + "/opds/lanes/\(lane.slug)", entries: entries(books, personal)))
+            feed.groups.append(Feed.Group(title: lane.title, href: publicURL + lane.path, entries: entries(books, personal)))
         }
         return try responder.render(feed, request: request)
     }
@@ -285,17 +285,17 @@ struct FeedController: Sendable {
         let known = FeedRequest.knownQuery(request)
         let selfQuery = known.isEmpty ? "" : "?" + known.joined(separator: "&")
         var feed = Feed(
-            id: publicURL + "/opds/search" + selfQuery,
+            id: PublicRoute.search.url(publicURL) + selfQuery,
             title: "Search results",
             kind: .acquisition,
-            links: baseLinks(self: "/opds/search" + selfQuery, type: FeedMediaType.acquisition)
+            links: baseLinks(self: PublicRoute.search.path + selfQuery, type: FeedMediaType.acquisition)
         )
         // The request's own query, still percent-encoded, continuing after this page's last book (books added meanwhile
         // neither repeat nor push one off the next page), or, for the short list of look-alike titles, by number.
         if let next = page.next.map({ "after=\($0.encoded)" }) ?? page.nextPage.map({ "page=\($0)" }) {
             let items = known.filter { !$0.hasPrefix("page=") && !$0.hasPrefix("after=") } + [next]
             feed.links.append(
-                Feed.Link(rel: "next", href: publicURL + "/opds/search?" + items.joined(separator: "&"), type: FeedMediaType.acquisition)
+                Feed.Link(rel: "next", href: PublicRoute.search.url(publicURL) + "?" + items.joined(separator: "&"), type: FeedMediaType.acquisition)
             )
         }
         // The accessibility facet of these results: the same query, from page 1, with each choice.
@@ -304,7 +304,7 @@ struct FeedController: Sendable {
             feed.links.append(
                 Feed.Link(
                     rel: "http://opds-spec.org/facet",
-                    href: publicURL + "/opds/search?" + (unfaceted + ["accessibility=\(facet.rawValue)"]).joined(separator: "&"),
+                    href: PublicRoute.search.url(publicURL) + "?" + (unfaceted + ["accessibility=\(facet.rawValue)"]).joined(separator: "&"),
                     type: FeedMediaType.acquisition,
                     title: facet.label,
                     facetGroup: AccessibilityFacet.group,
@@ -333,13 +333,15 @@ struct FeedController: Sendable {
         let personal = PersonalView(shelf: copy.shelf, version: copy.version)
         let page = ShelfPage(copy.shelf.books, page: number, size: Self.shelfPageSize)
         let books = try await feeds.books.summaries(ids: page.books.map(\.bookId), logger: context.logger)
-        let path = number == 1 ? "/opds/shelf" : "/opds/shelf?page=\(number)"
+        let path = PublicRoute.shelfFeed.path + (number == 1 ? "" : "?page=\(number)")
         var feed = Feed(id: publicURL + path, title: "My books", kind: .acquisition, links: baseLinks(self: path, type: FeedMediaType.acquisition))
         if page.hasNext {
-            feed.links.append(Feed.Link(rel: "next", href: publicURL + "/opds/shelf?page=\(number + 1)", type: FeedMediaType.acquisition))
+            feed.links.append(
+                Feed.Link(rel: "next", href: PublicRoute.shelfFeed.url(publicURL) + "?page=\(number + 1)", type: FeedMediaType.acquisition)
+            )
         }
         if number > 1 {
-            let previous = number == 2 ? "/opds/shelf" : "/opds/shelf?page=\(number - 1)"
+            let previous = PublicRoute.shelfFeed.path + (number == 2 ? "" : "?page=\(number - 1)")
             feed.links.append(Feed.Link(rel: "previous", href: publicURL + previous, type: FeedMediaType.acquisition))
         }
         feed.entries = entries(books, personal)
@@ -366,7 +368,7 @@ struct FeedController: Sendable {
         guard let book = try await feeds.books.detail(id: id, logger: context.logger), !book.withdrawn, !personal.hidden.contains(id) else {
             throw Problem.notFound("No book \(id)")
         }
-        let path = "/opds/books/\(id.uuidString.lowercased())/related"
+        let path = PublicRoute.related(id).path
         var feed = Feed(
             id: publicURL + path,
             title: "Related to \(book.title)",
@@ -423,8 +425,8 @@ struct FeedController: Sendable {
     func baseLinks(self path: String, type: String) -> [Feed.Link] {
         [
             Feed.Link(rel: "self", href: publicURL + path, type: type),
-            Feed.Link(rel: "start", href: publicURL + "/opds", type: FeedMediaType.navigation, title: "Bookmobile"),
-            Feed.Link(rel: "search", href: publicURL + "/opds/search", type: "application/opensearchdescription+xml", title: "Search"),
+            Feed.Link(rel: "start", href: PublicRoute.catalogRoot.url(publicURL), type: FeedMediaType.navigation, title: "Bookmobile"),
+            Feed.Link(rel: "search", href: PublicRoute.search.url(publicURL), type: FeedMediaType.openSearch, title: "Search"),
             Feed.Link(
                 rel: "http://opds-spec.org/auth/document",
                 href: PublicRoute.authDocument.url(publicURL),

@@ -14,7 +14,7 @@ struct Lane: Sendable, Equatable {
     /// written into the SQL.
     var value: String? = nil
     /// Where the lane is served.
-    var path: String { customPath ?? "/opds/lanes/\(slug)" }
+    var path: String { customPath ?? PublicRoute.lane(slug).path }
     var customPath: String? = nil
 
     /// The books of one series, in series order (`belongsTo.series` links here).
@@ -26,7 +26,7 @@ struct Lane: Sendable, Equatable {
             defaultSort: .seriesPosition,
             defaultOrder: .asc,
             value: name,
-            customPath: "/opds/series/" + Self.pathComponent(name)
+            customPath: PublicRoute.series(Self.pathComponent(name)).path
         )
     }
 
@@ -39,7 +39,7 @@ struct Lane: Sendable, Equatable {
             defaultSort: .title,
             defaultOrder: .asc,
             value: name,
-            customPath: "/opds/authors/" + Self.pathComponent(name)
+            customPath: PublicRoute.author(Self.pathComponent(name)).path
         )
     }
 

@@ -12,7 +12,7 @@ enum OPDS2Renderer {
         let links = feed.links.filter { $0.facetGroup == nil }.map { feedLink -> [String: Any] in
             var rendered = link(feedLink)
             if feedLink.rel == "search" {
-                rendered["href"] = publicURL + "/opds/search{?query}"
+                rendered["href"] = PublicRoute.search.url(publicURL) + "{?query}"
                 rendered["type"] = FeedMediaType.opds2
                 rendered["templated"] = true
             }
@@ -128,9 +128,9 @@ enum OPDS2Renderer {
         var publication: [String: Any] = ["metadata": metadata, "links": links]
         if book.hasCover {
             publication["images"] = [
-                ["href": entry.bookURL + "/cover", "type": book.coverType ?? "image/jpeg", "rel": "cover"],
+                ["href": PublicRoute.cover(book.id).url(entry.publicURL), "type": book.coverType ?? "image/jpeg", "rel": "cover"],
                 [
-                    "href": entry.bookURL + "/cover?size=thumbnail", "type": book.thumbnailType ?? "image/jpeg",
+                    "href": PublicRoute.cover(book.id).url(entry.publicURL) + "?size=thumbnail", "type": book.thumbnailType ?? "image/jpeg",
                     "rel": "http://opds-spec.org/image/thumbnail",
                 ],
             ]

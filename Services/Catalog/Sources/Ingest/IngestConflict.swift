@@ -15,7 +15,7 @@ struct IngestConflict: Error, ProblemConvertible {
             title: "Conflict",
             detail:
                 "Book \(existing.uuidString.lowercased()) already has ISBN \(isbn); send the file again with replace=true to replace that book's file",
-            links: [ProblemLink(rel: "existing", href: "/opds/books/\(existing.uuidString.lowercased())")]
+            links: [ProblemLink(rel: "existing", href: PublicRoute.entry(existing).path)]
         )
     }
 }

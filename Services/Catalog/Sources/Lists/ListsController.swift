@@ -142,7 +142,7 @@ struct ListsController: Sendable {
 
     func withFeed(_ list: BookList) -> BookList {
         var list = list
-        list.feedUrl = "\(publicURL)/opds/lists/\(list.id.uuidString.lowercased())"
+        list.feedUrl = PublicRoute.listFeed(list.id).url(publicURL)
         return list
     }
 

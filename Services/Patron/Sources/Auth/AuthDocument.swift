@@ -60,13 +60,13 @@ struct AuthDocument: Encodable, Sendable {
                 type: "http://opds-spec.org/auth/oauth/password",
                 description: "Bearer access tokens: RFC 6749 password and refresh_token grants (form-encoded or JSON), or Basic credentials",
                 links: [
-                    Link(rel: "authenticate", href: publicURL + "/auth/token", type: "application/json"),
-                    Link(rel: "refresh", href: publicURL + "/auth/refresh", type: "application/json"),
+                    Link(rel: "authenticate", href: PublicRoute.token.url(publicURL), type: "application/json"),
+                    Link(rel: "refresh", href: PublicRoute.refresh.url(publicURL), type: "application/json"),
                 ]
             ),
         ]
         links = [
-            Link(rel: "register", href: publicURL + "/auth/signup", type: "application/json"),
+            Link(rel: "register", href: PublicRoute.signup.url(publicURL), type: "application/json"),
             Link(
                 rel: "http://librarysimplified.org/terms/rel/user-profile",
                 href: publicURL + "/me",
@@ -77,7 +77,7 @@ struct AuthDocument: Encodable, Sendable {
                 href: PublicRoute.myBooks.url(publicURL),
                 type: "application/atom+xml;profile=opds-catalog;kind=acquisition"
             ),
-            Link(rel: "start", href: publicURL + "/opds", type: "application/atom+xml;profile=opds-catalog;kind=navigation"),
+            Link(rel: "start", href: PublicRoute.catalogRoot.url(publicURL), type: "application/atom+xml;profile=opds-catalog;kind=navigation"),
         ]
         if let logoURL { links.append(Link(rel: "logo", href: logoURL)) }
         if let helpURL { links.append(Link(rel: "help", href: helpURL, type: "text/html")) }

@@ -36,7 +36,9 @@ enum CirculationError: ProblemConvertible, Equatable {
                 slug: "no-copies-available",
                 title: "Conflict",
                 detail: "Every copy is on loan; join the hold queue instead",
-                links: [ProblemLink(rel: "http://opds-spec.org/acquisition/hold", href: PublicRoute.hold(id).url(publicURL), method: "POST")]
+                links: [
+                    ProblemLink(rel: "http://opds-spec.org/acquisition/hold", href: PublicRoute.circulation(id, .hold).url(publicURL), method: "POST")
+                ]
             )
         case .loanLimit(let limit):
             Problem(status: 403, slug: "loan-limit-reached", title: "Forbidden", detail: "You may have at most \(limit) loans at once", limit: limit)

@@ -76,7 +76,7 @@ enum Annotation {
     /// A bookmark as an annotation.
     static func json(_ bookmark: Bookmark, publicURL: String) -> [String: Any] {
         document(
-            id: "\(publicURL)/me/annotations/\(bookmark.id.uuidString.lowercased())",
+            id: PublicRoute.annotations(bookmark.id).url(publicURL),
             motivation: bookmarking,
             bookID: bookmark.bookId,
             locator: bookmark.locator,

@@ -52,7 +52,7 @@ struct AnnotationController: Sendable {
         let items =
             bookmarks.map { Annotation.json($0, publicURL: publicURL) }
             + positions.map { Annotation.json($0.position, bookID: $0.bookID, publicURL: publicURL) }
-        let id = publicURL + "/me/annotations/" + (bookID.map { $0.uuidString.lowercased() } ?? "")
+        let id = PublicRoute.annotations(bookID).url(publicURL)
         let page = Annotation.page(items, collection: id, number: number, startIndex: start, hasNext: start + Self.pageSize < total)
         if pageParameter != nil { return try respond(page, status: .ok) }
         let lastPage = max(1, (total + Self.pageSize - 1) / Self.pageSize)
