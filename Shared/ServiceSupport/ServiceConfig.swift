@@ -36,15 +36,6 @@ public struct ServiceConfig: Sendable {
         return number
     }
 
-    public func bool(_ key: String, default value: Bool) throws -> Bool {
-        guard let text = string(key)?.lowercased() else { return value }
-        switch text {
-        case "1", "true", "yes", "on": return true
-        case "0", "false", "no", "off": return false
-        default: throw Invalid(description: "\(key) must be true or false, got \(text)")
-        }
-    }
-
     /// Seconds, from `90`, `90s`, `15m`, `2h` or `21d`.
     public func duration(_ key: String, default value: TimeInterval) throws -> TimeInterval {
         guard let text = string(key) else { return value }

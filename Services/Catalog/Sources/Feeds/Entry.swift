@@ -7,8 +7,6 @@ struct Entry: Sendable {
     var view: PatronBookView?
     var publicURL: String
 
-    var meURL: String { PublicRoute.myBook(book.id).url(publicURL) }
-
     /// The URL of a circulation action on this book.
     func action(_ action: PublicRoute.CirculationAction) -> String { PublicRoute.circulation(book.id, action).url(publicURL) }
 

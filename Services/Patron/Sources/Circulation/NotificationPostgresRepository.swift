@@ -41,16 +41,6 @@ enum NotificationPostgresRepository {
         return result
     }
 
-    /// Unread notifications: the "items waiting for action".
-    static func unreadCount(patronID: UUID, on connection: PostgresConnection, logger: Logger) async throws -> Int {
-        let rows = try await connection.query(
-            "SELECT count(*)::int FROM notifications WHERE patron_id = \(patronID) AND read_at IS NULL",
-            logger: logger
-        )
-        for try await count in rows.decode(Int.self) { return count }
-        return 0
-    }
-
     /// Marks one of the patron's notifications read; false when the patron has no such notification.
     static func markRead(id: UUID, patronID: UUID, client: PostgresClient, logger: Logger) async throws -> Bool {
         let rows = try await client.query(
