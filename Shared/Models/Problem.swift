@@ -46,7 +46,7 @@ public struct Problem: Codable, Sendable, Equatable, Error {
     }
 
     public static let typeBase = "https://bookmobile.dev/problems/"
-    public static let mediaType = "application/problem+json"
+    public static let mediaType = MediaType.problem
 
     /// The slug of `type` (`no-copies-available`), or nil for `about:blank`.
     public var slug: String? { type.hasPrefix(Problem.typeBase) ? String(type.dropFirst(Problem.typeBase.count)) : nil }

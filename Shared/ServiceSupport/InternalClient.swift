@@ -67,7 +67,7 @@ public final class InternalClient: Sendable {
             request.headers.add(name: InternalHeader.serviceToken, value: token.value)
             request.headers.add(name: InternalHeader.requestID, value: RequestID.current ?? UUID().uuidString.lowercased())
             if let body {
-                request.headers.add(name: "Content-Type", value: "application/json")
+                request.headers.add(name: "Content-Type", value: MediaType.json)
                 request.body = .bytes(ByteBuffer(bytes: body))
             }
             do {

@@ -49,7 +49,7 @@ public enum JSONMessages {
     public static func response<T: Encodable>(
         _ value: T,
         status: HTTPResponse.Status = .ok,
-        contentType: String = "application/json",
+        contentType: String = MediaType.json,
         headers: HTTPFields = [:]
     ) throws -> Response {
         var headers = headers

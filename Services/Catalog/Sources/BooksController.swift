@@ -56,7 +56,7 @@ struct BooksController: Sendable {
         let url = try await blobs.served(book.epubSha256, logger: context.logger)
         let size = book.epubSize
         var headers: HTTPFields = [
-            .contentType: "application/epub+zip", .eTag: "\"\(book.epubSha256)\"",
+            .contentType: MediaType.epub, .eTag: "\"\(book.epubSha256)\"",
             .contentDisposition: "attachment; filename=\"\(Self.fileName(book.title)).epub\"",
             .cacheControl: BookAccess.cacheControl(book),
         ]

@@ -58,8 +58,8 @@ struct PublicationController: Sendable {
         var document: [String: Any] = [
             "@context": "https://readium.org/webpub-manifest/context.jsonld", "metadata": metadata,
             "links": [
-                ["rel": "self", "href": PublicRoute.manifest(book.id).url(publicURL), "type": "application/webpub+json"],
-                ["rel": "alternate", "href": PublicRoute.fulfill(book.id).url(publicURL), "type": "application/epub+zip"],
+                ["rel": "self", "href": PublicRoute.manifest(book.id).url(publicURL), "type": MediaType.webPublication],
+                ["rel": "alternate", "href": PublicRoute.fulfill(book.id).url(publicURL), "type": MediaType.epub],
             ],
             "readingOrder": readingOrder.map(link),
             "resources": (book.resources ?? []).filter { !spine.contains($0.href) }.map(link),
@@ -70,7 +70,7 @@ struct PublicationController: Sendable {
         let data = try JSONSerialization.data(withJSONObject: document, options: [.sortedKeys, .withoutEscapingSlashes])
         return Response(
             status: .ok,
-            headers: [.contentType: "application/webpub+json", .cacheControl: "public, max-age=300"],
+            headers: [.contentType: MediaType.webPublication, .cacheControl: "public, max-age=300"],
             body: .init(byteBuffer: ByteBuffer(bytes: data))
         )
     }

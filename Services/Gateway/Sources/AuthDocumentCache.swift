@@ -27,7 +27,7 @@ final class AuthDocumentCache: Sendable {
             HTTPField.Name("Link")!: "<\(PublicRoute.authDocument.url(publicURL))>; rel=\"http://opds-spec.org/auth/document\"",
         ]
         if let body = await document(logger: logger) {
-            headers[.contentType] = "application/vnd.opds.authentication.v1.0+json"
+            headers[.contentType] = MediaType.authentication
             return Response(status: .unauthorized, headers: headers, body: .init(byteBuffer: body))
         }
         return Problem.unauthorized("Sign in with your library card and PIN").response(headers: headers)

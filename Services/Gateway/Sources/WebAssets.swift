@@ -3,6 +3,7 @@ import Foundation
 import NIOCore
 import NIOFoundationCompat
 import ServiceSupport
+import Shared
 
 /// The web app (`index.html`, served at `/`) and the operator console (`console.html`, at `/admin/`), with their
 /// styles and JavaScript modules under `/web/`, read once at start from `Resources/Web` (or `WEB_ROOT`).
@@ -99,7 +100,7 @@ struct WebAssets: Sendable {
         case "svg": "image/svg+xml"
         case "png": "image/png"
         case "ico": "image/x-icon"
-        case "json": "application/json"
+        case "json": MediaType.json
         case "webmanifest": "application/manifest+json"
         default: "application/octet-stream"
         }

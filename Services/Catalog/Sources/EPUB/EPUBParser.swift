@@ -1,4 +1,5 @@
 import Foundation
+import Shared
 
 /// Reads an EPUB 2 or 3 file: container → package document → metadata, reading order, cover, table of contents
 /// and word count. Lenient where real books are sloppy (warnings), strict where a file is broken or hostile.
@@ -150,9 +151,9 @@ struct EPUBParser {
             return
         }
         let text = String(decoding: data, as: UTF8.self)
-        if text != "application/epub+zip" {
+        if text != MediaType.epub {
             warnings.append(
-                text.trimmingCharacters(in: .whitespacesAndNewlines) == "application/epub+zip"
+                text.trimmingCharacters(in: .whitespacesAndNewlines) == MediaType.epub
                     ? "the mimetype file has trailing white space" : "the mimetype file says '\(text.prefix(60))'"
             )
         }

@@ -27,7 +27,7 @@ enum AtomRenderer {
             for entry in group.entries {
                 xml += self.entry(
                     entry,
-                    collection: Feed.Link(rel: "collection", href: group.href, type: FeedMediaType.acquisition, title: group.title)
+                    collection: Feed.Link(rel: "collection", href: group.href, type: MediaType.acquisition, title: group.title)
                 )
             }
         }
@@ -74,14 +74,14 @@ enum AtomRenderer {
         if book.ratingCount > 0, let average = book.ratingAverage {
             xml += "<schema:Rating schema:ratingValue=\"\(String(format: "%.2f", average))\" schema:ratingCount=\"\(book.ratingCount)\"/>\n"
         }
-        xml += link(Feed.Link(rel: "alternate", href: entry.entryURL, type: "application/atom+xml;type=entry;profile=opds-catalog"))
+        xml += link(Feed.Link(rel: "alternate", href: entry.entryURL, type: MediaType.entry))
         xml += link(entry.relatedLink)
         if let series = book.series {
             xml += link(
                 Feed.Link(
                     rel: "related",
                     href: entry.publicURL + Lane.series(series).path,
-                    type: FeedMediaType.acquisition,
+                    type: MediaType.acquisition,
                     title: "Series: \(series)"
                 )
             )
@@ -106,7 +106,7 @@ enum AtomRenderer {
         let availability = entry.availability
         for acquisition in entry.acquisitionLinks {
             xml += "<link rel=\"\(acquisition.rel)\" href=\"\(escape(acquisition.href))\" type=\"\(acquisition.type)\">"
-            if acquisition.type != "application/epub+zip" { xml += "<opds:indirectAcquisition type=\"application/epub+zip\"/>" }
+            if acquisition.type != MediaType.epub { xml += "<opds:indirectAcquisition type=\"application/epub+zip\"/>" }
             xml += "<simplified:availability status=\"\(availability.status)\""
             if let since = availability.since { xml += " since=\"\(date(since))\"" }
             if let until = availability.until { xml += " until=\"\(date(until))\"" }

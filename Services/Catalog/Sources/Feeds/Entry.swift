@@ -46,15 +46,15 @@ struct Entry: Sendable {
             return Feed.Link(
                 rel: "urn:x-bookmobile:rel/resume-hold",
                 href: action(.resume),
-                type: "application/json",
+                type: MediaType.json,
                 title: "Suspended until \(WireFormat.formatDate(until)); resume"
             )
         }
-        return Feed.Link(rel: "urn:x-bookmobile:rel/suspend-hold", href: action(.suspend), type: "application/json", title: "Suspend this hold")
+        return Feed.Link(rel: "urn:x-bookmobile:rel/suspend-hold", href: action(.suspend), type: MediaType.json, title: "Suspend this hold")
     }
     /// The grouped feed of books related to this one (`rel="related"`).
     var relatedLink: Feed.Link {
-        Feed.Link(rel: "related", href: PublicRoute.related(book.id).url(publicURL), type: FeedMediaType.acquisition, title: "Related books")
+        Feed.Link(rel: "related", href: PublicRoute.related(book.id).url(publicURL), type: MediaType.acquisition, title: "Related books")
     }
     var entryURL: String { PublicRoute.entry(book.id).url(publicURL) }
     var urn: String { "urn:uuid:\(book.id.uuidString.lowercased())" }
@@ -76,8 +76,8 @@ struct Entry: Sendable {
 
     /// Acquisition and action links allowed by the patron's state.
     var acquisitionLinks: [Feed.Link] {
-        let epub = "application/epub+zip"
-        let entryType = FeedMediaType.entry
+        let epub = MediaType.epub
+        let entryType = MediaType.entry
         if book.openAccess {
             return [Feed.Link(rel: "http://opds-spec.org/acquisition/open-access", href: PublicRoute.fulfill(book.id).url(publicURL), type: epub)]
         }

@@ -35,10 +35,10 @@ extension FeedController {
             id: publicURL + path,
             title: list.title,
             kind: .acquisition,
-            links: baseLinks(self: after > 0 ? "\(path)?after=\(after)&size=\(size)" : path, type: FeedMediaType.acquisition)
+            links: baseLinks(self: after > 0 ? "\(path)?after=\(after)&size=\(size)" : path, type: MediaType.acquisition)
         )
         if let next {
-            feed.links.append(Feed.Link(rel: "next", href: "\(publicURL)\(path)?after=\(next)&size=\(size)", type: FeedMediaType.acquisition))
+            feed.links.append(Feed.Link(rel: "next", href: "\(publicURL)\(path)?after=\(next)&size=\(size)", type: MediaType.acquisition))
         }
         feed.entries = entries(books, personal)
         var page = try responder.render(feed, request: request)

@@ -27,7 +27,7 @@ extension FeedController {
             id: publicURL + Self.recommendedPath,
             title: recommendationsTitle(personal),
             kind: .acquisition,
-            links: baseLinks(self: Self.recommendedPath, type: FeedMediaType.acquisition)
+            links: baseLinks(self: Self.recommendedPath, type: MediaType.acquisition)
         )
         let books = try await recommendedBooks(request: request, personal: personal, size: size, logger: context.logger)
         feed.entries = entries(books, personal)

@@ -42,18 +42,19 @@ struct FeedController: Sendable {
         self.responder = FeedResponder(publicURL: publicURL)
     }
 
+    /// Routes without a book id are registered from `PublicRoute`, as their links are built; `:name` fills a parameter.
     func add(to router: Router<BasicRequestContext>) {
-        router.get("/opds", use: pages.serve(root, alwaysPersonal: true))
+        router.get(RouterPath(PublicRoute.catalogRoot.path), use: pages.serve(root, alwaysPersonal: true))
         // Personal for a signed-in patron: the first group is their recommendations.
-        router.get("/opds/groups", use: pages.serve(groups, alwaysPersonal: true))
-        router.get(RouterPath(Self.recommendedPath), use: pages.serve(recommended, alwaysPersonal: true))
-        router.get("/opds/lanes/:lane", use: pages.serve(lane))
-        router.get("/opds/series/:name", use: pages.serve(series))
-        router.get("/opds/authors/:name", use: pages.serve(author))
-        router.get("/opds/search", use: pages.serve(search))
+        router.get(RouterPath(PublicRoute.groups.path), use: pages.serve(groups, alwaysPersonal: true))
+        router.get(RouterPath(PublicRoute.recommended.path), use: pages.serve(recommended, alwaysPersonal: true))
+        router.get(RouterPath(PublicRoute.lane(":lane").path), use: pages.serve(lane))
+        router.get(RouterPath(PublicRoute.series(":name").path), use: pages.serve(series))
+        router.get(RouterPath(PublicRoute.author(":name").path), use: pages.serve(author))
+        router.get(RouterPath(PublicRoute.search.path), use: pages.serve(search))
         router.get("/opds/books/:id", use: pages.serve(book))
         router.get("/opds/books/:id/related", use: pages.serve(related))
-        router.get("/opds/shelf", use: shelf)
+        router.get(RouterPath(PublicRoute.shelfFeed.path), use: shelf)
         router.get("/opds/lists/:id", use: listFeed)
     }
 
@@ -67,13 +68,13 @@ struct FeedController: Sendable {
             id: PublicRoute.catalogRoot.url(publicURL),
             title: "Bookmobile",
             kind: .navigation,
-            links: baseLinks(self: PublicRoute.catalogRoot.path, type: FeedMediaType.navigation)
+            links: baseLinks(self: PublicRoute.catalogRoot.path, type: MediaType.navigation)
         )
         feed.links.append(
             Feed.Link(
                 rel: "http://opds-spec.org/shelf",
                 href: PublicRoute.shelfFeed.url(publicURL),
-                type: FeedMediaType.acquisition,
+                type: MediaType.acquisition,
                 title: "My books",
                 count: personal.shelf?.waitingForAction
             )
@@ -82,19 +83,19 @@ struct FeedController: Sendable {
             Feed.Link(
                 rel: "subsection",
                 href: publicURL + Self.recommendedPath,
-                type: FeedMediaType.acquisition,
+                type: MediaType.acquisition,
                 title: recommendationsTitle(personal)
             )
         )
         feed.navigation.append(
-            Feed.Link(rel: "subsection", href: PublicRoute.groups.url(publicURL), type: FeedMediaType.acquisition, title: "Browse all lanes")
+            Feed.Link(rel: "subsection", href: PublicRoute.groups.url(publicURL), type: MediaType.acquisition, title: "Browse all lanes")
         )
         for (list, path) in try await featuredLists(logger: context.logger) {
-            feed.navigation.append(Feed.Link(rel: "subsection", href: publicURL + path, type: FeedMediaType.acquisition, title: list.title))
+            feed.navigation.append(Feed.Link(rel: "subsection", href: publicURL + path, type: MediaType.acquisition, title: list.title))
         }
         for lane in Lane.fixed + (try await feeds.genreLanes(logger: context.logger)) {
             feed.navigation.append(
-                Feed.Link(rel: "subsection", href: publicURL + lane.path, type: FeedMediaType.acquisition, title: lane.title)
+                Feed.Link(rel: "subsection", href: publicURL + lane.path, type: MediaType.acquisition, title: lane.title)
             )
         }
         return try responder.render(feed, request: request)
@@ -105,7 +106,7 @@ struct FeedController: Sendable {
             id: PublicRoute.groups.url(publicURL),
             title: "Browse",
             kind: .acquisition,
-            links: baseLinks(self: PublicRoute.groups.path, type: FeedMediaType.acquisition)
+            links: baseLinks(self: PublicRoute.groups.path, type: MediaType.acquisition)
         )
         let lanes = Lane.fixed + (try await feeds.genreLanes(logger: context.logger))
         // The lanes' pages are read meanwhile the recommendations and featured lists are.
@@ -191,11 +192,11 @@ struct FeedController: Sendable {
             id: publicURL + base,
             title: lane.title,
             kind: .acquisition,
-            links: baseLinks(self: current + (after.map { "&after=\($0.encoded)" } ?? ""), type: FeedMediaType.acquisition)
+            links: baseLinks(self: current + (after.map { "&after=\($0.encoded)" } ?? ""), type: MediaType.acquisition)
         )
-        feed.links.append(Feed.Link(rel: "first", href: publicURL + current, type: FeedMediaType.acquisition))
+        feed.links.append(Feed.Link(rel: "first", href: publicURL + current, type: MediaType.acquisition))
         if let next = page.next {
-            feed.links.append(Feed.Link(rel: "next", href: publicURL + current + "&after=\(next.encoded)", type: FeedMediaType.acquisition))
+            feed.links.append(Feed.Link(rel: "next", href: publicURL + current + "&after=\(next.encoded)", type: MediaType.acquisition))
         }
         for key in SortKey.allCases where key != .seriesPosition || lane.defaultSort == .seriesPosition {
             for direction in SortOrder.allCases {
@@ -203,7 +204,7 @@ struct FeedController: Sendable {
                     Feed.Link(
                         rel: "http://opds-spec.org/facet",
                         href: publicURL + facetQuery(key, direction, availableOnly, accessibility),
-                        type: FeedMediaType.acquisition,
+                        type: MediaType.acquisition,
                         title: "\(key.label) (\(direction == .asc ? "ascending" : "descending"))",
                         facetGroup: "Sort by",
                         activeFacet: key == sort && direction == order
@@ -216,7 +217,7 @@ struct FeedController: Sendable {
                 Feed.Link(
                     rel: "http://opds-spec.org/facet",
                     href: publicURL + facetQuery(sort, order, available, accessibility),
-                    type: FeedMediaType.acquisition,
+                    type: MediaType.acquisition,
                     title: available ? "Available now" : "All",
                     facetGroup: "Availability",
                     activeFacet: available == availableOnly
@@ -228,7 +229,7 @@ struct FeedController: Sendable {
                 Feed.Link(
                     rel: "http://opds-spec.org/facet",
                     href: publicURL + facetQuery(sort, order, availableOnly, facet),
-                    type: FeedMediaType.acquisition,
+                    type: MediaType.acquisition,
                     title: facet.label,
                     facetGroup: AccessibilityFacet.group,
                     activeFacet: facet == accessibility
@@ -288,14 +289,14 @@ struct FeedController: Sendable {
             id: PublicRoute.search.url(publicURL) + selfQuery,
             title: "Search results",
             kind: .acquisition,
-            links: baseLinks(self: PublicRoute.search.path + selfQuery, type: FeedMediaType.acquisition)
+            links: baseLinks(self: PublicRoute.search.path + selfQuery, type: MediaType.acquisition)
         )
         // The request's own query, still percent-encoded, continuing after this page's last book (books added meanwhile
         // neither repeat nor push one off the next page), or, for the short list of look-alike titles, by number.
         if let next = page.next.map({ "after=\($0.encoded)" }) ?? page.nextPage.map({ "page=\($0)" }) {
             let items = known.filter { !$0.hasPrefix("page=") && !$0.hasPrefix("after=") } + [next]
             feed.links.append(
-                Feed.Link(rel: "next", href: PublicRoute.search.url(publicURL) + "?" + items.joined(separator: "&"), type: FeedMediaType.acquisition)
+                Feed.Link(rel: "next", href: PublicRoute.search.url(publicURL) + "?" + items.joined(separator: "&"), type: MediaType.acquisition)
             )
         }
         // The accessibility facet of these results: the same query, from page 1, with each choice.
@@ -305,7 +306,7 @@ struct FeedController: Sendable {
                 Feed.Link(
                     rel: "http://opds-spec.org/facet",
                     href: PublicRoute.search.url(publicURL) + "?" + (unfaceted + ["accessibility=\(facet.rawValue)"]).joined(separator: "&"),
-                    type: FeedMediaType.acquisition,
+                    type: MediaType.acquisition,
                     title: facet.label,
                     facetGroup: AccessibilityFacet.group,
                     activeFacet: facet == search.accessibility
@@ -334,15 +335,15 @@ struct FeedController: Sendable {
         let page = ShelfPage(copy.shelf.books, page: number, size: Self.shelfPageSize)
         let books = try await feeds.books.summaries(ids: page.books.map(\.bookId), logger: context.logger)
         let path = PublicRoute.shelfFeed.path + (number == 1 ? "" : "?page=\(number)")
-        var feed = Feed(id: publicURL + path, title: "My books", kind: .acquisition, links: baseLinks(self: path, type: FeedMediaType.acquisition))
+        var feed = Feed(id: publicURL + path, title: "My books", kind: .acquisition, links: baseLinks(self: path, type: MediaType.acquisition))
         if page.hasNext {
             feed.links.append(
-                Feed.Link(rel: "next", href: PublicRoute.shelfFeed.url(publicURL) + "?page=\(number + 1)", type: FeedMediaType.acquisition)
+                Feed.Link(rel: "next", href: PublicRoute.shelfFeed.url(publicURL) + "?page=\(number + 1)", type: MediaType.acquisition)
             )
         }
         if number > 1 {
             let previous = PublicRoute.shelfFeed.path + (number == 2 ? "" : "?page=\(number - 1)")
-            feed.links.append(Feed.Link(rel: "previous", href: publicURL + previous, type: FeedMediaType.acquisition))
+            feed.links.append(Feed.Link(rel: "previous", href: publicURL + previous, type: MediaType.acquisition))
         }
         feed.entries = entries(books, personal)
         return personal.personalised(try responder.render(feed, request: request)).response(to: request)
@@ -356,9 +357,9 @@ struct FeedController: Sendable {
         let entry = Entry(book: book, view: personal.views[id], publicURL: publicURL)
         if FeedRequest.wantsJSON(request) {
             let data = try JSONSerialization.data(withJSONObject: OPDS2Renderer.publication(entry), options: [.sortedKeys, .withoutEscapingSlashes])
-            return responder.cacheable(data, type: FeedMediaType.opds2Publication, request: request, bookIDs: [id])
+            return responder.cacheable(data, type: MediaType.opds2Publication, request: request, bookIDs: [id])
         }
-        return responder.cacheable(Data(AtomRenderer.entryDocument(entry).utf8), type: FeedMediaType.entry, request: request, bookIDs: [id])
+        return responder.cacheable(Data(AtomRenderer.entryDocument(entry).utf8), type: MediaType.entry, request: request, bookIDs: [id])
     }
 
     /// `GET /opds/books/{id}/related`: a grouped feed of the rest of the book's series in order, more by its first
@@ -373,7 +374,7 @@ struct FeedController: Sendable {
             id: publicURL + path,
             title: "Related to \(book.title)",
             kind: .acquisition,
-            links: baseLinks(self: path, type: FeedMediaType.acquisition)
+            links: baseLinks(self: path, type: MediaType.acquisition)
         )
         var lanes: [(title: String, lane: Lane)] = []
         if let series = book.series { lanes.append(("More in \(series)", .series(series))) }
@@ -425,12 +426,12 @@ struct FeedController: Sendable {
     func baseLinks(self path: String, type: String) -> [Feed.Link] {
         [
             Feed.Link(rel: "self", href: publicURL + path, type: type),
-            Feed.Link(rel: "start", href: PublicRoute.catalogRoot.url(publicURL), type: FeedMediaType.navigation, title: "Bookmobile"),
-            Feed.Link(rel: "search", href: PublicRoute.search.url(publicURL), type: FeedMediaType.openSearch, title: "Search"),
+            Feed.Link(rel: "start", href: PublicRoute.catalogRoot.url(publicURL), type: MediaType.navigation, title: "Bookmobile"),
+            Feed.Link(rel: "search", href: PublicRoute.search.url(publicURL), type: MediaType.openSearch, title: "Search"),
             Feed.Link(
                 rel: "http://opds-spec.org/auth/document",
                 href: PublicRoute.authDocument.url(publicURL),
-                type: "application/vnd.opds.authentication.v1.0+json"
+                type: MediaType.authentication
             ),
         ]
     }

@@ -7,7 +7,7 @@ enum FeedRequest {
     /// Whether the client asked for OPDS 2.0 (JSON) rather than OPDS 1.2 (Atom).
     static func wantsJSON(_ request: Request) -> Bool {
         let accept = request.headers[.accept] ?? ""
-        return accept.contains(FeedMediaType.opds2) || accept.contains(FeedMediaType.opds2Publication)
+        return accept.contains(MediaType.opds2) || accept.contains(MediaType.opds2Publication)
     }
 
     /// `available=now` (only books with a free copy) or `all` (the default).

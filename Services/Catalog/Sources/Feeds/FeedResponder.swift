@@ -4,6 +4,7 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import ServiceSupport
+import Shared
 
 /// Renders a feed as the request asks (OPDS 1.2 Atom or OPDS 2.0 JSON) into a cacheable response.
 struct FeedResponder: Sendable {
@@ -15,11 +16,11 @@ struct FeedResponder: Sendable {
         if FeedRequest.wantsJSON(request) {
             let document = OPDS2Renderer.feed(feed, publicURL: publicURL)
             let data = try JSONSerialization.data(withJSONObject: document, options: [.sortedKeys, .withoutEscapingSlashes])
-            return cacheable(data, type: FeedMediaType.opds2, request: request, bookIDs: bookIDs)
+            return cacheable(data, type: MediaType.opds2, request: request, bookIDs: bookIDs)
         }
         return cacheable(
             Data(AtomRenderer.feed(feed).utf8),
-            type: feed.kind == .navigation ? FeedMediaType.navigation : FeedMediaType.acquisition,
+            type: feed.kind == .navigation ? MediaType.navigation : MediaType.acquisition,
             request: request,
             bookIDs: bookIDs
         )

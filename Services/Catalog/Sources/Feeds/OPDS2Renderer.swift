@@ -13,7 +13,7 @@ enum OPDS2Renderer {
             var rendered = link(feedLink)
             if feedLink.rel == "search" {
                 rendered["href"] = PublicRoute.search.url(publicURL) + "{?query}"
-                rendered["type"] = FeedMediaType.opds2
+                rendered["type"] = MediaType.opds2
                 rendered["templated"] = true
             }
             return rendered
@@ -31,7 +31,7 @@ enum OPDS2Renderer {
             document["groups"] = feed.groups.map { group in
                 [
                     "metadata": ["title": group.title],
-                    "links": [["rel": "self", "href": group.href, "type": FeedMediaType.opds2, "title": group.title]],
+                    "links": [["rel": "self", "href": group.href, "type": MediaType.opds2, "title": group.title]],
                     "publications": group.entries.map(publication),
                 ] as [String: Any]
             }
@@ -49,7 +49,7 @@ enum OPDS2Renderer {
     static func link(_ link: Feed.Link) -> [String: Any] {
         var result: [String: Any] = [
             "rel": link.rel, "href": link.href,
-            "type": link.type == FeedMediaType.acquisition || link.type == FeedMediaType.navigation ? FeedMediaType.opds2 : link.type,
+            "type": link.type == MediaType.acquisition || link.type == MediaType.navigation ? MediaType.opds2 : link.type,
         ]
         if let title = link.title { result["title"] = title }
         if link.templated { result["templated"] = true }
@@ -68,7 +68,7 @@ enum OPDS2Renderer {
         let authors = book.contributors.filter { $0.role == "aut" }.map { contributor -> [String: Any] in
             var author: [String: Any] = ["name": contributor.name]
             if let sortAs = contributor.sortAs { author["sortAs"] = sortAs }
-            author["links"] = [["href": entry.publicURL + Lane.author(contributor.name).path, "type": FeedMediaType.opds2]]
+            author["links"] = [["href": entry.publicURL + Lane.author(contributor.name).path, "type": MediaType.opds2]]
             return author
         }
         if !authors.isEmpty { metadata["author"] = authors }
@@ -96,7 +96,7 @@ enum OPDS2Renderer {
         if let series = book.series {
             var collection: [String: Any] = ["name": series]
             if let position = book.seriesPosition { collection["position"] = position }
-            collection["links"] = [["href": entry.publicURL + Lane.series(series).path, "type": FeedMediaType.opds2]]
+            collection["links"] = [["href": entry.publicURL + Lane.series(series).path, "type": MediaType.opds2]]
             metadata["belongsTo"] = ["series": [collection]]
         }
         PublicationMetadata.addExtents(of: book, to: &metadata)
@@ -106,20 +106,20 @@ enum OPDS2Renderer {
         var availabilityObject: [String: Any] = ["state": availability.status]
         if let since = availability.since { availabilityObject["since"] = WireFormat.formatDate(since) }
         if let until = availability.until { availabilityObject["until"] = WireFormat.formatDate(until) }
-        var links: [[String: Any]] = [["rel": "self", "href": entry.entryURL, "type": "application/opds-publication+json"]]
+        var links: [[String: Any]] = [["rel": "self", "href": entry.entryURL, "type": MediaType.opds2Publication]]
         for acquisition in entry.acquisitionLinks {
             var properties: [String: Any] = ["availability": availabilityObject]
-            if acquisition.type != "application/epub+zip" { properties["indirectAcquisition"] = [["type": "application/epub+zip"]] }
+            if acquisition.type != MediaType.epub { properties["indirectAcquisition"] = [["type": MediaType.epub]] }
             if !book.openAccess {
                 properties["copies"] = ["total": book.copies, "available": book.copiesAvailable]
                 var holds: [String: Any] = ["total": book.holds]
                 if let position = entry.view?.holdPosition { holds["position"] = position }
                 properties["holds"] = holds
             }
-            let type = acquisition.type == "application/epub+zip" ? acquisition.type : "application/opds-publication+json"
+            let type = acquisition.type == MediaType.epub ? acquisition.type : MediaType.opds2Publication
             links.append(["rel": acquisition.rel, "href": acquisition.href, "type": type, "properties": properties])
         }
-        links.append(["rel": "related", "href": entry.relatedLink.href, "type": FeedMediaType.opds2, "title": entry.relatedLink.title ?? ""])
+        links.append(["rel": "related", "href": entry.relatedLink.href, "type": MediaType.opds2, "title": entry.relatedLink.title ?? ""])
         if let manifest = entry.manifestLink { links.append(["rel": manifest.rel, "href": manifest.href, "type": manifest.type]) }
         if let annotations = entry.annotationService { links.append(["rel": annotations.rel, "href": annotations.href, "type": annotations.type]) }
         if let suspension = entry.holdSuspensionLink {

@@ -13,13 +13,13 @@ enum OpenSearchDescription {
             <Description>Search the library's catalog</Description>
             <InputEncoding>UTF-8</InputEncoding>
             <OutputEncoding>UTF-8</OutputEncoding>
-            <Url type="\(FeedMediaType.acquisition)" template="\(search)?q={searchTerms}"/>
-            <Url type="\(FeedMediaType.opds2)" template="\(search)?q={searchTerms}"/>
+            <Url type="\(MediaType.acquisition)" template="\(search)?q={searchTerms}"/>
+            <Url type="\(MediaType.opds2)" template="\(search)?q={searchTerms}"/>
             </OpenSearchDescription>
             """
         return StoredResponse(
             body: ByteBuffer(string: xml),
-            headers: [.contentType: FeedMediaType.openSearch, .cacheControl: "public, max-age=3600"]
+            headers: [.contentType: MediaType.openSearch, .cacheControl: "public, max-age=3600"]
         )
     }
 }

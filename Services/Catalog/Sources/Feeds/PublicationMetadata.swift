@@ -1,8 +1,9 @@
 import Foundation
+import Shared
 
 /// Metadata that OPDS 2.0 publications and Readium manifests share, written the same way in both.
 enum PublicationMetadata {
-    static let manifestType = "application/webpub+json"
+    static let manifestType = MediaType.webPublication
     /// Our own metadata key for the reading-time estimate (minutes at 250 words a minute). Readium's `duration` is
     /// the length of audio in seconds, so an ebook's estimate does not belong there.
     static let readingMinutesKey = "urn:x-bookmobile:readingMinutes"

@@ -14,12 +14,11 @@ struct AuthController: Sendable {
     let signupsPerHour: Int
 
     func add(to router: Router<PatronRequestContext>) {
-        let group = router.group("/auth")
-        group.get("/document") { _, _ in try document.response() }
-        group.post("/signup", use: signup)
-        group.post("/token", use: issueToken)
-        group.post("/refresh", use: issueToken)
-        group.post("/logout", use: logout)
+        router.get(RouterPath(PublicRoute.authDocument.path)) { _, _ in try document.response() }
+        router.post(RouterPath(PublicRoute.signup.path), use: signup)
+        router.post(RouterPath(PublicRoute.token.path), use: issueToken)
+        router.post(RouterPath(PublicRoute.refresh.path), use: issueToken)
+        router.post("/auth/logout", use: logout)
     }
 
     struct SignupResponse: Encodable {

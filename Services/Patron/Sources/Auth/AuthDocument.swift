@@ -34,7 +34,7 @@ struct AuthDocument: Encodable, Sendable {
         var links: [Link]?
     }
 
-    static let mediaType = "application/vnd.opds.authentication.v1.0+json"
+    static let mediaType = MediaType.authentication
 
     var id: String
     var title: String
@@ -60,13 +60,13 @@ struct AuthDocument: Encodable, Sendable {
                 type: "http://opds-spec.org/auth/oauth/password",
                 description: "Bearer access tokens: RFC 6749 password and refresh_token grants (form-encoded or JSON), or Basic credentials",
                 links: [
-                    Link(rel: "authenticate", href: PublicRoute.token.url(publicURL), type: "application/json"),
-                    Link(rel: "refresh", href: PublicRoute.refresh.url(publicURL), type: "application/json"),
+                    Link(rel: "authenticate", href: PublicRoute.token.url(publicURL), type: MediaType.json),
+                    Link(rel: "refresh", href: PublicRoute.refresh.url(publicURL), type: MediaType.json),
                 ]
             ),
         ]
         links = [
-            Link(rel: "register", href: PublicRoute.signup.url(publicURL), type: "application/json"),
+            Link(rel: "register", href: PublicRoute.signup.url(publicURL), type: MediaType.json),
             Link(
                 rel: "http://librarysimplified.org/terms/rel/user-profile",
                 href: publicURL + "/me",
@@ -75,9 +75,9 @@ struct AuthDocument: Encodable, Sendable {
             Link(
                 rel: "http://opds-spec.org/shelf",
                 href: PublicRoute.myBooks.url(publicURL),
-                type: "application/atom+xml;profile=opds-catalog;kind=acquisition"
+                type: MediaType.acquisition
             ),
-            Link(rel: "start", href: PublicRoute.catalogRoot.url(publicURL), type: "application/atom+xml;profile=opds-catalog;kind=navigation"),
+            Link(rel: "start", href: PublicRoute.catalogRoot.url(publicURL), type: MediaType.navigation),
         ]
         if let logoURL { links.append(Link(rel: "logo", href: logoURL)) }
         if let helpURL { links.append(Link(rel: "help", href: helpURL, type: "text/html")) }

@@ -41,7 +41,7 @@ struct CirculationController: Sendable {
     func list(request: Request, context: SignedInRequestContext) async throws -> Response {
         let patronID = context.patronID
         let accept = request.headers[.accept] ?? ""
-        if (accept.contains("application/atom+xml") || accept.contains("application/opds+json")) && !accept.contains("application/json") {
+        if (accept.contains("application/atom+xml") || accept.contains(MediaType.opds2)) && !accept.contains(MediaType.json) {
             return Response(status: .seeOther, headers: [.location: PublicRoute.shelfFeed.url(circulation.rules.publicURL)])
         }
         let filter = request.uri.queryParameters.get("filter") ?? "all"

@@ -17,7 +17,7 @@ struct OPDSProfile: Encodable, Sendable {
         var type: String
     }
 
-    static let mediaType = "application/opds-profile+json"
+    static let mediaType = MediaType.opdsProfile
 
     var name: String
     var email: String?
@@ -30,6 +30,6 @@ struct OPDSProfile: Encodable, Sendable {
         email = profile.email
         loans = Allowance(total: profile.loans.limit, available: max(0, profile.loans.limit - profile.loans.count))
         holds = Allowance(total: profile.holds.limit, available: max(0, profile.holds.limit - profile.holds.count))
-        links = [Link(rel: "http://opds-spec.org/shelf", href: PublicRoute.myBooks.url(publicURL), type: "application/json")]
+        links = [Link(rel: "http://opds-spec.org/shelf", href: PublicRoute.myBooks.url(publicURL), type: MediaType.json)]
     }
 }

@@ -101,7 +101,7 @@ struct ExportController: Sendable {
         return Response(
             status: .ok,
             headers: [
-                .contentType: "application/json", .contentDisposition: "attachment; filename=\"bookmobile-export.json\"",
+                .contentType: MediaType.json, .contentDisposition: "attachment; filename=\"bookmobile-export.json\"",
                 .cacheControl: "private, no-store",
             ],
             body: body
