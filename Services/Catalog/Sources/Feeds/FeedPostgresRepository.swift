@@ -242,18 +242,23 @@ struct FeedPostgresRepository: Sendable {
         if !hidden.isEmpty { conditions.append("NOT (id = ANY(\(try sql.bind(hidden))))") }
         let matching = conditions.joined(separator: " AND ")
 
-        // The count stops at the bound: counting a word that most books contain read them all.
-        sql.text = "SELECT count(*)::int FROM (SELECT 1 FROM books WHERE \(matching) LIMIT \(Self.countBound + 1)) bounded"
-        var counted = 0
-        for try await count in try await books.client.query(sql.query, logger: logger).decode(Int.self) { counted = count }
-        let total = counted > Self.countBound ? nil : counted
         let offset = request.after == nil ? (request.page - 1) * request.size : 0
-        guard offset < (total ?? Self.deepestResult) else { return Page(books: [], next: nil, total: total) }
+        // One statement: the bounded count (an InitPlan, run once) and the page. The count stops at the bound
+        // (counting a word that most books contain read them all) and chooses which candidates are ranked: the
+        // branches below carry it as a one-time filter, so only the chosen one reads rows.
+        let countedMatches = "(SELECT n FROM counted)"
+        let count = "counted AS (SELECT count(*)::int AS n FROM (SELECT 1 FROM books WHERE \(matching) LIMIT \(Self.countBound + 1)) bounded)"
+        guard offset < Self.deepestResult else {
+            sql.text = "WITH \(count) SELECT n FROM counted"
+            var total: Int?
+            for try await n in try await books.client.query(sql.query, logger: logger).decode(Int.self) { total = n > Self.countBound ? nil : n }
+            return Page(books: [], next: nil, total: total)
+        }
 
         // Matches are ordered as narrow rows (id, key, sort title) and only the page's books are read whole. A page
         // starts after the previous page's last book (`after`, whose key and title it carries) or at an offset.
         let order: String
-        var candidates: String
+        let candidates: String
         var pageFilter = ""
         if let sort = request.sort {
             // The sort's index reads the rows after the cursor in order and stops at the page.
@@ -272,31 +277,42 @@ struct FeedPostgresRepository: Sendable {
             // the index is RUM, else every match; above it, the most borrowed matches (read from the popularity index
             // until enough match, which for a common word is soon).
             order = "match_key DESC, match_title ASC, match_id ASC"
-            candidates = "SELECT id AS match_id, (\(rank))::real AS match_key, sort_title AS match_title FROM books WHERE \(matching)"
-            if total == nil {
-                candidates += " ORDER BY checkouts DESC, id DESC LIMIT \(Self.popularCandidates)"
-            } else if let rumOrder, counted > Self.rankedMatches {
-                candidates += " ORDER BY \(rumOrder), sort_title, id LIMIT \(Self.rankedMatches)"
+            let select = "SELECT id AS match_id, (\(rank))::real AS match_key, sort_title AS match_title FROM books WHERE \(matching)"
+            var branches = ["(\(select) AND \(countedMatches) <= \(rumOrder == nil ? Self.countBound : Self.rankedMatches))"]
+            if let rumOrder {
+                branches.append(
+                    "(\(select) AND \(countedMatches) > \(Self.rankedMatches) AND \(countedMatches) <= \(Self.countBound)"
+                        + " ORDER BY \(rumOrder), sort_title, id LIMIT \(Self.rankedMatches))"
+                )
             }
+            branches.append("(\(select) AND \(countedMatches) > \(Self.countBound) ORDER BY checkouts DESC, id DESC LIMIT \(Self.popularCandidates))")
+            candidates = branches.joined(separator: " UNION ALL ")
             if let cursor = request.after {
                 let (key, title, id) = (try sql.bind(cursor.value), try sql.bind(cursor.title ?? ""), try sql.bind(cursor.id))
                 pageFilter = " WHERE match_key < \(key)::real OR (match_key = \(key)::real AND (match_title, match_id) > (\(title), \(id)))"
             }
         }
+        // The count's row comes back even when the page is empty (the LEFT JOIN), with no book in it.
         sql.text = """
-            WITH matches AS MATERIALIZED (\(candidates)),
-            page AS (SELECT * FROM matches\(pageFilter) ORDER BY \(order) LIMIT \(request.size + 1) OFFSET \(offset))
-            SELECT \(BookPostgresRepository.summaryColumns), page.match_key::text, page.match_title
-            FROM page JOIN books ON books.id = page.match_id ORDER BY \(order)
+            WITH \(count),
+            matches AS MATERIALIZED (\(candidates)),
+            page AS (SELECT * FROM matches\(pageFilter) ORDER BY \(order) LIMIT \(request.size + 1) OFFSET \(offset)),
+            found AS (SELECT \(BookPostgresRepository.summaryColumns), page.match_key::text AS match_key_text, page.match_title AS match_title_text,
+                page.match_key, page.match_title, page.match_id FROM page JOIN books ON books.id = page.match_id)
+            SELECT found.*, counted.n FROM counted LEFT JOIN found ON true ORDER BY \(order)
             """
+        var counted = 0
         var rows: [(book: BookDetail, key: String, title: String)] = []
         for try await row in try await books.client.query(sql.query, logger: logger) {
             let cells = row.makeRandomAccess()
             let column = BookPostgresRepository.summaryColumnCount
+            counted = try cells[cells.count - 1].decode(Int.self)
+            guard try cells[0].decode(UUID?.self) != nil else { continue }
             rows.append(
                 (try BookPostgresRepository.decodeSummary(row), try cells[column].decode(String.self), try cells[column + 1].decode(String.self))
             )
         }
+        let total = counted > Self.countBound ? nil : counted
         let next = rows.count > request.size ? rows[request.size - 1] : nil
         return Page(
             books: rows.prefix(request.size).map(\.book),
