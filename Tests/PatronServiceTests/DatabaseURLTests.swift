@@ -1,5 +1,5 @@
-import Testing
 import TestSupport
+import Testing
 
 /// A service's connections, as `DatabaseURL.configuration` opens them.
 @Suite struct DatabaseURLTests {
