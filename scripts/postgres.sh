@@ -23,17 +23,6 @@ ensure_installed() {
       exit 1
     fi
   fi
-  # The RUM index ranks search matches inside the index (docs/PERFORMANCE.md). Optional: catalog's migration keeps
-  # the GIN index where the extension is missing. Installed here, before any server starts, because the package can
-  # upgrade postgresql-15 under running servers (they then fail to load their libraries until restarted).
-  bin=$(pg_bindir)
-  local major; major=$(basename "$(dirname "$bin")")
-  if [ ! -f "/usr/share/postgresql/$major/extension/rum.control" ] && [ "$(id -u)" = 0 ]; then
-    echo "Installing postgresql-$major-rum with apt-get..." >&2
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "postgresql-$major-rum" >&2 \
-      || { DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "postgresql-$major-rum" >&2; } \
-      || echo "postgresql-$major-rum could not be installed: search ranks without it (slower at a million books)" >&2
-  fi
 }
 
 as_owner() {

@@ -176,14 +176,7 @@ import Testing
             try await withThrowingDiscardingTaskGroup { group in
                 group.addTask { await postgres.run() }
                 let rules = CirculationRules(loanPeriod: 1, offerPeriod: 1, publicURL: "")
-                let job = ExpiryJob(
-                    client: postgres,
-                    circulation: .init(client: postgres, rules: rules),
-                    throttle: SignInThrottlePostgresRepository(client: postgres, policy: .init()),
-                    interval: 1,
-                    schema: .migrated,
-                    logger: logger
-                )
+                let job = ExpiryJob.forTests(postgres, rules: rules, logger: logger)
                 async let a = job.runOnce()
                 async let b = job.runOnce()
                 let applied = try await a + b
@@ -258,14 +251,7 @@ import Testing
                     }
                     try await checkEveryRow(book, copies: 1, postgres, logger)
 
-                    let job = ExpiryJob(
-                        client: postgres,
-                        circulation: .init(client: postgres, rules: CirculationRules(loanPeriod: 3600, offerPeriod: 1, publicURL: "")),
-                        throttle: SignInThrottlePostgresRepository(client: postgres, policy: .init()),
-                        interval: 1,
-                        schema: .migrated,
-                        logger: logger
-                    )
+                    let job = ExpiryJob.forTests(postgres, rules: CirculationRules(loanPeriod: 3600, offerPeriod: 1, publicURL: ""), logger: logger)
                     var outcomes: [UUID: String] = [:]
                     for (index, patron) in queue.enumerated() where !quitters.contains(patron) {
                         // Exactly this patron, and nobody else, holds the offer.
@@ -395,14 +381,7 @@ import Testing
             try await withThrowingDiscardingTaskGroup { group in
                 group.addTask { await postgres.run() }
                 let rules = CirculationRules(loanPeriod: 1, offerPeriod: 3600, publicURL: "")
-                let job = ExpiryJob(
-                    client: postgres,
-                    circulation: .init(client: postgres, rules: rules),
-                    throttle: SignInThrottlePostgresRepository(client: postgres, policy: .init()),
-                    interval: 1,
-                    schema: .migrated,
-                    logger: logger
-                )
+                let job = ExpiryJob.forTests(postgres, rules: rules, logger: logger)
                 let (first, second) = (try await job.runOnce(), try await job.runOnce())
                 #expect(first == 2 && second == 0, "each loan expires once")
                 for book in [stuck, queued] {

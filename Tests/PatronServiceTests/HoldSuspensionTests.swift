@@ -98,14 +98,7 @@ import Testing
                 group.addTask { await postgres.run() }
                 try await postgres.query("UPDATE patron_books SET suspended_until = now() - interval '1 second' WHERE patron_id = \(waiting)")
                 let rules = CirculationRules(loanPeriod: 3600, offerPeriod: 3600, publicURL: "")
-                let job = ExpiryJob(
-                    client: postgres,
-                    circulation: .init(client: postgres, rules: rules),
-                    throttle: SignInThrottlePostgresRepository(client: postgres, policy: .init()),
-                    interval: 1,
-                    schema: .migrated,
-                    logger: logger
-                )
+                let job = ExpiryJob.forTests(postgres, rules: rules, logger: logger)
                 // Two replicas' jobs at the same moment: the hold wakes once and is offered the free copy once.
                 async let a = job.runOnce()
                 async let b = job.runOnce()

@@ -2,12 +2,10 @@ import Foundation
 import Logging
 import PostgresNIO
 import ServiceSupport
-import Synchronization
 
 /// The SQL behind lanes, groups and search. User input only ever reaches SQL as bind parameters.
 struct FeedPostgresRepository: Sendable {
     let books: BookPostgresRepository
-    let searchIndex = SearchIndex()
 
     struct Page: Sendable {
         var books: [BookDetail]
@@ -144,8 +142,6 @@ struct FeedPostgresRepository: Sendable {
     static let countBound = 10_000
     /// Above `countBound`, the results are this many of the most borrowed matches, ranked among themselves.
     static let popularCandidates = 1_000
-    /// Matches ranked with the fields' weights at most; more are first narrowed by the RUM index's distance.
-    static let rankedMatches = 1_000
     /// How deep `page` reaches when there is no total: a page beyond is empty rather than read through a longer offset.
     static let deepestResult = 10_000
 
@@ -185,24 +181,10 @@ struct FeedPostgresRepository: Sendable {
         return (words.dropLast() + [last.count >= 4 ? "\(last):*" : last]).joined(separator: " & ")
     }
 
-    /// Which index ranks full-text matches: RUM (ordered by rank inside the index, so a page stops early) where the
-    /// extension was installed when the migrations ran, GIN otherwise. Asked of the database once.
-    final class SearchIndex: Sendable {
-        private let rum = Mutex<Bool?>(nil)
-
-        func hasRUM(_ books: BookPostgresRepository, logger: Logger) async throws -> Bool {
-            if let known = rum.withLock({ $0 }) { return known }
-            let found = try await books.hasIndex("books_search_rum", logger: logger)
-            rum.withLock { $0 = found }
-            return found
-        }
-    }
-
     private func runSearch(_ request: SearchRequest, fuzzy: Bool, hidden: [UUID], logger: Logger) async throws -> Page {
         var sql = SQL()
         var conditions = ["withdrawn_at IS NULL"]
         var rank = "0.0::float8"
-        var rumOrder: String?
         if let q = request.q?.trimmingCharacters(in: .whitespacesAndNewlines), !q.isEmpty {
             if let isbn = ISBN.normalized(q) {
                 conditions.append("isbn = \(try sql.bind(isbn))")
@@ -216,7 +198,6 @@ struct FeedPostgresRepository: Sendable {
                 let tsquery = "to_tsquery('simple', immutable_unaccent(\(parameter)))"
                 conditions.append("search @@ \(tsquery)")
                 rank = "ts_rank_cd('{0.1, 0.2, 0.4, 1.0}', search, \(tsquery))"
-                if try await searchIndex.hasRUM(books, logger: logger) { rumOrder = "search <=> \(tsquery)" }
             } else {
                 conditions.append("false")
             }
@@ -272,20 +253,14 @@ struct FeedPostgresRepository: Sendable {
                 + " ORDER BY \(expression) \(direction), id \(direction) LIMIT \(offset + request.size + 1)"
         } else {
             // Ranked here, with the fields' weights (title, then authors and series, subjects, description), among
-            // candidates: every match when there are at most `rankedMatches`; up to `countBound`, the best
-            // `rankedMatches` by RUM's own distance (read from the index alone, but blind to the fields' weights) where
-            // the index is RUM, else every match; above it, the most borrowed matches (read from the popularity index
-            // until enough match, which for a common word is soon).
+            // candidates: every match up to `countBound`; above it, the most borrowed matches (read from the popularity
+            // index until enough match, which for a common word is soon).
             order = "match_key DESC, match_title ASC, match_id ASC"
             let select = "SELECT id AS match_id, (\(rank))::real AS match_key, sort_title AS match_title FROM books WHERE \(matching)"
-            var branches = ["(\(select) AND \(countedMatches) <= \(rumOrder == nil ? Self.countBound : Self.rankedMatches))"]
-            if let rumOrder {
-                branches.append(
-                    "(\(select) AND \(countedMatches) > \(Self.rankedMatches) AND \(countedMatches) <= \(Self.countBound)"
-                        + " ORDER BY \(rumOrder), sort_title, id LIMIT \(Self.rankedMatches))"
-                )
-            }
-            branches.append("(\(select) AND \(countedMatches) > \(Self.countBound) ORDER BY checkouts DESC, id DESC LIMIT \(Self.popularCandidates))")
+            let branches = [
+                "(\(select) AND \(countedMatches) <= \(Self.countBound))",
+                "(\(select) AND \(countedMatches) > \(Self.countBound) ORDER BY checkouts DESC, id DESC LIMIT \(Self.popularCandidates))",
+            ]
             candidates = branches.joined(separator: " UNION ALL ")
             if let cursor = request.after {
                 let (key, title, id) = (try sql.bind(cursor.value), try sql.bind(cursor.title ?? ""), try sql.bind(cursor.id))

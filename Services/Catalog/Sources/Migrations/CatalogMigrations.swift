@@ -229,10 +229,7 @@ let catalogMigrations: [Migration] = [
             CREATE INDEX book_list_items_order ON book_list_items (list_id, position);
             """
     ),
-    // Search ranks with RUM where the extension can be had (`postgresql-15-rum`): its index orders matches by rank, so
-    // a page of a word found in thousands of books stops early instead of ranking them all (docs/PERFORMANCE.md). It
-    // replaces the GIN index, which it can stand in for (`@@`). Without the extension, or without the right to create
-    // it, GIN stays and search ranks the matches it has counted (at most FeedPostgresRepository.countBound).
+    // Version 12 put a RUM index in the GIN index's place where the extension could be had; version 13 takes it back.
     Migration(
         version: 12,
         name: "RUM search index where available",
@@ -250,6 +247,24 @@ let catalogMigrations: [Migration] = [
                     CREATE INDEX books_search_rum ON books USING rum (search rum_tsvector_ops);
                     DROP INDEX books_search;
                 END IF;
+            END
+            $$;
+            """
+    ),
+    // RUM crashed PostgreSQL (signal 11 in a backend, every connection of every service dropped) under concurrent
+    // searches at a million books, and has open reports of crashes in its scans (postgrespro/rum#144, #183): search
+    // goes back to the GIN index, and the extension is dropped where this database created it.
+    Migration(
+        version: 13,
+        name: "GIN search index again, without RUM",
+        sql: """
+            CREATE INDEX IF NOT EXISTS books_search ON books USING gin (search);
+            DROP INDEX IF EXISTS books_search_rum;
+            DO $$
+            BEGIN
+                DROP EXTENSION IF EXISTS rum;
+            EXCEPTION WHEN insufficient_privilege OR dependent_objects_still_exist THEN
+                RAISE NOTICE 'rum stays installed; search no longer uses it';
             END
             $$;
             """

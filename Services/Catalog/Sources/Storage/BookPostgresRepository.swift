@@ -75,13 +75,6 @@ struct BookPostgresRepository: Sendable {
         return result
     }
 
-    /// Whether the books table has the index called `name` (an optional one, such as the RUM search index).
-    func hasIndex(_ name: String, logger: Logger) async throws -> Bool {
-        let rows = try await client.query("SELECT count(*)::int FROM pg_indexes WHERE tablename = 'books' AND indexname = \(name)", logger: logger)
-        for try await count in rows.decode(Int.self) { return count > 0 }
-        return false
-    }
-
     /// The books with these ids that are not withdrawn, in the order of `ids`.
     func summaries(ids: [UUID], logger: Logger) async throws -> [BookDetail] {
         guard !ids.isEmpty else { return [] }
