@@ -260,6 +260,11 @@ import Testing
             #expect(try await api.call(.put, "/me/books/\(book)/rating", patron: ann, json: #"{"stars":4}"#).status == .ok)
             #expect(try await api.call(.delete, "/me", patron: ann).status == .noContent)
             #expect(try await api.call(.get, "/me", patron: ann).status == .unauthorized)
+            // A gateway may still hold the deleted account's token: a change finds nobody, a read finds nothing.
+            #expect(try await api.call(.put, "/me/books/\(book)/rating", patron: ann, json: #"{"stars":5}"#).status == .unauthorized)
+            #expect(try await api.call(.post, "/me/books/\(book)/borrow", patron: ann).status == .unauthorized)
+            let shelf = try await api.call(.get, "/me/books", patron: ann)
+            #expect(shelf.status == .ok && !String(decoding: shelf.body, as: UTF8.self).contains(book.uuidString.lowercased()))
             let bob = try await api.newPatron()
             #expect(try await api.call(.post, "/me/books/\(book)/borrow", patron: bob).status == .created)
         }
