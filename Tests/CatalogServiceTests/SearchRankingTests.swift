@@ -63,6 +63,9 @@ extension CatalogServiceTests {
                 #expect(ids(found) == [titled, byAuthor, described], "\(q)")
                 #expect((found["metadata"] as? [String: Any])?["numberOfItems"] as? Int == 3, "\(q)")
             }
+            // A page past the matches is empty and still says how many there are (the count runs with the page).
+            let past = try await opds2(client, "/opds/search?q=heron&page=5")
+            #expect(ids(past).isEmpty && (past["metadata"] as? [String: Any])?["numberOfItems"] as? Int == 3)
             // Every word must match, whole but for the last: "grey heron" finds the description, "gre heron" nothing by
             // full text (a prefix of three letters is a word of its own) and then only look-alike titles.
             // (Fewer than five matches are followed by look-alike titles.)
@@ -131,6 +134,12 @@ extension CatalogServiceTests {
                 if page <= 3 { _ = try await ingestBook(client, title: "Meadow Bright \(page)") }
             }.flatMap { $0 }
             #expect(meadowPages.count == Set(meadowPages).count && meadowPages.count >= 1_501)
+
+            // Deeper than `deepestResult`, a page is empty: with its total when the matches were counted, without it past the bound.
+            let deepMeadow = try await opds2(client, "/opds/search?q=meadow&size=50&page=\(FeedPostgresRepository.deepestResult / 50 + 1)")
+            #expect(ids(deepMeadow).isEmpty && (deepMeadow["metadata"] as? [String: Any])?["numberOfItems"] as? Int == 1_504)
+            let deepGround = try await opds2(client, "/opds/search?q=ground&size=50&page=\(FeedPostgresRepository.deepestResult / 50 + 1)")
+            #expect(ids(deepGround).isEmpty && (deepGround["metadata"] as? [String: Any])?["numberOfItems"] == nil)
 
             let first = try await opds2(client, "/opds/search?q=ground&size=50")
             #expect((first["metadata"] as? [String: Any])?["numberOfItems"] == nil, "no total past the bound")

@@ -66,6 +66,8 @@ func patronRouter(
         refreshLifetime: settings.refreshTokenLifetime
     )
     let document = AuthDocument(publicURL: settings.publicURL, logoURL: settings.logoURL, helpURL: settings.helpURL)
+    let profiles = ProfilePostgresRepository(client: postgres)
+    let feedback = FeedbackPostgresRepository(client: postgres)
 
     let router = ServiceRouter.make(context: PatronRequestContext.self, readiness: HealthRoutes<PatronRequestContext>.database(postgres))
     router.add(middleware: AuthenticationRequiredMiddleware(document: document))
@@ -77,6 +79,7 @@ func patronRouter(
     let admin = router.group("/admin").add(middleware: AdminTokenMiddleware(token: ServiceToken(settings.adminToken)))
     AuthController(
         accounts: accounts,
+        profiles: profiles,
         authenticator: authenticator,
         document: document,
         token: token,
@@ -84,15 +87,18 @@ func patronRouter(
         holdLimit: settings.holdLimit,
         signupsPerHour: settings.signupsPerHour
     ).add(to: router)
-    ProfileController(profiles: ProfilePostgresRepository(client: postgres), circulation: circulation, publicURL: settings.publicURL).add(to: me)
+    ProfileController(
+        profiles: profiles,
+        notifications: NotificationPostgresRepository(client: postgres),
+        circulation: circulation,
+        publicURL: settings.publicURL
+    ).add(to: me)
     CirculationController(circulation: circulation).add(to: me)
     CirculationFiguresController(circulation: circulation).add(to: admin)
     SecretController(accounts: accounts, hasher: hasher, throttle: throttle, token: token).add(to: me)
     let bookmarks = BookmarkPostgresRepository(client: postgres)
     let positions = PositionPostgresRepository(client: postgres)
     let ratings = RatingPostgresRepository(client: postgres)
-    let profiles = ProfilePostgresRepository(client: postgres)
-    let feedback = FeedbackPostgresRepository(client: postgres)
     let catalog = InternalClient(baseURLs: settings.catalogURLs, token: token)
     let sync = ReadingSync(
         bookmarks: bookmarks,
@@ -115,8 +121,8 @@ func patronRouter(
         feedback: feedback,
         catalog: catalog
     ).add(to: me)
-    AnnotationController(sync: sync, publicURL: settings.publicURL).add(to: me)
-    FeedbackController(feedback: FeedbackPostgresRepository(client: postgres), token: token, perHour: settings.feedbackPerHour).add(
+    AnnotationController(sync: sync, annotations: AnnotationPostgresRepository(client: postgres), publicURL: settings.publicURL).add(to: me)
+    FeedbackController(feedback: feedback, token: token, perHour: settings.feedbackPerHour).add(
         to: router,
         admin: admin
     )

@@ -33,13 +33,13 @@ struct FeedPageCache: Sendable {
             }
             let copy = try await shelves.shelf(patronID: patronID, seen: request.shelfVersionSeen, logger: context.logger)
             let personal = PersonalView(shelf: copy.shelf, version: copy.version)
-            if alwaysPersonal {
-                let personalKey = "\(key)|\(patronID.uuidString)|\(copy.version)"
+            func personalPage(key personalKey: String) async throws -> Response {
                 if let page = personalCache.get(personalKey) { return page.response(to: request) }
                 let page = personal.personalised(try await handler(request, context, personal))
                 personalCache.put(personalKey, page)
                 return page.response(to: request)
             }
+            if alwaysPersonal { return try await personalPage(key: "\(key)|\(patronID.uuidString)|\(copy.version)") }
             let shared = try await sharedPage(key: key) { try await handler(request, context, .anonymous) }
             if shared.bookIDs.isDisjoint(with: personal.touched) {
                 // The gateway holds the shared bytes already: it only needs to hear that they are this patron's page.
@@ -53,11 +53,7 @@ struct FeedPageCache: Sendable {
                 }
                 return personal.personalised(shared).response(to: request)
             }
-            let personalKey = "\(key)|\(shared.headers[.eTag] ?? "")|\(patronID.uuidString)|\(copy.version)"
-            if let page = personalCache.get(personalKey) { return page.response(to: request) }
-            let page = personal.personalised(try await handler(request, context, personal))
-            personalCache.put(personalKey, page)
-            return page.response(to: request)
+            return try await personalPage(key: "\(key)|\(shared.headers[.eTag] ?? "")|\(patronID.uuidString)|\(copy.version)")
         }
     }
 

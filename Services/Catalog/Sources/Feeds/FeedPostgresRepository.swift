@@ -229,12 +229,8 @@ struct FeedPostgresRepository: Sendable {
         // branches below carry it as a one-time filter, so only the chosen one reads rows.
         let countedMatches = "(SELECT n FROM counted)"
         let count = "counted AS (SELECT count(*)::int AS n FROM (SELECT 1 FROM books WHERE \(matching) LIMIT \(Self.countBound + 1)) bounded)"
-        guard offset < Self.deepestResult else {
-            sql.text = "WITH \(count) SELECT n FROM counted"
-            var total: Int?
-            for try await n in try await books.client.query(sql.query, logger: logger).decode(Int.self) { total = n > Self.countBound ? nil : n }
-            return Page(books: [], next: nil, total: total)
-        }
+        // A page deeper than `deepestResult` is empty: its statement only counts.
+        let pageLimit = offset < Self.deepestResult ? request.size + 1 : 0
 
         // Matches are ordered as narrow rows (id, key, sort title) and only the page's books are read whole. A page
         // starts after the previous page's last book (`after`, whose key and title it carries) or at an offset.
@@ -250,7 +246,7 @@ struct FeedPostgresRepository: Sendable {
             order = "match_key \(direction), match_id \(direction)"
             candidates =
                 "SELECT id AS match_id, \(expression) AS match_key, ''::text AS match_title FROM books WHERE \(matching)\(after)"
-                + " ORDER BY \(expression) \(direction), id \(direction) LIMIT \(offset + request.size + 1)"
+                + " ORDER BY \(expression) \(direction), id \(direction) LIMIT \(pageLimit == 0 ? 0 : offset + pageLimit)"
         } else {
             // Ranked here, with the fields' weights (title, then authors and series, subjects, description), among
             // candidates: every match up to `countBound`; above it, the most borrowed matches (read from the popularity
@@ -271,9 +267,9 @@ struct FeedPostgresRepository: Sendable {
         sql.text = """
             WITH \(count),
             matches AS MATERIALIZED (\(candidates)),
-            page AS (SELECT * FROM matches\(pageFilter) ORDER BY \(order) LIMIT \(request.size + 1) OFFSET \(offset)),
-            found AS (SELECT \(BookPostgresRepository.summaryColumns), page.match_key::text AS match_key_text, page.match_title AS match_title_text,
-                page.match_key, page.match_title, page.match_id FROM page JOIN books ON books.id = page.match_id)
+            page AS (SELECT * FROM matches\(pageFilter) ORDER BY \(order) LIMIT \(pageLimit) OFFSET \(offset)),
+            found AS (SELECT \(BookPostgresRepository.summaryColumns), page.match_key::text AS match_key_text, page.match_title,
+                page.match_key, page.match_id FROM page JOIN books ON books.id = page.match_id)
             SELECT found.*, counted.n FROM counted LEFT JOIN found ON true ORDER BY \(order)
             """
         var counted = 0

@@ -6,6 +6,7 @@ import Shared
 /// `/auth/*`: sign-up, the token endpoint (Basic credentials and RFC 6749 grants), logout and the auth document.
 struct AuthController: Sendable {
     let accounts: AccountPostgresRepository
+    let profiles: ProfilePostgresRepository
     let authenticator: Authenticator
     let document: AuthDocument
     let token: ServiceToken
@@ -46,7 +47,7 @@ struct AuthController: Sendable {
         let id = try await accounts.create(account, secretHash: hash, loanLimit: loanLimit, holdLimit: holdLimit, logger: context.logger)
         context.logger.info("Patron signed up", metadata: ["patron.id": "\(id)"])
         let tokens = try await authenticator.issueTokens(patronID: id, logger: context.logger)
-        let profile = try await ProfilePostgresRepository(client: accounts.client).profile(patronID: id, logger: context.logger)
+        let profile = try await profiles.profile(patronID: id, logger: context.logger)
         return try JSONMessages.response(SignupResponse(patron: profile!, tokens: tokens), status: .created, headers: TokenResponses.noStore)
     }
 

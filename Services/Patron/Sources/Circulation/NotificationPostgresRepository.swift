@@ -5,7 +5,9 @@ import Shared
 
 /// Stored notifications. `reference` makes each one unique (the deadline it is about), so that several
 /// replicas of the expiry job record it once.
-enum NotificationPostgresRepository {
+struct NotificationPostgresRepository: Sendable {
+    let client: PostgresClient
+
     static func record(
         _ kind: NotificationKind,
         patronID: UUID,
@@ -24,7 +26,7 @@ enum NotificationPostgresRepository {
         )
     }
 
-    static func list(patronID: UUID, client: PostgresClient, logger: Logger) async throws -> [PatronNotification] {
+    func list(patronID: UUID, logger: Logger) async throws -> [PatronNotification] {
         let rows = try await client.query(
             """
             SELECT n.id, n.book_id, n.kind, l.title, n.created_at, n.read_at FROM notifications n
@@ -42,7 +44,7 @@ enum NotificationPostgresRepository {
     }
 
     /// Marks one of the patron's notifications read; false when the patron has no such notification.
-    static func markRead(id: UUID, patronID: UUID, client: PostgresClient, logger: Logger) async throws -> Bool {
+    func markRead(id: UUID, patronID: UUID, logger: Logger) async throws -> Bool {
         let rows = try await client.query(
             "UPDATE notifications SET read_at = coalesce(read_at, now()) WHERE id = \(id) AND patron_id = \(patronID) RETURNING id",
             logger: logger

@@ -9,6 +9,7 @@ import Shared
 /// `/me`, `/me/settings` and `/me/notifications`.
 struct ProfileController: Sendable {
     let profiles: ProfilePostgresRepository
+    let notifications: NotificationPostgresRepository
     let circulation: CirculationPostgresRepository
     let publicURL: String
 
@@ -99,7 +100,7 @@ struct ProfileController: Sendable {
     /// `GET /me/notifications` → `{"notifications": [...], "unread": N}`.
     func notifications(request: Request, context: SignedInRequestContext) async throws -> Response {
         let patronID = context.patronID
-        let list = try await NotificationPostgresRepository.list(patronID: patronID, client: profiles.client, logger: context.logger)
+        let list = try await notifications.list(patronID: patronID, logger: context.logger)
         struct Body: Encodable {
             var notifications: [PatronNotification]
             var unread: Int
@@ -111,7 +112,7 @@ struct ProfileController: Sendable {
     func markRead(request: Request, context: SignedInRequestContext) async throws -> Response {
         let patronID = context.patronID
         let id = try context.uuid("id")
-        guard try await NotificationPostgresRepository.markRead(id: id, patronID: patronID, client: profiles.client, logger: context.logger) else {
+        guard try await notifications.markRead(id: id, patronID: patronID, logger: context.logger) else {
             throw Problem.notFound("No notification \(id)")
         }
         return Response(status: .noContent)

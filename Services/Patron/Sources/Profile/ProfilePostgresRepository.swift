@@ -96,10 +96,16 @@ struct ProfilePostgresRepository: Sendable {
     }
 
     /// The patron's reader settings; the defaults until set.
+    /// The reader settings, the defaults when the patron never saved any.
     func settings(patronID: UUID, logger: Logger) async throws -> ReaderSettings {
+        try await savedSettings(patronID: patronID, logger: logger) ?? ReaderSettings()
+    }
+
+    /// The reader settings as saved, nil when the patron never saved any (the export says so).
+    func savedSettings(patronID: UUID, logger: Logger) async throws -> ReaderSettings? {
         let rows = try await client.query("SELECT settings::text FROM settings WHERE patron_id = \(patronID)", logger: logger)
         for try await text in rows.decode(String.self) { return try WireFormat.decoder().decode(ReaderSettings.self, from: Data(text.utf8)) }
-        return ReaderSettings()
+        return nil
     }
 
     func saveSettings(_ settings: ReaderSettings, patronID: UUID, logger: Logger) async throws {

@@ -9,6 +9,7 @@ import Shared
 /// apps (Palace/SimplyE). Backed by the same rows as `/me/books/{id}/bookmarks` and `/position`.
 struct AnnotationController: Sendable {
     let sync: ReadingSync
+    let annotations: AnnotationPostgresRepository
     let publicURL: String
 
     func add(to me: some RouterMethods<SignedInRequestContext>) {
@@ -31,10 +32,7 @@ struct AnnotationController: Sendable {
         guard let number = pageParameter.map({ Int($0) }) ?? 1, number >= 1, number <= 1_000_000 else {
             throw Problem.badRequest("page must be a whole number from 1")
         }
-        let counts = (
-            bookmarks: try await sync.bookmarks.count(patronID: patronID, bookID: bookID, logger: context.logger),
-            positions: try await sync.positions.count(patronID: patronID, bookID: bookID, logger: context.logger)
-        )
+        let counts = try await annotations.counts(patronID: patronID, bookID: bookID, logger: context.logger)
         let total = counts.bookmarks + counts.positions
         let start = (number - 1) * Self.pageSize
         let bookmarks = try await sync.bookmarks.bookmarks(

@@ -90,14 +90,4 @@ struct BookmarkPostgresRepository: Sendable {
         }
         return result
     }
-
-    /// How many bookmarks the patron keeps, of one book or of all.
-    func count(patronID: UUID, bookID: UUID?, logger: Logger) async throws -> Int {
-        let rows = try await client.query(
-            "SELECT count(*)::int FROM bookmarks WHERE patron_id = \(patronID) AND (\(bookID)::uuid IS NULL OR book_id = \(bookID))",
-            logger: logger
-        )
-        for try await count in rows.decode(Int.self) { return count }
-        return 0
-    }
 }

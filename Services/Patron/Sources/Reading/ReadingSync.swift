@@ -21,7 +21,7 @@ struct ReadingSync: Sendable {
     func saveBookmark(_ body: BookmarkRequest, patronID: UUID, bookID: UUID, logger: Logger) async throws -> (Bookmark, created: Bool) {
         let locator = try body.validatedLocator()
         try await requireReadable(patronID: patronID, bookID: bookID, logger: logger)
-        guard try await profiles.syncsBookmarks(patronID: patronID, logger: logger) else {
+        guard try await profiles.settings(patronID: patronID, logger: logger).syncBookmarks else {
             throw Problem.conflict("sync-disabled", "Bookmark synchronisation is off in your settings, so no bookmark is kept on the server")
         }
         try await checkHref(locator.href, bookID: bookID, logger: logger)
