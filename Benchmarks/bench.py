@@ -233,7 +233,10 @@ def main():
     parser.add_argument("--hold", action="store_true", help="seed and start, then wait (for profiling) instead of measuring")
     parser.add_argument("--cold", action="store_true",
                         help="turn the gateway's and catalog's caches off (EDGE_CACHE_TTL=0, FEED_CACHE_TTL=0): every page computed")
+    parser.add_argument("--only", metavar="REGEX",
+                        help="run only the scenarios whose names match (nginx always); prints the table, writes no file")
     args = parser.parse_args()
+    wanted = lambda name: not args.only or re.search(args.only, name)
 
     if args.keep:
         work = ROOT / ".data" / f"bench-{args.books}"
@@ -260,7 +263,7 @@ def main():
         stack.start_services()
         gw = stack.gateway
         uploads = None
-        if args.upload_mb:
+        if args.upload_mb and not args.only:
             log(f"uploading 8 EPUBs of {args.upload_mb} MB at once through the gateway")
             uploads = upload_memory(stack, big_epubs(work, 8, args.upload_mb))
             log(f"uploads: {uploads}")
@@ -268,13 +271,6 @@ def main():
         status, body = http("POST", gw + "/auth/signup", {"Content-Type": "application/json"},
                             json.dumps({"username": "bench", "email": "bench@example.org", "password": "bench password 1"}).encode())
         token = json.loads(body)["tokens"]["access_token"]
-        if args.hold:
-            log(f"stack up at {gw} (catalog :{stack.ports['catalog']}, patron :{stack.ports['patron']}, "
-                f"PostgreSQL :{stack.pg_port}); token {token}; Ctrl-C stops")
-            for name, process in stack.processes.items():
-                log(f"{name} pid {process.pid}")
-            while True:
-                time.sleep(3600)
         bearer = f"Authorization: Bearer {token}"
         log("waiting for patron to learn every licence (catalog's outbox)")
         wait_for(lambda: int(psql(stack.pg_port, "patron", "SELECT count(*) FROM licenses")) >= ingest["files"] + 1,
@@ -304,6 +300,13 @@ def main():
 
         status, _ = http("POST", f"{gw}/me/books/{big}/borrow", {"Authorization": f"Bearer {token}"})
         assert status == 201, f"borrow of the 1 MB book: {status}"
+        if args.hold:
+            log(f"stack up at {gw} (catalog :{stack.ports['catalog']}, patron :{stack.ports['patron']}, "
+                f"PostgreSQL :{stack.pg_port}); token {token}; the 64 patrons' Authorization values in {bearer_file} and {basic_file}; Ctrl-C stops")
+            for name, process in stack.processes.items():
+                log(f"{name} pid {process.pid}")
+            while True:
+                time.sleep(3600)
         row = psql(stack.pg_port, "catalog",
                    "SELECT id, title, authors[1], isbn FROM books WHERE isbn IS NOT NULL AND epub_size < 500000 ORDER BY id LIMIT 1").split("|")
         book, title, author, isbn = row
@@ -339,16 +342,20 @@ def main():
         }
         results = {}
         for name, (url, headers) in scenarios.items():
+            if not wanted(name):
+                continue
             log(f"wrk: {name}")
             results[name] = wrk(url, args.duration, headers)
             time.sleep(2)  # let requests that wrk abandoned finish before the next scenario
-        log("wrk: searches for random words")
-        results["search: random words, no cache hit"] = wrk(gw + "/opds/search", args.duration, script=ROOT / "Benchmarks/search_words.lua",
-                                                            env=dict(os.environ, WORDS_FILE=str(words_file)))
-        log("wrk: borrow+return cycle")
-        results["borrow or return (one request)"] = wrk(
-            gw + "/", args.duration, script=ROOT / "Benchmarks/borrow_return.lua",
-            env=dict(os.environ, BOOKS_FILE=str(books_file), AUTH_FILE=str(bearer_file)))
+        if wanted("search: random words, no cache hit"):
+            log("wrk: searches for random words")
+            results["search: random words, no cache hit"] = wrk(gw + "/opds/search", args.duration, script=ROOT / "Benchmarks/search_words.lua",
+                                                                env=dict(os.environ, WORDS_FILE=str(words_file)))
+        if wanted("borrow or return (one request)"):
+            log("wrk: borrow+return cycle")
+            results["borrow or return (one request)"] = wrk(
+                gw + "/", args.duration, script=ROOT / "Benchmarks/borrow_return.lua",
+                env=dict(os.environ, BOOKS_FILE=str(books_file), AUTH_FILE=str(bearer_file)))
         # Signed in: 64 patrons of the seeded 10,000 (their shelves in catalog's copy), a random one per request.
         for name, path, auth in [
             ("signed in (Bearer): lane page (50)", "/opds/lanes/new?size=50", bearer_file),
@@ -358,6 +365,8 @@ def main():
             ("signed in (Bearer): /me", "/me", bearer_file),
             ("signed in (Bearer): /me/books", "/me/books", bearer_file),
         ]:
+            if not wanted(name):
+                continue
             if auth == basic_file:  # the gateway's verdicts (BASIC_AUTH_CACHE_TTL), as after each app's first request
                 for line in basic_file.read_text().split():
                     if line != "Basic":
@@ -367,11 +376,13 @@ def main():
                                 env=dict(os.environ, AUTH_FILE=str(auth), BENCH_PATH=path))
             time.sleep(2)
         basic = "Basic " + base64.b64encode(b"bench:bench password 1").decode()
-        log("wrk: login")
-        results[f"login (bcrypt cost {BCRYPT_COST})"] = wrk(gw + "/auth/token", args.duration, script=ROOT / "Benchmarks/login.lua",
-                                               env=dict(os.environ, BENCH_BASIC=basic))
-        log("login timings by outcome")
-        logins = login_timings(stack)
+        logins = {}
+        if wanted(f"login (bcrypt cost {BCRYPT_COST})"):
+            log("wrk: login")
+            results[f"login (bcrypt cost {BCRYPT_COST})"] = wrk(gw + "/auth/token", args.duration, script=ROOT / "Benchmarks/login.lua",
+                                                   env=dict(os.environ, BENCH_BASIC=basic))
+            log("login timings by outcome")
+            logins = login_timings(stack)
         rss = {name: peak_rss_mb(process.pid) for name, process in stack.processes.items()}
 
         _, lane_bytes = http("GET", gw + "/opds/lanes/new?size=50")
@@ -511,8 +522,8 @@ def report(args, ingest, results, ceiling, rss, lane_size, epub_size, logins, up
             "duration_s": args.duration, "ingest": ingest, "scenarios": results, "nginx": ceiling, "peak_rss_mb": rss,
             "lane_page_bytes": lane_size, "epub_bytes": epub_size, "login_ms_by_outcome": logins, "uploads": uploads,
             "patrons": args.patrons}
-    out = ROOT / "Benchmarks/results/latest.json"
-    out.write_text(json.dumps(data, indent=2) + "\n")
+    if not args.only:
+        (ROOT / "Benchmarks/results/latest.json").write_text(json.dumps(data, indent=2) + "\n")
     lines = [f"\n## Run of {date}, commit {commit}\n",
              f"Machine: {machine}. Catalog of {args.books} books{'; caches off (EDGE_CACHE_TTL=0, FEED_CACHE_TTL=0): every page computed' if args.cold else ''}; wrk with {CONNECTIONS} connections, 2 threads, "
              f"{args.duration} s per scenario; release build; PostgreSQL 15 with default durability.\n",
@@ -524,13 +535,17 @@ def report(args, ingest, results, ceiling, rss, lane_size, epub_size, logins, up
     lines.append(f"\nIngest: {ingest['files']} generated EPUBs in {ingest['seconds']} s = **{ingest['files_per_second']} files/s** "
                  f"(`catalog ingest`, concurrency 4, peak RSS {ingest['peak_rss_mb']} MB). Peak RSS (VmHWM) after the run: "
                  + ", ".join(f"{k} {v} MB" for k, v in rss.items()) + ".\n")
-    lines.append(f"\nOne sign-in at a time through the gateway (bcrypt cost {BCRYPT_COST}), by outcome, "
+    if logins:
+        lines.append(f"\nOne sign-in at a time through the gateway (bcrypt cost {BCRYPT_COST}), by outcome, "
                  f"median (min-max) ms of 15: " + "; ".join(f"{k} {v['median_ms']} ({v['min_ms']}-{v['max_ms']})" for k, v in logins.items()) + ".\n")
     if uploads:
         lines.append(f"\nUploads: {uploads['files']} EPUBs of {uploads['mb_each']} MB at once through the gateway in {uploads['seconds']} s "
                      f"(statuses {sorted(set(uploads['statuses']))}); gateway peak RSS {uploads['gateway_peak_rss_mb_before']} MB before, "
                      f"**{uploads['gateway_peak_rss_mb']} MB** after.\n")
     doc = ROOT / "docs/PERFORMANCE.md"
+    if args.only:
+        print("\n".join(lines))
+        return
     if not doc.exists():
         doc.write_text("# Performance\n\nMeasured by `make bench` (Benchmarks/run.sh); one table per run, newest last.\n")
     with doc.open("a") as f:

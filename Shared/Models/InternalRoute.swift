@@ -32,6 +32,8 @@ public enum InternalRoute: Sendable, Equatable {
     case session(UUID)
     /// `POST`: checks HTTP Basic credentials (the gateway's check).
     case basicCredentials
+    /// `GET`: the stamp of a patron's current secret (the gateway's check that a kept Basic verdict still holds).
+    case secretStamp(UUID)
 
     public var path: String {
         switch self {
@@ -48,6 +50,7 @@ public enum InternalRoute: Sendable, Equatable {
         case .taste(let id): "/internal/patrons/\(id.lowercased)/taste"
         case .session(let id): "/internal/sessions/\(id.lowercased)"
         case .basicCredentials: "/internal/auth/basic"
+        case .secretStamp(let id): "/internal/patrons/\(id.lowercased)/secret-stamp"
         }
     }
 }

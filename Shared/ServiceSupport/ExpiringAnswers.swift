@@ -20,6 +20,14 @@ public final class ExpiringAnswers<Key: Hashable & Sendable, Value: Sendable>: S
         return entries.withLock { $0[key] }.flatMap { $0.until > now ? $0.value : nil }
     }
 
+    /// The remembered answer while it is fresh, and whether it is within its last `margin` seconds (time to ask
+    /// again, while the answer still stands).
+    public func answer(for key: Key, renewWithin margin: TimeInterval) -> (value: Value, renewDue: Bool)? {
+        let now = Date()
+        guard let entry = entries.withLock({ $0[key] }), entry.until > now else { return nil }
+        return (entry.value, entry.until.timeIntervalSince(now) < margin)
+    }
+
     public func remember(_ value: Value, for key: Key) {
         let now = Date()
         entries.withLock { entries in
@@ -30,6 +38,9 @@ public final class ExpiringAnswers<Key: Hashable & Sendable, Value: Sendable>: S
             entries[key] = (value, now.addingTimeInterval(lifetime))
         }
     }
+
+    /// Forgets the answer for `key`.
+    public func forget(_ key: Key) { _ = entries.withLock { $0.removeValue(forKey: key) } }
 
     /// Forgets every answer `matches` picks (a patron's, after their PIN changed or their sessions ended).
     public func forget(where matches: (Key, Value) -> Bool) {

@@ -114,4 +114,32 @@ import Testing
             #expect(try await api.call(.GET, "/me", as: .bearer(fresh)).status == 401, "revoked sessions stop at once")
         }
     }
+
+    /// A Basic verdict is kept for `BASIC_AUTH_CACHE_TTL` (no bcrypt per request, nor per `SESSION_CHECK_TTL`), yet a
+    /// PIN changed where this gateway did not see it (another replica; here the database) stops the old PIN within
+    /// `SESSION_CHECK_TTL`, as a revoked session does.
+    @Test func aKeptBasicVerdictNeedsNoBcryptYetAPinChangedElsewhereStopsWithinTheSessionCheck() async throws {
+        try await Stack.run(["BASIC_AUTH_CACHE_TTL": "120s", "SESSION_CHECK_TTL": "1s"]) { stack in
+            let api = stack.gateway
+            let (barcode, _) = try await stack.signUp(pin: "1357")
+            let (other, _) = try await stack.signUp(pin: "2468")
+            #expect(try await api.call(.GET, "/me", as: .basic(barcode, "1357")).status == 200)
+            let checked = try await stack.sql("patron", "SELECT last_login_at FROM patrons WHERE barcode = '\(barcode)'")
+            try await Task.sleep(for: .milliseconds(1_300))  // past SESSION_CHECK_TTL: the secret's stamp is asked again
+            #expect(try await api.call(.GET, "/me", as: .basic(barcode, "1357")).status == 200)
+            #expect(
+                try await stack.sql("patron", "SELECT last_login_at FROM patrons WHERE barcode = '\(barcode)'") == checked,
+                "the credentials were not checked (bcrypt) again: the kept verdict stood on its stamp"
+            )
+
+            // The PIN becomes 2468 behind this gateway's back.
+            _ = try await stack.sql(
+                "patron",
+                "UPDATE patrons SET secret_hash = (SELECT secret_hash FROM patrons WHERE barcode = '\(other)') WHERE barcode = '\(barcode)'"
+            )
+            try await Task.sleep(for: .milliseconds(1_300))
+            #expect(try await api.call(.GET, "/me", as: .basic(barcode, "1357")).status == 401, "the old PIN stopped")
+            #expect(try await api.call(.GET, "/me", as: .basic(barcode, "2468")).status == 200, "the new one works")
+        }
+    }
 }

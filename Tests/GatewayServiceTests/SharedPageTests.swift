@@ -42,6 +42,10 @@ import Testing
             if page == "lane", request.headers[.sharedETag] == "\"s1\"" {
                 return Response(status: .noContent, headers: [.sharedPageUsable: "yes", .eTag: "\"v7-s1\"", .cacheControl: "private, no-cache"])
             }
+            if request.headers[.ifNoneMatch] == "\"own\"" {
+                seen.add("patron \(page) revalidated")
+                return Response(status: .notModified, headers: [.eTag: "\"own\"", .cacheControl: "private, no-cache"])
+            }
             return Response(
                 status: .ok,
                 headers: [.eTag: "\"own\"", .cacheControl: "private, no-cache"],
@@ -84,6 +88,60 @@ import Testing
         }
         #expect(seen.all.filter { $0 == "anonymous lane" }.count == 1, "the shared page crossed the hop once: \(seen.all)")
         #expect(seen.all.filter { $0 == "patron lane holding \"s1\"" }.count == 4)
+    }
+
+    /// A page catalog computed for the patron (their shelf touches it) is kept like a verdict: repeated loads cost no
+    /// hop; once it is older than `SHARED_PAGE_VERDICT_TTL` catalog is asked with its ETag and a 304 keeps the held
+    /// bytes; the patron's own change (a new shelf version) asks for a new page at once.
+    @Test func aPatronsOwnPageIsKeptLikeAVerdictThenRevalidated() async throws {
+        let seen = Seen()
+        let patron = Router()
+        patron.post("/me/books/:id/borrow") { _, _ in
+            Response(
+                status: .created,
+                headers: [.shelfVersion: "43", .contentType: "application/json"],
+                body: .init(byteBuffer: ByteBuffer(string: "{}"))
+            )
+        }
+        let patronApp = Application(router: patron, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        try await patronApp.test(.live) { patronServer in
+            try await catalog(seen).test(.live) { catalogServer in
+                let config = TestConfig.base([
+                    "CATALOG_URLS": "http://127.0.0.1:\(try #require(catalogServer.port))",
+                    "PATRON_URLS": "http://127.0.0.1:\(try #require(patronServer.port))",
+                    "GATEWAY_PORT": "0", "EDGE_CACHE_TTL": "60s", "SHARED_PAGE_VERDICT_TTL": "1s",
+                ])
+                let keys = await AccessTokenKeys(secret: TestConfig.jwtSecret)
+                let ann: HTTPFields = [
+                    .authorization:
+                        "Bearer \(try await keys.sign(AccessTokenPayload(patronID: UUID(), sessionID: UUID(), issuedAt: Date(), lifetime: 900)))"
+                ]
+                try await buildGatewayApplication(config: config).test(.router) { client in
+                    func load() async throws {
+                        try await client.execute(uri: "/opds/touched", method: .get, headers: ann) { response in
+                            #expect(response.status == .ok)
+                            #expect(String(buffer: response.body) == "my own page" && response.headers[.eTag] == "\"own\"")
+                        }
+                    }
+                    for _ in 0..<3 { try await load() }
+                    var conditional = ann
+                    conditional[.ifNoneMatch] = "\"own\""
+                    try await client.execute(uri: "/opds/touched", method: .get, headers: conditional) { #expect($0.status == .notModified) }
+                    try await Task.sleep(for: .milliseconds(1_200))
+                    try await load()
+                    try await load()
+                    #expect(try await client.execute(uri: "/me/books/\(UUID())/borrow", method: .post, headers: ann) { $0.status } == .created)
+                    try await load()
+                }
+            }
+        }
+        let asked = seen.all.filter { $0.hasPrefix("patron touched") }
+        #expect(
+            asked == [
+                "patron touched holding \"s1\"", "patron touched holding \"s1\"", "patron touched revalidated", "patron touched holding \"s1\"",
+            ],
+            "once, again with its ETag (304) after the verdict's time, and after Ann's change: \(seen.all)"
+        )
     }
 
     /// Patron says which shelf version catalog now holds after a change; the gateway keeps that to itself and tells

@@ -24,6 +24,7 @@ import Testing
         (.readingOrder(book), .catalog), (.license(book), .patron), (.patronShelf(patron), .patron),
         (.loanCheck(patron: patron, book: book), .patron), (.bookEvents(patron: patron, book: book), .patron),
         (.coBorrowed(book, limit: 20), .patron), (.taste(patron), .patron), (.session(UUID()), .patron), (.basicCredentials, .patron),
+        (.secretStamp(patron), .patron),
     ]
 
     /// Whether `path` (query left out) fits `pattern`, where a `:name` or `{name}` segment fits any one segment and a

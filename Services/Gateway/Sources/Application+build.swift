@@ -52,7 +52,8 @@ public func buildGatewayApplication(config: ServiceConfig) async throws -> some 
             settings: settings,
             authDocument: AuthDocumentCache(patron: patron, httpClient: httpClient, publicURL: publicURL),
             edgeCache: ResponseCache(name: "edge", lifetime: .seconds(settings.edgeCacheLifetime), capacityBytes: settings.edgeCacheBytes),
-            sharedVerdicts: ExpiringAnswers(lifetime: settings.sharedVerdictLifetime)
+            sharedVerdicts: ExpiringAnswers(lifetime: settings.sharedVerdictLifetime),
+            personalPages: ResponseCache(name: "personal", lifetime: .seconds(settings.sharedVerdictLifetime), capacityBytes: settings.edgeCacheBytes)
         )
     )
     WebAppRoutes(web: WebAssets(directory: WebAssets.directory(webRoot: config.string("WEB_ROOT")))).add(to: router)

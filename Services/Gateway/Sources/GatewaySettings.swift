@@ -34,7 +34,7 @@ struct GatewaySettings: Sendable {
         maxIngestBytes = try config.int("INGEST_MAX_BYTES", default: 200 << 20)
         upstreamTimeout = try config.duration("UPSTREAM_TIMEOUT", default: 30)
         replicaDownFor = try config.duration("REPLICA_DOWN_FOR", default: 2)
-        basicCacheFor = try config.duration("BASIC_AUTH_CACHE_TTL", default: 60)
+        basicCacheFor = try config.duration("BASIC_AUTH_CACHE_TTL", default: 900)
         sessionCheckFor = try config.duration("SESSION_CHECK_TTL", default: 10)
         edgeCacheLifetime = try config.duration("EDGE_CACHE_TTL", default: 5)
         sharedVerdictLifetime = try config.duration("SHARED_PAGE_VERDICT_TTL", default: 1)

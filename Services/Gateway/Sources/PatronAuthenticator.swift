@@ -4,10 +4,12 @@ import HTTPTypes
 import Logging
 import ServiceSupport
 import Shared
+import Synchronization
 
 /// Authenticates a request once at the edge: a Bearer access token is verified locally and its session checked
-/// (`SessionCheck`); HTTP Basic credentials are checked with patron and the verdict cached briefly under a hash of
-/// the credentials (never in clear). A verified token's claims are kept until it expires: the key collection that
+/// (`SessionCheck`); HTTP Basic credentials are checked with patron (bcrypt) and the verdict kept under a hash of the
+/// credentials (never in clear) for `BASIC_AUTH_CACHE_TTL`, each use checking only that the patron's secret is still
+/// the one it was given for (`SecretCheck`, as cheap as the session check): Basic costs what Bearer costs. A verified token's claims are kept until it expires: the key collection that
 /// verifies tokens is an actor, so verifying every request's token queued all signed-in requests behind one another.
 final class PatronAuthenticator: Sendable {
     enum Verdict: Sendable {
@@ -20,9 +22,19 @@ final class PatronAuthenticator: Sendable {
     let patron: InternalClient
     let sessions: SessionCheck
     /// Basic verdicts by a digest of the credentials (never the credentials themselves).
-    private let verdicts: ExpiringAnswers<Data, UUID>
+    private let verdicts: ExpiringAnswers<Data, BasicVerdict>
+    let secrets: SecretCheck
+    /// Basic checks under way, by the same digest: concurrent requests with the same credentials (an app loading a
+    /// page and its covers) wait for one check instead of each costing patron a bcrypt.
+    private let checks = Mutex<[Data: Task<Verdict, Never>]>([:])
     /// Verified access tokens' claims by a digest of the token, each until the token's own expiry.
     private let verifiedTokens = ExpiringAnswers<Data, VerifiedToken>(lifetime: 15 * 60, limit: 200_000)
+
+    struct BasicVerdict: Sendable {
+        let patron: UUID
+        /// The stamp of the secret the credentials matched (`SecretStamp`).
+        let secretStamp: String?
+    }
 
     struct VerifiedToken: Sendable {
         let patron: UUID
@@ -45,6 +57,7 @@ final class PatronAuthenticator: Sendable {
         self.now = now
         verdicts = ExpiringAnswers(lifetime: cacheFor)
         sessions = SessionCheck(patron: patron, cacheFor: sessionCheckFor)
+        secrets = SecretCheck(patron: patron, cacheFor: sessionCheckFor)
     }
 
     func authenticate(authorization: String?, clientAddress: String?, logger: Logger) async -> Verdict {
@@ -62,23 +75,46 @@ final class PatronAuthenticator: Sendable {
             return .refused(Problem.unauthorized("Authorization must be Basic or Bearer"))
         }
         let key = Data(SHA256.hash(data: Data("\(basic.login)\u{0}\(basic.secret)".utf8)))
-        if let id = verdicts[key] { return .patron(id) }
-        do {
-            let answer = try await patron.send(
-                .POST,
-                InternalRoute.basicCredentials.path,
-                body: BasicCredentials(login: basic.login, secret: basic.secret, clientAddress: clientAddress),
-                as: AuthenticatedPatron.self,
-                logger: logger
-            )
-            verdicts.remember(answer.patronId, for: key)
-            return .patron(answer.patronId)
-        } catch InternalClient.Failure.status(let code, let problem) {
-            return .refused(problem ?? Problem(status: code, slug: nil, title: "Unauthorized"))
-        } catch {
-            return .refused(
-                Problem(status: 503, slug: "auth-unavailable", title: "Service unavailable", detail: "Sign-in cannot be checked right now")
-            )
+        if let (verdict, renewDue) = verdicts.answer(for: key, renewWithin: verdicts.lifetime / 4) {
+            if await secrets.holds(verdict.secretStamp, for: verdict.patron, logger: logger) {
+                // A patron still browsing is checked again before the verdict runs out, in the background, so that
+                // their requests never wait for a bcrypt.
+                if renewDue { _ = check(basic, key: key, clientAddress: clientAddress, logger: logger) }
+                return .patron(verdict.patron)
+            }
+            verdicts.forget(key)
+        }
+        return await check(basic, key: key, clientAddress: clientAddress, logger: logger).value
+    }
+
+    /// Asks patron whether the credentials hold, once for every request that asks while it is under way; remembers a
+    /// yes, and forgets an earlier yes on a no (the PIN was changed elsewhere: the background check finds it out).
+    private func check(_ basic: BasicAuthorization, key: Data, clientAddress: String?, logger: Logger) -> Task<Verdict, Never> {
+        checks.withLock { running in
+            if let task = running[key] { return task }
+            let task = Task<Verdict, Never> {
+                defer { _ = checks.withLock { $0.removeValue(forKey: key) } }
+                do {
+                    let answer = try await patron.send(
+                        .POST,
+                        InternalRoute.basicCredentials.path,
+                        body: BasicCredentials(login: basic.login, secret: basic.secret, clientAddress: clientAddress),
+                        as: AuthenticatedPatron.self,
+                        logger: logger
+                    )
+                    verdicts.remember(BasicVerdict(patron: answer.patronId, secretStamp: answer.secretStamp), for: key)
+                    return .patron(answer.patronId)
+                } catch InternalClient.Failure.status(let code, let problem) {
+                    if code == 401 { verdicts.forget(key) }
+                    return .refused(problem ?? Problem(status: code, slug: nil, title: "Unauthorized"))
+                } catch {
+                    return .refused(
+                        Problem(status: 503, slug: "auth-unavailable", title: "Service unavailable", detail: "Sign-in cannot be checked right now")
+                    )
+                }
+            }
+            running[key] = task
+            return task
         }
     }
 
@@ -97,8 +133,9 @@ final class PatronAuthenticator: Sendable {
     /// Forgets the patron's cached Basic verdicts and session answers, after a change of their secret or sessions
     /// passed through this gateway: the old PIN and the ended sessions are refused from the next request on.
     func forget(patron: UUID) {
-        verdicts.forget { $1 == patron }
+        verdicts.forget { $1.patron == patron }
         sessions.forget(patron: patron)
+        secrets.forget(patron: patron)
     }
 
     /// The changes after which `forget(patron:)` is due.

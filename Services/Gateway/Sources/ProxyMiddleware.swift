@@ -30,6 +30,10 @@ struct ProxyMiddleware: RouterMiddleware {
     /// gateway brings a new version and so a new question; a change they did not make (an offer), or made through another
     /// gateway replica, shows within `SHARED_PAGE_VERDICT_TTL`, as an anonymous page's change shows within `EDGE_CACHE_TTL`.
     let sharedVerdicts: ExpiringAnswers<String, String>
+    /// The pages catalog computed for one patron (a page whose books touch their shelf, or whose feed-level parts are
+    /// personal: root, groups), under the same key and for the same time as a verdict (`SHARED_PAGE_VERDICT_TTL`);
+    /// after that, asked again with their ETag, so that an unchanged page costs catalog a 304 and not its bytes.
+    let personalPages: ResponseCache
     /// The newest shelf version patron reported for a patron after a change through this gateway, passed on to
     /// catalog with that patron's requests for a while (catalog's replicas learn of new versions a moment later).
     let shelfVersions = ExpiringAnswers<UUID, String>(lifetime: 60)
@@ -139,6 +143,11 @@ struct ProxyMiddleware: RouterMiddleware {
         if let known = sharedVerdicts[verdictKey] {
             personalETag = known
         } else {
+            let personalKey = "\(verdictKey)|\(sharedKey)"
+            if let page = personalPages.get(personalKey) { return page.response(to: request) }
+            var extra = [(InternalHeader.sharedETag, etag)]
+            let held = personalPages.stale(personalKey)
+            if let heldETag = held?.headers[.eTag] { extra.append(("If-None-Match", heldETag)) }
             let response = try await send(
                 request,
                 to: catalog,
@@ -146,10 +155,15 @@ struct ProxyMiddleware: RouterMiddleware {
                 clientAddress: clientAddress,
                 keepAuthorization: false,
                 cacheKey: nil,
-                extra: [(InternalHeader.sharedETag, etag)],
+                personalKey: personalKey,
+                extra: extra,
                 withoutConditions: true,
                 context: context
             )
+            if response.status == .notModified, let held {
+                personalPages.put(personalKey, held)
+                return held.response(to: request)
+            }
             guard response.status == .noContent, response.headers[.sharedPageUsable] == "yes", let answered = response.headers[.eTag] else {
                 return response
             }
@@ -174,6 +188,7 @@ struct ProxyMiddleware: RouterMiddleware {
         clientAddress: String?,
         keepAuthorization: Bool,
         cacheKey: String?,
+        personalKey: String? = nil,
         extra: [(String, String)] = [],
         withoutConditions: Bool = false,
         context: Context
@@ -210,7 +225,15 @@ struct ProxyMiddleware: RouterMiddleware {
             if upstream === catalog, let version = shelfVersions[patronID] { headers.add(name: InternalHeader.shelfVersion, value: version) }
         }
         if let clientAddress { headers.add(name: InternalHeader.clientAddress, value: clientAddress) }
-        return try await forward(request, headers: headers, body: body, to: upstream, cacheKey: cacheKey, logger: context.logger)
+        return try await forward(
+            request,
+            headers: headers,
+            body: body,
+            to: upstream,
+            cacheKey: cacheKey,
+            personalKey: personalKey,
+            logger: context.logger
+        )
     }
 
     /// What the gateway sends upstream as the body.
@@ -240,13 +263,15 @@ struct ProxyMiddleware: RouterMiddleware {
     }
 
     /// Sends the request to a replica of `upstream` and streams its answer back; with a `cacheKey`, an answer the
-    /// edge cache may keep is read whole and stored.
+    /// edge cache may keep is read whole and stored; with a `personalKey`, a page catalog computed for the patron
+    /// (200 with an ETag) is read whole and kept in `personalPages`.
     func forward(
         _ request: Request,
         headers: HTTPHeaders,
         body: OutboundBody,
         to upstream: Upstream,
         cacheKey: String?,
+        personalKey: String? = nil,
         logger: Logger
     ) async throws -> Response {
         let candidates = upstream.candidates()
@@ -284,6 +309,14 @@ struct ProxyMiddleware: RouterMiddleware {
                     fields[.requestID] = nil
                     let stored = StoredResponse(body: try await response.body.collect(upTo: EdgeCachePolicy.maxEntryBytes), headers: fields)
                     edgeCache.put(cacheKey, stored, lifetime: lifetime)
+                    return stored.response(to: request)
+                }
+                if let personalKey, response.status == .ok, fields[.eTag] != nil,
+                    let length = fields[.contentLength].flatMap(Int.init), length <= EdgeCachePolicy.maxEntryBytes
+                {
+                    fields[.requestID] = nil
+                    let stored = StoredResponse(body: try await response.body.collect(upTo: EdgeCachePolicy.maxEntryBytes), headers: fields)
+                    personalPages.put(personalKey, stored)
                     return stored.response(to: request)
                 }
                 return Response(

@@ -29,15 +29,21 @@ struct AccountPostgresRepository: Sendable {
         return id
     }
 
-    /// The id and secret hash of the patron whose barcode or username is `login`.
-    func credentials(login: String, logger: Logger) async throws -> (id: UUID, hash: String)? {
+    /// The id, secret hash and secret stamp of the patron whose barcode or username is `login`.
+    func credentials(login: String, logger: Logger) async throws -> (id: UUID, hash: String, stamp: String)? {
         let rows = try await client.query(
-            "SELECT id, secret_hash FROM patrons WHERE barcode = \(login) OR lower(username) = lower(\(login)) LIMIT 1",
+            """
+            SELECT id, secret_hash, \(unescaped: Self.secretStampSQL) FROM patrons
+            WHERE barcode = \(login) OR lower(username) = lower(\(login)) LIMIT 1
+            """,
             logger: logger
         )
-        for try await (id, hash) in rows.decode((UUID, String).self) { return (id, hash) }
+        for try await (id, hash, stamp) in rows.decode((UUID, String, String).self) { return (id, hash, stamp) }
         return nil
     }
+
+    /// A digest of the stored secret hash: it changes with every new PIN or password, and says nothing of either.
+    static let secretStampSQL = "left(md5(secret_hash), 16)"
 
     /// Whether the patron still exists (an account can be deleted while a gateway still holds its token).
     func exists(patronID: UUID, logger: Logger) async throws -> Bool {
@@ -53,6 +59,16 @@ struct AccountPostgresRepository: Sendable {
     func isSessionOpen(_ id: UUID, logger: Logger) async throws -> Bool {
         for try await _ in try await client.query("SELECT 1 FROM sessions WHERE id = \(id) AND revoked_at IS NULL", logger: logger) { return true }
         return false
+    }
+
+    /// A digest of the patron's stored secret hash, which changes with every new PIN or password; nil when the
+    /// account is gone.
+    func secretStamp(patronID: UUID, logger: Logger) async throws -> String? {
+        for try await stamp in try await client.query(
+            "SELECT \(unescaped: Self.secretStampSQL) FROM patrons WHERE id = \(patronID)",
+            logger: logger
+        ).decode(String.self) { return stamp }
+        return nil
     }
 
     /// Opens a session with its first refresh token.

@@ -73,7 +73,7 @@ struct AuthController: Sendable {
             switch parsed.grant {
             case .password(let login, let secret):
                 let caller = Caller(request: request, token: token)
-                let patronID = try await authenticator.authenticate(
+                let (patronID, _) = try await authenticator.authenticate(
                     login: login,
                     secret: secret,
                     clientAddress: caller.clientAddress,

@@ -21,6 +21,7 @@ struct InternalController: Sendable {
         group.get("/patrons/:patron/loans/:id", use: loanCheck)
         group.post("/patrons/:patron/books/:id/events", use: reportEvent)
         group.get("/sessions/:id", use: sessionStatus)
+        group.get("/patrons/:patron/secret-stamp", use: secretStamp)
         group.get("/books/:id/co-borrowed", use: coBorrowed)
         group.get("/patrons/:patron/taste", use: patronTaste)
     }
@@ -31,16 +32,23 @@ struct InternalController: Sendable {
         return try JSONMessages.response(SessionStatus(open: try await authenticator.accounts.isSessionOpen(id, logger: context.logger)))
     }
 
-    /// Checks Basic credentials for the gateway: 200 `{patronId}`, 401 or 429.
+    /// Checks Basic credentials for the gateway: 200 `{patronId, secretStamp}`, 401 or 429.
     func checkBasic(request: Request, context: PatronRequestContext) async throws -> Response {
         let credentials = try await JSONMessages.decode(BasicCredentials.self, from: request)
-        let patronID = try await authenticator.authenticate(
+        let (patronID, stamp) = try await authenticator.authenticate(
             login: credentials.login,
             secret: credentials.secret,
             clientAddress: credentials.clientAddress,
             logger: context.logger
         )
-        return try JSONMessages.response(AuthenticatedPatron(patronId: patronID))
+        return try JSONMessages.response(AuthenticatedPatron(patronId: patronID, secretStamp: stamp))
+    }
+
+    /// The stamp of the patron's current secret (`{"stamp": null}` when the account is gone): the gateway's cheap
+    /// check that a Basic verdict it keeps still holds.
+    func secretStamp(request: Request, context: PatronRequestContext) async throws -> Response {
+        let stamp = try await authenticator.accounts.secretStamp(patronID: try context.uuid("patron"), logger: context.logger)
+        return try JSONMessages.response(SecretStamp(stamp: stamp))
     }
 
     /// Stores a book's licence from catalog (ignoring versions older than the stored one); more copies offer

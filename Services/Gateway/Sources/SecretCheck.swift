@@ -1,0 +1,36 @@
+import Foundation
+import Logging
+import ServiceSupport
+import Shared
+
+/// Whether the secret a kept Basic verdict was given with is still the patron's: the stamp of their current secret is
+/// asked of patron (one row, no bcrypt) and remembered for `cacheFor` (`SESSION_CHECK_TTL`). A PIN or password changed
+/// through another gateway replica thus stops the old one within that time, as a revoked session's token stops; one
+/// changed through this gateway stops at once (`forget`). When patron cannot answer, the verdict stands.
+final class SecretCheck: Sendable {
+    let patron: InternalClient
+    /// By patron: the stamp of their current secret (nil: the account is gone).
+    private let stamps: ExpiringAnswers<UUID, String?>
+
+    init(patron: InternalClient, cacheFor: TimeInterval) {
+        self.patron = patron
+        stamps = ExpiringAnswers(lifetime: cacheFor)
+    }
+
+    /// True when `stamp` (what the verdict was given with) is the patron's current one, or cannot be checked now.
+    func holds(_ stamp: String?, for patronID: UUID, logger: Logger) async -> Bool {
+        guard let stamp else { return true }
+        if let current = stamps[patronID] { return current == stamp }
+        do {
+            let current = try await patron.get(InternalRoute.secretStamp(patronID).path, as: SecretStamp.self, logger: logger).stamp
+            stamps.remember(current, for: patronID)
+            return current == stamp
+        } catch {
+            logger.warning("Secret check unavailable; keeping the Basic verdict", metadata: ["error": "\(error)"])
+            return true
+        }
+    }
+
+    /// Forgets the patron's stamp: it is asked again at their next request.
+    func forget(patron patronID: UUID) { stamps.forget(patronID) }
+}
