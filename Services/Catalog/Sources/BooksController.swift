@@ -70,7 +70,6 @@ struct BooksController: Sendable {
         }
         headers[.contentLength] = "\(range.count)"
         let handle = try FileHandle(forReadingFrom: url)
-        try handle.seek(toOffset: UInt64(range.lowerBound))
         let length = range.count
         let reachesEnd = range.upperBound == size
         // Chunk by chunk as the client takes them: at most one chunk of a download is in memory.
@@ -78,9 +77,13 @@ struct BooksController: Sendable {
             defer { try? handle.close() }
             do {
                 var remaining = length
-                while remaining > 0, let chunk = try handle.read(upToCount: min(remaining, 256 << 10)), !chunk.isEmpty {
-                    remaining -= chunk.count
-                    try await writer.write(ByteBuffer(bytes: chunk))
+                var offset = range.lowerBound
+                while remaining > 0 {
+                    let chunk = try FileChunk.read(handle, at: offset, upTo: min(remaining, FileChunk.size))
+                    guard chunk.readableBytes > 0 else { break }
+                    remaining -= chunk.readableBytes
+                    offset += chunk.readableBytes
+                    try await writer.write(chunk)
                 }
                 if remaining == 0, reachesEnd { await report?.send(.downloadCompleted) }
             } catch {
