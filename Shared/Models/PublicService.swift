@@ -17,6 +17,9 @@ public enum PublicService: Sendable, Equatable {
     /// Whether `path` is one of catalog's OPDS feeds (`/opds` and below).
     public static func isFeed(_ path: String) -> Bool { path == "/opds" || path.hasPrefix("/opds/") }
 
+    /// `/books/{id}/fulfill`: a book's EPUB, the same bytes for everyone catalog lets download it.
+    public static func isBookFile(_ path: String) -> Bool { path.hasPrefix("/books/") && path.hasSuffix("/fulfill") }
+
     /// Paths whose requests carry their own credentials (sign-in, tokens, the admin token): the gateway passes them
     /// on instead of authenticating a patron.
     public static func carriesOwnCredentials(_ path: String) -> Bool { path.hasPrefix("/auth/") || path.hasPrefix("/admin/") }

@@ -121,6 +121,8 @@ import Testing
         let refused = try await api.call(.POST, "/me/books/\(book)/borrow", as: bob)
         #expect(refused.status == 409 && refused.isProblem)
         #expect(try await api.call(.GET, chapter, as: bob).status == 403, "no loan, no pages")
+        // The gateway holds the file since Ann's download; catalog still decides each one.
+        #expect(try await api.call(.GET, "/books/\(book)/fulfill", as: bob).status == 403, "no loan, no file, whatever the gateway holds")
         let hold = try await api.call(.POST, "/me/books/\(book)/hold", as: bob)
         #expect(hold.status == 201 && hold.json["holdPosition"] as? Int == 1, "\(hold.text)")
         #expect(try await api.call(.POST, "/me/books/\(book)/return", as: ann).status == 200)
@@ -128,6 +130,15 @@ import Testing
         let notices = (try await api.call(.GET, "/me/notifications", as: bob).json["notifications"] as? [[String: Any]]) ?? []
         #expect(notices.contains { $0["kind"] as? String == "loan_offered" })
         #expect(try await api.call(.POST, "/me/books/\(book)/accept", as: bob).json["state"] as? String == "not_downloaded")
+        #expect(try await api.call(.GET, "/books/\(book)/fulfill", as: ann).status == 403, "returned: no file")
+        // Bob's download is the gateway's copy (catalog said 304 to him), the same bytes, and it completes his download.
+        let bobsCopy = try await api.call(.GET, "/books/\(book)/fulfill", as: bob)
+        #expect(bobsCopy.status == 200)
+        #expect(bobsCopy.body.sha256 == (try Data(contentsOf: file)).sha256)
+        #expect(bobsCopy.headers.first(name: "age") == nil && bobsCopy.headers.first(name: "cache-control") == "private, no-store")
+        try await eventually(timeout: .seconds(40), "Bob's download was not recorded as completed") {
+            try await api.call(.GET, "/me/books/\(book)", as: bob).json["state"] as? String == "download_completed"
+        }
 
         // The operator adds a book, and it leads "New arrivals".
         let newcomer = try await stack.ingest(Stack.corpus[6])

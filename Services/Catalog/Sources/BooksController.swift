@@ -44,7 +44,9 @@ struct BooksController: Sendable {
     }
 
     /// The EPUB: open-access books for anyone, others for a patron with an active loan (the download reported to
-    /// patron, `DownloadReport`). Supports one `Range`; a range that reaches the end completes a download.
+    /// patron, `DownloadReport`). Supports one `Range`; a range that reaches the end completes a download. A request
+    /// whose `If-None-Match` names the file gets 304 once allowed, and completes the download too (the gateway sends
+    /// the copy it holds).
     func fulfill(request: Request, context: BasicRequestContext) async throws -> Response {
         let book = try await books.available(id: try context.uuid("id"), logger: context.logger)
         var report: DownloadReport?
@@ -67,6 +69,15 @@ struct BooksController: Sendable {
         case .whole: (range, status) = (0..<size, .ok)
         case .part(let part): (range, status) = (part, .partialContent)
         case .unsatisfiable(let response): return response
+        }
+        if status == .ok, let etag = headers[.eTag], request.headers.ifNoneMatch(matches: etag) {
+            // The caller holds these bytes (the gateway's copy of the file, `HeldFiles`) and sends them itself: the
+            // download is as good as done.
+            if let report {
+                await report.send(.downloadCompleted)
+            }
+            headers[.contentLength] = nil
+            return Response(status: .notModified, headers: headers)
         }
         headers[.contentLength] = "\(range.count)"
         let handle = try FileHandle(forReadingFrom: url)

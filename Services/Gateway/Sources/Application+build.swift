@@ -53,7 +53,13 @@ public func buildGatewayApplication(config: ServiceConfig) async throws -> some 
             authDocument: AuthDocumentCache(patron: patron, httpClient: httpClient, publicURL: publicURL),
             edgeCache: ResponseCache(name: "edge", lifetime: .seconds(settings.edgeCacheLifetime), capacityBytes: settings.edgeCacheBytes),
             sharedVerdicts: ExpiringAnswers(lifetime: settings.sharedVerdictLifetime),
-            personalPages: ResponseCache(name: "personal", lifetime: .seconds(settings.sharedVerdictLifetime), capacityBytes: settings.edgeCacheBytes)
+            personalPages: ResponseCache(
+                name: "personal",
+                lifetime: .seconds(settings.sharedVerdictLifetime),
+                capacityBytes: settings.edgeCacheBytes
+            ),
+            // Every use is decided by catalog again (304), so a copy may live long: an hour, and as long again stale.
+            heldFiles: ResponseCache(name: "files", lifetime: .seconds(3_600), capacityBytes: settings.heldFilesBytes, maxEntries: 10_000)
         )
     )
     WebAppRoutes(web: WebAssets(directory: WebAssets.directory(webRoot: config.string("WEB_ROOT")))).add(to: router)

@@ -17,6 +17,8 @@ enum EdgeCachePolicy {
     static func sharesPages(_ path: String) -> Bool { PublicService.isFeed(path) && path != PublicRoute.shelfFeed.path }
 
     static let maxEntryBytes = 1 << 20
+    /// The largest EPUB the gateway keeps a copy of (`HELD_FILES_BYTES` bounds them all).
+    static let maxFileBytes = 16 << 20
     /// Longer URIs (padded with parameters nobody reads) go to catalog uncached instead of taking cache space.
     static let maxURIBytes = 1_024
 

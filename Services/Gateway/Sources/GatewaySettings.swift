@@ -19,6 +19,7 @@ struct GatewaySettings: Sendable {
     /// How long catalog's word that a shared page is a patron's own page holds without asking again.
     var sharedVerdictLifetime: TimeInterval
     var edgeCacheBytes: Int
+    var heldFilesBytes: Int
     var trustedProxies: TrustedProxies
     /// How long a response's write may wait for the client before the connection is closed.
     var streamIdleTimeout: TimeInterval
@@ -39,6 +40,7 @@ struct GatewaySettings: Sendable {
         edgeCacheLifetime = try config.duration("EDGE_CACHE_TTL", default: 5)
         sharedVerdictLifetime = try config.duration("SHARED_PAGE_VERDICT_TTL", default: 1)
         edgeCacheBytes = try config.int("EDGE_CACHE_BYTES", default: 64 << 20)
+        heldFilesBytes = try config.int("HELD_FILES_BYTES", default: 256 << 20)
         streamIdleTimeout = try config.duration("STREAM_IDLE_TIMEOUT", default: 60)
         do {
             trustedProxies = try TrustedProxies(parsing: config.string("TRUSTED_PROXIES"))

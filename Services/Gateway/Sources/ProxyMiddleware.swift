@@ -34,6 +34,10 @@ struct ProxyMiddleware: RouterMiddleware {
     /// personal: root, groups), under the same key and for the same time as a verdict (`SHARED_PAGE_VERDICT_TTL`);
     /// after that, asked again with their ETag, so that an unchanged page costs catalog a 304 and not its bytes.
     let personalPages: ResponseCache
+    /// Copies of the EPUBs patrons downloaded (`/books/{id}/fulfill`), by path: catalog still decides every download
+    /// (asked with the copy's ETag, it answers 304 to a patron it allows), and the gateway sends its copy instead of
+    /// catalog sending the file across the hop again.
+    let heldFiles: ResponseCache
     /// The newest shelf version patron reported for a patron after a change through this gateway, passed on to
     /// catalog with that patron's requests for a while (catalog's replicas learn of new versions a moment later).
     let shelfVersions = ExpiringAnswers<UUID, String>(lifetime: 60)
@@ -80,6 +84,11 @@ struct ProxyMiddleware: RouterMiddleware {
                     context: context
                 )
             }
+        }
+        if upstream === catalog, heldFiles.isEnabled, request.method == .get, PublicService.isBookFile(path), request.headers[.range] == nil,
+            request.headers[.ifNoneMatch] == nil
+        {
+            return try await bookFile(request, patronID: patronID, clientAddress: clientAddress, context: context)
         }
         if upstream === catalog, let patronID, edgeCache.isEnabled, EdgeCachePolicy.sharesPages(path),
             let sharedKey = EdgeCachePolicy.key(for: request, ignoringCredentials: true)
@@ -144,7 +153,10 @@ struct ProxyMiddleware: RouterMiddleware {
             personalETag = known
         } else {
             let personalKey = "\(verdictKey)|\(sharedKey)"
-            if let page = personalPages.get(personalKey) { return page.response(to: request) }
+            if var page = personalPages.get(personalKey) {
+                page.headers[.age] = nil
+                return page.response(to: request)
+            }
             var extra = [(InternalHeader.sharedETag, etag)]
             let held = personalPages.stale(personalKey)
             if let heldETag = held?.headers[.eTag] { extra.append(("If-None-Match", heldETag)) }
@@ -155,13 +167,14 @@ struct ProxyMiddleware: RouterMiddleware {
                 clientAddress: clientAddress,
                 keepAuthorization: false,
                 cacheKey: nil,
-                personalKey: personalKey,
+                keep: KeptCopy(cache: personalPages, key: personalKey, maxBytes: EdgeCachePolicy.maxEntryBytes),
                 extra: extra,
                 withoutConditions: true,
                 context: context
             )
-            if response.status == .notModified, let held {
+            if response.status == .notModified, var held {
                 personalPages.put(personalKey, held)
+                held.headers[.age] = nil
                 return held.response(to: request)
             }
             guard response.status == .noContent, response.headers[.sharedPageUsable] == "yes", let answered = response.headers[.eTag] else {
@@ -178,6 +191,37 @@ struct ProxyMiddleware: RouterMiddleware {
         return page.response(to: request)
     }
 
+    /// A book's EPUB from the copy this gateway holds, once catalog allowed the download (304 to the copy's ETag);
+    /// catalog's own answer otherwise (the file, kept for the next download, or a refusal).
+    func bookFile(_ request: Request, patronID: UUID?, clientAddress: String?, context: Context) async throws -> Response {
+        let key = request.uri.path
+        let held = heldFiles.get(key) ?? heldFiles.stale(key)
+        let response = try await send(
+            request,
+            to: catalog,
+            patronID: patronID,
+            clientAddress: clientAddress,
+            keepAuthorization: false,
+            cacheKey: nil,
+            keep: KeptCopy(cache: heldFiles, key: key, maxBytes: EdgeCachePolicy.maxFileBytes),
+            extra: held?.headers[.eTag].map { [("If-None-Match", $0)] } ?? [],
+            withoutConditions: true,
+            context: context
+        )
+        guard response.status == .notModified, let held, response.headers[.eTag] == held.headers[.eTag] else { return response }
+        heldFiles.put(key, held)
+        var copy = held
+        copy.headers[.age] = nil  // catalog has just vouched for it
+        return copy.response(to: request)
+    }
+
+    /// Where a 200 with an ETag that catalog sends is kept on its way through (read whole, then answered from memory).
+    struct KeptCopy {
+        let cache: ResponseCache
+        let key: String
+        let maxBytes: Int
+    }
+
     /// Forwards the request with the gateway's headers. An upload (`POST /admin/books`) is streamed through within
     /// `INGEST_MAX_BYTES`; other bodies are read whole within `GATEWAY_MAX_BODY_BYTES`, so that they can be sent again
     /// to another replica.
@@ -188,7 +232,7 @@ struct ProxyMiddleware: RouterMiddleware {
         clientAddress: String?,
         keepAuthorization: Bool,
         cacheKey: String?,
-        personalKey: String? = nil,
+        keep: KeptCopy? = nil,
         extra: [(String, String)] = [],
         withoutConditions: Bool = false,
         context: Context
@@ -231,7 +275,7 @@ struct ProxyMiddleware: RouterMiddleware {
             body: body,
             to: upstream,
             cacheKey: cacheKey,
-            personalKey: personalKey,
+            keep: keep,
             logger: context.logger
         )
     }
@@ -263,15 +307,15 @@ struct ProxyMiddleware: RouterMiddleware {
     }
 
     /// Sends the request to a replica of `upstream` and streams its answer back; with a `cacheKey`, an answer the
-    /// edge cache may keep is read whole and stored; with a `personalKey`, a page catalog computed for the patron
-    /// (200 with an ETag) is read whole and kept in `personalPages`.
+    /// edge cache may keep is read whole and stored; with `keep`, a 200 with an ETag (a page catalog computed for the
+    /// patron, a book's file) is read whole and kept where it says.
     func forward(
         _ request: Request,
         headers: HTTPHeaders,
         body: OutboundBody,
         to upstream: Upstream,
         cacheKey: String?,
-        personalKey: String? = nil,
+        keep: KeptCopy? = nil,
         logger: Logger
     ) async throws -> Response {
         let candidates = upstream.candidates()
@@ -311,12 +355,12 @@ struct ProxyMiddleware: RouterMiddleware {
                     edgeCache.put(cacheKey, stored, lifetime: lifetime)
                     return stored.response(to: request)
                 }
-                if let personalKey, response.status == .ok, fields[.eTag] != nil,
-                    let length = fields[.contentLength].flatMap(Int.init), length <= EdgeCachePolicy.maxEntryBytes
+                if let keep, response.status == .ok, fields[.eTag] != nil, let length = fields[.contentLength].flatMap(Int.init),
+                    length <= keep.maxBytes
                 {
                     fields[.requestID] = nil
-                    let stored = StoredResponse(body: try await response.body.collect(upTo: EdgeCachePolicy.maxEntryBytes), headers: fields)
-                    personalPages.put(personalKey, stored)
+                    let stored = StoredResponse(body: try await response.body.collect(upTo: keep.maxBytes), headers: fields)
+                    keep.cache.put(keep.key, stored)
                     return stored.response(to: request)
                 }
                 return Response(
