@@ -46,14 +46,21 @@ public struct OutboxPostgresRepository: Sendable {
         logger: Logger
     ) async throws {
         let json = String(decoding: try WireFormat.encode(payload), as: UTF8.self)
-        try await connection.query(
-            """
-            INSERT INTO outbox (key, path, payload) VALUES (\(key), \(path), \(json)::jsonb)
+        for try await _ in try await connection.run(Enqueue.self, key, path, json, logger: logger) {}
+    }
+
+    /// $1 key, $2 path, $3 payload (JSON text); prepared (`PreparedSQL`): every change another service learns of runs it.
+    enum Enqueue: PreparedSQL {
+        static let sql = """
+            INSERT INTO outbox (key, path, payload) VALUES ($1::text, $2::text, $3::text::jsonb)
             ON CONFLICT (key) DO UPDATE SET path = EXCLUDED.path, payload = EXCLUDED.payload,
                 revision = outbox.revision + 1, attempts = 0, next_attempt_at = now()
-            """,
-            logger: logger
-        )
+            """
+    }
+
+    /// $1 key, $2 revision.
+    enum Acknowledge: PreparedSQL {
+        static let sql = "DELETE FROM outbox WHERE key = $1::text AND revision = $2::int8"
     }
 
     /// Claims up to `limit` due messages for 30 seconds (`FOR UPDATE SKIP LOCKED`: replicas claim different ones).
@@ -75,7 +82,7 @@ public struct OutboxPostgresRepository: Sendable {
 
     /// Deletes a delivered message unless a newer one replaced it meanwhile.
     func acknowledge(_ message: Message, logger: Logger) async throws {
-        try await client.query("DELETE FROM outbox WHERE key = \(message.key) AND revision = \(message.revision)", logger: logger)
+        for try await _ in try await client.run(Acknowledge.self, message.key, message.revision, logger: logger) {}
     }
 
     /// Schedules another attempt of an undelivered message after `seconds`.

@@ -390,14 +390,28 @@ struct BookPostgresRepository: Sendable {
 
     /// Applies circulation figures from patron unless a newer version is already stored.
     func applyFigures(_ figures: CirculationFigures, logger: Logger) async throws {
-        try await client.query(
-            """
-            UPDATE books SET copies_available = \(figures.copiesAvailable), holds = \(figures.holds), checkouts = \(figures.checkouts),
-                rating_average = \(figures.ratingAverage), rating_count = \(figures.ratingCount), figures_version = \(figures.version)
-            WHERE id = \(figures.bookId) AND figures_version < \(figures.version)
-            """,
+        let rows = try await client.run(
+            ApplyFigures.self,
+            figures.bookId,
+            figures.copiesAvailable,
+            figures.holds,
+            figures.checkouts,
+            figures.ratingAverage,
+            figures.ratingCount,
+            figures.version,
             logger: logger
         )
+        for try await _ in rows {}
+    }
+
+    /// $1 book, $2 copies available, $3 holds, $4 checkouts, $5 rating average (or NULL), $6 ratings, $7 version;
+    /// prepared (`PreparedSQL`): every borrow and return brings one.
+    enum ApplyFigures: PreparedSQL {
+        static let sql = """
+            UPDATE books SET copies_available = $2::int8, holds = $3::int8, checkouts = $4::int8, rating_average = $5::float8,
+                rating_count = $6::int8, figures_version = $7::int8
+            WHERE id = $1::uuid AND figures_version < $7::int8
+            """
     }
 
     /// Title without a leading article, lower-cased, for sorting.

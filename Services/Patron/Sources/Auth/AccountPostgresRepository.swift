@@ -47,8 +47,13 @@ struct AccountPostgresRepository: Sendable {
 
     /// Whether the patron still exists (an account can be deleted while a gateway still holds its token).
     func exists(patronID: UUID, logger: Logger) async throws -> Bool {
-        for try await _ in try await client.query("SELECT 1 FROM patrons WHERE id = \(patronID)", logger: logger) { return true }
+        for try await _ in try await client.run(PatronExists.self, patronID, logger: logger) { return true }
         return false
+    }
+
+    /// $1 patron; prepared (`PreparedSQL`): every change a patron makes runs it first.
+    enum PatronExists: PreparedSQL {
+        static let sql = "SELECT 1 FROM patrons WHERE id = $1::uuid"
     }
 
     func recordLogin(patronID: UUID, logger: Logger) async throws {

@@ -227,11 +227,9 @@ struct CirculationPostgresRepository: Sendable {
         let rows = try await shelfRows(patronID: patronID, bookID: bookID, on: connection, logger: logger)
         if let row = rows.first { return row.status(rules: rules) }
         // A book this service holds no licence for (unknown, withdrawn, or not yet announced by catalog) is not found.
-        let licence = try await connection.query(
-            "SELECT copies FROM licenses WHERE book_id = \(bookID) AND NOT withdrawn",
-            logger: logger
-        )
-        guard let copies = try await licence.decode(Int.self).first(where: { _ in true }) else { throw CirculationError.unknownBook(bookID) }
+        var lendable: Int?
+        for try await row in try await connection.run(LendableCopies.self, bookID, logger: logger) { lendable = try row.decode(Int.self) }
+        guard let copies = lendable else { throw CirculationError.unknownBook(bookID) }
         return PatronBookRow(bookID: bookID, state: .none, copies: copies).status(rules: rules)
     }
 
@@ -299,22 +297,16 @@ struct CirculationPostgresRepository: Sendable {
     }
 
     private func lockLicense(_ bookID: UUID, on connection: PostgresConnection, logger: Logger) async throws -> LicenseRow? {
-        let rows = try await connection.query(
-            "SELECT copies, open_access, withdrawn FROM licenses WHERE book_id = \(bookID) FOR UPDATE",
-            logger: logger
-        )
-        for try await (copies, openAccess, withdrawn) in rows.decode((Int, Bool, Bool).self) {
+        for try await row in try await connection.run(LockLicense.self, bookID, logger: logger) {
+            let (copies, openAccess, withdrawn) = try row.decode((Int, Bool, Bool).self)
             return LicenseRow(copies: copies, openAccess: openAccess, withdrawn: withdrawn)
         }
         return nil
     }
 
     private func lockRow(patronID: UUID, bookID: UUID, on connection: PostgresConnection, logger: Logger) async throws -> PatronBookRow? {
-        let rows = try await connection.query(
-            "SELECT state, due_at, offer_expires_at FROM patron_books WHERE patron_id = \(patronID) AND book_id = \(bookID) FOR UPDATE",
-            logger: logger
-        )
-        for try await (state, due, offer) in rows.decode((String, Date?, Date?).self) {
+        for try await row in try await connection.run(LockRow.self, patronID, bookID, logger: logger) {
+            let (state, due, offer) = try row.decode((String, Date?, Date?).self)
             return PatronBookRow(bookID: bookID, state: BookState(rawValue: state) ?? .none, dueAt: due, offerExpiresAt: offer, copies: 0)
         }
         return nil
@@ -349,8 +341,7 @@ struct CirculationPostgresRepository: Sendable {
     /// change under it: concurrent borrows or holds of different books by one patron are checked one after the other.
     /// (Always after the licence's lock, never before, so that the two lock orders cannot cross.)
     private func lockPatronLimits(patronID: UUID, on connection: PostgresConnection, logger: Logger) async throws -> (loans: Int, holds: Int)? {
-        let rows = try await connection.query("SELECT loan_limit, hold_limit FROM patrons WHERE id = \(patronID) FOR UPDATE", logger: logger)
-        for try await limits in rows.decode((Int, Int).self) { return limits }
+        for try await row in try await connection.run(LockPatronLimits.self, patronID, logger: logger) { return try row.decode((Int, Int).self) }
         return nil
     }
 
@@ -365,14 +356,9 @@ struct CirculationPostgresRepository: Sendable {
         async throws
     {
         let limit = try await lockPatronLimits(patronID: patronID, on: connection, logger: logger)?.loans ?? Int.max
-        let rows = try await connection.query(
-            """
-            SELECT (SELECT count(*)::int FROM patron_books WHERE patron_id = \(patronID) AND state = ANY(\(Self.loanStates))),
-                (SELECT count(*)::int FROM patron_books WHERE book_id = \(book?.id) AND state = ANY(\(Self.occupyingStates)))
-            """,
-            logger: logger
-        )
-        for try await (loans, occupied) in rows.decode((Int, Int).self) {
+        let rows = try await connection.run(LoanCounts.self, patronID, Self.loanStates, book?.id, Self.occupyingStates, logger: logger)
+        for try await row in rows {
+            let (loans, occupied) = try row.decode((Int, Int).self)
             if loans >= limit { throw CirculationError.loanLimit(limit) }
             if let book, occupied >= book.copies { throw CirculationError.noCopiesAvailable(book.id, publicURL: rules.publicURL) }
         }
@@ -434,21 +420,9 @@ struct CirculationPostgresRepository: Sendable {
     private func recordHistory(_ event: BookEvent, patronID: UUID, bookID: UUID, on connection: PostgresConnection, logger: Logger) async throws {
         switch event {
         case .borrow, .accept:
-            try await connection.query(
-                """
-                WITH counted AS (UPDATE licenses SET checkouts = checkouts + 1 WHERE book_id = \(bookID))
-                INSERT INTO loan_history (patron_id, book_id, loaned_at) VALUES (\(patronID), \(bookID), now())
-                """,
-                logger: logger
-            )
+            for try await _ in try await connection.run(StartLoanHistory.self, patronID, bookID, logger: logger) {}
         case .returnLoan, .loanExpired:
-            try await connection.query(
-                """
-                UPDATE loan_history SET ended_at = now(), end_reason = \(event.rawValue)
-                WHERE patron_id = \(patronID) AND book_id = \(bookID) AND ended_at IS NULL
-                """,
-                logger: logger
-            )
+            for try await _ in try await connection.run(EndLoanHistory.self, patronID, bookID, event.rawValue, logger: logger) {}
         default: break
         }
     }
@@ -503,23 +477,18 @@ struct CirculationPostgresRepository: Sendable {
     /// keep their place); an open-access book (no copy to wait for) to every one of them. The one rule for every
     /// caller, which holds the licence's lock and passes what it read of it.
     private func promoteHolds(bookID: UUID, copies: Int, openAccess: Bool, on connection: PostgresConnection, logger: Logger) async throws {
-        // The free copies are counted in the same statement: every caller holds the licence's lock.
-        let rows = try await connection.query(
-            """
-            UPDATE patron_books SET state = 'loan_offered', offer_expires_at = now() + make_interval(secs => \(rules.offerPeriod)),
-                suspended_until = NULL, updated_at = now()
-            WHERE (patron_id, book_id) IN (
-                SELECT patron_id, book_id FROM patron_books WHERE book_id = \(bookID) AND state = 'waiting_for_loan'
-                    AND (suspended_until IS NULL OR suspended_until <= now())
-                ORDER BY hold_placed_at, patron_id
-                LIMIT CASE WHEN \(openAccess) THEN 10000 ELSE greatest(0, \(copies) - (SELECT count(*) FROM patron_books
-                    WHERE book_id = \(bookID) AND state = ANY(\(Self.occupyingStates)))) END
-                FOR UPDATE)
-            RETURNING patron_id, offer_expires_at
-            """,
+        let rows = try await connection.run(
+            PromoteHolds.self,
+            bookID,
+            rules.offerPeriod,
+            openAccess,
+            copies,
+            Self.occupyingStates,
             logger: logger
         )
-        for try await (patronID, expires) in rows.decode((UUID, Date).self) {
+        var offered: [(UUID, Date)] = []
+        for try await row in rows { offered.append(try row.decode((UUID, Date).self)) }
+        for (patronID, expires) in offered {
             logger.info("Loan offered", metadata: ["patron.id": "\(patronID)", "book.id": "\(bookID)"])
             try await NotificationPostgresRepository.record(
                 .loanOffered,

@@ -90,12 +90,13 @@ struct ShelfPostgresRepository: Sendable {
     /// for catalog to ask for a reading at least that new (read-your-writes) without this request publishing it.
     /// Nil when catalog's copy is not behind.
     func stamp(patronID: UUID, logger: Logger) async throws -> Int64? {
-        let rows = try await client.query(
-            "SELECT nextval('shelf_version_seq') FROM (SELECT 1 FROM shelf_changes WHERE patron_id = \(patronID) LIMIT 1) pending",
-            logger: logger
-        )
-        for try await version in rows.decode(Int64.self) { return version }
+        for try await row in try await client.run(Stamp.self, patronID, logger: logger) { return try row.decode(Int64.self) }
         return nil
+    }
+
+    /// $1 patron; prepared (`PreparedSQL`): every change a patron makes runs it.
+    enum Stamp: PreparedSQL {
+        static let sql = "SELECT nextval('shelf_version_seq') FROM (SELECT 1 FROM shelf_changes WHERE patron_id = $1::uuid LIMIT 1) pending"
     }
 
     /// Some patrons whose shelf changed since catalog last got it, oldest change first.
