@@ -7,7 +7,11 @@ import ServiceSupport
 import Shared
 
 /// Builds the gateway: its own health, metrics and OpenAPI routes, and the proxy to catalog and patron.
-public func buildGatewayApplication(config: ServiceConfig) async throws -> some ApplicationProtocol {
+/// `cacheClock` is the time the response caches keep (a test moves its own).
+public func buildGatewayApplication(
+    config: ServiceConfig,
+    cacheClock: @escaping @Sendable () -> ContinuousClock.Instant = { .now }
+) async throws -> some ApplicationProtocol {
     let settings = try GatewaySettings(config: config)
     let logger = Observability.logger(service: "gateway", config: config)
     let token = ServiceToken(settings.serviceToken)
@@ -51,15 +55,27 @@ public func buildGatewayApplication(config: ServiceConfig) async throws -> some 
             httpClient: httpClient,
             settings: settings,
             authDocument: AuthDocumentCache(patron: patron, httpClient: httpClient, publicURL: publicURL),
-            edgeCache: ResponseCache(name: "edge", lifetime: .seconds(settings.edgeCacheLifetime), capacityBytes: settings.edgeCacheBytes),
+            edgeCache: ResponseCache(
+                name: "edge",
+                lifetime: .seconds(settings.edgeCacheLifetime),
+                capacityBytes: settings.edgeCacheBytes,
+                now: cacheClock
+            ),
             sharedVerdicts: ExpiringAnswers(lifetime: settings.sharedVerdictLifetime),
             personalPages: ResponseCache(
                 name: "personal",
                 lifetime: .seconds(settings.sharedVerdictLifetime),
-                capacityBytes: settings.edgeCacheBytes
+                capacityBytes: settings.edgeCacheBytes,
+                now: cacheClock
             ),
             // Every use is decided by catalog again (304), so a copy may live long: an hour, and as long again stale.
-            heldFiles: ResponseCache(name: "files", lifetime: .seconds(3_600), capacityBytes: settings.heldFilesBytes, maxEntries: 10_000)
+            heldFiles: ResponseCache(
+                name: "files",
+                lifetime: .seconds(3_600),
+                capacityBytes: settings.heldFilesBytes,
+                maxEntries: 10_000,
+                now: cacheClock
+            )
         )
     )
     WebAppRoutes(web: WebAssets(directory: WebAssets.directory(webRoot: config.string("WEB_ROOT")))).add(to: router)
