@@ -60,19 +60,23 @@ public struct OutboxDeliverer: Service {
         var delivered = 0
         for start in stride(from: 0, to: claimed.count, by: Self.parallelism) {
             let batch = claimed[start..<min(start + Self.parallelism, claimed.count)]
-            delivered += try await withThrowingTaskGroup(of: Bool.self) { group in
-                for message in batch { group.addTask { try await deliver(message) } }
-                return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+            let sent = try await withThrowingTaskGroup(of: OutboxPostgresRepository.Message?.self) { group in
+                for message in batch { group.addTask { try await deliver(message) ? message : nil } }
+                var sent: [OutboxPostgresRepository.Message] = []
+                for try await message in group { if let message { sent.append(message) } }
+                return sent
             }
+            // One statement for the batch: a crash before it only sends these again, which the receiver takes in its stride.
+            try await outbox.acknowledge(sent, logger: logger)
+            delivered += sent.count
         }
         return delivered
     }
 
-    /// Sends one message; on success acknowledges it, otherwise schedules a retry with back-off.
+    /// Sends one message; true when the receiver took it, otherwise schedules a retry with back-off.
     private func deliver(_ message: OutboxPostgresRepository.Message) async throws -> Bool {
         do {
             try await destination.send(method: .PUT, path: message.path, body: Data(message.payload.utf8), logger: logger)
-            try await outbox.acknowledge(message, logger: logger)
             return true
         } catch {
             let backoff = min(60.0, pow(2.0, Double(message.attempts)) * 0.5)

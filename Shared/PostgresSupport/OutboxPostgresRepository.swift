@@ -58,9 +58,12 @@ public struct OutboxPostgresRepository: Sendable {
             """
     }
 
-    /// $1 key, $2 revision.
+    /// $1 keys, $2 their revisions.
     enum Acknowledge: PreparedSQL {
-        static let sql = "DELETE FROM outbox WHERE key = $1::text AND revision = $2::int8"
+        static let sql = """
+            DELETE FROM outbox o USING unnest($1::text[], $2::int8[]) AS delivered (key, revision)
+            WHERE o.key = delivered.key AND o.revision = delivered.revision
+            """
     }
 
     /// Claims up to `limit` due messages for 30 seconds (`FOR UPDATE SKIP LOCKED`: replicas claim different ones).
@@ -80,9 +83,11 @@ public struct OutboxPostgresRepository: Sendable {
         return claimed
     }
 
-    /// Deletes a delivered message unless a newer one replaced it meanwhile.
-    func acknowledge(_ message: Message, logger: Logger) async throws {
-        for try await _ in try await client.run(Acknowledge.self, message.key, message.revision, logger: logger) {}
+    /// Deletes delivered messages, each unless a newer one replaced it meanwhile: one statement for a batch.
+    func acknowledge(_ messages: [Message], logger: Logger) async throws {
+        guard !messages.isEmpty else { return }
+        let rows = try await client.run(Acknowledge.self, messages.map(\.key), messages.map(\.revision), logger: logger)
+        for try await _ in rows {}
     }
 
     /// Schedules another attempt of an undelivered message after `seconds`.
