@@ -9,8 +9,9 @@ import Synchronization
 /// Authenticates a request once at the edge: a Bearer access token is verified locally and its session checked
 /// (`SessionCheck`); HTTP Basic credentials are checked with patron (bcrypt) and the verdict kept under a hash of the
 /// credentials (never in clear) for `BASIC_AUTH_CACHE_TTL`, each use checking only that the patron's secret is still
-/// the one it was given for (`SecretCheck`, as cheap as the session check): Basic costs what Bearer costs. A verified token's claims are kept until it expires: the key collection that
-/// verifies tokens is an actor, so verifying every request's token queued all signed-in requests behind one another.
+/// the one it was given for (`SecretCheck`, as cheap as the session check): Basic costs what Bearer costs. A verified
+/// token's claims are kept until it expires: the key collection that verifies tokens is an actor, so verifying every
+/// request's token queued all signed-in requests behind one another.
 final class PatronAuthenticator: Sendable {
     enum Verdict: Sendable {
         case anonymous
