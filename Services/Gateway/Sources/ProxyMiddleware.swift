@@ -152,31 +152,17 @@ struct ProxyMiddleware: RouterMiddleware {
         if let known = sharedVerdicts[verdictKey] {
             personalETag = known
         } else {
-            let personalKey = "\(verdictKey)|\(sharedKey)"
-            if var page = personalPages.get(personalKey) {
-                page.headers[.age] = nil
-                return page.response(to: request)
-            }
-            var extra = [(InternalHeader.sharedETag, etag)]
-            let held = personalPages.stale(personalKey)
-            if let heldETag = held?.headers[.eTag] { extra.append(("If-None-Match", heldETag)) }
-            let response = try await send(
+            let response = try await throughHeldCopy(
                 request,
-                to: catalog,
+                key: "\(verdictKey)|\(sharedKey)",
+                in: personalPages,
+                maxBytes: EdgeCachePolicy.maxEntryBytes,
+                answerFresh: true,
                 patronID: patronID,
                 clientAddress: clientAddress,
-                keepAuthorization: false,
-                cacheKey: nil,
-                keep: KeptCopy(cache: personalPages, key: personalKey, maxBytes: EdgeCachePolicy.maxEntryBytes),
-                extra: extra,
-                withoutConditions: true,
+                extra: [(InternalHeader.sharedETag, etag)],
                 context: context
             )
-            if response.status == .notModified, var held {
-                personalPages.put(personalKey, held)
-                held.headers[.age] = nil
-                return held.response(to: request)
-            }
             guard response.status == .noContent, response.headers[.sharedPageUsable] == "yes", let answered = response.headers[.eTag] else {
                 return response
             }
@@ -194,8 +180,38 @@ struct ProxyMiddleware: RouterMiddleware {
     /// A book's EPUB from the copy this gateway holds, once catalog allowed the download (304 to the copy's ETag);
     /// catalog's own answer otherwise (the file, kept for the next download, or a refusal).
     func bookFile(_ request: Request, patronID: UUID?, clientAddress: String?, context: Context) async throws -> Response {
-        let key = request.uri.path
-        let held = heldFiles.get(key) ?? heldFiles.stale(key)
+        try await throughHeldCopy(
+            request,
+            key: request.uri.path,
+            in: heldFiles,
+            maxBytes: EdgeCachePolicy.maxFileBytes,
+            answerFresh: false,
+            patronID: patronID,
+            clientAddress: clientAddress,
+            context: context
+        )
+    }
+
+    /// Catalog's answer to `request`, asked with the ETag of the copy `cache` holds under `key`: a 304 renews the copy
+    /// and the copy is the answer (without `Age`: catalog has just vouched for it); a 200 with an ETag is kept for next
+    /// time. With `answerFresh`, a copy still fresh is the answer without asking (a patron's page for the verdict's
+    /// time); without, catalog is asked every time (a file it must allow each download of).
+    func throughHeldCopy(
+        _ request: Request,
+        key: String,
+        in cache: ResponseCache,
+        maxBytes: Int,
+        answerFresh: Bool,
+        patronID: UUID?,
+        clientAddress: String?,
+        extra: [(String, String)] = [],
+        context: Context
+    ) async throws -> Response {
+        if answerFresh, var copy = cache.get(key) {
+            copy.headers[.age] = nil
+            return copy.response(to: request)
+        }
+        let held = cache.get(key) ?? cache.stale(key)
         let response = try await send(
             request,
             to: catalog,
@@ -203,16 +219,15 @@ struct ProxyMiddleware: RouterMiddleware {
             clientAddress: clientAddress,
             keepAuthorization: false,
             cacheKey: nil,
-            keep: KeptCopy(cache: heldFiles, key: key, maxBytes: EdgeCachePolicy.maxFileBytes),
-            extra: held?.headers[.eTag].map { [("If-None-Match", $0)] } ?? [],
+            keep: KeptCopy(cache: cache, key: key, maxBytes: maxBytes),
+            extra: extra + (held?.headers[.eTag].map { [("If-None-Match", $0)] } ?? []),
             withoutConditions: true,
             context: context
         )
-        guard response.status == .notModified, let held, response.headers[.eTag] == held.headers[.eTag] else { return response }
-        heldFiles.put(key, held)
-        var copy = held
-        copy.headers[.age] = nil  // catalog has just vouched for it
-        return copy.response(to: request)
+        guard response.status == .notModified, var held, response.headers[.eTag] == held.headers[.eTag] else { return response }
+        cache.put(key, held)
+        held.headers[.age] = nil
+        return held.response(to: request)
     }
 
     /// Where a 200 with an ETag that catalog sends is kept on its way through (read whole, then answered from memory).
