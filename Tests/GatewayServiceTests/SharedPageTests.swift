@@ -55,6 +55,19 @@ import Testing
         return Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
     }
 
+    /// A patron stand-in whose borrow answers as patron does after a change: with the shelf version catalog now holds.
+    func patron(reportingShelfVersion version: String) -> some ApplicationProtocol {
+        let router = Router()
+        router.post("/me/books/:id/borrow") { _, _ in
+            Response(
+                status: .created,
+                headers: [.shelfVersion: version, .contentType: "application/json"],
+                body: .init(byteBuffer: ByteBuffer(string: "{}"))
+            )
+        }
+        return Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+    }
+
     @Test func aSignedInPageIsTheHeldSharedPageWhenCatalogSaysSo() async throws {
         let seen = Seen()
         try await catalog(seen).test(.live) { upstream in
@@ -95,16 +108,7 @@ import Testing
     /// bytes; the patron's own change (a new shelf version) asks for a new page at once.
     @Test func aPatronsOwnPageIsKeptLikeAVerdictThenRevalidated() async throws {
         let seen = Seen()
-        let patron = Router()
-        patron.post("/me/books/:id/borrow") { _, _ in
-            Response(
-                status: .created,
-                headers: [.shelfVersion: "43", .contentType: "application/json"],
-                body: .init(byteBuffer: ByteBuffer(string: "{}"))
-            )
-        }
-        let patronApp = Application(router: patron, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
-        try await patronApp.test(.live) { patronServer in
+        try await patron(reportingShelfVersion: "43").test(.live) { patronServer in
             try await catalog(seen).test(.live) { catalogServer in
                 let config = TestConfig.base([
                     "CATALOG_URLS": "http://127.0.0.1:\(try #require(catalogServer.port))",
@@ -197,16 +201,7 @@ import Testing
     /// loads cost no hop, and the patron's own change through the gateway (a new shelf version) asks again at once.
     @Test func theVerdictIsRememberedUntilThePatronChangesTheirShelf() async throws {
         let seen = Seen()
-        let patron = Router()
-        patron.post("/me/books/:id/borrow") { _, _ in
-            Response(
-                status: .created,
-                headers: [.shelfVersion: "42", .contentType: "application/json"],
-                body: .init(byteBuffer: ByteBuffer(string: "{}"))
-            )
-        }
-        let patronApp = Application(router: patron, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
-        try await patronApp.test(.live) { patronServer in
+        try await patron(reportingShelfVersion: "42").test(.live) { patronServer in
             try await catalog(seen).test(.live) { catalogServer in
                 let config = TestConfig.base([
                     "CATALOG_URLS": "http://127.0.0.1:\(try #require(catalogServer.port))",
