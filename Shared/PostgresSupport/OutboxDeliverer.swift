@@ -41,9 +41,10 @@ public struct OutboxDeliverer: Service {
     private func loop() async throws {
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             do {
-                let delivered = try await deliverDue()
+                // At most 50 messages, 8 at a time, each a call of at most 5 s and the acknowledgements.
+                let delivered = try await Deadline.run(seconds: 60) { try await deliverDue() }
                 if delivered == 0 { try await Task.sleep(for: interval) }
-            } catch is CancellationError {
+            } catch  where error.stopsBackgroundLoop {
                 return
             } catch {
                 logger.warning("Outbox delivery failed", metadata: ["error": "\(String(reflecting: error))"])

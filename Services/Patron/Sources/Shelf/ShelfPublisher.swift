@@ -46,9 +46,10 @@ struct ShelfPublisher: Service {
             for await _ in wakeups {
                 if Task.isCancelled || Task.isShuttingDownGracefully { break }
                 do {
-                    try await runOnce()
+                    // A pass takes seconds; one cut short leaves the rest of its shelves to the next.
+                    _ = try await Deadline.run(seconds: 30) { try await runOnce() }
                     failures = 0
-                } catch is CancellationError {
+                } catch  where error.stopsBackgroundLoop {
                     return
                 } catch {
                     // Catalog away: say so once in a while, and wait longer between tries (up to 30 s).

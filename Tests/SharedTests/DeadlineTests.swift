@@ -1,0 +1,42 @@
+import Foundation
+import ServiceSupport
+import Testing
+
+/// A background pass past its time limit is left behind and the loop goes on; a pass on time gives its result; the
+/// caller's cancellation (shutdown) ends the wait at once even when the pass never looks up.
+@Suite struct DeadlineTests {
+    /// Never finishes and ignores cancellation, as a PostgresNIO query whose connection closed under it can.
+    static func hang() async {
+        await withCheckedContinuation { (_: CheckedContinuation<Void, Never>) in }
+    }
+
+    @Test func aPassOnTimeGivesItsResultOrItsError() async throws {
+        #expect(try await Deadline.run(seconds: 5) { 42 } == 42)
+        await #expect(throws: URLError.self) { try await Deadline.run(seconds: 5) { throw URLError(.timedOut) } }
+    }
+
+    @Test func aPassThatNeverFinishesIsLeftBehindAtItsLimit() async throws {
+        let started = ContinuousClock.now
+        await #expect(throws: Deadline.Exceeded.self) {
+            try await Deadline.run(seconds: 0.2) {
+                await Self.hang()
+                return 1
+            }
+        }
+        #expect(ContinuousClock.now - started < .seconds(5))
+    }
+
+    @Test func theCallersCancellationEndsTheWaitAtOnce() async throws {
+        let caller = Task {
+            try await Deadline.run(seconds: 600) {
+                await Self.hang()
+                return 1
+            }
+        }
+        try await Task.sleep(for: .milliseconds(50))
+        let started = ContinuousClock.now
+        caller.cancel()
+        await #expect(throws: CancellationError.self) { try await caller.value }
+        #expect(ContinuousClock.now - started < .seconds(5))
+    }
+}
