@@ -4,8 +4,8 @@ import NIOCore
 import Shared
 
 /// Turns every error into an RFC 9457 problem document: domain errors by their `problem`, Hummingbird's
-/// `HTTPError` (unknown route, oversized body) by its status, and anything else into a 500 that is logged
-/// with the request id and says nothing about internals.
+/// `HTTPError` (unknown route, oversized body) by its status, and anything else into a 500 that says nothing about
+/// internals; every 5xx is logged with the request id.
 public struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
     public init() {}
 
@@ -13,7 +13,11 @@ public struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
         do {
             return try await next(request, context)
         } catch let error as any ProblemConvertible {
-            return error.problem.response()
+            let problem = error.problem
+            if problem.status >= 500 {
+                context.logger.error("Server error", metadata: ["status": "\(problem.status)", "error": "\(String(reflecting: error))"])
+            }
+            return problem.response()
         } catch let error as HTTPError {
             let status = Int(error.status.code)
             var headers = error.headers

@@ -1,0 +1,40 @@
+import PostgresNIO
+import ServiceSupport
+import Shared
+
+/// A database that cannot be reached (down, restarting, the connection closed under the request) answers 503 with
+/// `Retry-After`, as the readiness probe does, not 500; any other database error stays a 500 (a fault to look into,
+/// logged by `ProblemMiddleware`).
+extension PSQLError: ProblemConvertible {
+    public var problem: Problem { isConnectionLost ? DatabaseErrorProblem.unavailable : DatabaseErrorProblem.internalError }
+
+    /// The connection is gone or the server is shutting down or starting (SQLSTATE classes 08 and 57P).
+    public var isConnectionLost: Bool {
+        [.serverClosedConnection, .clientClosedConnection, .connectionError, .uncleanShutdown, .poolClosed].contains(code)
+            || sqlState.map { $0.hasPrefix("08") || $0.hasPrefix("57P") } == true
+    }
+}
+
+/// A transaction that failed to begin, commit or roll back answers as the error that failed it.
+extension PostgresTransactionError: ProblemConvertible {
+    public var problem: Problem {
+        let cause = [closureError, beginError, commitError, rollbackError].compactMap { $0 }.first
+        return (cause as? any ProblemConvertible)?.problem ?? DatabaseErrorProblem.internalError
+    }
+}
+
+enum DatabaseErrorProblem {
+    static let unavailable = Problem(
+        status: 503,
+        slug: "database-unavailable",
+        title: "Service unavailable",
+        detail: "The database cannot be reached right now; try again shortly",
+        retryAfter: 2
+    )
+    static let internalError = Problem(
+        status: 500,
+        slug: "internal-error",
+        title: "Internal server error",
+        detail: "The server failed; the request id identifies it in the logs."
+    )
+}
