@@ -51,6 +51,14 @@ public struct Problem: Codable, Sendable, Equatable, Error {
     /// The slug of `type` (`no-copies-available`), or nil for `about:blank`.
     public var slug: String? { type.hasPrefix(Problem.typeBase) ? String(type.dropFirst(Problem.typeBase.count)) : nil }
 
+    /// A failure of the server's own: says nothing about internals; the request id finds it in the logs.
+    public static let internalError = Problem(
+        status: 500,
+        slug: "internal-error",
+        title: "Internal server error",
+        detail: "The server failed; the request id identifies it in the logs."
+    )
+
     public static func badRequest(_ detail: String) -> Problem { Problem(status: 400, slug: "bad-request", title: "Bad request", detail: detail) }
     public static func notFound(_ detail: String) -> Problem { Problem(status: 404, slug: "not-found", title: "Not found", detail: detail) }
     public static func unauthorized(_ detail: String) -> Problem { Problem(status: 401, slug: "unauthorized", title: "Unauthorized", detail: detail) }

@@ -6,7 +6,7 @@ import Shared
 /// `Retry-After`, as the readiness probe does, not 500; any other database error stays a 500 (a fault to look into,
 /// logged by `ProblemMiddleware`).
 extension PSQLError: ProblemConvertible {
-    public var problem: Problem { isConnectionLost ? DatabaseErrorProblem.unavailable : DatabaseErrorProblem.internalError }
+    public var problem: Problem { isConnectionLost ? DatabaseErrorProblem.unavailable : Problem.internalError }
 
     /// The connection is gone or the server is shutting down or starting (SQLSTATE classes 08 and 57P).
     public var isConnectionLost: Bool {
@@ -19,7 +19,7 @@ extension PSQLError: ProblemConvertible {
 extension PostgresTransactionError: ProblemConvertible {
     public var problem: Problem {
         let cause = [closureError, beginError, commitError, rollbackError].compactMap { $0 }.first
-        return (cause as? any ProblemConvertible)?.problem ?? DatabaseErrorProblem.internalError
+        return (cause as? any ProblemConvertible)?.problem ?? Problem.internalError
     }
 }
 
@@ -30,11 +30,5 @@ enum DatabaseErrorProblem {
         title: "Service unavailable",
         detail: "The database cannot be reached right now; try again shortly",
         retryAfter: 2
-    )
-    static let internalError = Problem(
-        status: 500,
-        slug: "internal-error",
-        title: "Internal server error",
-        detail: "The server failed; the request id identifies it in the logs."
     )
 }

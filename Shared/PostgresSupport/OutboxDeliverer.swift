@@ -42,7 +42,7 @@ public struct OutboxDeliverer: Service {
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             do {
                 // At most 50 messages, 8 at a time, each a call of at most 5 s and the acknowledgements.
-                let delivered = try await Deadline.run(seconds: 60) { try await deliverDue() }
+                let delivered = try await withTimeout(seconds: 60) { try await deliverDue() }
                 if delivered == 0 { try await Task.sleep(for: interval) }
             } catch  where error.stopsBackgroundLoop {
                 return

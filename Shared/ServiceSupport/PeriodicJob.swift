@@ -3,7 +3,7 @@ import Logging
 import ServiceLifecycle
 
 /// The loop of a service's background jobs: once the schema is ready, runs `pass` every `interval` until graceful
-/// shutdown; a failed pass, or one still running after `deadline` seconds (`Deadline`), is logged with `failure` and
+/// shutdown; a failed pass, or one still running after `deadline` seconds (`withTimeout`), is logged with `failure` and
 /// the next one comes on time.
 public enum PeriodicJob {
     public static func run(
@@ -18,7 +18,7 @@ public enum PeriodicJob {
             do { try await schema.wait() } catch { return }
             while !Task.isCancelled && !Task.isShuttingDownGracefully {
                 do {
-                    try await Deadline.run(seconds: deadline, pass)
+                    try await withTimeout(seconds: deadline, pass)
                 } catch  where error.stopsBackgroundLoop {
                     return
                 } catch {

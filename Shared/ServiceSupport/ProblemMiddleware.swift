@@ -36,13 +36,7 @@ public struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
             throw CancellationError()
         } catch {
             context.logger.error("Unhandled error", metadata: ["error": "\(String(reflecting: error))"])
-            return Problem(
-                status: 500,
-                slug: "internal-error",
-                title: "Internal server error",
-                detail: "The server failed; the request id identifies it in the logs."
-            )
-            .response()
+            return Problem.internalError.response()
         }
     }
 }

@@ -47,7 +47,7 @@ struct ShelfPublisher: Service {
                 if Task.isCancelled || Task.isShuttingDownGracefully { break }
                 do {
                     // A pass takes seconds; one cut short leaves the rest of its shelves to the next.
-                    _ = try await Deadline.run(seconds: 30) { try await runOnce() }
+                    try await withTimeout(seconds: 30) { try await runOnce() }
                     failures = 0
                 } catch  where error.stopsBackgroundLoop {
                     return
