@@ -106,16 +106,18 @@ def peak_rss_mb(pid):
 class Stack:
     """PostgreSQL in a temporary folder and the three release executables."""
 
-    def __init__(self, work, binary):
+    def __init__(self, work, binary, database_over_tcp=False):
         self.work, self.bin = work, pathlib.Path(binary)
         self.pg_port = free_port()
         self.ports = {name: free_port() for name in ("gateway", "catalog", "patron")}
         self.gateway = f"http://127.0.0.1:{self.ports['gateway']}"
         database = f"postgres://postgres@127.0.0.1:{self.pg_port}"
+        # PostgreSQL is on this machine: the services reach it through its Unix socket, as the README advises.
+        over = "" if database_over_tcp else f"?host={work / 'pg' / 'socket'}"
         self.env = dict(os.environ,
                         GATEWAY_PORT=str(self.ports["gateway"]), CATALOG_PORT=str(self.ports["catalog"]),
                         PATRON_PORT=str(self.ports["patron"]),
-                        CATALOG_DATABASE_URL=f"{database}/catalog", PATRON_DATABASE_URL=f"{database}/patron",
+                        CATALOG_DATABASE_URL=f"{database}/catalog{over}", PATRON_DATABASE_URL=f"{database}/patron{over}",
                         CATALOG_URLS=f"http://127.0.0.1:{self.ports['catalog']}",
                         PATRON_URLS=f"http://127.0.0.1:{self.ports['patron']}",
                         PUBLIC_URL=self.gateway, SERVICE_TOKEN="bench-service-token",
@@ -186,13 +188,13 @@ def seed(stack, args):
         total AS (SELECT count(*)::int AS c FROM source)
         INSERT INTO books (id, title, sort_title, sort_author, authors, contributors, languages, publisher, published,
             description, subjects, genres, identifiers, word_count, reading_minutes, epub_sha256, epub_size,
-            cover_sha256, cover_type, toc, reading_order, resources, copies, copies_available, checkouts,
+            cover_sha256, cover_type, toc, reading_order, resources, copies, copies_available, checkouts, popularity,
             rating_average, rating_count, added_at)
         SELECT gen_random_uuid(), b.title || ' ' || (ARRAY['Returns','Abroad','Revisited','at Dawn','Again'])[1 + g % 5],
             b.sort_title || ' ' || g, b.sort_author, b.authors, b.contributors, b.languages, b.publisher, b.published,
             b.description, b.subjects, b.genres, '{{}}', b.word_count + g % 997, b.reading_minutes, md5(g::text || random()::text),
             b.epub_size, b.cover_sha256, b.cover_type, b.toc, b.reading_order, b.resources, 1 + g % 4, 1 + g % 4,
-            g % 50, 1 + (g % 40) / 10.0, g % 30, now() - make_interval(secs => g)
+            g % 50, g % 50, 1 + (g % 40) / 10.0, g % 30, now() - make_interval(secs => g)
         FROM generate_series(1, {bulk}) g, total JOIN source b ON true
         WHERE b.n = g % total.c;
         ANALYZE books;""")
@@ -243,6 +245,8 @@ def main():
                         help="turn the gateway's and catalog's caches off (EDGE_CACHE_TTL=0, FEED_CACHE_TTL=0): every page computed")
     parser.add_argument("--only", metavar="REGEX",
                         help="run only the scenarios whose names match (nginx always); prints the table, writes no file")
+    parser.add_argument("--database-over-tcp", action="store_true",
+                        help="the services reach PostgreSQL over TCP (127.0.0.1), not its Unix socket")
     args = parser.parse_args()
     wanted = lambda name: not args.only or re.search(args.only, name)
 
@@ -252,7 +256,7 @@ def main():
     else:
         work = pathlib.Path(tempfile.mkdtemp(prefix="bookmobile-bench-"))
     seeded = work / "seeded.json"
-    stack = Stack(work, args.bin)
+    stack = Stack(work, args.bin, database_over_tcp=args.database_over_tcp)
     try:
         stack.start_postgres()
         if args.keep and seeded.exists():
@@ -534,7 +538,7 @@ def report(args, ingest, results, ceiling, rss, lane_size, epub_size, logins, up
         (ROOT / "Benchmarks/results/latest.json").write_text(json.dumps(data, indent=2) + "\n")
     lines = [f"\n## Run of {date}, commit {commit}\n",
              f"Machine: {machine}. Catalog of {args.books} books{'; caches off (EDGE_CACHE_TTL=0, FEED_CACHE_TTL=0): every page computed' if args.cold else ''}; wrk with {CONNECTIONS} connections, 2 threads, "
-             f"{args.duration} s per scenario after {WARMUP_SECONDS} s of the same load not measured (none for random words, borrow/return and login); release build; PostgreSQL 15 with default durability.\n",
+             f"{args.duration} s per scenario after {WARMUP_SECONDS} s of the same load not measured (none for random words, borrow/return and login); release build; PostgreSQL 15 with default durability, reached through its {'TCP port' if args.database_over_tcp else 'Unix socket'}.\n",
              "| scenario | requests/s | p50 ms | p99 ms | non-2xx | ratio to nginx |", "|---|---:|---:|---:|---:|---:|"]
     for name, r in results.items():
         lines.append(f"| {name} | {r['rps']:.0f} | {r['p50_ms']:.2f} | {r['p99_ms']:.2f} | {r['non_2xx']} | {r['vs_nginx']:.3f} |")

@@ -19,6 +19,7 @@ cleanup() { scripts/postgres.sh stop "$tmp"; rm -rf "$tmp"; }
 trap cleanup EXIT
 PG_FAST=1 scripts/postgres.sh start "$tmp" "$port"
 export TEST_DATABASE_URL="postgres://postgres@127.0.0.1:$port/postgres"
+export TEST_DATABASE_SOCKET="$tmp/socket"
 export SHARED_DIR="${SHARED_DIR:-$(cd .. && pwd)/shared}"
 # Palace's OPDS 2.0 parser, which the real-client tests run every kind of document through.
 TEST_PYTHON="$(scripts/test-tools.sh)"

@@ -6,6 +6,8 @@ public enum InternalRoute: Sendable, Equatable {
     // Served by catalog.
     /// `PUT`: a book's circulation figures from patron (outbox).
     case bookFigures(UUID)
+    /// `PUT`: several books' circulation figures at once (a JSON array), from patron's outbox (`OutboxBatch`).
+    case figures
     /// `PUT`: a patron's erasure, from patron (outbox).
     case patronErasure(UUID)
     /// `GET`: a patron's lists, for the patron's export.
@@ -38,6 +40,7 @@ public enum InternalRoute: Sendable, Equatable {
     public var path: String {
         switch self {
         case .bookFigures(let id): "/internal/books/\(id.lowercased)/figures"
+        case .figures: "/internal/figures"
         case .patronErasure(let id): "/internal/patrons/\(id.lowercased)/erasure"
         case .patronLists(let id): "/internal/patrons/\(id.lowercased)/lists"
         case .shelfCopy(let id): "/internal/shelves/\(id.lowercased)"

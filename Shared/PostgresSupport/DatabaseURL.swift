@@ -10,18 +10,29 @@ public enum DatabaseURL {
 
     public static func configuration(_ text: String) throws -> PostgresClient.Configuration {
         guard let components = URLComponents(string: text), ["postgres", "postgresql"].contains(components.scheme ?? "") else {
-            throw Invalid(description: "database URL must look like postgres://user:password@host:port/database")
+            throw Invalid(description: "database URL must look like postgres://user:password@host:port/database (or ?host=/socket/folder)")
         }
-        let host = components.host.flatMap { $0.isEmpty ? nil : $0 } ?? "127.0.0.1"
         let database = String(components.path.drop(while: { $0 == "/" }))
-        var configuration = PostgresClient.Configuration(
-            host: host,
-            port: components.port ?? 5432,
-            username: components.user?.removingPercentEncoding ?? "postgres",
-            password: components.password?.removingPercentEncoding,
-            database: database.isEmpty ? nil : database,
-            tls: .disable
-        )
+        let (username, password) = (components.user?.removingPercentEncoding ?? "postgres", components.password?.removingPercentEncoding)
+        let port = components.port ?? 5432
+        var configuration: PostgresClient.Configuration
+        // As libpq: a host that is a folder (`?host=/var/run/postgresql`, or `%2F...` in the host part) is where the
+        // server's Unix socket is. On one machine a socket costs a statement much less kernel time than TCP does.
+        let queryHost = components.queryItems?.first { $0.name == "host" }?.value
+        let host = queryHost ?? components.percentEncodedHost?.removingPercentEncoding.flatMap { $0.isEmpty ? nil : $0 } ?? "127.0.0.1"
+        if host.hasPrefix("/") {
+            let socket = "\(host.hasSuffix("/") ? String(host.dropLast()) : host)/.s.PGSQL.\(port)"
+            configuration = .init(unixSocketPath: socket, username: username, password: password, database: database.isEmpty ? nil : database)
+        } else {
+            configuration = .init(
+                host: host,
+                port: port,
+                username: username,
+                password: password,
+                database: database.isEmpty ? nil : database,
+                tls: .disable
+            )
+        }
         configuration.options.minimumConnections = 0
         configuration.options.maximumConnections = 20
         // No JIT compilation: the services' queries are short, but a search over a large catalog is estimated costly

@@ -11,6 +11,7 @@ public struct OutboxDeliverer: Service {
     let outbox: OutboxPostgresRepository
     let destination: InternalClient
     let interval: Duration
+    let batches: [OutboxBatch]
     let schema: SchemaReadiness
     let logger: Logger
 
@@ -21,12 +22,14 @@ public struct OutboxDeliverer: Service {
         client: PostgresClient,
         destination: InternalClient,
         interval: Duration = .milliseconds(500),
+        batches: [OutboxBatch] = [],
         schema: SchemaReadiness,
         logger: Logger
     ) {
         self.outbox = OutboxPostgresRepository(client: client)
         self.destination = destination
         self.interval = interval
+        self.batches = batches
         self.schema = schema
         self.logger = logger
     }
@@ -56,9 +59,15 @@ public struct OutboxDeliverer: Service {
     /// Delivers the messages that are due now; returns how many were acknowledged.
     @discardableResult
     public func deliverDue(limit: Int = 50) async throws -> Int {
-        let claimed = try await outbox.claimDue(limit: limit, logger: logger)
-        // Several at a time: each message is independent (one key each), and the receiver is idempotent.
+        var claimed = try await outbox.claimDue(limit: limit, logger: logger)
         var delivered = 0
+        for batch in batches {
+            let together = claimed.filter { $0.key.hasPrefix(batch.keyPrefix) }
+            guard !together.isEmpty else { continue }
+            claimed.removeAll { $0.key.hasPrefix(batch.keyPrefix) }
+            delivered += try await deliver(together, to: batch.path)
+        }
+        // Several at a time: each message is independent (one key each), and the receiver is idempotent.
         for start in stride(from: 0, to: claimed.count, by: Self.parallelism) {
             let batch = claimed[start..<min(start + Self.parallelism, claimed.count)]
             let sent = try await withThrowingTaskGroup(of: OutboxPostgresRepository.Message?.self) { group in
@@ -74,16 +83,44 @@ public struct OutboxDeliverer: Service {
         return delivered
     }
 
+    /// Sends messages of one kind as one request (a JSON array of their payloads); returns how many were acknowledged:
+    /// all, or none and each is retried with back-off.
+    private func deliver(_ messages: [OutboxPostgresRepository.Message], to path: String) async throws -> Int {
+        do {
+            let body = "[" + messages.map(\.payload).joined(separator: ",") + "]"
+            try await destination.send(method: .PUT, path: path, body: Data(body.utf8), logger: logger)
+        } catch {
+            logger.debug("Outbox messages not delivered", metadata: ["outbox.path": "\(path)", "error": "\(String(reflecting: error))"])
+            for message in messages { try await outbox.retry(message, after: Self.backoff(message), logger: logger) }
+            return 0
+        }
+        try await outbox.acknowledge(messages, logger: logger)
+        return messages.count
+    }
+
+    static func backoff(_ message: OutboxPostgresRepository.Message) -> Double { min(60.0, pow(2.0, Double(message.attempts)) * 0.5) }
+
     /// Sends one message; true when the receiver took it, otherwise schedules a retry with back-off.
     private func deliver(_ message: OutboxPostgresRepository.Message) async throws -> Bool {
         do {
             try await destination.send(method: .PUT, path: message.path, body: Data(message.payload.utf8), logger: logger)
             return true
         } catch {
-            let backoff = min(60.0, pow(2.0, Double(message.attempts)) * 0.5)
             logger.debug("Outbox message not delivered", metadata: ["outbox.key": "\(message.key)", "error": "\(String(reflecting: error))"])
-            try await outbox.retry(message, after: backoff, logger: logger)
+            try await outbox.retry(message, after: Self.backoff(message), logger: logger)
             return false
         }
+    }
+}
+
+/// Outbox messages that travel together: those whose key starts with `keyPrefix` are sent as one `PUT path` whose body
+/// is the JSON array of their payloads (a borrowing storm's figures: one request and one statement for fifty books).
+public struct OutboxBatch: Sendable {
+    public var keyPrefix: String
+    public var path: String
+
+    public init(keyPrefix: String, path: String) {
+        self.keyPrefix = keyPrefix
+        self.path = path
     }
 }

@@ -53,10 +53,16 @@ public struct OutboxPostgresRepository: Sendable {
     enum Enqueue: PreparedSQL {
         static let sql = """
             INSERT INTO outbox (key, path, payload) VALUES ($1::text, $2::text, $3::text::jsonb)
-            ON CONFLICT (key) DO UPDATE SET path = EXCLUDED.path, payload = EXCLUDED.payload,
-                revision = outbox.revision + 1, attempts = 0, next_attempt_at = now()
+            \(replacingUndelivered)
             """
     }
+
+    /// Ends an `INSERT INTO outbox (key, path, payload)`: a message replaces an undelivered one of the same key. For a
+    /// statement that builds its payload in SQL (`FiguresPostgresRepository.Publish`) and so saves a round trip.
+    public static let replacingUndelivered = """
+        ON CONFLICT (key) DO UPDATE SET path = EXCLUDED.path, payload = EXCLUDED.payload,
+            revision = outbox.revision + 1, attempts = 0, next_attempt_at = now()
+        """
 
     /// $1 keys, $2 their revisions.
     enum Acknowledge: PreparedSQL {

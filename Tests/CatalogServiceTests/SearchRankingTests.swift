@@ -109,9 +109,9 @@ extension CatalogServiceTests {
                 try await TestDatabase.execute(
                     """
                     INSERT INTO books (id, title, sort_title, sort_author, authors, languages, description, epub_sha256, epub_size, copies,
-                        copies_available, checkouts)
+                        copies_available, checkouts, popularity)
                     SELECT gen_random_uuid(), CASE WHEN g % 2 = 0 THEN '\(word) ' || g ELSE 'Field ' || g END, '\(word) ' || lpad(g::text, 6, '0'),
-                        b.sort_author, b.authors, b.languages, 'The \(word).', md5(random()::text || g), b.epub_size, 1, 1, g % 100
+                        b.sort_author, b.authors, b.languages, 'The \(word).', md5(random()::text || g), b.epub_size, 1, 1, g % 100, g % 100
                     FROM books b, generate_series(1, \(count)) g WHERE b.title = 'Common Ground'
                     """,
                     on: url

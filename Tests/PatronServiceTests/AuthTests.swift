@@ -263,6 +263,15 @@ import Testing
             // A gateway may still hold the deleted account's token: a change finds nobody, a read finds nothing.
             #expect(try await api.call(.put, "/me/books/\(book)/rating", patron: ann, json: #"{"stars":5}"#).status == .unauthorized)
             #expect(try await api.call(.post, "/me/books/\(book)/borrow", patron: ann).status == .unauthorized)
+            // Circulation finds the patron in its own transaction (no query before it): every change of it, too.
+            for (method, action) in [
+                (HTTPRequest.Method.post, "return"), (.post, "hold"), (.put, "saved"), (.delete, "saved"), (.post, "renew"),
+                (.post, "resume"), (.put, "ignored"), (.delete, "ignored"),
+            ] {
+                #expect(try await api.call(method, "/me/books/\(book)/\(action)", patron: ann).status == .unauthorized, "\(action)")
+            }
+            let event = try await api.call(.post, "/me/books/\(book)/events", patron: ann, json: #"{"event": "download_completed"}"#)
+            #expect(event.status == .unauthorized)
             let shelf = try await api.call(.get, "/me/books", patron: ann)
             #expect(shelf.status == .ok && !String(decoding: shelf.body, as: UTF8.self).contains(book.uuidString.lowercased()))
             let bob = try await api.newPatron()

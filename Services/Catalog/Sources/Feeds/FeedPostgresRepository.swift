@@ -89,7 +89,7 @@ struct FeedPostgresRepository: Sendable {
                 ARRAY(SELECT DISTINCT series FROM liked WHERE series IS NOT NULL) AS series,
                 ARRAY(SELECT DISTINCT unnest(genres) FROM liked) AS genres),
             scored AS (
-                SELECT b.id AS pick, b.checkouts AS popularity,
+                SELECT b.id AS pick, b.popularity,
                     CASE WHEN b.id = ANY(\(coBorrowed)) THEN 8 ELSE 0 END + CASE WHEN b.series = ANY(t.series) THEN 4 ELSE 0 END
                     + CASE WHEN b.authors && t.authors THEN 2 ELSE 0 END + CASE WHEN b.genres && t.genres THEN 1 ELSE 0 END AS score
                 FROM books b, taste t
@@ -255,7 +255,7 @@ struct FeedPostgresRepository: Sendable {
             let select = "SELECT id AS match_id, (\(rank))::real AS match_key, sort_title AS match_title FROM books WHERE \(matching)"
             let branches = [
                 "(\(select) AND \(countedMatches) <= \(Self.countBound))",
-                "(\(select) AND \(countedMatches) > \(Self.countBound) ORDER BY checkouts DESC, id DESC LIMIT \(Self.popularCandidates))",
+                "(\(select) AND \(countedMatches) > \(Self.countBound) ORDER BY popularity DESC, id DESC LIMIT \(Self.popularCandidates))",
             ]
             candidates = branches.joined(separator: " UNION ALL ")
             if let cursor = request.after {

@@ -54,7 +54,7 @@ struct Lane: Sendable, Equatable {
         Lane(slug: "new", title: "New arrivals", condition: "true", defaultSort: .added, defaultOrder: .desc),
         Lane(slug: "featured", title: "Featured", condition: "featured", defaultSort: .added, defaultOrder: .desc),
         Lane(slug: "staff-picks", title: "Recommended by librarians", condition: "staff_pick", defaultSort: .added, defaultOrder: .desc),
-        Lane(slug: "popular", title: "Popular", condition: "checkouts > 0", defaultSort: .popularity, defaultOrder: .desc),
+        Lane(slug: "popular", title: "Popular", condition: "popularity > 0", defaultSort: .popularity, defaultOrder: .desc),
         Lane(slug: "available", title: "Available now", condition: "(open_access OR copies_available > 0)", defaultSort: .title, defaultOrder: .asc),
     ]
 

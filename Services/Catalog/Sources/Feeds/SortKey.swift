@@ -14,7 +14,7 @@ enum SortKey: String, CaseIterable, Sendable {
         case .author: ("lower(sort_author)", "text")
         case .added: ("added_at", "timestamptz")
         case .rating: ("coalesce(rating_average, 0)", "float8")
-        case .popularity: ("checkouts", "int")
+        case .popularity: ("popularity", "int")
         case .length: ("word_count", "int")
         case .seriesPosition: ("coalesce(series_position, 1e9)", "float8")
         }

@@ -15,6 +15,13 @@ struct InternalController: Sendable {
         group.put("/books/:id/figures") { request, context in
             let figures = try await JSONMessages.decode(CirculationFigures.self, from: request)
             guard figures.bookId == (try context.uuid("id")) else { throw Problem.badRequest("figures do not match the path") }
+            try await books.applyFigures([figures], logger: context.logger)
+            return Response(status: .noContent)
+        }
+        // Many books' figures at once: what patron's outbox sends (`OutboxBatch`).
+        group.put("/figures") { request, context in
+            let figures = try await JSONMessages.decode([CirculationFigures].self, from: request)
+            guard figures.count <= 1_000 else { throw Problem.badRequest("at most 1,000 books' figures at once") }
             try await books.applyFigures(figures, logger: context.logger)
             return Response(status: .noContent)
         }

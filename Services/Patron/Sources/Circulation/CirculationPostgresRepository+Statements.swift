@@ -3,14 +3,25 @@ import PostgresSupport
 /// The statements every borrow, return, hold and offer runs, prepared once per connection (`PreparedSQL`): planning
 /// them each time cost PostgreSQL more than running them.
 extension CirculationPostgresRepository {
-    /// $1 book.
+    /// $1 book; with what describes the book, for the answer to a change.
     enum LockLicense: PreparedSQL {
-        static let sql = "SELECT copies, open_access, withdrawn FROM licenses WHERE book_id = $1::uuid FOR UPDATE"
+        static let sql = """
+            SELECT copies, open_access, withdrawn, title, ARRAY(SELECT jsonb_array_elements_text(authors)), coalesce(has_cover, true)
+            FROM licenses WHERE book_id = $1::uuid FOR UPDATE
+            """
     }
 
-    /// $1 patron, $2 book.
-    enum LockRow: PreparedSQL {
-        static let sql = "SELECT state, due_at, offer_expires_at FROM patron_books WHERE patron_id = $1::uuid AND book_id = $2::uuid FOR UPDATE"
+    /// $1 patron, $2 book: the patron's limits and row for the book (state NULL without one), locking the patron's row
+    /// so that the counts a limit is checked against cannot change under the caller: concurrent changes by one patron
+    /// go one after the other. No row when the patron is gone. Always after the licence's lock, never before, so that
+    /// the two lock orders cannot cross; the book's row needs no lock of its own, as every change to it holds the
+    /// licence's (or, deleting the account, the patron's).
+    enum LockPatronAndRow: PreparedSQL {
+        static let sql = """
+            SELECT p.loan_limit, p.hold_limit, pb.state, pb.due_at, pb.offer_expires_at
+            FROM patrons p LEFT JOIN patron_books pb ON pb.patron_id = p.id AND pb.book_id = $2::uuid
+            WHERE p.id = $1::uuid FOR UPDATE OF p
+            """
     }
 
     /// $1 patron.
@@ -26,19 +37,49 @@ extension CirculationPostgresRepository {
             """
     }
 
-    /// $1 patron, $2 book.
-    enum StartLoanHistory: PreparedSQL {
+    // The writes of a patron's row carry the loan's history in the same statement (a round trip less): `$4` true when
+    // a loan starts (a history row, the licence's count), `$6` (`$3` for a deletion) the event that ended one, or NULL.
+
+    /// $1 patron, $2 book, $3 state, $4 a loan starts, $5 the loan's seconds.
+    enum InsertRow: PreparedSQL {
         static let sql = """
-            WITH counted AS (UPDATE licenses SET checkouts = checkouts + 1 WHERE book_id = $2::uuid)
-            INSERT INTO loan_history (patron_id, book_id, loaned_at) VALUES ($1::uuid, $2::uuid, now())
+            WITH counted AS (UPDATE licenses SET checkouts = checkouts + 1 WHERE book_id = $2::uuid AND $4::bool),
+            started AS (INSERT INTO loan_history (patron_id, book_id, loaned_at) SELECT $1::uuid, $2::uuid, now() WHERE $4::bool)
+            INSERT INTO patron_books (patron_id, book_id, state, hold_placed_at, loaned_at, due_at)
+            VALUES ($1::uuid, $2::uuid, $3::text,
+                CASE WHEN $3::text = 'waiting_for_loan' THEN clock_timestamp() END,
+                CASE WHEN $4::bool THEN now() END,
+                CASE WHEN $4::bool THEN now() + make_interval(secs => $5::float8) END)
+            RETURNING due_at, offer_expires_at, suspended_until
             """
     }
 
-    /// $1 patron, $2 book, $3 the event that ended the loan.
-    enum EndLoanHistory: PreparedSQL {
+    /// $1 patron, $2 book, $3 state, $4 a loan starts, $5 the loan's seconds, $6 a loan ended by (or NULL).
+    enum UpdateRow: PreparedSQL {
         static let sql = """
-            UPDATE loan_history SET ended_at = now(), end_reason = $3::text
-            WHERE patron_id = $1::uuid AND book_id = $2::uuid AND ended_at IS NULL
+            WITH counted AS (UPDATE licenses SET checkouts = checkouts + 1 WHERE book_id = $2::uuid AND $4::bool),
+            started AS (INSERT INTO loan_history (patron_id, book_id, loaned_at) SELECT $1::uuid, $2::uuid, now() WHERE $4::bool),
+            ended AS (UPDATE loan_history SET ended_at = now(), end_reason = $6::text
+                WHERE patron_id = $1::uuid AND book_id = $2::uuid AND ended_at IS NULL AND $6::text IS NOT NULL)
+            UPDATE patron_books SET
+                state = $3::text,
+                hold_placed_at = CASE WHEN $3::text = 'waiting_for_loan' THEN clock_timestamp() ELSE hold_placed_at END,
+                offer_expires_at = CASE WHEN $3::text IN ('loan_offered', 'loan_offer_expired') THEN offer_expires_at END,
+                loaned_at = CASE WHEN $4::bool THEN now() ELSE loaned_at END,
+                due_at = CASE WHEN $4::bool THEN now() + make_interval(secs => $5::float8) ELSE due_at END,
+                suspended_until = NULL,
+                updated_at = now()
+            WHERE patron_id = $1::uuid AND book_id = $2::uuid
+            RETURNING due_at, offer_expires_at, suspended_until
+            """
+    }
+
+    /// $1 patron, $2 book, $3 a loan ended by (or NULL).
+    enum DeleteRow: PreparedSQL {
+        static let sql = """
+            WITH ended AS (UPDATE loan_history SET ended_at = now(), end_reason = $3::text
+                WHERE patron_id = $1::uuid AND book_id = $2::uuid AND ended_at IS NULL AND $3::text IS NOT NULL)
+            DELETE FROM patron_books WHERE patron_id = $1::uuid AND book_id = $2::uuid
             """
     }
 
@@ -59,8 +100,11 @@ extension CirculationPostgresRepository {
             """
     }
 
-    /// $1 book: its copies when it is lendable.
-    enum LendableCopies: PreparedSQL {
-        static let sql = "SELECT copies FROM licenses WHERE book_id = $1::uuid AND NOT withdrawn"
+    /// $1 book: its copies and what describes it, when it is lendable.
+    enum LendableBook: PreparedSQL {
+        static let sql = """
+            SELECT copies, title, ARRAY(SELECT jsonb_array_elements_text(authors)), coalesce(has_cover, true)
+            FROM licenses WHERE book_id = $1::uuid AND NOT withdrawn
+            """
     }
 }

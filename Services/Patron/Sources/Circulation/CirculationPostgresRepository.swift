@@ -65,7 +65,7 @@ struct CirculationPostgresRepository: Sendable {
         async throws -> Outcome?
     {
         guard try await lockLicense(bookID, on: connection, logger: logger) != nil,
-            let current = try await lockRow(patronID: patronID, bookID: bookID, on: connection, logger: logger),
+            let current = try await lockPatronAndRow(patronID: patronID, bookID: bookID, on: connection, logger: logger)?.row,
             let due = event == .offerExpired ? current.offerExpiresAt : current.dueAt, due <= dueBy,
             (try? BookMachine.next(from: current.state, on: event)) != nil
         else { return nil }
@@ -74,7 +74,9 @@ struct CirculationPostgresRepository: Sendable {
 
     func apply(_ event: BookEvent, patronID: UUID, bookID: UUID, on connection: PostgresConnection, logger: Logger) async throws -> Outcome {
         guard let license = try await lockLicense(bookID, on: connection, logger: logger) else { throw CirculationError.unknownBook(bookID) }
-        let current = try await lockRow(patronID: patronID, bookID: bookID, on: connection, logger: logger)
+        guard let (limits, current) = try await lockPatronAndRow(patronID: patronID, bookID: bookID, on: connection, logger: logger) else {
+            throw AuthenticationRequired()
+        }
         let state = current?.state ?? .none
 
         if (event == .borrow && state.isOnLoan) || (event == .save && state == .saved) || (event == .unsave && state == .none)
@@ -89,6 +91,7 @@ struct CirculationPostgresRepository: Sendable {
         case .borrow:
             guard !license.withdrawn else { throw CirculationError.unknownBook(bookID) }
             try await checkLoanLimit(
+                limits.loans,
                 patronID: patronID,
                 andCopyOf: license.openAccess ? nil : (bookID, license.copies),
                 on: connection,
@@ -97,11 +100,10 @@ struct CirculationPostgresRepository: Sendable {
         case .hold:
             guard !license.withdrawn else { throw CirculationError.unknownBook(bookID) }
             guard !license.openAccess else { throw CirculationError.openAccess }
-            try await checkHoldLimit(patronID: patronID, on: connection, logger: logger)
+            try await checkHoldLimit(limits.holds, patronID: patronID, on: connection, logger: logger)
         case .accept:
-            try await checkLoanLimit(patronID: patronID, on: connection, logger: logger)
+            try await checkLoanLimit(limits.loans, patronID: patronID, on: connection, logger: logger)
         case .save:
-            guard try await lockPatronLimits(patronID: patronID, on: connection, logger: logger) != nil else { break }
             let rows = try await connection.query(
                 "SELECT count(*)::int FROM patron_books WHERE patron_id = \(patronID) AND state = 'saved'",
                 logger: logger
@@ -112,8 +114,7 @@ struct CirculationPostgresRepository: Sendable {
         default: break
         }
 
-        try await write(next, after: event, exists: current != nil, patronID: patronID, bookID: bookID, on: connection, logger: logger)
-        try await recordHistory(event, patronID: patronID, bookID: bookID, on: connection, logger: logger)
+        let written = try await write(next, after: event, exists: current != nil, patronID: patronID, bookID: bookID, on: connection, logger: logger)
         if [.returnLoan, .loanExpired, .decline, .offerExpired, .cancelHold, .hold].contains(event) {
             try await promoteHolds(bookID: bookID, copies: license.copies, openAccess: license.openAccess, on: connection, logger: logger)
         }
@@ -137,14 +138,24 @@ struct CirculationPostgresRepository: Sendable {
                 "to": "\(next.rawValue)",
             ]
         )
-        return Outcome(status: try await status(patronID: patronID, bookID: bookID, on: connection, logger: logger), changed: true)
+        // The answer needs no query but for a hold, whose place in the queue is counted (and which `promoteHolds` may
+        // just have offered a copy): every other row is as written, and nothing after the write touches it.
+        guard next != .waitingForLoan else {
+            return Outcome(status: try await status(patronID: patronID, bookID: bookID, on: connection, logger: logger), changed: true)
+        }
+        var row = written ?? PatronBookRow(bookID: bookID, state: .none, copies: 0)
+        row.copies = license.copies
+        row.title = license.title
+        row.authors = license.title == nil ? nil : license.authors
+        row.hasCover = license.hasCover
+        return Outcome(status: row.status(rules: rules), changed: true)
     }
 
     /// Extends an active loan by a loan period when nobody is waiting for the book.
     func renew(patronID: UUID, bookID: UUID, logger: Logger) async throws -> BookStatus {
         try await client.transaction(logger: logger) { connection in
             guard try await lockLicense(bookID, on: connection, logger: logger) != nil else { throw CirculationError.unknownBook(bookID) }
-            let state = try await lockRow(patronID: patronID, bookID: bookID, on: connection, logger: logger)?.state ?? .none
+            let state = try await lockedState(patronID: patronID, bookID: bookID, on: connection, logger: logger)
             guard state.isOnLoan else { throw CirculationError.notOnLoan(state) }
             let waiting = try await connection.query(
                 "SELECT count(*)::int FROM patron_books WHERE book_id = \(bookID) AND state IN ('waiting_for_loan', 'loan_offered')",
@@ -168,7 +179,7 @@ struct CirculationPostgresRepository: Sendable {
     func suspendHold(until: Date?, patronID: UUID, bookID: UUID, logger: Logger) async throws -> BookStatus {
         try await client.transaction(logger: logger) { connection in
             guard let license = try await lockLicense(bookID, on: connection, logger: logger) else { throw CirculationError.unknownBook(bookID) }
-            let state = try await lockRow(patronID: patronID, bookID: bookID, on: connection, logger: logger)?.state ?? .none
+            let state = try await lockedState(patronID: patronID, bookID: bookID, on: connection, logger: logger)
             let event: BookEvent = until == nil ? .resume : .suspend
             do throws(IllegalTransition) { _ = try BookMachine.next(from: state, on: event) } catch { throw CirculationError.illegal(error) }
             try await connection.query(
@@ -227,10 +238,19 @@ struct CirculationPostgresRepository: Sendable {
         let rows = try await shelfRows(patronID: patronID, bookID: bookID, on: connection, logger: logger)
         if let row = rows.first { return row.status(rules: rules) }
         // A book this service holds no licence for (unknown, withdrawn, or not yet announced by catalog) is not found.
-        var lendable: Int?
-        for try await row in try await connection.run(LendableCopies.self, bookID, logger: logger) { lendable = try row.decode(Int.self) }
-        guard let copies = lendable else { throw CirculationError.unknownBook(bookID) }
-        return PatronBookRow(bookID: bookID, state: .none, copies: copies).status(rules: rules)
+        for try await row in try await connection.run(LendableBook.self, bookID, logger: logger) {
+            let (copies, title, authors, hasCover) = try row.decode((Int, String?, [String], Bool).self)
+            let book = PatronBookRow(
+                bookID: bookID,
+                state: .none,
+                copies: copies,
+                title: title,
+                authors: title == nil ? nil : authors,
+                hasCover: hasCover
+            )
+            return book.status(rules: rules)
+        }
+        throw CirculationError.unknownBook(bookID)
     }
 
     /// Every book of the patron not in state NONE ("My books"), newest change first.
@@ -294,27 +314,48 @@ struct CirculationPostgresRepository: Sendable {
         var copies: Int
         var openAccess: Bool
         var withdrawn: Bool
+        var title: String?
+        var authors: [String]
+        var hasCover: Bool
     }
 
     private func lockLicense(_ bookID: UUID, on connection: PostgresConnection, logger: Logger) async throws -> LicenseRow? {
         for try await row in try await connection.run(LockLicense.self, bookID, logger: logger) {
-            let (copies, openAccess, withdrawn) = try row.decode((Int, Bool, Bool).self)
-            return LicenseRow(copies: copies, openAccess: openAccess, withdrawn: withdrawn)
+            let (copies, openAccess, withdrawn, title, authors, hasCover) = try row.decode((Int, Bool, Bool, String?, [String], Bool).self)
+            return LicenseRow(copies: copies, openAccess: openAccess, withdrawn: withdrawn, title: title, authors: authors, hasCover: hasCover)
         }
         return nil
     }
 
-    private func lockRow(patronID: UUID, bookID: UUID, on connection: PostgresConnection, logger: Logger) async throws -> PatronBookRow? {
-        for try await row in try await connection.run(LockRow.self, patronID, bookID, logger: logger) {
-            let (state, due, offer) = try row.decode((String, Date?, Date?).self)
-            return PatronBookRow(bookID: bookID, state: BookState(rawValue: state) ?? .none, dueAt: due, offerExpiresAt: offer, copies: 0)
+    /// The patron's limits and row for the book under the patron's lock (`LockPatronAndRow`); nil when the patron is gone.
+    private func lockPatronAndRow(
+        patronID: UUID,
+        bookID: UUID,
+        on connection: PostgresConnection,
+        logger: Logger
+    ) async throws -> (limits: (loans: Int, holds: Int), row: PatronBookRow?)? {
+        for try await row in try await connection.run(LockPatronAndRow.self, patronID, bookID, logger: logger) {
+            let (loans, holds, state, due, offer) = try row.decode((Int, Int, String?, Date?, Date?).self)
+            let current = state.map {
+                PatronBookRow(bookID: bookID, state: BookState(rawValue: $0) ?? .none, dueAt: due, offerExpiresAt: offer, copies: 0)
+            }
+            return ((loans, holds), current)
         }
         return nil
+    }
+
+    /// The state of the patron's row for the book under the patron's lock; 401 when the patron is gone.
+    private func lockedState(patronID: UUID, bookID: UUID, on connection: PostgresConnection, logger: Logger) async throws -> BookState {
+        guard let locked = try await lockPatronAndRow(patronID: patronID, bookID: bookID, on: connection, logger: logger) else {
+            throw AuthenticationRequired()
+        }
+        return locked.row?.state ?? .none
     }
 
     /// Hides the book from the patron's feeds (or shows it again), within `rules.ignoredLimit` under the patron's lock.
     func setIgnored(_ ignored: Bool, patronID: UUID, bookID: UUID, logger: Logger) async throws {
         try await client.transaction(logger: logger) { connection in
+            guard try await lockPatronLimits(patronID: patronID, on: connection, logger: logger) != nil else { throw AuthenticationRequired() }
             guard ignored else {
                 try await connection.query("DELETE FROM ignored_books WHERE patron_id = \(patronID) AND book_id = \(bookID)", logger: logger)
                 return
@@ -322,7 +363,6 @@ struct CirculationPostgresRepository: Sendable {
             var known = false
             for try await _ in try await connection.query("SELECT 1 FROM licenses WHERE book_id = \(bookID)", logger: logger) { known = true }
             guard known else { throw CirculationError.unknownBook(bookID) }
-            _ = try await lockPatronLimits(patronID: patronID, on: connection, logger: logger)
             let rows = try await connection.query(
                 "SELECT count(*)::int FROM ignored_books WHERE patron_id = \(patronID) AND book_id <> \(bookID)",
                 logger: logger
@@ -337,17 +377,17 @@ struct CirculationPostgresRepository: Sendable {
         }
     }
 
-    /// Locks the patron's row for the rest of the transaction, so that the count a limit is checked against cannot
-    /// change under it: concurrent borrows or holds of different books by one patron are checked one after the other.
-    /// (Always after the licence's lock, never before, so that the two lock orders cannot cross.)
+    /// Locks the patron's row for the rest of the transaction (hiding a book: the count of hidden ones cannot change
+    /// under it). Always after the licence's lock, never before, so that the two lock orders cannot cross.
     private func lockPatronLimits(patronID: UUID, on connection: PostgresConnection, logger: Logger) async throws -> (loans: Int, holds: Int)? {
         for try await row in try await connection.run(LockPatronLimits.self, patronID, logger: logger) { return try row.decode((Int, Int).self) }
         return nil
     }
 
     /// Throws when the patron has reached their loan limit or, given a lent book and its copies, when every copy is
-    /// out: both counted in one statement, after the licence's and the patron's locks.
+    /// out: both counted in one statement, after the licence's and the patron's locks (`LockPatronAndRow`).
     private func checkLoanLimit(
+        _ limit: Int,
         patronID: UUID,
         andCopyOf book: (id: UUID, copies: Int)? = nil,
         on connection: PostgresConnection,
@@ -355,7 +395,6 @@ struct CirculationPostgresRepository: Sendable {
     )
         async throws
     {
-        let limit = try await lockPatronLimits(patronID: patronID, on: connection, logger: logger)?.loans ?? Int.max
         let rows = try await connection.run(LoanCounts.self, patronID, Self.loanStates, book?.id, Self.occupyingStates, logger: logger)
         for try await row in rows {
             let (loans, occupied) = try row.decode((Int, Int).self)
@@ -364,8 +403,8 @@ struct CirculationPostgresRepository: Sendable {
         }
     }
 
-    private func checkHoldLimit(patronID: UUID, on connection: PostgresConnection, logger: Logger) async throws {
-        guard let limit = try await lockPatronLimits(patronID: patronID, on: connection, logger: logger)?.holds else { return }
+    /// Throws when the patron has reached their hold limit, counted after the patron's lock (`LockPatronAndRow`).
+    private func checkHoldLimit(_ limit: Int, patronID: UUID, on connection: PostgresConnection, logger: Logger) async throws {
         let rows = try await connection.query(
             "SELECT count(*)::int FROM patron_books WHERE patron_id = \(patronID) AND state IN ('waiting_for_loan', 'loan_offered')",
             logger: logger
@@ -373,6 +412,8 @@ struct CirculationPostgresRepository: Sendable {
         for try await count in rows.decode(Int.self) where count >= limit { throw CirculationError.holdLimit(limit) }
     }
 
+    /// Writes the row's new state with the loan's history (`InsertRow`, `UpdateRow`, `DeleteRow`); the row as written,
+    /// nil when it is gone.
     private func write(
         _ next: BookState,
         after event: BookEvent,
@@ -381,50 +422,26 @@ struct CirculationPostgresRepository: Sendable {
         bookID: UUID,
         on connection: PostgresConnection,
         logger: Logger
-    ) async throws {
-        guard next != .none else {
-            try await connection.query("DELETE FROM patron_books WHERE patron_id = \(patronID) AND book_id = \(bookID)", logger: logger)
-            return
-        }
+    ) async throws -> PatronBookRow? {
         let startsLoan = event == .borrow || event == .accept
-        let loanSeconds = rules.loanPeriod
-        if !exists {
-            try await connection.query(
-                """
-                INSERT INTO patron_books (patron_id, book_id, state, hold_placed_at, loaned_at, due_at)
-                VALUES (\(patronID), \(bookID), \(next.rawValue),
-                    CASE WHEN \(next.rawValue) = 'waiting_for_loan' THEN clock_timestamp() END,
-                    CASE WHEN \(startsLoan) THEN now() END,
-                    CASE WHEN \(startsLoan) THEN now() + make_interval(secs => \(loanSeconds)) END)
-                """,
-                logger: logger
+        let endsLoan = event == .returnLoan || event == .loanExpired ? event.rawValue : nil
+        guard next != .none else {
+            for try await _ in try await connection.run(DeleteRow.self, patronID, bookID, endsLoan, logger: logger) {}
+            return nil
+        }
+        func written(_ rows: some AsyncSequence<PostgresRow, any Error>) async throws -> PatronBookRow? {
+            for try await row in rows {
+                let (due, offer, suspendedUntil) = try row.decode((Date?, Date?, Date?).self)
+                return PatronBookRow(bookID: bookID, state: next, dueAt: due, offerExpiresAt: offer, suspendedUntil: suspendedUntil, copies: 0)
+            }
+            return nil
+        }
+        if exists {
+            return try await written(
+                connection.run(UpdateRow.self, patronID, bookID, next.rawValue, startsLoan, rules.loanPeriod, endsLoan, logger: logger)
             )
-            return
         }
-        try await connection.query(
-            """
-            UPDATE patron_books SET
-                state = \(next.rawValue),
-                hold_placed_at = CASE WHEN \(next.rawValue) = 'waiting_for_loan' THEN clock_timestamp() ELSE hold_placed_at END,
-                offer_expires_at = CASE WHEN \(next.rawValue) IN ('loan_offered', 'loan_offer_expired') THEN offer_expires_at END,
-                loaned_at = CASE WHEN \(startsLoan) THEN now() ELSE loaned_at END,
-                due_at = CASE WHEN \(startsLoan) THEN now() + make_interval(secs => \(loanSeconds)) ELSE due_at END,
-                suspended_until = NULL,
-                updated_at = now()
-            WHERE patron_id = \(patronID) AND book_id = \(bookID)
-            """,
-            logger: logger
-        )
-    }
-
-    private func recordHistory(_ event: BookEvent, patronID: UUID, bookID: UUID, on connection: PostgresConnection, logger: Logger) async throws {
-        switch event {
-        case .borrow, .accept:
-            for try await _ in try await connection.run(StartLoanHistory.self, patronID, bookID, logger: logger) {}
-        case .returnLoan, .loanExpired:
-            for try await _ in try await connection.run(EndLoanHistory.self, patronID, bookID, event.rawValue, logger: logger) {}
-        default: break
-        }
+        return try await written(connection.run(InsertRow.self, patronID, bookID, next.rawValue, startsLoan, rules.loanPeriod, logger: logger))
     }
 
     /// Ends a deleted account's every relation to a book, in the deletion's transaction: loans returned, holds
