@@ -51,7 +51,7 @@ start() {
   local extra=(-c random_page_cost=1.1)
   [ "${PG_FAST:-0}" = 1 ] && extra+=(-c fsync=off -c synchronous_commit=off -c full_page_writes=off)
   as_owner "$bin/pg_ctl" -D "$cluster" -l "$data/server.log" -w -t 60 \
-    -o "-c listen_addresses=127.0.0.1 -p $port -k $sock -c max_connections=300 ${extra[*]}" start >/dev/null
+    -o "-c listen_addresses=127.0.0.1 -p $port -k $sock -c max_connections=${PG_MAX_CONNECTIONS:-300} ${extra[*]}" start >/dev/null
 }
 
 stop() {

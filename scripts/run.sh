@@ -13,8 +13,10 @@ for db in bookmobile_catalog bookmobile_patron; do
 done
 
 export GATEWAY_PORT=${GATEWAY_PORT:-8080} CATALOG_PORT=${CATALOG_PORT:-8081} PATRON_PORT=${PATRON_PORT:-8082}
-export CATALOG_DATABASE_URL=${CATALOG_DATABASE_URL:-postgres://postgres@127.0.0.1:$PGPORT_LOCAL/bookmobile_catalog}
-export PATRON_DATABASE_URL=${PATRON_DATABASE_URL:-postgres://postgres@127.0.0.1:$PGPORT_LOCAL/bookmobile_patron}
+# PostgreSQL is on this machine: the services reach it through its Unix socket (README, "Configuration").
+socket="?host=$PWD/.data/postgres/socket"
+export CATALOG_DATABASE_URL=${CATALOG_DATABASE_URL:-postgres://postgres@127.0.0.1:$PGPORT_LOCAL/bookmobile_catalog$socket}
+export PATRON_DATABASE_URL=${PATRON_DATABASE_URL:-postgres://postgres@127.0.0.1:$PGPORT_LOCAL/bookmobile_patron$socket}
 export CATALOG_URLS=${CATALOG_URLS:-http://127.0.0.1:$CATALOG_PORT} PATRON_URLS=${PATRON_URLS:-http://127.0.0.1:$PATRON_PORT}
 export PUBLIC_URL=${PUBLIC_URL:-http://127.0.0.1:$GATEWAY_PORT}
 export SERVICE_TOKEN=${SERVICE_TOKEN:-dev-service-token-change-me}

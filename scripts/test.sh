@@ -17,7 +17,8 @@ while True:
 tmp=$(mktemp -d /tmp/bookmobile-test.XXXXXX)
 cleanup() { scripts/postgres.sh stop "$tmp"; rm -rf "$tmp"; }
 trap cleanup EXIT
-PG_FAST=1 scripts/postgres.sh start "$tmp" "$port"
+# Tests run in parallel, each app with its own pool (up to 20 connections a service): 300 was reached at peak.
+PG_FAST=1 PG_MAX_CONNECTIONS=600 scripts/postgres.sh start "$tmp" "$port"
 export TEST_DATABASE_URL="postgres://postgres@127.0.0.1:$port/postgres"
 export TEST_DATABASE_SOCKET="$tmp/socket"
 export SHARED_DIR="${SHARED_DIR:-$(cd .. && pwd)/shared}"

@@ -97,7 +97,7 @@ struct FeedPostgresRepository: Sendable {
                 AND (b.id = ANY(\(coBorrowed)) OR b.series = ANY(t.series) OR b.authors && t.authors OR b.genres && t.genres)
                 ORDER BY score DESC, popularity DESC, pick LIMIT \(size))
             SELECT \(unescaped: BookPostgresRepository.summaryColumns) FROM scored JOIN books ON books.id = scored.pick
-            ORDER BY score DESC, popularity DESC, pick
+            ORDER BY score DESC, scored.popularity DESC, pick
             """,
             logger: logger
         )
