@@ -37,40 +37,59 @@ extension CirculationPostgresRepository {
             """
     }
 
-    // The writes of a patron's row carry the loan's history in the same statement (a round trip less): `$4` true when
-    // a loan starts (a history row, the licence's count), `$6` (`$3` for a deletion) the event that ended one, or NULL.
+    // Inserting or updating a patron's row is one statement with what goes with it (round trips less): the limits
+    // checked before the write (`allowed`; no row is written when one is reached, and the caller then asks
+    // `LoanCounts` which) and the loan's history after it (`history`). Parameters: $1 patron, $2 book, $3 state,
+    // $4 a loan starts (a history row, the licence's count), $5 the loan's seconds, $6 the event that ended a loan
+    // (or NULL), $7 the loan limit and $8 the book's copies (each NULL when not checked), $9 the loan states, $10 the
+    // states that occupy a copy. Every caller holds the licence's and the patron's locks, so the counts stand.
+    fileprivate static let allowed = """
+        allowed AS (SELECT ($7::int8 IS NULL
+                OR (SELECT count(*) FROM patron_books WHERE patron_id = $1::uuid AND state = ANY($9::text[])) < $7::int8)
+            AND ($8::int8 IS NULL
+                OR (SELECT count(*) FROM patron_books WHERE book_id = $2::uuid AND state = ANY($10::text[])) < $8::int8) AS ok)
+        """
+    fileprivate static let history = """
+        counted AS (UPDATE licenses SET checkouts = checkouts + 1 WHERE book_id = $2::uuid AND $4::bool AND EXISTS (SELECT 1 FROM written)),
+        started AS (INSERT INTO loan_history (patron_id, book_id, loaned_at) SELECT $1::uuid, $2::uuid, now() FROM written WHERE $4::bool),
+        ended AS (UPDATE loan_history SET ended_at = now(), end_reason = $6::text
+            WHERE patron_id = $1::uuid AND book_id = $2::uuid AND ended_at IS NULL AND $6::text IS NOT NULL AND EXISTS (SELECT 1 FROM written))
+        """
 
-    /// $1 patron, $2 book, $3 state, $4 a loan starts, $5 the loan's seconds.
+    /// A new row; parameters as above ($6 is NULL: no loan ends with a new row).
     enum InsertRow: PreparedSQL {
         static let sql = """
-            WITH counted AS (UPDATE licenses SET checkouts = checkouts + 1 WHERE book_id = $2::uuid AND $4::bool),
-            started AS (INSERT INTO loan_history (patron_id, book_id, loaned_at) SELECT $1::uuid, $2::uuid, now() WHERE $4::bool)
-            INSERT INTO patron_books (patron_id, book_id, state, hold_placed_at, loaned_at, due_at)
-            VALUES ($1::uuid, $2::uuid, $3::text,
-                CASE WHEN $3::text = 'waiting_for_loan' THEN clock_timestamp() END,
-                CASE WHEN $4::bool THEN now() END,
-                CASE WHEN $4::bool THEN now() + make_interval(secs => $5::float8) END)
-            RETURNING due_at, offer_expires_at, suspended_until
+            WITH \(allowed),
+            written AS (
+                INSERT INTO patron_books (patron_id, book_id, state, hold_placed_at, loaned_at, due_at)
+                SELECT $1::uuid, $2::uuid, $3::text,
+                    CASE WHEN $3::text = 'waiting_for_loan' THEN clock_timestamp() END,
+                    CASE WHEN $4::bool THEN now() END,
+                    CASE WHEN $4::bool THEN now() + make_interval(secs => $5::float8) END
+                FROM allowed WHERE ok
+                RETURNING due_at, offer_expires_at, suspended_until),
+            \(history)
+            SELECT due_at, offer_expires_at, suspended_until FROM written
             """
     }
 
-    /// $1 patron, $2 book, $3 state, $4 a loan starts, $5 the loan's seconds, $6 a loan ended by (or NULL).
+    /// The row's new state; parameters as above.
     enum UpdateRow: PreparedSQL {
         static let sql = """
-            WITH counted AS (UPDATE licenses SET checkouts = checkouts + 1 WHERE book_id = $2::uuid AND $4::bool),
-            started AS (INSERT INTO loan_history (patron_id, book_id, loaned_at) SELECT $1::uuid, $2::uuid, now() WHERE $4::bool),
-            ended AS (UPDATE loan_history SET ended_at = now(), end_reason = $6::text
-                WHERE patron_id = $1::uuid AND book_id = $2::uuid AND ended_at IS NULL AND $6::text IS NOT NULL)
-            UPDATE patron_books SET
-                state = $3::text,
-                hold_placed_at = CASE WHEN $3::text = 'waiting_for_loan' THEN clock_timestamp() ELSE hold_placed_at END,
-                offer_expires_at = CASE WHEN $3::text IN ('loan_offered', 'loan_offer_expired') THEN offer_expires_at END,
-                loaned_at = CASE WHEN $4::bool THEN now() ELSE loaned_at END,
-                due_at = CASE WHEN $4::bool THEN now() + make_interval(secs => $5::float8) ELSE due_at END,
-                suspended_until = NULL,
-                updated_at = now()
-            WHERE patron_id = $1::uuid AND book_id = $2::uuid
-            RETURNING due_at, offer_expires_at, suspended_until
+            WITH \(allowed),
+            written AS (
+                UPDATE patron_books SET
+                    state = $3::text,
+                    hold_placed_at = CASE WHEN $3::text = 'waiting_for_loan' THEN clock_timestamp() ELSE hold_placed_at END,
+                    offer_expires_at = CASE WHEN $3::text IN ('loan_offered', 'loan_offer_expired') THEN offer_expires_at END,
+                    loaned_at = CASE WHEN $4::bool THEN now() ELSE loaned_at END,
+                    due_at = CASE WHEN $4::bool THEN now() + make_interval(secs => $5::float8) ELSE due_at END,
+                    suspended_until = NULL,
+                    updated_at = now()
+                WHERE patron_id = $1::uuid AND book_id = $2::uuid AND (SELECT ok FROM allowed)
+                RETURNING due_at, offer_expires_at, suspended_until),
+            \(history)
+            SELECT due_at, offer_expires_at, suspended_until FROM written
             """
     }
 

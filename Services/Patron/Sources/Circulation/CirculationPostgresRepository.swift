@@ -87,22 +87,18 @@ struct CirculationPostgresRepository: Sendable {
         let next: BookState
         do { next = try BookMachine.next(from: state, on: event) } catch { throw CirculationError.illegal(error) }
 
+        // The loan limit and the free copies are checked in the write's own statement (`InsertRow`, `UpdateRow`).
+        var limit = WriteLimit()
         switch event {
         case .borrow:
             guard !license.withdrawn else { throw CirculationError.unknownBook(bookID) }
-            try await checkLoanLimit(
-                limits.loans,
-                patronID: patronID,
-                andCopyOf: license.openAccess ? nil : (bookID, license.copies),
-                on: connection,
-                logger: logger
-            )
+            limit = WriteLimit(loans: limits.loans, copies: license.openAccess ? nil : license.copies)
         case .hold:
             guard !license.withdrawn else { throw CirculationError.unknownBook(bookID) }
             guard !license.openAccess else { throw CirculationError.openAccess }
             try await checkHoldLimit(limits.holds, patronID: patronID, on: connection, logger: logger)
         case .accept:
-            try await checkLoanLimit(limits.loans, patronID: patronID, on: connection, logger: logger)
+            limit = WriteLimit(loans: limits.loans)
         case .save:
             let rows = try await connection.query(
                 "SELECT count(*)::int FROM patron_books WHERE patron_id = \(patronID) AND state = 'saved'",
@@ -114,7 +110,19 @@ struct CirculationPostgresRepository: Sendable {
         default: break
         }
 
-        let written = try await write(next, after: event, exists: current != nil, patronID: patronID, bookID: bookID, on: connection, logger: logger)
+        let written = try await write(
+            next,
+            after: event,
+            exists: current != nil,
+            limit: limit,
+            patronID: patronID,
+            bookID: bookID,
+            on: connection,
+            logger: logger
+        )
+        if written == nil && next != .none {
+            try await refuse(limit, patronID: patronID, bookID: bookID, on: connection, logger: logger)
+        }
         if [.returnLoan, .loanExpired, .decline, .offerExpired, .cancelHold, .hold].contains(event) {
             try await promoteHolds(bookID: bookID, copies: license.copies, openAccess: license.openAccess, on: connection, logger: logger)
         }
@@ -384,25 +392,6 @@ struct CirculationPostgresRepository: Sendable {
         return nil
     }
 
-    /// Throws when the patron has reached their loan limit or, given a lent book and its copies, when every copy is
-    /// out: both counted in one statement, after the licence's and the patron's locks (`LockPatronAndRow`).
-    private func checkLoanLimit(
-        _ limit: Int,
-        patronID: UUID,
-        andCopyOf book: (id: UUID, copies: Int)? = nil,
-        on connection: PostgresConnection,
-        logger: Logger
-    )
-        async throws
-    {
-        let rows = try await connection.run(LoanCounts.self, patronID, Self.loanStates, book?.id, Self.occupyingStates, logger: logger)
-        for try await row in rows {
-            let (loans, occupied) = try row.decode((Int, Int).self)
-            if loans >= limit { throw CirculationError.loanLimit(limit) }
-            if let book, occupied >= book.copies { throw CirculationError.noCopiesAvailable(book.id, publicURL: rules.publicURL) }
-        }
-    }
-
     /// Throws when the patron has reached their hold limit, counted after the patron's lock (`LockPatronAndRow`).
     private func checkHoldLimit(_ limit: Int, patronID: UUID, on connection: PostgresConnection, logger: Logger) async throws {
         let rows = try await connection.query(
@@ -412,12 +401,19 @@ struct CirculationPostgresRepository: Sendable {
         for try await count in rows.decode(Int.self) where count >= limit { throw CirculationError.holdLimit(limit) }
     }
 
-    /// Writes the row's new state with the loan's history (`InsertRow`, `UpdateRow`, `DeleteRow`); the row as written,
-    /// nil when it is gone.
+    /// What a write checks before it writes (nil: not checked): the patron's loan limit, the book's copies.
+    struct WriteLimit {
+        var loans: Int?
+        var copies: Int?
+    }
+
+    /// Writes the row's new state with the loan's history (`InsertRow`, `UpdateRow`, `DeleteRow`) if `limit` allows;
+    /// the row as written, nil when it is gone or a limit was reached.
     private func write(
         _ next: BookState,
         after event: BookEvent,
         exists: Bool,
+        limit: WriteLimit,
         patronID: UUID,
         bookID: UUID,
         on connection: PostgresConnection,
@@ -436,12 +432,53 @@ struct CirculationPostgresRepository: Sendable {
             }
             return nil
         }
+        let (loans, copies) = (limit.loans, limit.copies)
         if exists {
             return try await written(
-                connection.run(UpdateRow.self, patronID, bookID, next.rawValue, startsLoan, rules.loanPeriod, endsLoan, logger: logger)
+                connection.run(
+                    UpdateRow.self,
+                    patronID,
+                    bookID,
+                    next.rawValue,
+                    startsLoan,
+                    rules.loanPeriod,
+                    endsLoan,
+                    loans,
+                    copies,
+                    Self.loanStates,
+                    Self.occupyingStates,
+                    logger: logger
+                )
             )
         }
-        return try await written(connection.run(InsertRow.self, patronID, bookID, next.rawValue, startsLoan, rules.loanPeriod, logger: logger))
+        return try await written(
+            connection.run(
+                InsertRow.self,
+                patronID,
+                bookID,
+                next.rawValue,
+                startsLoan,
+                rules.loanPeriod,
+                endsLoan,
+                loans,
+                copies,
+                Self.loanStates,
+                Self.occupyingStates,
+                logger: logger
+            )
+        )
+    }
+
+    /// After a write that `limit` stopped: which limit, counted again under the same locks.
+    private func refuse(_ limit: WriteLimit, patronID: UUID, bookID: UUID, on connection: PostgresConnection, logger: Logger) async throws {
+        let rows = try await connection.run(LoanCounts.self, patronID, Self.loanStates, bookID, Self.occupyingStates, logger: logger)
+        for try await row in rows {
+            let (loans, occupied) = try row.decode((Int, Int).self)
+            if let most = limit.loans, loans >= most { throw CirculationError.loanLimit(most) }
+            if let copies = limit.copies, occupied >= copies { throw CirculationError.noCopiesAvailable(bookID, publicURL: rules.publicURL) }
+        }
+        // Under the licence's and the patron's locks the row cannot have gone: a defect, not the patron's doing.
+        throw Problem.internalError
     }
 
     /// Ends a deleted account's every relation to a book, in the deletion's transaction: loans returned, holds
