@@ -67,3 +67,48 @@ import Testing
         }
     }
 }
+
+/// A circulation change draws its shelf stamp inside its own transaction; readings of the shelf lock the patron's row
+/// first, so that no reading numbered above a stamp can miss the change (read-your-writes for catalog's copy).
+@Suite struct ShelfStampTests {
+    @Test func noReadingNumberedAboveAChangesStampMissesTheChange() async throws {
+        let app = try await buildPatronApplication(
+            config: TestConfig.base(["PATRON_DATABASE_URL": try await TestDatabase.create(prefix: "stamp"), "LOAN_LIMIT": "100"])
+        )
+        try await app.test(.router) { client in
+            let api = PatronTestClient(client: client)
+            let patron = try await api.newPatron()
+            let books = (0..<24).map { _ in UUID() }
+            for book in books { try await api.license(book, copies: 1) }
+            for (round, book) in books.enumerated() {
+                let action = round % 2 == 0 ? "borrow" : "saved"
+                let stampAndReadings = try await withThrowingTaskGroup(of: (Int64?, ShelfCopy?).self) { group in
+                    group.addTask {
+                        let reply = try await api.call(action == "borrow" ? .post : .put, "/me/books/\(book)/\(action)", patron: patron)
+                        #expect(reply.status.code < 300)
+                        return (reply.headers[.shelfVersion].flatMap { Int64($0) }, nil)
+                    }
+                    for _ in 0..<6 {
+                        group.addTask {
+                            let reply = try await api.call(.get, InternalRoute.patronShelf(patron).path)
+                            return (nil, try reply.decode(ShelfCopy.self))
+                        }
+                    }
+                    var stamp: Int64?
+                    var readings: [ShelfCopy] = []
+                    for try await (drawn, reading) in group {
+                        if let drawn { stamp = drawn }
+                        if let reading { readings.append(reading) }
+                    }
+                    return (stamp, readings)
+                }
+                let stamp = try #require(stampAndReadings.0, "the change answers its stamp itself")
+                for reading in stampAndReadings.1 where reading.version > stamp {
+                    #expect(reading.shelf.books.contains { $0.bookId == book }, "reading \(reading.version) above stamp \(stamp) misses \(action)")
+                }
+                let after = try await api.call(.get, InternalRoute.patronShelf(patron).path).decode(ShelfCopy.self)
+                #expect(after.version > stamp && after.shelf.books.contains { $0.bookId == book })
+            }
+        }
+    }
+}

@@ -70,7 +70,7 @@ struct CirculationController: Sendable {
         let bookID = try context.uuid("id")
         let outcome = try await circulation.apply(event, patronID: patronID, bookID: bookID, logger: context.logger)
         let creates = event == .borrow || event == .hold
-        return try JSONMessages.response(outcome.status, status: creates && outcome.changed ? .created : .ok)
+        return try JSONMessages.response(outcome.status, status: creates && outcome.changed ? .created : .ok, headers: outcome.stampHeader)
     }
 
     /// `POST /me/books/{id}/renew` → the loan with its new due date; 409 when others wait.
@@ -127,7 +127,7 @@ struct CirculationController: Sendable {
         let name = try await JSONMessages.decode(EventRequest.self, from: request).event
         guard let event = BookEvent(rawValue: name), BookEvent.clientReported.contains(event) else { throw CirculationError.notClientEvent(name) }
         let outcome = try await circulation.apply(event, patronID: patronID, bookID: bookID, logger: context.logger)
-        return try JSONMessages.response(outcome.status)
+        return try JSONMessages.response(outcome.status, headers: outcome.stampHeader)
     }
 
     /// `PUT`/`DELETE /me/books/{id}/ignored`: hide a book from every feed and search for this patron, or show it again.
@@ -137,4 +137,9 @@ struct CirculationController: Sendable {
         try await circulation.setIgnored(ignored, patronID: patronID, bookID: bookID, logger: context.logger)
         return Response(status: .noContent)
     }
+}
+
+extension CirculationPostgresRepository.Outcome {
+    /// The change's shelf stamp for `ShelfPublishMiddleware`, which then needs no statement of its own.
+    var stampHeader: HTTPFields { shelfStamp.map { [.shelfVersion: String($0)] } ?? [:] }
 }

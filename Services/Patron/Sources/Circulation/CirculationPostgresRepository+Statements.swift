@@ -42,7 +42,9 @@ extension CirculationPostgresRepository {
     // `LoanCounts` which) and the loan's history after it (`history`). Parameters: $1 patron, $2 book, $3 state,
     // $4 a loan starts (a history row, the licence's count), $5 the loan's seconds, $6 the event that ended a loan
     // (or NULL), $7 the loan limit and $8 the book's copies (each NULL when not checked), $9 the loan states, $10 the
-    // states that occupy a copy. Every caller holds the licence's and the patron's locks, so the counts stand.
+    // states that occupy a copy. Every caller holds the licence's and the patron's locks, so the counts stand. Each
+    // write answers a shelf stamp too (`shelf_version_seq`): taken under the patron's lock, it is below the number of
+    // any reading that could miss this change, as a reading locks the patron's row first (`ShelfPostgresRepository`).
     fileprivate static let allowed = """
         allowed AS (SELECT ($7::int8 IS NULL
                 OR (SELECT count(*) FROM patron_books WHERE patron_id = $1::uuid AND state = ANY($9::text[])) < $7::int8)
@@ -69,7 +71,7 @@ extension CirculationPostgresRepository {
                 FROM allowed WHERE ok
                 RETURNING due_at, offer_expires_at, suspended_until),
             \(history)
-            SELECT due_at, offer_expires_at, suspended_until FROM written
+            SELECT due_at, offer_expires_at, suspended_until, nextval('shelf_version_seq') FROM written
             """
     }
 
@@ -89,7 +91,7 @@ extension CirculationPostgresRepository {
                 WHERE patron_id = $1::uuid AND book_id = $2::uuid AND (SELECT ok FROM allowed)
                 RETURNING due_at, offer_expires_at, suspended_until),
             \(history)
-            SELECT due_at, offer_expires_at, suspended_until FROM written
+            SELECT due_at, offer_expires_at, suspended_until, nextval('shelf_version_seq') FROM written
             """
     }
 
@@ -99,6 +101,7 @@ extension CirculationPostgresRepository {
             WITH ended AS (UPDATE loan_history SET ended_at = now(), end_reason = $3::text
                 WHERE patron_id = $1::uuid AND book_id = $2::uuid AND ended_at IS NULL AND $3::text IS NOT NULL)
             DELETE FROM patron_books WHERE patron_id = $1::uuid AND book_id = $2::uuid
+            RETURNING nextval('shelf_version_seq')
             """
     }
 

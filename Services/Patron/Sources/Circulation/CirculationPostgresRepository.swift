@@ -20,6 +20,8 @@ struct CirculationPostgresRepository: Sendable {
         var status: BookStatus
         /// False when the request changed nothing (an idempotent repeat).
         var changed: Bool
+        /// The shelf stamp the change's write drew (`X-Internal-Shelf-Version`, see `ShelfPublishMiddleware`).
+        var shelfStamp: Int64? = nil
     }
 
     /// Applies `event` to the patron's book in a transaction of its own.
@@ -110,7 +112,7 @@ struct CirculationPostgresRepository: Sendable {
         default: break
         }
 
-        let written = try await write(
+        let (written, stamp) = try await write(
             next,
             after: event,
             exists: current != nil,
@@ -149,14 +151,18 @@ struct CirculationPostgresRepository: Sendable {
         // The answer needs no query but for a hold, whose place in the queue is counted (and which `promoteHolds` may
         // just have offered a copy): every other row is as written, and nothing after the write touches it.
         guard next != .waitingForLoan else {
-            return Outcome(status: try await status(patronID: patronID, bookID: bookID, on: connection, logger: logger), changed: true)
+            return Outcome(
+                status: try await status(patronID: patronID, bookID: bookID, on: connection, logger: logger),
+                changed: true,
+                shelfStamp: stamp
+            )
         }
         var row = written ?? PatronBookRow(bookID: bookID, state: .none, copies: 0)
         row.copies = license.copies
         row.title = license.title
         row.authors = license.title == nil ? nil : license.authors
         row.hasCover = license.hasCover
-        return Outcome(status: row.status(rules: rules), changed: true)
+        return Outcome(status: row.status(rules: rules), changed: true, shelfStamp: stamp)
     }
 
     /// Extends an active loan by a loan period when nobody is waiting for the book.
@@ -408,7 +414,7 @@ struct CirculationPostgresRepository: Sendable {
     }
 
     /// Writes the row's new state with the loan's history (`InsertRow`, `UpdateRow`, `DeleteRow`) if `limit` allows;
-    /// the row as written, nil when it is gone or a limit was reached.
+    /// the row as written (nil when it is gone or a limit was reached) and the shelf stamp the write drew.
     private func write(
         _ next: BookState,
         after event: BookEvent,
@@ -418,19 +424,24 @@ struct CirculationPostgresRepository: Sendable {
         bookID: UUID,
         on connection: PostgresConnection,
         logger: Logger
-    ) async throws -> PatronBookRow? {
+    ) async throws -> (row: PatronBookRow?, stamp: Int64?) {
         let startsLoan = event == .borrow || event == .accept
         let endsLoan = event == .returnLoan || event == .loanExpired ? event.rawValue : nil
         guard next != .none else {
-            for try await _ in try await connection.run(DeleteRow.self, patronID, bookID, endsLoan, logger: logger) {}
-            return nil
-        }
-        func written(_ rows: some AsyncSequence<PostgresRow, any Error>) async throws -> PatronBookRow? {
-            for try await row in rows {
-                let (due, offer, suspendedUntil) = try row.decode((Date?, Date?, Date?).self)
-                return PatronBookRow(bookID: bookID, state: next, dueAt: due, offerExpiresAt: offer, suspendedUntil: suspendedUntil, copies: 0)
+            var stamp: Int64?
+            for try await row in try await connection.run(DeleteRow.self, patronID, bookID, endsLoan, logger: logger) {
+                stamp = try row.decode(Int64.self)
             }
-            return nil
+            return (nil, stamp)
+        }
+        func written(_ rows: some AsyncSequence<PostgresRow, any Error>) async throws -> (row: PatronBookRow?, stamp: Int64?) {
+            for try await row in rows {
+                let (due, offer, suspendedUntil, stamp) = try row.decode((Date?, Date?, Date?, Int64).self)
+                return (
+                    PatronBookRow(bookID: bookID, state: next, dueAt: due, offerExpiresAt: offer, suspendedUntil: suspendedUntil, copies: 0), stamp
+                )
+            }
+            return (nil, nil)
         }
         let (loans, copies) = (limit.loans, limit.copies)
         if exists {

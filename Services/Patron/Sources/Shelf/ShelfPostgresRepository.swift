@@ -46,20 +46,25 @@ struct ShelfPostgresRepository: Sendable {
         return PatronShelf(books: books, ignored: ignored, waitingForAction: waiting)
     }
 
-    /// Reads and numbers the shelf under the patron's lock (so a higher number is a later reading): waiting for it when
+    /// Reads and numbers the shelf under the patron's lock (so a higher number is a later reading), after a share lock
+    /// on the patron's row: a circulation change holding that row draws its stamp in its own transaction (`InsertRow`),
+    /// so a reading must wait for it to commit before drawing a number above the stamp. Waits for the lock when
     /// `wait` (catalog asking for it, `GET /internal/patrons/{id}/shelf`), else nil if another reading is under way (a
     /// replica's background pass leaves that patron to whoever holds it).
     func read(patronID: UUID, wait: Bool, logger: Logger) async throws -> Reading? {
         try await client.transaction(logger: logger) { connection -> Reading? in
             let key = patronID.uuidString.lowercased()
             if wait {
-                try await connection.query("SELECT pg_advisory_xact_lock(\(Self.lockSpace), hashtext(\(key)))", logger: logger)
+                try await connection.query(
+                    "SELECT pg_advisory_xact_lock(\(Self.lockSpace), hashtext(\(key))), (SELECT 1 FROM patrons WHERE id = \(patronID) FOR SHARE)",
+                    logger: logger
+                )
             } else {
                 var acquired = false
                 for try await value in try await connection.query(
-                    "SELECT pg_try_advisory_xact_lock(\(Self.lockSpace), hashtext(\(key)))",
+                    "SELECT pg_try_advisory_xact_lock(\(Self.lockSpace), hashtext(\(key))), (SELECT 1 FROM patrons WHERE id = \(patronID) FOR SHARE)",
                     logger: logger
-                ).decode(Bool.self) { acquired = value }
+                ).decode((Bool, Int?).self) { acquired = value.0 }
                 guard acquired else { return nil }
             }
             // The number is drawn before the shelf is read: a reading numbered above a stamp (`stamp`) began after
