@@ -40,6 +40,15 @@ extension PostgresConnection {
     ) async throws -> some AsyncSequence<PostgresRow, any Error> {
         try await execute(try PreparedSQLStatement<Statement>(values), logger: logger)
     }
+
+    /// `run` with the values in an array: for statements that share their parameters.
+    public func run<Statement: PreparedSQL>(
+        _ statement: Statement.Type,
+        values: [(any PostgresThrowingDynamicTypeEncodable)?],
+        logger: Logger
+    ) async throws -> some AsyncSequence<PostgresRow, any Error> {
+        try await execute(try PreparedSQLStatement<Statement>(values), logger: logger)
+    }
 }
 
 extension PostgresClient {

@@ -434,50 +434,20 @@ struct CirculationPostgresRepository: Sendable {
             }
             return (nil, stamp)
         }
-        func written(_ rows: some AsyncSequence<PostgresRow, any Error>) async throws -> (row: PatronBookRow?, stamp: Int64?) {
-            for try await row in rows {
+        // `InsertRow` and `UpdateRow` take the same parameters and answer the same columns.
+        let values: [(any PostgresThrowingDynamicTypeEncodable)?] = [
+            patronID, bookID, next.rawValue, startsLoan, rules.loanPeriod, endsLoan, limit.loans, limit.copies, Self.loanStates,
+            Self.occupyingStates,
+        ]
+        func written<Statement: PreparedSQL>(_ statement: Statement.Type) async throws -> (row: PatronBookRow?, stamp: Int64?) {
+            for try await row in try await connection.run(statement, values: values, logger: logger) {
                 let (due, offer, suspendedUntil, stamp) = try row.decode((Date?, Date?, Date?, Int64).self)
-                return (
-                    PatronBookRow(bookID: bookID, state: next, dueAt: due, offerExpiresAt: offer, suspendedUntil: suspendedUntil, copies: 0), stamp
-                )
+                let written = PatronBookRow(bookID: bookID, state: next, dueAt: due, offerExpiresAt: offer, suspendedUntil: suspendedUntil, copies: 0)
+                return (written, stamp)
             }
             return (nil, nil)
         }
-        let (loans, copies) = (limit.loans, limit.copies)
-        if exists {
-            return try await written(
-                connection.run(
-                    UpdateRow.self,
-                    patronID,
-                    bookID,
-                    next.rawValue,
-                    startsLoan,
-                    rules.loanPeriod,
-                    endsLoan,
-                    loans,
-                    copies,
-                    Self.loanStates,
-                    Self.occupyingStates,
-                    logger: logger
-                )
-            )
-        }
-        return try await written(
-            connection.run(
-                InsertRow.self,
-                patronID,
-                bookID,
-                next.rawValue,
-                startsLoan,
-                rules.loanPeriod,
-                endsLoan,
-                loans,
-                copies,
-                Self.loanStates,
-                Self.occupyingStates,
-                logger: logger
-            )
-        )
+        return exists ? try await written(UpdateRow.self) : try await written(InsertRow.self)
     }
 
     /// After a write that `limit` stopped: which limit, counted again under the same locks.
