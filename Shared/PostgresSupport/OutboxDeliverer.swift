@@ -84,11 +84,18 @@ public struct OutboxDeliverer: Service {
     }
 
     /// Sends messages of one kind as one request (a JSON array of their payloads); returns how many were acknowledged:
-    /// all, or none and each is retried with back-off.
+    /// all, or none and each is retried with back-off. A receiver that refuses the batch (4xx: one it does not know yet,
+    /// during an upgrade, or one message it cannot take) gets them one by one, each to its own path.
     private func deliver(_ messages: [OutboxPostgresRepository.Message], to path: String) async throws -> Int {
         do {
             let body = "[" + messages.map(\.payload).joined(separator: ",") + "]"
             try await destination.send(method: .PUT, path: path, body: Data(body.utf8), logger: logger)
+        } catch InternalClient.Failure.status(let code, _) where (400..<500).contains(code) {
+            logger.warning("Outbox batch refused; sending its messages one by one", metadata: ["outbox.path": "\(path)", "status": "\(code)"])
+            var sent: [OutboxPostgresRepository.Message] = []
+            for message in messages where try await deliver(message) { sent.append(message) }
+            try await outbox.acknowledge(sent, logger: logger)
+            return sent.count
         } catch {
             logger.debug("Outbox messages not delivered", metadata: ["outbox.path": "\(path)", "error": "\(String(reflecting: error))"])
             for message in messages { try await outbox.retry(message, after: Self.backoff(message), logger: logger) }
