@@ -392,7 +392,7 @@ struct CirculationPostgresRepository: Sendable {
     }
 
     /// Locks the patron's row for the rest of the transaction (hiding a book: the count of hidden ones cannot change
-    /// under it). Always after the licence's lock, never before, so that the two lock orders cannot cross.
+    /// under it); nil when the patron is gone. Hiding takes no licence's lock, so no lock order can cross it.
     private func lockPatronLimits(patronID: UUID, on connection: PostgresConnection, logger: Logger) async throws -> (loans: Int, holds: Int)? {
         for try await row in try await connection.run(LockPatronLimits.self, patronID, logger: logger) { return try row.decode((Int, Int).self) }
         return nil
