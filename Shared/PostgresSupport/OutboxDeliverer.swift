@@ -47,7 +47,7 @@ public struct OutboxDeliverer: Service {
                 // At most 50 messages, 8 at a time, each a call of at most 5 s and the acknowledgements.
                 let delivered = try await withTimeout(seconds: 60) { try await deliverDue() }
                 if delivered == 0 { try await Task.sleep(for: interval) }
-            } catch  where error.stopsBackgroundLoop {
+            } catch let error where error.stopsBackgroundLoop {
                 return
             } catch {
                 logger.warning("Outbox delivery failed", metadata: ["error": "\(String(reflecting: error))"])
@@ -65,7 +65,11 @@ public struct OutboxDeliverer: Service {
             let together = claimed.filter { $0.key.hasPrefix(batch.keyPrefix) }
             guard !together.isEmpty else { continue }
             claimed.removeAll { $0.key.hasPrefix(batch.keyPrefix) }
-            delivered += try await deliver(together, to: batch.path)
+            switch try await deliver(together, to: batch.path) {
+            case .taken: delivered += together.count
+            case .retried: break
+            case .refused: claimed += together  // one by one, below
+            }
         }
         // Several at a time: each message is independent (one key each), and the receiver is idempotent.
         for start in stride(from: 0, to: claimed.count, by: Self.parallelism) {
@@ -83,26 +87,26 @@ public struct OutboxDeliverer: Service {
         return delivered
     }
 
-    /// Sends messages of one kind as one request (a JSON array of their payloads); returns how many were acknowledged:
-    /// all, or none and each is retried with back-off. A receiver that refuses the batch (4xx: one it does not know yet,
-    /// during an upgrade, or one message it cannot take) gets them one by one, each to its own path.
-    private func deliver(_ messages: [OutboxPostgresRepository.Message], to path: String) async throws -> Int {
+    /// What became of a batch: taken (and acknowledged), retried later with back-off, or refused with a 4xx (a
+    /// receiver that does not know the route yet, during an upgrade, or one message it cannot take): its messages then
+    /// go one by one, each to its own path.
+    enum BatchOutcome { case taken, retried, refused }
+
+    /// Sends messages of one kind as one request (a JSON array of their payloads).
+    private func deliver(_ messages: [OutboxPostgresRepository.Message], to path: String) async throws -> BatchOutcome {
         do {
             let body = "[" + messages.map(\.payload).joined(separator: ",") + "]"
             try await destination.send(method: .PUT, path: path, body: Data(body.utf8), logger: logger)
         } catch InternalClient.Failure.status(let code, _) where (400..<500).contains(code) {
             logger.warning("Outbox batch refused; sending its messages one by one", metadata: ["outbox.path": "\(path)", "status": "\(code)"])
-            var sent: [OutboxPostgresRepository.Message] = []
-            for message in messages where try await deliver(message) { sent.append(message) }
-            try await outbox.acknowledge(sent, logger: logger)
-            return sent.count
+            return .refused
         } catch {
             logger.debug("Outbox messages not delivered", metadata: ["outbox.path": "\(path)", "error": "\(String(reflecting: error))"])
             for message in messages { try await outbox.retry(message, after: Self.backoff(message), logger: logger) }
-            return 0
+            return .retried
         }
         try await outbox.acknowledge(messages, logger: logger)
-        return messages.count
+        return .taken
     }
 
     static func backoff(_ message: OutboxPostgresRepository.Message) -> Double { min(60.0, pow(2.0, Double(message.attempts)) * 0.5) }

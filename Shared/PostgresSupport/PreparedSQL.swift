@@ -38,7 +38,7 @@ extension PostgresConnection {
         _ values: (any PostgresThrowingDynamicTypeEncodable)?...,
         logger: Logger
     ) async throws -> some AsyncSequence<PostgresRow, any Error> {
-        try await execute(try PreparedSQLStatement<Statement>(values), logger: logger)
+        try await run(statement, values: values, logger: logger)
     }
 
     /// `run` with the values in an array: for statements that share their parameters.

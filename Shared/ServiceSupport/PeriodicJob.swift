@@ -19,7 +19,7 @@ public enum PeriodicJob {
             while !Task.isCancelled && !Task.isShuttingDownGracefully {
                 do {
                     try await withTimeout(seconds: deadline, pass)
-                } catch  where error.stopsBackgroundLoop {
+                } catch let error where error.stopsBackgroundLoop {
                     return
                 } catch {
                     logger.warning(failure, metadata: ["error": "\(String(reflecting: error))"])

@@ -390,7 +390,9 @@ struct BookPostgresRepository: Sendable {
 
     /// Applies circulation figures from patron, each unless a newer version is already stored: one statement for all.
     func applyFigures(_ figures: [CirculationFigures], logger: Logger) async throws {
-        // The newest of each book, in book order (rows locked in one order: two batches cannot deadlock on them).
+        // The newest of each book (a row is updated once a statement), in book order, which the plan usually keeps (a
+        // nested loop over the array): two batches then lock their common books in one order. A deadlock PostgreSQL
+        // breaks fails the request, and the outbox sends the batch again.
         let newest = Dictionary(figures.map { ($0.bookId, $0) }) { $0.version >= $1.version ? $0 : $1 }
         let sorted = newest.values.sorted { $0.bookId.uuidString < $1.bookId.uuidString }
         guard !sorted.isEmpty else { return }

@@ -55,7 +55,7 @@ struct CirculationPostgresRepository: Sendable {
     }
 
     /// `event` only if the row's deadline (the offer's for `offerExpired`, the loan's otherwise) has passed by `dueBy`
-    /// and the state allows it; nil otherwise. Locks in the same order as `apply`: licence, then row.
+    /// and the state allows it; nil otherwise. Takes the locks `apply` takes, once.
     private func applyIfDue(
         _ event: BookEvent,
         patronID: UUID,
@@ -66,12 +66,21 @@ struct CirculationPostgresRepository: Sendable {
     )
         async throws -> Outcome?
     {
-        guard try await lockLicense(bookID, on: connection, logger: logger) != nil,
-            let current = try await lockPatronAndRow(patronID: patronID, bookID: bookID, on: connection, logger: logger)?.row,
-            let due = event == .offerExpired ? current.offerExpiresAt : current.dueAt, due <= dueBy,
+        guard let license = try await lockLicense(bookID, on: connection, logger: logger),
+            let (limits, current) = try await lockPatronAndRow(patronID: patronID, bookID: bookID, on: connection, logger: logger),
+            let current, let due = event == .offerExpired ? current.offerExpiresAt : current.dueAt, due <= dueBy,
             (try? BookMachine.next(from: current.state, on: event)) != nil
         else { return nil }
-        return try await apply(event, patronID: patronID, bookID: bookID, on: connection, logger: logger)
+        return try await apply(
+            event,
+            patronID: patronID,
+            bookID: bookID,
+            license: license,
+            limits: limits,
+            current: current,
+            on: connection,
+            logger: logger
+        )
     }
 
     func apply(_ event: BookEvent, patronID: UUID, bookID: UUID, on connection: PostgresConnection, logger: Logger) async throws -> Outcome {
@@ -79,6 +88,29 @@ struct CirculationPostgresRepository: Sendable {
         guard let (limits, current) = try await lockPatronAndRow(patronID: patronID, bookID: bookID, on: connection, logger: logger) else {
             throw AuthenticationRequired()
         }
+        return try await apply(
+            event,
+            patronID: patronID,
+            bookID: bookID,
+            license: license,
+            limits: limits,
+            current: current,
+            on: connection,
+            logger: logger
+        )
+    }
+
+    /// `event` under the licence's and the patron's locks, with what they read.
+    private func apply(
+        _ event: BookEvent,
+        patronID: UUID,
+        bookID: UUID,
+        license: LicenseRow,
+        limits: (loans: Int, holds: Int),
+        current: PatronBookRow?,
+        on connection: PostgresConnection,
+        logger: Logger
+    ) async throws -> Outcome {
         let state = current?.state ?? .none
 
         if (event == .borrow && state.isOnLoan) || (event == .save && state == .saved) || (event == .unsave && state == .none)

@@ -49,7 +49,7 @@ struct ShelfPublisher: Service {
                     // A pass takes seconds; one cut short leaves the rest of its shelves to the next.
                     try await withTimeout(seconds: 30) { try await runOnce() }
                     failures = 0
-                } catch  where error.stopsBackgroundLoop {
+                } catch let error where error.stopsBackgroundLoop {
                     return
                 } catch {
                     // Catalog away: say so once in a while, and wait longer between tries (up to 30 s).
