@@ -127,7 +127,11 @@ class Stack:
         self.processes = {}
 
     def start_postgres(self):
-        subprocess.run([ROOT / "scripts/postgres.sh", "start", self.work / "pg", str(self.pg_port)], check=True)
+        # A quarter of memory for PostgreSQL's cache, at most 4 GB (README, "PostgreSQL settings"): with the default
+        # 128 MB a million-book catalog is read from the kernel's page cache on every search.
+        memory_mb = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2**20
+        env = dict(os.environ, PG_SHARED_BUFFERS=f"{min(memory_mb // 4, 4096)}MB")
+        subprocess.run([ROOT / "scripts/postgres.sh", "start", self.work / "pg", str(self.pg_port)], check=True, env=env)
         existing = psql(self.pg_port, "postgres", "SELECT datname FROM pg_database").split("\n")
         for name in ("catalog", "patron"):
             if name not in existing:
@@ -148,7 +152,9 @@ class Stack:
             arguments = [self.bin / name] + (["serve"] if name == "catalog" else [])
             output = open(self.work / f"{name}.log", "ab")
             self.processes[name] = subprocess.Popen(arguments, env=self.env, stdout=output, stderr=output)
-        wait_for(lambda: http("GET", self.gateway + "/health/ready")[0] == 200, 60, "the stack to be ready")
+        # A kept catalog meets this version's migrations here: over a million books one that rewrites every row takes
+        # minutes (catalog's log says which it applies).
+        wait_for(lambda: http("GET", self.gateway + "/health/ready")[0] == 200, 1800, "the stack to be ready")
 
     def stop(self):
         for process in self.processes.values():
@@ -180,8 +186,9 @@ def seed(stack, args):
                    check=True, capture_output=True)
     bulk = max(0, args.books - ingested - 1)
     log(f"inserting {bulk} more books as metadata rows")
-    # The GIN search index is built once after the rows are in, not kept up row by row through the bulk insert.
-    psql(stack.pg_port, "catalog", "DROP INDEX books_search")
+    # The GIN search index is built once after the rows are in, not kept up row by row through the bulk insert; the
+    # copies bring no new catalogue words but their titles' five endings, added once (the trigger is off meanwhile).
+    psql(stack.pg_port, "catalog", "DROP INDEX books_search; ALTER TABLE books DISABLE TRIGGER books_words")
     psql(stack.pg_port, "catalog", f"""
         WITH source AS (
             SELECT *, (row_number() OVER (ORDER BY id) - 1)::int AS n FROM books WHERE epub_size < 500000),
@@ -199,7 +206,27 @@ def seed(stack, args):
         WHERE b.n = g % total.c;
         ANALYZE books;""")
     psql(stack.pg_port, "catalog", "SET maintenance_work_mem = '1GB'; CREATE INDEX books_search ON books USING gin (search)")
+    psql(stack.pg_port, "catalog", """ALTER TABLE books ENABLE TRIGGER books_words;
+        INSERT INTO search_words SELECT unnest(ARRAY['returns', 'abroad', 'revisited', 'dawn', 'again']) ON CONFLICT DO NOTHING""")
     return {"files": ingested, "seconds": round(seconds, 1), "files_per_second": round(ingested / seconds, 1), "peak_rss_mb": peak_mb}
+
+
+def ingest_more(stack, args):
+    """`catalog ingest` of as many new generated EPUBs again, into the seeded catalog (timed): ingest at this size
+    against ingest into the empty catalog (the seed's first files). The catalog keeps them (it grows by that many)."""
+    epubs = stack.work / "more-epubs"
+    shutil.rmtree(epubs, ignore_errors=True)
+    books = int(psql(stack.pg_port, "catalog", "SELECT count(*) FROM books"))
+    log(f"generating {args.ingest_files} more EPUBs and ingesting them into the catalog of {books} books")
+    # Numbered from the catalog's size: books that no earlier run generated (the seed's are numbered from 0).
+    subprocess.run([sys.executable, SHARED / "tools/make_epubs.py", epubs, str(args.ingest_files), "7", "--start", str(books)],
+                   check=True, capture_output=True)
+    started = time.time()
+    result = subprocess.run([stack.bin / "catalog", "ingest", epubs, "--copies", "3"], env=stack.env, check=True, capture_output=True, text=True)
+    seconds = time.time() - started
+    ingested = int(re.search(r"ingested (\d+)", result.stdout).group(1))
+    shutil.rmtree(epubs, ignore_errors=True)
+    return {"files": ingested, "into_books": books, "seconds": round(seconds, 1), "files_per_second": round(ingested / seconds, 1)}
 
 
 def nginx_ceiling(work, lane_bytes, epub_bytes, duration):
@@ -268,12 +295,19 @@ def main():
             ingest = seed(stack, args)
             ingest["seed_seconds"] = round(time.time() - started, 1)
             log(f"catalog seeded in {ingest['seed_seconds']} s")
-            if args.keep:
-                seeded.write_text(json.dumps(ingest))
+        if args.keep:
+            seeded.write_text(json.dumps(ingest))
         if args.cold:
             stack.env.update(EDGE_CACHE_TTL="0", FEED_CACHE_TTL="0")
         stack.start_services()
         gw = stack.gateway
+        if "more" not in ingest:
+            # Once per seeded catalog (a kept catalog seeded before this measure existed gets it on its next run), after
+            # the services started: their migrations are not part of it.
+            ingest["more"] = ingest_more(stack, args)
+            log(f"ingest into the seeded catalog: {ingest['more']}")
+            if args.keep:
+                seeded.write_text(json.dumps(ingest))
         uploads = None
         if args.upload_mb and not args.only:
             log(f"uploading 8 EPUBs of {args.upload_mb} MB at once through the gateway")
@@ -547,6 +581,11 @@ def report(args, ingest, results, ceiling, rss, lane_size, epub_size, logins, up
     lines.append(f"\nIngest: {ingest['files']} generated EPUBs in {ingest['seconds']} s = **{ingest['files_per_second']} files/s** "
                  f"(`catalog ingest`, concurrency 4, peak RSS {ingest['peak_rss_mb']} MB). Peak RSS (VmHWM) after the run: "
                  + ", ".join(f"{k} {v} MB" for k, v in rss.items()) + ".\n")
+    if "more" in ingest:
+        more = ingest["more"]
+        lines.append(f"\n{more['files']} more generated EPUBs into the seeded catalog of {more['into_books']} books: {more['seconds']} s = "
+                     f"**{more['files_per_second']} files/s**, {more['files_per_second'] / ingest['files_per_second']:.2f} x the empty catalog's "
+                     f"(issue 20 asks at least 0.8 x).\n")
     if logins:
         lines.append(f"\nOne sign-in at a time through the gateway (bcrypt cost {BCRYPT_COST}), by outcome, "
                  f"median (min-max) ms of 15: " + "; ".join(f"{k} {v['median_ms']} ({v['min_ms']}-{v['max_ms']})" for k, v in logins.items()) + ".\n")

@@ -50,6 +50,8 @@ start() {
   # common word read the whole books table instead of its index (docs/PERFORMANCE.md).
   local extra=(-c random_page_cost=1.1)
   [ "${PG_FAST:-0}" = 1 ] && extra+=(-c fsync=off -c synchronous_commit=off -c full_page_writes=off)
+  # PostgreSQL's own cache (default 128MB); make bench gives it a quarter of memory, as README advises operators.
+  [ -n "${PG_SHARED_BUFFERS:-}" ] && extra+=(-c "shared_buffers=$PG_SHARED_BUFFERS")
   as_owner "$bin/pg_ctl" -D "$cluster" -l "$data/server.log" -w -t 60 \
     -o "-c listen_addresses=127.0.0.1 -p $port -k $sock -c max_connections=${PG_MAX_CONNECTIONS:-300} ${extra[*]}" start >/dev/null
 }

@@ -133,10 +133,12 @@ struct FeedPostgresRepository: Sendable {
         var cursorSort: String { sort?.rawValue ?? "relevance" }
     }
 
-    /// Full-text matches below this many are topped up with titles that look like the query (typos).
+    /// Full-text matches below this many are topped up with the matches of the query's words corrected (typos).
     static let fewMatches = 5
     /// How many typo-tolerant matches a search lists at most.
     static let fuzzyLimit = 100
+    /// How many catalogue words may stand for one word of the query.
+    static let correctionsPerWord = 3
     /// Matches are counted up to this many; above it a search has "more than 10,000" results, and ranking every one of
     /// them (a word in most books at a million books: seconds) is not done.
     static let countBound = 10_000
@@ -146,54 +148,96 @@ struct FeedPostgresRepository: Sendable {
     static let deepestResult = 10_000
 
     /// Search, best first: full-text over weighted fields (whole words, the last one also as a prefix); when that finds
-    /// little, the titles that look like `q` (trigram similarity, index-assisted) follow the few full-text matches; an
-    /// ISBN finds its book directly. `total` is nil when there are more than `countBound` matches.
+    /// little, the matches of the query with its words corrected follow the few full-text matches (every word, then any
+    /// word, each a word as typed or one of the catalogue's words nearest it); an ISBN finds its book directly. `total`
+    /// is nil when there are more than `countBound` matches.
     func search(_ request: SearchRequest, hidden: [UUID], logger: Logger) async throws -> Page {
-        let page = try await runSearch(request, fuzzy: false, hidden: hidden, logger: logger)
+        let page = try await runSearch(request, hidden: hidden, logger: logger)
         guard request.after == nil, let q = request.q, !q.isEmpty, ISBN.normalized(q) == nil, let total = page.total, total < Self.fewMatches else {
             return page
         }
+        let words = Self.words(q)
+        guard !words.isEmpty else { return page }
+        let corrections = try await corrections(of: words, logger: logger)
+        // Each word of the query: itself (as `tsquery` would have it) or one of its corrections.
+        let alternatives = words.indices.map { index in
+            [Self.term(words[index], last: index == words.count - 1)] + corrections[index].filter { $0 != words[index] }
+        }
+        let everyWord = alternatives.map { "(\($0.joined(separator: " | ")))" }.joined(separator: " & ")
+        let anyWord = alternatives.joined().joined(separator: " | ")
         if request.sort != nil {
             // A sorted search keeps its order: typo tolerance only when nothing matched at all.
-            return total == 0 ? try await runSearch(request, fuzzy: true, hidden: hidden, logger: logger) : page
+            guard total == 0 else { return page }
+            let corrected = try await runSearch(request, corrected: everyWord, hidden: hidden, logger: logger)
+            return corrected.books.isEmpty && words.count > 1
+                ? try await runSearch(request, corrected: anyWord, hidden: hidden, logger: logger) : corrected
         }
-        // Every full-text match, then the look-alike titles not among them, paged as one list (the same on every page).
+        // Every full-text match, then the corrected matches not among them, paged as one list (the same on every page).
         var first = request
         first.page = 1
         first.size = Self.fuzzyLimit
-        let exact =
+        var merged =
             request.page == 1 && page.books.count == total
-            ? page.books : try await runSearch(first, fuzzy: false, hidden: hidden, logger: logger).books
-        let fuzzy = try await runSearch(first, fuzzy: true, hidden: hidden, logger: logger)
-        let known = Set(exact.map(\.id))
-        let merged = exact + fuzzy.books.filter { !known.contains($0.id) }
+            ? page.books : try await runSearch(first, hidden: hidden, logger: logger).books
+        var known = Set(merged.map(\.id))
+        for (index, query) in [everyWord, anyWord].enumerated() where index == 0 || (words.count > 1 && merged.count < Self.fewMatches) {
+            let found = try await runSearch(first, corrected: query, hidden: hidden, logger: logger).books
+            merged += found.filter { known.insert($0.id).inserted }.prefix(max(0, Self.fuzzyLimit - merged.count))
+        }
         let start = min(merged.count, (request.page - 1) * request.size)
         let end = min(merged.count, start + request.size)
         return Page(books: Array(merged[start..<end]), next: nil, total: merged.count, nextPage: end < merged.count ? request.page + 1 : nil)
     }
 
-    /// `q` as a tsquery: letters and digits only, all words required, whole words but for the last, which also
-    /// matches as a prefix from four letters on (what a patron typing is still finishing). A prefix of one to three
-    /// letters would stand for thousands of words; a prefix on every word made "the" stand for "then", "there", ...
-    static func tsquery(_ q: String) -> String? {
-        let words = q.lowercased().split(whereSeparator: { !($0.isLetter || $0.isNumber) }).prefix(16).map { String($0.prefix(64)) }
-        guard let last = words.last else { return nil }
-        return (words.dropLast() + [last.count >= 4 ? "\(last):*" : last]).joined(separator: " & ")
+    /// The catalogue's words nearest each of `words` (trigram similarity above pg_trgm's threshold, 0.3), closest
+    /// first, at most `correctionsPerWord` each; none for a word shorter than three letters.
+    func corrections(of words: [String], logger: Logger) async throws -> [[String]] {
+        var found = Array(repeating: [String](), count: words.count)
+        let rows = try await books.client.query(
+            """
+            SELECT q.n::int, near.word FROM unnest(\(words)::text[]) WITH ORDINALITY AS q(word, n)
+            CROSS JOIN LATERAL (SELECT word FROM search_words
+                WHERE length(q.word) >= 3 AND word % immutable_unaccent(q.word)
+                ORDER BY word <-> immutable_unaccent(q.word), word LIMIT \(Self.correctionsPerWord)) near
+            ORDER BY q.n
+            """,
+            logger: logger
+        )
+        for try await (number, word) in rows.decode((Int, String).self) where word.allSatisfy({ $0.isLetter || $0.isNumber }) {
+            found[number - 1].append(word)
+        }
+        return found
     }
 
-    private func runSearch(_ request: SearchRequest, fuzzy: Bool, hidden: [UUID], logger: Logger) async throws -> Page {
+    /// The words of `q` as search matches them: letters and digits only, lowercased, at most 16 of at most 64 characters.
+    static func words(_ q: String) -> [String] {
+        q.lowercased().split(whereSeparator: { !($0.isLetter || $0.isNumber) }).prefix(16).map { String($0.prefix(64)) }
+    }
+
+    /// A word as the tsquery has it: whole, but for the last word of the query, which also matches as a prefix from
+    /// four letters on (what a patron typing is still finishing). A prefix of one to three letters would stand for
+    /// thousands of words; a prefix on every word made "the" stand for "then", "there", ...
+    static func term(_ word: String, last: Bool) -> String {
+        last && word.count >= 4 ? "\(word):*" : word
+    }
+
+    /// `q` as a tsquery: every word required (see `term`).
+    static func tsquery(_ q: String) -> String? {
+        let words = words(q)
+        guard !words.isEmpty else { return nil }
+        return words.indices.map { term(words[$0], last: $0 == words.count - 1) }.joined(separator: " & ")
+    }
+
+    /// One search statement: the query's full-text matches, or those of `corrected` (a tsquery of corrected words) in
+    /// its place.
+    private func runSearch(_ request: SearchRequest, corrected: String? = nil, hidden: [UUID], logger: Logger) async throws -> Page {
         var sql = SQL()
         var conditions = ["withdrawn_at IS NULL"]
         var rank = "0.0::float8"
         if let q = request.q?.trimmingCharacters(in: .whitespacesAndNewlines), !q.isEmpty {
             if let isbn = ISBN.normalized(q) {
                 conditions.append("isbn = \(try sql.bind(isbn))")
-            } else if fuzzy {
-                let parameter = try sql.bind(String(q.prefix(200)))
-                // `%` (similarity above pg_trgm's threshold, 0.3) can use the trigram index; `similarity() > x` cannot.
-                conditions.append("immutable_unaccent(lower(title)) % immutable_unaccent(lower(\(parameter)))")
-                rank = "similarity(immutable_unaccent(lower(title)), immutable_unaccent(lower(\(parameter))))"
-            } else if let query = Self.tsquery(q) {
+            } else if let query = corrected ?? Self.tsquery(q) {
                 let parameter = try sql.bind(query)
                 let tsquery = "to_tsquery('simple', immutable_unaccent(\(parameter)))"
                 conditions.append("search @@ \(tsquery)")
