@@ -497,6 +497,16 @@ struct CirculationPostgresRepository: Sendable {
     /// Ends a deleted account's every relation to a book, in the deletion's transaction: loans returned, holds
     /// cancelled, offers declined, then the rows removed. Returns the books whose free copies changed.
     func endCirculation(of patronID: UUID, on connection: PostgresConnection, logger: Logger) async throws -> [UUID] {
+        // The licences of the patron's books first, in book order, then (in `apply`) the patron: the order every
+        // circulation request takes them in. Licence by licence, an ending held the patron while it waited for the
+        // next licence, which the patron's own return held while it waited for the patron: a deadlock.
+        try await connection.query(
+            """
+            SELECT book_id FROM licenses WHERE book_id IN (SELECT book_id FROM patron_books WHERE patron_id = \(patronID))
+            ORDER BY book_id FOR UPDATE
+            """,
+            logger: logger
+        )
         let rows = try await connection.query(
             "SELECT book_id, state FROM patron_books WHERE patron_id = \(patronID) ORDER BY book_id",
             logger: logger
