@@ -15,7 +15,9 @@ extension CirculationPostgresRepository {
     /// so that the counts a limit is checked against cannot change under the caller: concurrent changes by one patron
     /// go one after the other. No row when the patron is gone. Always after the licence's lock, never before, so that
     /// the two lock orders cannot cross; the book's row needs no lock of its own, as every change to it holds the
-    /// licence's (or, deleting the account, the patron's).
+    /// licence's (or, deleting the account, the patron's). A statement of its own, not joined to `LockLicense`: its
+    /// snapshot is taken once the licence's lock is held, so it reads the row as the lock's previous holder left it
+    /// (one statement read it as it was before the wait, and two expiry jobs both expired one loan).
     enum LockPatronAndRow: PreparedSQL {
         static let sql = """
             SELECT p.loan_limit, p.hold_limit, pb.state, pb.due_at, pb.offer_expires_at
