@@ -19,11 +19,37 @@ import Testing
         #expect(json.contains(#""when":"1970-01-01T00:00:00.000Z""#))
     }
 
+    /// `formatDate` is computed by hand; Foundation's ISO 8601 format style, which it replaced, is the reference.
+    @Test func datesAreWrittenAsFoundationWritesThem() {
+        func reference(_ date: Date) -> String {
+            date.formatted(.iso8601.year().month().day().dateSeparator(.dash).time(includingFractionalSeconds: true).timeSeparator(.colon))
+                + "Z"
+        }
+        var generator = SystemRandomNumberGenerator()
+        // Whole days (leap years, month ends, 2000-02-29), microseconds as PostgreSQL stores them, and the fraction's edges.
+        var seconds: [Double] = [0, 0.0004, 0.9995, -0.0004, 951_782_400.5, 4_107_542_399.999, 1_795_526_981.837715, 1_795_526_981.0015]
+        for _ in 0..<20_000 { seconds.append(Double(Int64.random(in: 0...4_102_444_800_000_000, using: &generator)) / 1_000_000) }
+        for day in 0..<3_000 { seconds.append(Double(day) * 86_400 * 17 + 0.999) }
+        for value in seconds {
+            let date = Date(timeIntervalSince1970: value)
+            #expect(WireFormat.formatDate(date) == reference(date), "\(value)")
+        }
+    }
+
     @Test func nearMissesAreNotTouched() {
         for text in [
             #""2DE8BB49-A4F1-435D-8ACC-3D6367BE7B5""#, #""2DE8BB49XA4F1-435D-8ACC-3D6367BE7B5E""#, #""GGGGGGGG-A4F1-435D-8ACC-3D6367BE7B5E""#,
         ] {
             #expect(String(decoding: WireFormat.lowercasingUUIDs(Data(text.utf8)), as: UTF8.self) == text)
         }
+    }
+}
+
+@Suite struct HexTests {
+    @Test func bytesAreTwoLowerCaseDigitsEach() {
+        #expect(Hex.string([0x00, 0x0f, 0xa0, 0xff, 0x5c]) == "000fa0ff5c")
+        #expect(Hex.string([UInt8]()) == "")
+        let all = (0...255).map { UInt8($0) }
+        #expect(Hex.string(all) == all.map { String(format: "%02x", $0) }.joined())
     }
 }

@@ -78,7 +78,7 @@ struct WebAssets: Sendable {
     }
 
     static func digest(_ data: Data) -> String {
-        SHA256.hash(data: data).prefix(6).map { String(format: "%02x", $0) }.joined()
+        Hex.string(SHA256.hash(data: data).prefix(6))
     }
 
     /// `/web/js/app.js` -> `/web/js/app.<digest>.js`.

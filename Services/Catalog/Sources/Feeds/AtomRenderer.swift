@@ -72,7 +72,7 @@ enum AtomRenderer {
         }
         if let pages = book.pageCount { xml += "<schema:numberOfPages>\(pages)</schema:numberOfPages>\n" }
         if book.ratingCount > 0, let average = book.ratingAverage {
-            xml += "<schema:Rating schema:ratingValue=\"\(String(format: "%.2f", average))\" schema:ratingCount=\"\(book.ratingCount)\"/>\n"
+            xml += "<schema:Rating schema:ratingValue=\"\(twoDecimals(average))\" schema:ratingCount=\"\(book.ratingCount)\"/>\n"
         }
         xml += link(Feed.Link(rel: "alternate", href: entry.entryURL, type: MediaType.entry))
         xml += link(entry.relatedLink)
@@ -135,6 +135,20 @@ enum AtomRenderer {
     }
 
     static func date(_ date: Date) -> String { WireFormat.formatDate(date) }
+
+    /// `value` (not negative) with two decimals, as `%.2f` writes it; `String(format:)` went through Foundation's
+    /// formatting for every rated entry.
+    static func twoDecimals(_ value: Double) -> String {
+        // printf rounds the double's exact value (ties to even); `value * 100` alone rounds first (0.025 is a little
+        // above 0.025 as a double, and 0.025 * 100 is exactly 2.5). A fused multiply-add gives the exact sign of
+        // `value * 100 - x`, so the floor and the half-way comparison are made on the exact product.
+        var floor = (value * 100).rounded(.down)
+        if (-floor).addingProduct(value, 100) < 0 { floor -= 1 } else if (-(floor + 1)).addingProduct(value, 100) >= 0 { floor += 1 }
+        let aboveHalf = (-(floor + 0.5)).addingProduct(value, 100)
+        let hundredths = Int(floor) + (aboveHalf > 0 || (aboveHalf == 0 && Int(floor) % 2 == 1) ? 1 : 0)
+        let fraction = hundredths % 100
+        return "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction)"
+    }
 
     /// XML text: `& < > "` escaped, control characters that XML 1.0 forbids dropped. Works on UTF-8 bytes
     /// and returns the text untouched when nothing needs escaping (the common case: it dominates feed rendering).

@@ -30,7 +30,7 @@ struct FeedResponder: Sendable {
     /// so a different ETag). A patron's copy is made private by `PersonalView.personalised`.
     func cacheable(_ data: Data, type: String, request: Request, bookIDs: Set<UUID>) -> StoredResponse {
         var body = data
-        var etag = SHA256.hash(data: data).prefix(16).map { String(format: "%02x", $0) }.joined()
+        var etag = Hex.string(SHA256.hash(data: data).prefix(16))
         var headers: HTTPFields = [
             .contentType: type, .cacheControl: "public, max-age=30",
             .vary: "Accept, Accept-Encoding, Authorization",

@@ -21,14 +21,14 @@ struct DirectoryBlobStore: BlobStore {
         try FileManager.default.createDirectory(at: root.appendingPathComponent(".tmp"), withIntermediateDirectories: true)
     }
 
-    static func sha256(of data: Data) -> String { SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined() }
+    static func sha256(of data: Data) -> String { Hex.string(SHA256.hash(data: data)) }
 
     static func sha256(of file: URL) throws -> String {
         let handle = try FileHandle(forReadingFrom: file)
         defer { try? handle.close() }
         var hasher = SHA256()
         while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty { hasher.update(data: chunk) }
-        return hasher.finalize().map { String(format: "%02x", $0) }.joined()
+        return Hex.string(hasher.finalize())
     }
 
     func url(for sha256: String) -> URL {
