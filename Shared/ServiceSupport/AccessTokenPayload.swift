@@ -11,10 +11,10 @@ public struct AccessTokenPayload: JWTPayload, Equatable {
     public var sid: String
 
     public init(patronID: UUID, sessionID: UUID, issuedAt: Date, lifetime: TimeInterval) {
-        sub = SubjectClaim(value: patronID.uuidString.lowercased())
+        sub = SubjectClaim(value: patronID.lowercased)
         iat = IssuedAtClaim(value: issuedAt)
         exp = ExpirationClaim(value: issuedAt.addingTimeInterval(lifetime))
-        sid = sessionID.uuidString.lowercased()
+        sid = sessionID.lowercased
     }
 
     public func verify(using algorithm: some JWTAlgorithm) async throws {

@@ -14,7 +14,7 @@ public enum RequestID {
         {
             return candidate
         }
-        return UUID().uuidString.lowercased()
+        return UUID().lowercased
     }
 }
 

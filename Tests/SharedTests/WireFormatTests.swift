@@ -53,3 +53,13 @@ import Testing
         #expect(Hex.string(all) == all.map { String(format: "%02x", $0) }.joined())
     }
 }
+
+@Suite struct UUIDLowercasedTests {
+    @Test func idsAreWrittenAsFoundationWritesThemInLowerCase() {
+        for _ in 0..<1_000 {
+            let id = UUID()
+            #expect(id.lowercased == id.uuidString.lowercased())
+        }
+        #expect(UUID(uuidString: "2DE8BB49-A4F1-435D-8ACC-3D6367BE7B5E")!.lowercased == "2de8bb49-a4f1-435d-8acc-3d6367be7b5e")
+    }
+}

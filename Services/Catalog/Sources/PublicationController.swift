@@ -28,7 +28,7 @@ struct PublicationController: Sendable {
         let book = try await books.available(id: try context.uuid("id"), logger: context.logger)
         let content = PublicRoute.publication(book.id).url(publicURL)
         var metadata: [String: Any] = [
-            "title": book.title, "identifier": "urn:uuid:\(book.id.uuidString.lowercased())", "@type": "http://schema.org/Book",
+            "title": book.title, "identifier": "urn:uuid:\(book.id.lowercased)", "@type": "http://schema.org/Book",
             "modified": WireFormat.formatDate(book.updatedAt),
         ]
         if let subtitle = book.subtitle { metadata["subtitle"] = subtitle }

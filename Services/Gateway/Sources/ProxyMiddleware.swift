@@ -278,9 +278,9 @@ struct ProxyMiddleware: RouterMiddleware {
         }
         for (name, value) in extra { headers.add(name: name, value: value) }
         headers.add(name: InternalHeader.serviceToken, value: token.value)
-        headers.add(name: InternalHeader.requestID, value: RequestID.current ?? UUID().uuidString.lowercased())
+        headers.add(name: InternalHeader.requestID, value: RequestID.current ?? UUID().lowercased)
         if let patronID {
-            headers.add(name: InternalHeader.patronID, value: patronID.uuidString.lowercased())
+            headers.add(name: InternalHeader.patronID, value: patronID.lowercased)
             if upstream === catalog, let version = shelfVersions[patronID] { headers.add(name: InternalHeader.shelfVersion, value: version) }
         }
         if let clientAddress { headers.add(name: InternalHeader.clientAddress, value: clientAddress) }

@@ -57,7 +57,7 @@ struct Entry: Sendable {
         Feed.Link(rel: "related", href: PublicRoute.related(book.id).url(publicURL), type: MediaType.acquisition, title: "Related books")
     }
     var entryURL: String { PublicRoute.entry(book.id).url(publicURL) }
-    var urn: String { "urn:uuid:\(book.id.uuidString.lowercased())" }
+    var urn: String { "urn:uuid:\(book.id.lowercased)" }
 
     struct Availability {
         var status: String

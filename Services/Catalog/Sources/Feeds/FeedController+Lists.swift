@@ -11,7 +11,7 @@ extension FeedController {
         let id = try context.uuid("id")
         let caller = Caller(request: request, token: token).patronID
         guard let (list, owner) = try await lists.list(id, logger: context.logger), list.isPublic || (owner != nil && owner == caller) else {
-            throw Problem.notFound("No list \(id.uuidString.lowercased())")
+            throw Problem.notFound("No list \(id.lowercased)")
         }
         var personal = PersonalView.anonymous
         if let caller {

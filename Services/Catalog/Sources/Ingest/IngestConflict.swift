@@ -14,7 +14,7 @@ struct IngestConflict: Error, ProblemConvertible {
             slug: "isbn-exists",
             title: "Conflict",
             detail:
-                "Book \(existing.uuidString.lowercased()) already has ISBN \(isbn); send the file again with replace=true to replace that book's file",
+                "Book \(existing.lowercased) already has ISBN \(isbn); send the file again with replace=true to replace that book's file",
             links: [ProblemLink(rel: "existing", href: PublicRoute.entry(existing).path)]
         )
     }

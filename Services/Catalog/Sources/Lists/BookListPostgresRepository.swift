@@ -83,7 +83,7 @@ struct BookListPostgresRepository: Sendable {
     func create(owner: UUID?, title: String, description: String, isPublic: Bool, featured: Bool, logger: Logger) async throws -> BookList {
         let id = UUID()
         try await client.transaction(logger: logger) { connection in
-            let key = owner?.uuidString.lowercased() ?? "staff"
+            let key = owner?.lowercased ?? "staff"
             try await connection.query("SELECT pg_advisory_xact_lock(\(Self.lockSpace), hashtext(\(key)))", logger: logger)
             let rows = try await connection.query(
                 "SELECT count(*)::int FROM book_lists WHERE owner_patron_id IS NOT DISTINCT FROM \(owner)",

@@ -156,7 +156,7 @@ struct ListsController: Sendable {
             return try await work()
         } catch let error as BookListError {
             switch error {
-            case .notFound(let id): throw Problem.notFound("No list \(id.uuidString.lowercased())")
+            case .notFound(let id): throw Problem.notFound("No list \(id.lowercased)")
             case .tooManyLists(let limit): throw Problem.conflict("list-limit", "A patron keeps at most \(limit) lists")
             case .tooManyBooks(let limit): throw Problem.conflict("list-full", "A list holds at most \(limit) books")
             case .unknownBooks(let ids):
@@ -164,7 +164,7 @@ struct ListsController: Sendable {
                     status: 422,
                     slug: "unknown-books",
                     title: "Unprocessable content",
-                    detail: "No such books (or withdrawn): \(ids.map { $0.uuidString.lowercased() }.joined(separator: ", "))"
+                    detail: "No such books (or withdrawn): \(ids.map { $0.lowercased }.joined(separator: ", "))"
                 )
             }
         }

@@ -13,7 +13,7 @@ struct ShelfCopyListener: Service {
     let heartbeat: Duration
     let logger: Logger
     /// This replica's heartbeats, told apart from the others'.
-    private let replica = UUID().uuidString.lowercased()
+    private let replica = UUID().lowercased
 
     init(client: PostgresClient, memory: ShelfCopyMemory, heartbeat: Duration = .seconds(2), logger: Logger) {
         self.client = client

@@ -40,7 +40,7 @@ struct SecretController: Sendable {
         guard let stored = try await accounts.secretHash(patronID: patronID, logger: context.logger) else { throw AuthenticationRequired() }
         // Guessing the current secret through here is throttled like signing in.
         let attempt = try await throttle.begin(
-            login: "secret-change:\(patronID.uuidString.lowercased())",
+            login: "secret-change:\(patronID.lowercased)",
             address: Caller(request: request, token: token).clientAddress,
             logger: context.logger
         )

@@ -83,7 +83,7 @@ struct ProfilePostgresRepository: Sendable {
             for try await bookID in rated.decode(UUID.self) { affected.append(bookID) }
             try await connection.query("DELETE FROM patrons WHERE id = \(patronID)", logger: logger)
             // Catalog forgets the patron's lists and shelf copy, in the same transaction's outbox.
-            let id = patronID.uuidString.lowercased()
+            let id = patronID.lowercased
             try await OutboxPostgresRepository.enqueue(
                 key: "erasure:\(id)",
                 path: InternalRoute.patronErasure(patronID).path,

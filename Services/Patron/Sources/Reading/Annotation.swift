@@ -136,7 +136,7 @@ enum Annotation {
         if let device { body[deviceKey] = device }
         return [
             "@context": context, "id": id, "type": "Annotation", "motivation": motivation, "body": body,
-            "target": ["source": "urn:uuid:\(bookID.uuidString.lowercased())", "selector": ["type": "oa:FragmentSelector", "value": value]],
+            "target": ["source": "urn:uuid:\(bookID.lowercased)", "selector": ["type": "oa:FragmentSelector", "value": value]],
         ]
     }
 

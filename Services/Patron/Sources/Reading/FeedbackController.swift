@@ -71,7 +71,7 @@ struct FeedbackController: Sendable {
             )
         }
         context.logger.info("Feedback received", metadata: ["feedback.id": "\(id)"])
-        return try JSONMessages.response(["id": id.uuidString.lowercased()], status: .created)
+        return try JSONMessages.response(["id": id.lowercased], status: .created)
     }
 
     /// `GET /admin/feedback?size=N&after=<id>` newest first, for the admin token.
@@ -83,7 +83,7 @@ struct FeedbackController: Sendable {
             var feedback: [Stored]
             var next: String?
         }
-        let next = items.count == size ? items.last.map { "/admin/feedback?size=\(size)&after=\($0.id.uuidString.lowercased())" } : nil
+        let next = items.count == size ? items.last.map { "/admin/feedback?size=\(size)&after=\($0.id.lowercased)" } : nil
         return try JSONMessages.response(Page(feedback: items, next: next))
     }
 }

@@ -53,7 +53,7 @@ struct ShelfPostgresRepository: Sendable {
     /// replica's background pass leaves that patron to whoever holds it).
     func read(patronID: UUID, wait: Bool, logger: Logger) async throws -> Reading? {
         try await client.transaction(logger: logger) { connection -> Reading? in
-            let key = patronID.uuidString.lowercased()
+            let key = patronID.lowercased
             if wait {
                 try await connection.query(
                     "SELECT pg_advisory_xact_lock(\(Self.lockSpace), hashtext(\(key))), (SELECT 1 FROM patrons WHERE id = \(patronID) FOR SHARE)",
