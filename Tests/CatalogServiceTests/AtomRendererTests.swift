@@ -14,4 +14,12 @@ import Testing
         }
         for value in values { #expect(AtomRenderer.twoDecimals(value) == String(format: "%.2f", value), "\(value)") }
     }
+
+    @Test func xmlTextIsEscapedAndForbiddenCharactersDropped() {
+        #expect(AtomRenderer.escape("Plain text, été") == "Plain text, été")
+        #expect(AtomRenderer.escape("Tom & Jerry <\"1\"> 'x'") == "Tom &amp; Jerry &lt;&quot;1&quot;&gt; 'x'")
+        #expect(AtomRenderer.escape("a\u{01}b\tc\nd\u{FFFE}e\u{FFFF}f\u{FFFD}") == "ab\tc\nd" + "ef\u{FFFD}")
+        let bridged = String(NSString(string: "Bridged & <text>"))
+        #expect(AtomRenderer.escape(bridged) == "Bridged &amp; &lt;text&gt;")
+    }
 }
