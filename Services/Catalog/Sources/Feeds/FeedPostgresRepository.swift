@@ -153,9 +153,10 @@ struct FeedPostgresRepository: Sendable {
     /// is nil when there are more than `countBound` matches.
     func search(_ request: SearchRequest, hidden: [UUID], logger: Logger) async throws -> Page {
         let page = try await runSearch(request, hidden: hidden, logger: logger)
-        guard request.after == nil, let q = request.q, !q.isEmpty, ISBN.normalized(q) == nil, let total = page.total, total < Self.fewMatches else {
-            return page
-        }
+        // A sorted search keeps its order: typo tolerance only when nothing matched at all.
+        guard request.after == nil, let q = request.q, !q.isEmpty, ISBN.normalized(q) == nil, let total = page.total, total < Self.fewMatches,
+            request.sort == nil || total == 0
+        else { return page }
         let words = Self.words(q)
         guard !words.isEmpty else { return page }
         let corrections = try await corrections(of: words, logger: logger)
@@ -166,8 +167,6 @@ struct FeedPostgresRepository: Sendable {
         let everyWord = alternatives.map { "(\($0.joined(separator: " | ")))" }.joined(separator: " & ")
         let anyWord = alternatives.joined().joined(separator: " | ")
         if request.sort != nil {
-            // A sorted search keeps its order: typo tolerance only when nothing matched at all.
-            guard total == 0 else { return page }
             let corrected = try await runSearch(request, corrected: everyWord, hidden: hidden, logger: logger)
             return corrected.books.isEmpty && words.count > 1
                 ? try await runSearch(request, corrected: anyWord, hidden: hidden, logger: logger) : corrected

@@ -394,7 +394,7 @@ struct BookPostgresRepository: Sendable {
         // nested loop over the array): two batches then lock their common books in one order. A deadlock PostgreSQL
         // breaks fails the request, and the outbox sends the batch again.
         let newest = Dictionary(figures.map { ($0.bookId, $0) }) { $0.version >= $1.version ? $0 : $1 }
-        let sorted = newest.values.sorted { $0.bookId.uuidString < $1.bookId.uuidString }
+        let sorted = newest.values.sorted { $0.bookId < $1.bookId }
         guard !sorted.isEmpty else { return }
         let json = String(decoding: try WireFormat.encode(sorted), as: UTF8.self)
         for try await _ in try await client.run(ApplyFigures.self, json, logger: logger) {}

@@ -67,37 +67,19 @@ struct CirculationPostgresRepository: Sendable {
         async throws -> Outcome?
     {
         guard let license = try await lockLicense(bookID, on: connection, logger: logger),
-            let (limits, current) = try await lockPatronAndRow(patronID: patronID, bookID: bookID, on: connection, logger: logger),
-            let current, let due = event == .offerExpired ? current.offerExpiresAt : current.dueAt, due <= dueBy,
+            let patron = try await lockPatronAndRow(patronID: patronID, bookID: bookID, on: connection, logger: logger),
+            let current = patron.row, let due = event == .offerExpired ? current.offerExpiresAt : current.dueAt, due <= dueBy,
             (try? BookMachine.next(from: current.state, on: event)) != nil
         else { return nil }
-        return try await apply(
-            event,
-            patronID: patronID,
-            bookID: bookID,
-            license: license,
-            limits: limits,
-            current: current,
-            on: connection,
-            logger: logger
-        )
+        return try await apply(event, patronID: patronID, bookID: bookID, license: license, patron: patron, on: connection, logger: logger)
     }
 
     func apply(_ event: BookEvent, patronID: UUID, bookID: UUID, on connection: PostgresConnection, logger: Logger) async throws -> Outcome {
         guard let license = try await lockLicense(bookID, on: connection, logger: logger) else { throw CirculationError.unknownBook(bookID) }
-        guard let (limits, current) = try await lockPatronAndRow(patronID: patronID, bookID: bookID, on: connection, logger: logger) else {
+        guard let patron = try await lockPatronAndRow(patronID: patronID, bookID: bookID, on: connection, logger: logger) else {
             throw AuthenticationRequired()
         }
-        return try await apply(
-            event,
-            patronID: patronID,
-            bookID: bookID,
-            license: license,
-            limits: limits,
-            current: current,
-            on: connection,
-            logger: logger
-        )
+        return try await apply(event, patronID: patronID, bookID: bookID, license: license, patron: patron, on: connection, logger: logger)
     }
 
     /// `event` under the licence's and the patron's locks, with what they read.
@@ -106,11 +88,11 @@ struct CirculationPostgresRepository: Sendable {
         patronID: UUID,
         bookID: UUID,
         license: LicenseRow,
-        limits: (loans: Int, holds: Int),
-        current: PatronBookRow?,
+        patron: LockedPatron,
         on connection: PostgresConnection,
         logger: Logger
     ) async throws -> Outcome {
+        let (limits, current) = (patron.limits, patron.row)
         let state = current?.state ?? .none
 
         if (event == .borrow && state.isOnLoan) || (event == .save && state == .saved) || (event == .unsave && state == .none)
@@ -373,19 +355,20 @@ struct CirculationPostgresRepository: Sendable {
         return nil
     }
 
+    /// What the patron's lock read: their limits and their row for the book (nil without one).
+    struct LockedPatron {
+        var limits: (loans: Int, holds: Int)
+        var row: PatronBookRow?
+    }
+
     /// The patron's limits and row for the book under the patron's lock (`LockPatronAndRow`); nil when the patron is gone.
-    private func lockPatronAndRow(
-        patronID: UUID,
-        bookID: UUID,
-        on connection: PostgresConnection,
-        logger: Logger
-    ) async throws -> (limits: (loans: Int, holds: Int), row: PatronBookRow?)? {
+    private func lockPatronAndRow(patronID: UUID, bookID: UUID, on connection: PostgresConnection, logger: Logger) async throws -> LockedPatron? {
         for try await row in try await connection.run(LockPatronAndRow.self, patronID, bookID, logger: logger) {
             let (loans, holds, state, due, offer) = try row.decode((Int, Int, String?, Date?, Date?).self)
             let current = state.map {
                 PatronBookRow(bookID: bookID, state: BookState(rawValue: $0) ?? .none, dueAt: due, offerExpiresAt: offer, copies: 0)
             }
-            return ((loans, holds), current)
+            return LockedPatron(limits: (loans, holds), row: current)
         }
         return nil
     }
