@@ -7,9 +7,10 @@ public enum BookMachine {
     }
 
     /// The events allowed in `state`, in a stable order.
-    public static func allowedEvents(from state: BookState) -> [BookEvent] {
-        BookEvent.allCases.filter { table[state]?[$0] != nil }
-    }
+    public static func allowedEvents(from state: BookState) -> [BookEvent] { allowed[state] ?? [] }
+
+    /// Worked out once: every book of every shelf and circulation answer lists them.
+    private static let allowed: [BookState: [BookEvent]] = table.mapValues { exits in BookEvent.allCases.filter { exits[$0] != nil } }
 
     /// True when `event` is a client report that the state already reflects (`download_completed` in DOWNLOAD
     /// COMPLETED, `opened` in OPENED): a second device, or the app after the server recorded the download itself.

@@ -57,4 +57,17 @@ public enum JSONMessages {
         let data = try WireFormat.encode(value)
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
+
+    /// `value` written as `application/json` by its own `JSONWritable` conformance (hot paths), as `response` would.
+    public static func response(
+        writing value: some JSONWritable,
+        status: HTTPResponse.Status = .ok,
+        headers: HTTPFields = [:]
+    ) -> Response {
+        var headers = headers
+        headers[.contentType] = MediaType.json
+        var json = JSONWriter()
+        value.write(to: &json)
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: json.bytes)))
+    }
 }

@@ -9,12 +9,17 @@ public enum RequestID {
 
     /// A client-sent id is kept when it is short and printable; otherwise a new one is made.
     public static func accept(_ candidate: String?) -> String {
-        if let candidate, (1...128).contains(candidate.count),
-            candidate.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-_.:".contains($0)) })
-        {
-            return candidate
+        if let candidate, (1...128).contains(candidate.utf8.count), candidate.utf8.allSatisfy(isAllowed) { return candidate }
+        return UUID.random().lowercased
+    }
+
+    /// ASCII letters, digits and `-_.:`, byte by byte (every request the gateway forwards carries an id).
+    private static func isAllowed(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
+        case UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: ":"): true
+        default: false
         }
-        return UUID().lowercased
     }
 }
 

@@ -55,14 +55,14 @@ struct CirculationController: Sendable {
         }
         let rows = try await circulation.shelf(patronID: patronID, logger: context.logger)
         let books = rows.filter { keep($0.state) }.map { $0.status(rules: circulation.rules) }
-        return try JSONMessages.response(["books": books], headers: [.cacheControl: "private, no-store"])
+        return JSONMessages.response(writing: BookStatusList(books: books), headers: [.cacheControl: "private, no-store"])
     }
 
     /// `GET /me/books/{id}` → the state and the events it allows.
     func get(request: Request, context: SignedInRequestContext) async throws -> Response {
         let patronID = context.patronID
         let bookID = try context.uuid("id")
-        return try JSONMessages.response(try await circulation.status(patronID: patronID, bookID: bookID, logger: context.logger))
+        return JSONMessages.response(writing: try await circulation.status(patronID: patronID, bookID: bookID, logger: context.logger))
     }
 
     func perform(_ event: BookEvent, request: Request, context: SignedInRequestContext) async throws -> Response {
@@ -70,14 +70,14 @@ struct CirculationController: Sendable {
         let bookID = try context.uuid("id")
         let outcome = try await circulation.apply(event, patronID: patronID, bookID: bookID, logger: context.logger)
         let creates = event == .borrow || event == .hold
-        return try JSONMessages.response(outcome.status, status: creates && outcome.changed ? .created : .ok, headers: outcome.stampHeader)
+        return JSONMessages.response(writing: outcome.status, status: creates && outcome.changed ? .created : .ok, headers: outcome.stampHeader)
     }
 
     /// `POST /me/books/{id}/renew` → the loan with its new due date; 409 when others wait.
     func renew(request: Request, context: SignedInRequestContext) async throws -> Response {
         let patronID = context.patronID
         let bookID = try context.uuid("id")
-        return try JSONMessages.response(try await circulation.renew(patronID: patronID, bookID: bookID, logger: context.logger))
+        return JSONMessages.response(writing: try await circulation.renew(patronID: patronID, bookID: bookID, logger: context.logger))
     }
 
     struct SuspendRequest: Decodable {
@@ -99,14 +99,18 @@ struct CirculationController: Sendable {
         guard until > Date(), until.timeIntervalSinceNow <= Self.longestSuspension else {
             throw Problem.badRequest("until must be in the future and at most a year ahead")
         }
-        return try JSONMessages.response(try await circulation.suspendHold(until: until, patronID: patronID, bookID: bookID, logger: context.logger))
+        return JSONMessages.response(
+            writing: try await circulation.suspendHold(until: until, patronID: patronID, bookID: bookID, logger: context.logger)
+        )
     }
 
     /// `POST /me/books/{id}/resume` → the hold, active again (offered a copy at once if one is free).
     func resume(request: Request, context: SignedInRequestContext) async throws -> Response {
         let patronID = context.patronID
         let bookID = try context.uuid("id")
-        return try JSONMessages.response(try await circulation.suspendHold(until: nil, patronID: patronID, bookID: bookID, logger: context.logger))
+        return JSONMessages.response(
+            writing: try await circulation.suspendHold(until: nil, patronID: patronID, bookID: bookID, logger: context.logger)
+        )
     }
 
     /// A date-time as sent, or a calendar date as its first instant in UTC.
@@ -127,7 +131,7 @@ struct CirculationController: Sendable {
         let name = try await JSONMessages.decode(EventRequest.self, from: request).event
         guard let event = BookEvent(rawValue: name), BookEvent.clientReported.contains(event) else { throw CirculationError.notClientEvent(name) }
         let outcome = try await circulation.apply(event, patronID: patronID, bookID: bookID, logger: context.logger)
-        return try JSONMessages.response(outcome.status, headers: outcome.stampHeader)
+        return JSONMessages.response(writing: outcome.status, headers: outcome.stampHeader)
     }
 
     /// `PUT`/`DELETE /me/books/{id}/ignored`: hide a book from every feed and search for this patron, or show it again.

@@ -566,13 +566,17 @@ struct CirculationPostgresRepository: Sendable {
     struct ShelfRowsStatement: PostgresPreparedStatement {
         static let sql = """
             SELECT pb.book_id, pb.state, pb.due_at, pb.offer_expires_at, pb.hold_placed_at,
-                ahead.everyone + 1, ahead.active + 1, pb.suspended_until,
+                CASE WHEN pb.state = 'waiting_for_loan' THEN ahead.everyone + 1 END,
+                CASE WHEN pb.state = 'waiting_for_loan' THEN ahead.active + 1 END, pb.suspended_until,
                 coalesce(l.copies, 0), l.title, ARRAY(SELECT jsonb_array_elements_text(l.authors)), coalesce(l.has_cover, true)
             FROM patron_books pb LEFT JOIN licenses l ON l.book_id = pb.book_id
             LEFT JOIN LATERAL (SELECT count(*)::int AS everyone,
                     count(*) FILTER (WHERE q.suspended_until IS NULL OR q.suspended_until <= now())::int AS active
                 FROM patron_books q WHERE q.book_id = pb.book_id AND q.state = 'waiting_for_loan'
-                AND (q.hold_placed_at, q.patron_id) < (pb.hold_placed_at, pb.patron_id)) ahead ON pb.state = 'waiting_for_loan'
+                AND (q.hold_placed_at, q.patron_id) < (pb.hold_placed_at, pb.patron_id)
+                -- Inside the subquery, so that the queue is counted for holds only (as the join's condition, it was
+                -- counted for every book and then dropped).
+                AND pb.state = 'waiting_for_loan') ahead ON true
             WHERE pb.patron_id = $1 AND ($2::uuid IS NULL OR pb.book_id = $2)
             ORDER BY pb.updated_at DESC, pb.book_id
             """
