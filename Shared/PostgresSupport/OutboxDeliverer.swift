@@ -14,6 +14,9 @@ public struct OutboxDeliverer: Service {
     let batches: [OutboxBatch]
     let schema: SchemaReadiness
     let logger: Logger
+    /// Queues messages whose payload is worked out late, at the start of each pass (patron's figures of the books
+    /// marked due: `FiguresPostgresRepository.queueDue`).
+    let prepare: (@Sendable () async throws -> Void)?
 
     /// Messages delivered at once.
     static let parallelism = 8
@@ -24,7 +27,8 @@ public struct OutboxDeliverer: Service {
         interval: Duration = .milliseconds(500),
         batches: [OutboxBatch] = [],
         schema: SchemaReadiness,
-        logger: Logger
+        logger: Logger,
+        prepare: (@Sendable () async throws -> Void)? = nil
     ) {
         self.outbox = OutboxPostgresRepository(client: client)
         self.destination = destination
@@ -32,6 +36,7 @@ public struct OutboxDeliverer: Service {
         self.batches = batches
         self.schema = schema
         self.logger = logger
+        self.prepare = prepare
     }
 
     public func run() async throws {
@@ -59,6 +64,7 @@ public struct OutboxDeliverer: Service {
     /// Delivers the messages that are due now; returns how many were acknowledged.
     @discardableResult
     public func deliverDue(limit: Int = 50) async throws -> Int {
+        try await prepare?()
         var claimed = try await outbox.claimDue(limit: limit, logger: logger)
         var delivered = 0
         for batch in batches {

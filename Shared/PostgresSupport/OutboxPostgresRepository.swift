@@ -58,7 +58,7 @@ public struct OutboxPostgresRepository: Sendable {
     }
 
     /// Ends an `INSERT INTO outbox (key, path, payload)`: a message replaces an undelivered one of the same key. For a
-    /// statement that builds its payload in SQL (`FiguresPostgresRepository.Publish`) and so saves a round trip.
+    /// statement that builds its payload in SQL (`FiguresPostgresRepository.Queue`) and so saves a round trip.
     public static let replacingUndelivered = """
         ON CONFLICT (key) DO UPDATE SET path = EXCLUDED.path, payload = EXCLUDED.payload,
             revision = outbox.revision + 1, attempts = 0, next_attempt_at = now()

@@ -41,7 +41,8 @@ public func buildPatronApplication(config: ServiceConfig) async throws -> some A
             destination: catalog,
             batches: [OutboxBatch(keyPrefix: FiguresPostgresRepository.keyPrefix, path: InternalRoute.figures.path)],
             schema: schema,
-            logger: logger
+            logger: logger,
+            prepare: { try await FiguresPostgresRepository.queueDue(client: postgres, logger: logger) }
         ),
         shelves
     )

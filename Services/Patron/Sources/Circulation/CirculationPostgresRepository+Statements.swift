@@ -39,14 +39,15 @@ extension CirculationPostgresRepository {
             """
     }
 
-    // Inserting or updating a patron's row is one statement with what goes with it (round trips less): the limits
-    // checked before the write (`allowed`; no row is written when one is reached, and the caller then asks
-    // `LoanCounts` which) and the loan's history after it (`history`). Parameters: $1 patron, $2 book, $3 state,
-    // $4 a loan starts (a history row, the licence's count), $5 the loan's seconds, $6 the event that ended a loan
-    // (or NULL), $7 the loan limit and $8 the book's copies (each NULL when not checked), $9 the loan states, $10 the
-    // states that occupy a copy. Every caller holds the licence's and the patron's locks, so the counts stand. Each
-    // write answers a shelf stamp too (`shelf_version_seq`): taken under the patron's lock, it is below the number of
-    // any reading that could miss this change, as a reading locks the patron's row first (`ShelfPostgresRepository`).
+    // Inserting or updating a patron's row is one statement with what goes with it (round trips less): the limits checked
+    // before the write (`allowed`; no row is written when one is reached, and the caller then asks `LoanCounts` which) and
+    // the loan's history after it (`history`). Parameters: $1 patron, $2 book, $3 state, $4 a loan starts (a history row,
+    // the licence's count), $5 the loan's seconds, $6 the event that ended a loan (or NULL), $7 the loan limit and $8 the
+    // book's copies (each NULL when not checked), $9 the loan states, $10 the states that occupy a copy, $11 the change
+    // moves the book's figures (marked due, `FiguresPostgresRepository`). Every caller holds the licence's and the
+    // patron's locks, so the counts stand. Each write answers a shelf stamp too (`shelf_version_seq`): taken under the
+    // patron's lock, it is below the number of any reading that could miss this change, as a reading locks the patron's
+    // row first (`ShelfPostgresRepository`).
     fileprivate static let allowed = """
         allowed AS (SELECT ($7::int8 IS NULL
                 OR (SELECT count(*) FROM patron_books WHERE patron_id = $1::uuid AND state = ANY($9::text[])) < $7::int8)
@@ -72,7 +73,8 @@ extension CirculationPostgresRepository {
                     CASE WHEN $4::bool THEN now() + make_interval(secs => $5::float8) END
                 FROM allowed WHERE ok
                 RETURNING due_at, offer_expires_at, suspended_until),
-            \(history)
+            \(history),
+            \(FiguresPostgresRepository.markingCTE(book: "$2", flag: "$11"))
             SELECT due_at, offer_expires_at, suspended_until, nextval('shelf_version_seq') FROM written
             """
     }
@@ -92,18 +94,20 @@ extension CirculationPostgresRepository {
                     updated_at = now()
                 WHERE patron_id = $1::uuid AND book_id = $2::uuid AND (SELECT ok FROM allowed)
                 RETURNING due_at, offer_expires_at, suspended_until),
-            \(history)
+            \(history),
+            \(FiguresPostgresRepository.markingCTE(book: "$2", flag: "$11"))
             SELECT due_at, offer_expires_at, suspended_until, nextval('shelf_version_seq') FROM written
             """
     }
 
-    /// $1 patron, $2 book, $3 a loan ended by (or NULL).
+    /// $1 patron, $2 book, $3 a loan ended by (or NULL), $4 the change moves the book's figures.
     enum DeleteRow: PreparedSQL {
         static let sql = """
             WITH ended AS (UPDATE loan_history SET ended_at = now(), end_reason = $3::text
-                WHERE patron_id = $1::uuid AND book_id = $2::uuid AND ended_at IS NULL AND $3::text IS NOT NULL)
-            DELETE FROM patron_books WHERE patron_id = $1::uuid AND book_id = $2::uuid
-            RETURNING nextval('shelf_version_seq')
+                WHERE patron_id = $1::uuid AND book_id = $2::uuid AND ended_at IS NULL AND $3::text IS NOT NULL),
+            written AS (DELETE FROM patron_books WHERE patron_id = $1::uuid AND book_id = $2::uuid RETURNING 1),
+            \(FiguresPostgresRepository.markingCTE(book: "$2", flag: "$4"))
+            SELECT nextval('shelf_version_seq') FROM written
             """
     }
 

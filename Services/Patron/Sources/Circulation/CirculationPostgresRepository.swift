@@ -142,9 +142,6 @@ struct CirculationPostgresRepository: Sendable {
         if [.returnLoan, .loanExpired, .decline, .offerExpired, .cancelHold, .hold].contains(event) {
             try await promoteHolds(bookID: bookID, copies: license.copies, openAccess: license.openAccess, on: connection, logger: logger)
         }
-        if [.borrow, .hold, .cancelHold, .accept, .decline, .returnLoan, .offerExpired, .loanExpired].contains(event) {
-            try await FiguresPostgresRepository.publish(bookID: bookID, on: connection, logger: logger)
-        }
         if let kind = NotificationKind(after: event) {
             try await NotificationPostgresRepository.record(
                 kind,
@@ -216,7 +213,7 @@ struct CirculationPostgresRepository: Sendable {
             )
             if until == nil {
                 try await promoteHolds(bookID: bookID, copies: license.copies, openAccess: license.openAccess, on: connection, logger: logger)
-                try await FiguresPostgresRepository.publish(bookID: bookID, on: connection, logger: logger)
+                try await FiguresPostgresRepository.markDue(bookID: bookID, on: connection, logger: logger)
             }
             logger.info(
                 until == nil ? "Hold resumed" : "Hold suspended",
@@ -248,7 +245,7 @@ struct CirculationPostgresRepository: Sendable {
                 ) { count += 1 }
                 guard count > 0 else { return 0 }
                 try await promoteHolds(bookID: bookID, copies: license.copies, openAccess: license.openAccess, on: connection, logger: logger)
-                try await FiguresPostgresRepository.publish(bookID: bookID, on: connection, logger: logger)
+                try await FiguresPostgresRepository.markDue(bookID: bookID, on: connection, logger: logger)
                 return count
             }
         }
@@ -311,7 +308,7 @@ struct CirculationPostgresRepository: Sendable {
     }
 
     /// Stores a book's licence from catalog, ignoring versions older than the stored one; a changed licence offers
-    /// the book to the hold queue at once (more copies, or open access) and republishes its figures.
+    /// the book to the hold queue at once (more copies, or open access) and marks its figures due.
     func store(_ license: License, logger: Logger) async throws {
         let authors = String(decoding: try JSONEncoder().encode(license.authors), as: UTF8.self)
         try await client.transaction(logger: logger) { connection in
@@ -332,7 +329,7 @@ struct CirculationPostgresRepository: Sendable {
             for try await _ in rows { changed = true }
             guard changed else { return }
             try await promoteHolds(bookID: license.bookId, copies: license.copies, openAccess: license.openAccess, on: connection, logger: logger)
-            try await FiguresPostgresRepository.publish(bookID: license.bookId, on: connection, logger: logger)
+            try await FiguresPostgresRepository.markDue(bookID: license.bookId, on: connection, logger: logger)
         }
     }
 
@@ -422,6 +419,9 @@ struct CirculationPostgresRepository: Sendable {
         for try await count in rows.decode(Int.self) where count >= limit { throw CirculationError.holdLimit(limit) }
     }
 
+    /// The events after which a book's figures (copies free, holds) are due again.
+    static let figuresEvents: Set<BookEvent> = [.borrow, .hold, .cancelHold, .accept, .decline, .returnLoan, .offerExpired, .loanExpired]
+
     /// What a write checks before it writes (nil: not checked): the patron's loan limit, the book's copies.
     struct WriteLimit {
         var loans: Int?
@@ -442,9 +442,10 @@ struct CirculationPostgresRepository: Sendable {
     ) async throws -> (row: PatronBookRow?, stamp: Int64?) {
         let startsLoan = event == .borrow || event == .accept
         let endsLoan = event == .returnLoan || event == .loanExpired ? event.rawValue : nil
+        let movesFigures = Self.figuresEvents.contains(event)
         guard next != .none else {
             var stamp: Int64?
-            for try await row in try await connection.run(DeleteRow.self, patronID, bookID, endsLoan, logger: logger) {
+            for try await row in try await connection.run(DeleteRow.self, patronID, bookID, endsLoan, movesFigures, logger: logger) {
                 stamp = try row.decode(Int64.self)
             }
             return (nil, stamp)
@@ -452,7 +453,7 @@ struct CirculationPostgresRepository: Sendable {
         // `InsertRow` and `UpdateRow` take the same parameters and answer the same columns.
         let values: [(any PostgresThrowingDynamicTypeEncodable)?] = [
             patronID, bookID, next.rawValue, startsLoan, rules.loanPeriod, endsLoan, limit.loans, limit.copies, Self.loanStates,
-            Self.occupyingStates,
+            Self.occupyingStates, movesFigures,
         ]
         func written<Statement: PreparedSQL>(_ statement: Statement.Type) async throws -> (row: PatronBookRow?, stamp: Int64?) {
             for try await row in try await connection.run(statement, values: values, logger: logger) {
@@ -518,8 +519,8 @@ struct CirculationPostgresRepository: Sendable {
         return affected
     }
 
-    /// After a deleted account is gone: offers each of `books`' freed copies to the next patrons waiting and queues the
-    /// book's new figures for catalog.
+    /// After a deleted account is gone: offers each of `books`' freed copies to the next patrons waiting and marks the
+    /// book's figures due for catalog.
     func releaseCopies(of books: Set<UUID>, on connection: PostgresConnection, logger: Logger) async throws {
         for bookID in books {
             let licence = try await connection.query(
@@ -529,7 +530,7 @@ struct CirculationPostgresRepository: Sendable {
             for try await (copies, openAccess) in licence.decode((Int, Bool).self) {
                 try await promoteHolds(bookID: bookID, copies: copies, openAccess: openAccess, on: connection, logger: logger)
             }
-            try await FiguresPostgresRepository.publish(bookID: bookID, on: connection, logger: logger)
+            try await FiguresPostgresRepository.markDue(bookID: bookID, on: connection, logger: logger)
         }
     }
 

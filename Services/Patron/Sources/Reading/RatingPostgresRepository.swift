@@ -5,7 +5,7 @@ import PostgresSupport
 import ServiceSupport
 import Shared
 
-/// A patron's ratings in PostgreSQL; each change queues the book's new figures for catalog.
+/// A patron's ratings in PostgreSQL; each change marks the book's figures due for catalog.
 struct RatingPostgresRepository: Sendable {
     let client: PostgresClient
 
@@ -19,7 +19,7 @@ struct RatingPostgresRepository: Sendable {
                 """,
                 logger: logger
             )
-            try await FiguresPostgresRepository.publish(bookID: bookID, on: connection, logger: logger)
+            try await FiguresPostgresRepository.markDue(bookID: bookID, on: connection, logger: logger)
         }
     }
 
@@ -35,7 +35,7 @@ struct RatingPostgresRepository: Sendable {
                 "DELETE FROM ratings WHERE patron_id = \(patronID) AND book_id = \(bookID) RETURNING 1",
                 logger: logger
             )
-            for try await _ in rows { try await FiguresPostgresRepository.publish(bookID: bookID, on: connection, logger: logger) }
+            for try await _ in rows { try await FiguresPostgresRepository.markDue(bookID: bookID, on: connection, logger: logger) }
         }
     }
 
