@@ -75,10 +75,10 @@ def to_ms(value, unit):
 WARMUP_SECONDS = 1
 
 
-def wrk(url, duration, headers=(), script=None, env=None, warmup=WARMUP_SECONDS):
+def wrk(url, duration, headers=(), script=None, env=None, warmup=WARMUP_SECONDS, after_warmup=None):
     """One scenario: WARMUP_SECONDS of the same load first, not measured (caches filled, connections open, each
     patron's first request made), then `duration` seconds measured. Cold costs are what --cold measures. Scenarios that
-    change state as they go (borrow and return, sign-ins) start measured, without a warm-up."""
+    change state as they go put it back with `after_warmup` (borrow and return) or start measured (sign-ins)."""
     command = ["wrk", "-t2", f"-c{CONNECTIONS}", "--latency", "--timeout", "10s"]
     for header in headers:
         command += ["-H", header]
@@ -86,6 +86,8 @@ def wrk(url, duration, headers=(), script=None, env=None, warmup=WARMUP_SECONDS)
         command += ["-s", str(script)]
     if warmup:
         subprocess.run(command + [f"-d{warmup}s", url], check=True, capture_output=True, text=True, env=env)
+        if after_warmup:
+            after_warmup()
     output = subprocess.run(command + [f"-d{duration}s", url], check=True, capture_output=True, text=True, env=env).stdout
     rps = float(re.search(r"Requests/sec:\s+([\d.]+)", output).group(1))
     latency = {p: to_ms(*re.search(rf"\s{p}%\s+([\d.]+)(us|ms|s)", output).groups()) for p in ("50", "99")}
@@ -399,9 +401,17 @@ def main():
                                                                 env=dict(os.environ, WORDS_FILE=str(words_file)), warmup=0)
         if wanted("borrow or return (one request)"):
             log("wrk: borrow+return cycle")
+            def return_everything():
+                # What the warm-up left on loan goes back, so that the measured run starts where the script expects:
+                # patron p of borrow_return.lua holds books p*10 ... p*10+9 of BOOKS_FILE.
+                auths = bearer_file.read_text().split("\n")
+                books = books_file.read_text().split()
+                for patron in range(CONNECTIONS):
+                    for book in books[patron * 10:patron * 10 + 10]:
+                        http("POST", f"{gw}/me/books/{book}/return", {"Authorization": auths[patron]})
             results["borrow or return (one request)"] = wrk(
                 gw + "/", args.duration, script=ROOT / "Benchmarks/borrow_return.lua",
-                env=dict(os.environ, BOOKS_FILE=str(books_file), AUTH_FILE=str(bearer_file)), warmup=0)
+                env=dict(os.environ, BOOKS_FILE=str(books_file), AUTH_FILE=str(bearer_file)), after_warmup=return_everything)
         # Signed in: 64 patrons of the seeded 10,000 (their shelves in catalog's copy), a random one per request.
         for name, path, auth in [
             ("signed in (Bearer): lane page (50)", "/opds/lanes/new?size=50", bearer_file),
