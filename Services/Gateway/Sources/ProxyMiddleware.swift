@@ -343,6 +343,57 @@ struct ProxyMiddleware: RouterMiddleware {
                 retryAfter: 2
             ).response()
         }
+        // An upload's body must not be read by the upstream request any longer once the answer goes back (`CappedBody`);
+        // its answer (short: a book's id, or a problem) is read whole first, as the upstream may answer before it has
+        // read the whole upload (a refusal), and the upstream request ends when its body is released.
+        if case .streamed(let stream, _) = body {
+            do {
+                let response = try await forward(
+                    request,
+                    headers: headers,
+                    body: body,
+                    to: upstream,
+                    candidates: candidates,
+                    cacheKey: nil,
+                    keep: nil,
+                    readWhole: true,
+                    logger: logger
+                )
+                await stream.reads.release()
+                return response
+            } catch {
+                await stream.reads.release()
+                throw error
+            }
+        }
+        return try await forward(
+            request,
+            headers: headers,
+            body: body,
+            to: upstream,
+            candidates: candidates,
+            cacheKey: cacheKey,
+            keep: keep,
+            readWhole: false,
+            logger: logger
+        )
+    }
+
+    /// The most of an upload's answer the gateway reads (`forward`).
+    static let uploadAnswerBytes = 1 << 20
+
+    /// `forward` to the first of `candidates` that answers.
+    private func forward(
+        _ request: Request,
+        headers: HTTPHeaders,
+        body: OutboundBody,
+        to upstream: Upstream,
+        candidates: [String],
+        cacheKey: String?,
+        keep: KeptCopy?,
+        readWhole: Bool,
+        logger: Logger
+    ) async throws -> Response {
         let method = HTTPMethod(rawValue: request.method.rawValue)
         let idempotent = [.GET, .HEAD, .PUT, .DELETE, .OPTIONS].contains(method)
         let target = request.uri.path + (request.uri.query.map { "?" + $0 } ?? "")
@@ -369,6 +420,14 @@ struct ProxyMiddleware: RouterMiddleware {
                     let stored = StoredResponse(body: try await response.body.collect(upTo: EdgeCachePolicy.maxEntryBytes), headers: fields)
                     edgeCache.put(cacheKey, stored, lifetime: lifetime)
                     return stored.response(to: request)
+                }
+                if readWhole {
+                    let bytes = try await response.body.collect(upTo: Self.uploadAnswerBytes)
+                    return Response(
+                        status: .init(code: Int(response.status.code), reasonPhrase: response.status.reasonPhrase),
+                        headers: fields,
+                        body: .init(byteBuffer: bytes)
+                    )
                 }
                 if let keep, response.status == .ok, fields[.eTag] != nil, let length = fields[.contentLength].flatMap(Int.init),
                     length <= keep.maxBytes

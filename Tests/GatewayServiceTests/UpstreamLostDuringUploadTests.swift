@@ -1,0 +1,141 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import TestSupport
+import Testing
+
+@testable import GatewayService
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An upload whose upstream hangs up halfway: the client gets a 502, and the gateway lives on (NIO stops the process
+/// when two reads of one request body are waiting at once: the upstream request's, and Hummingbird's own, which drops
+/// what is left of the body once the answer is sent).
+@Suite struct UpstreamLostDuringUploadTests {
+    /// A socket on 127.0.0.1 and its port.
+    func listeningSocket() -> (fd: Int32, port: Int) {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                _ = bind(fd, $0, length)
+                _ = listen(fd, 8)
+                _ = getsockname(fd, $0, &length)
+            }
+        }
+        return (fd, Int(UInt16(bigEndian: address.sin_port)))
+    }
+
+    func connected(to port: Int) -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        _ = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        var timeout = timeval(tv_sec: 1, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        return fd
+    }
+
+    func sendAll(_ fd: Int32, _ bytes: [UInt8]) {
+        var sent = 0
+        while sent < bytes.count {
+            let count = bytes[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if count <= 0 { return }
+            sent += count
+        }
+    }
+
+    /// Reads until a whole answer's head has come, the connection closes, or `limit` passes.
+    func answer(_ fd: Int32, limit: Duration) -> String {
+        var received = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        let deadline = ContinuousClock.now + limit
+        while ContinuousClock.now < deadline {
+            let count = recv(fd, &buffer, buffer.count, 0)
+            if count == 0 { break }
+            if count > 0 { received += buffer[0..<count] }
+            if String(decoding: received, as: UTF8.self).contains("\r\n\r\n") { break }
+        }
+        return String(decoding: received, as: UTF8.self)
+    }
+
+    /// Posts an upload of `size` bytes on a raw socket: the head and 200,000 bytes, a pause (in which the upstream hangs
+    /// up or answers), the rest, then the answer's head. On a thread of its own: blocking socket calls on Swift's
+    /// cooperative threads would starve the gateway, which runs on them in this process.
+    func upload(port: Int, size: Int) async -> String {
+        await withCheckedContinuation { continuation in
+            Thread {
+                let fd = connected(to: port)
+                defer { close(fd) }
+                let head = "POST /admin/books HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/epub+zip\r\nContent-Length: \(size)\r\n\r\n"
+                sendAll(fd, Array(head.utf8))
+                sendAll(fd, [UInt8](repeating: 7, count: 200_000))
+                usleep(800_000)
+                let early = answer(fd, limit: .milliseconds(200))
+                sendAll(fd, [UInt8](repeating: 7, count: size - 200_000))
+                continuation.resume(returning: early.isEmpty ? answer(fd, limit: .seconds(10)) : early)
+            }
+            .start()
+        }
+    }
+
+    @Test func anUploadWhoseUpstreamHangsUpGetsA502AndTheGatewayLivesOn() async throws {
+        let upstream = listeningSocket()
+        defer { close(upstream.fd) }
+        // The upstream: takes a connection, reads the head and some of the body, and hangs up.
+        let hangUp = Thread {
+            let connection = accept(upstream.fd, nil, nil)
+            guard connection >= 0 else { return }
+            var buffer = [UInt8](repeating: 0, count: 1 << 16)
+            var seen = 0
+            while seen < 100_000 {
+                let count = recv(connection, &buffer, buffer.count, 0)
+                if count <= 0 { break }
+                seen += count
+            }
+            close(connection)
+        }
+        hangUp.start()
+        let config = TestConfig.base([
+            "CATALOG_URLS": "http://127.0.0.1:\(upstream.port)", "PATRON_URLS": "http://127.0.0.1:1", "GATEWAY_PORT": "0",
+            "INGEST_MAX_BYTES": "10000000",
+        ])
+        try await buildGatewayApplication(config: config).test(.live) { client in
+            let gateway = try #require(client.port)
+            let reply = await upload(port: gateway, size: 4_000_000)
+            #expect(reply.hasPrefix("HTTP/1.1 502") || reply.hasPrefix("HTTP/1.1 503"), "\(reply.prefix(80))")
+            // Still serving.
+            try await client.execute(uri: "/health/live", method: .get) { response in #expect(response.status == .ok) }
+        }
+    }
+
+    /// Catalog refuses an upload at once (a wrong admin token) without reading its body: the refusal reaches the
+    /// client while the upload is still arriving, and the gateway lives on.
+    @Test func anUploadRefusedBeforeItsBodyIsReadGetsTheRefusal() async throws {
+        let router = Router()
+        router.post("/admin/books") { _, _ in Response(status: .unauthorized) }
+        let refusing = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        try await refusing.test(.live) { upstream in
+            let config = TestConfig.base([
+                "CATALOG_URLS": "http://127.0.0.1:\(try #require(upstream.port))", "PATRON_URLS": "http://127.0.0.1:1", "GATEWAY_PORT": "0",
+                "INGEST_MAX_BYTES": "10000000",
+            ])
+            try await buildGatewayApplication(config: config).test(.live) { client in
+                let gateway = try #require(client.port)
+                let reply = await upload(port: gateway, size: 4_000_000)
+                #expect(reply.hasPrefix("HTTP/1.1 401"), "\(reply.prefix(80))")
+                try await client.execute(uri: "/health/live", method: .get) { response in #expect(response.status == .ok) }
+            }
+        }
+    }
+}
