@@ -106,17 +106,8 @@ import Glibc
             close(connection)
         }
         hangUp.start()
-        let config = TestConfig.base([
-            "CATALOG_URLS": "http://127.0.0.1:\(upstream.port)", "PATRON_URLS": "http://127.0.0.1:1", "GATEWAY_PORT": "0",
-            "INGEST_MAX_BYTES": "10000000",
-        ])
-        try await buildGatewayApplication(config: config).test(.live) { client in
-            let gateway = try #require(client.port)
-            let reply = await upload(port: gateway, size: 4_000_000)
-            #expect(reply.hasPrefix("HTTP/1.1 502") || reply.hasPrefix("HTTP/1.1 503"), "\(reply.prefix(80))")
-            // Still serving.
-            try await client.execute(uri: "/health/live", method: .get) { response in #expect(response.status == .ok) }
-        }
+        let reply = try await uploadThroughGateway(toCatalogAt: upstream.port)
+        #expect(reply.hasPrefix("HTTP/1.1 502") || reply.hasPrefix("HTTP/1.1 503"), "\(reply.prefix(80))")
     }
 
     /// Catalog refuses an upload at once (a wrong admin token) without reading its body: the refusal reaches the
@@ -126,16 +117,20 @@ import Glibc
         router.post("/admin/books") { _, _ in Response(status: .unauthorized) }
         let refusing = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
         try await refusing.test(.live) { upstream in
-            let config = TestConfig.base([
-                "CATALOG_URLS": "http://127.0.0.1:\(try #require(upstream.port))", "PATRON_URLS": "http://127.0.0.1:1", "GATEWAY_PORT": "0",
-                "INGEST_MAX_BYTES": "10000000",
-            ])
-            try await buildGatewayApplication(config: config).test(.live) { client in
-                let gateway = try #require(client.port)
-                let reply = await upload(port: gateway, size: 4_000_000)
-                #expect(reply.hasPrefix("HTTP/1.1 401"), "\(reply.prefix(80))")
-                try await client.execute(uri: "/health/live", method: .get) { response in #expect(response.status == .ok) }
-            }
+            let reply = try await uploadThroughGateway(toCatalogAt: try #require(upstream.port))
+            #expect(reply.hasPrefix("HTTP/1.1 401"), "\(reply.prefix(80))")
+        }
+    }
+
+    /// A gateway in front of catalog at `port`: `upload`'s answer, once the gateway was seen still serving after it.
+    func uploadThroughGateway(toCatalogAt port: Int) async throws -> String {
+        let config = TestConfig.base([
+            "CATALOG_URLS": "http://127.0.0.1:\(port)", "PATRON_URLS": "http://127.0.0.1:1", "GATEWAY_PORT": "0", "INGEST_MAX_BYTES": "10000000",
+        ])
+        return try await buildGatewayApplication(config: config).test(.live) { client in
+            let reply = await upload(port: try #require(client.port), size: 4_000_000)
+            try await client.execute(uri: "/health/live", method: .get) { response in #expect(response.status == .ok) }
+            return reply
         }
     }
 }

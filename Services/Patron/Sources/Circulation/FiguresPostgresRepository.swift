@@ -9,8 +9,9 @@ import Shared
 /// book's figures as due, in its own transaction (`markDue`, or the mark inside a circulation write); the outbox's
 /// pass works out the figures of the books due, many at once, and queues them (`queueDue`).
 enum FiguresPostgresRepository {
-    /// Marks `$2` due (the mark drawn once the row is locked: a book's marks grow in the order its changes commit).
-    /// A fragment for a change's own statement, on the rows of its CTE `written`; `$flag` says whether to mark.
+    /// Marks the book `book` (a parameter, `$2`) due, the mark drawn once its row is locked: a book's marks grow in the
+    /// order its changes commit. A fragment of a change's own statement, marking when its CTE `written` has a row and
+    /// the parameter `flag` is true.
     static func markingCTE(book: String, flag: String) -> String {
         """
         marked AS (INSERT INTO figures_due (book_id, mark) SELECT \(book)::uuid, nextval('figures_mark_seq') FROM written WHERE \(flag)::bool
@@ -59,7 +60,7 @@ enum FiguresPostgresRepository {
     }
 
     /// Queues the figures of up to `limit` books due, oldest mark first, and clears their marks unless a change marked
-    /// them again meanwhile (its figures then go out on the next pass); returns how many were queued. The figures are
+    /// them again meanwhile (its figures then go out on the next pass); returns how many marks it read. The figures are
     /// read after the marks (a later statement's snapshot), so they show at least the changes that made them due.
     /// A mark that a change in progress holds is left to the next pass rather than waited for.
     @discardableResult
