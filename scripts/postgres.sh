@@ -52,6 +52,8 @@ start() {
   [ "${PG_FAST:-0}" = 1 ] && extra+=(-c fsync=off -c synchronous_commit=off -c full_page_writes=off)
   # PostgreSQL's own cache (default 128MB); make bench gives it a quarter of memory, as README advises operators.
   [ -n "${PG_SHARED_BUFFERS:-}" ] && extra+=(-c "shared_buffers=$PG_SHARED_BUFFERS")
+  # Further server settings for a measurement, e.g. "-c shared_preload_libraries=pg_stat_statements".
+  [ -n "${PG_OPTIONS:-}" ] && extra+=($PG_OPTIONS)
   as_owner "$bin/pg_ctl" -D "$cluster" -l "$data/server.log" -w -t 60 \
     -o "-c listen_addresses=127.0.0.1 -p $port -k $sock -c max_connections=${PG_MAX_CONNECTIONS:-300} ${extra[*]}" start >/dev/null
 }
