@@ -63,11 +63,23 @@ public struct JSONWriter {
         needsComma = true
     }
 
-    public mutating func uuid(_ value: UUID) { string(value.lowercased) }
+    /// Written straight from the id's bytes: it has nothing to escape.
+    public mutating func uuid(_ value: UUID) {
+        startValue()
+        bytes.append(UInt8(ascii: "\""))
+        value.appendLowercased(to: &bytes)
+        bytes.append(UInt8(ascii: "\""))
+        needsComma = true
+    }
 
-    public mutating func date(_ value: Date) { string(WireFormat.formatDate(value)) }
-
-    public mutating func value(_ value: some JSONWritable) { value.write(to: &self) }
+    /// Written straight from the date: it has nothing to escape.
+    public mutating func date(_ value: Date) {
+        startValue()
+        bytes.append(UInt8(ascii: "\""))
+        WireFormat.appendDate(value, to: &bytes)
+        bytes.append(UInt8(ascii: "\""))
+        needsComma = true
+    }
 
     /// An array of strings.
     public mutating func strings(_ values: [String]) {
@@ -101,12 +113,6 @@ public struct JSONWriter {
         guard let value else { return }
         key(name)
         date(value)
-    }
-
-    public mutating func field(_ name: StaticString, _ value: UUID?) {
-        guard let value else { return }
-        key(name)
-        uuid(value)
     }
 
     public mutating func field(_ name: StaticString, _ values: [String]?) {

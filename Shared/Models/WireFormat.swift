@@ -65,6 +65,14 @@ public enum WireFormat {
     /// RFC 3339 UTC with milliseconds (truncated), e.g. `2026-11-22T10:00:00.000Z`. Computed by hand: every feed entry
     /// and JSON answer carries dates, and Foundation's ISO 8601 format style cost a few microseconds each.
     public static func formatDate(_ date: Date) -> String {
+        var text = [UInt8]()
+        text.reserveCapacity(24)
+        appendDate(date, to: &text)
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// `formatDate`'s 24 characters at the end of `text`.
+    public static func appendDate(_ date: Date, to text: inout [UInt8]) {
         // From the interval a `Date` holds (since 2001), as Foundation reads it: whole seconds, then the fraction's
         // nanoseconds truncated to milliseconds.
         let interval = date.timeIntervalSinceReferenceDate
@@ -88,8 +96,6 @@ public enum WireFormat {
         let day = dayOfYear - (153 * shiftedMonth + 2) / 5 + 1
         let month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9
         let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        var text = [UInt8]()
-        text.reserveCapacity(24)
         func append(_ value: Int64, digits: Int) {
             var divisor: Int64 = 1
             for _ in 1..<digits { divisor *= 10 }
@@ -114,7 +120,6 @@ public enum WireFormat {
         text.append(UInt8(ascii: "."))
         append(time % 1000, digits: 3)
         text.append(UInt8(ascii: "Z"))
-        return String(decoding: text, as: UTF8.self)
     }
 
     /// Parses RFC 3339 with or without fractional seconds.

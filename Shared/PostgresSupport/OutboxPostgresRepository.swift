@@ -59,10 +59,17 @@ public struct OutboxPostgresRepository: Sendable {
 
     /// Ends an `INSERT INTO outbox (key, path, payload)`: a message replaces an undelivered one of the same key. For a
     /// statement that builds its payload in SQL (`FiguresPostgresRepository.Queue`) and so saves a round trip.
-    public static let replacingUndelivered = """
+    public static let replacingUndelivered = replacingUndelivered(when: "true")
+
+    /// `replacingUndelivered`, only where `condition` holds (on `outbox`, the message queued, and `EXCLUDED`, the new
+    /// one): payloads that carry a version keep the newest.
+    public static func replacingUndelivered(when condition: String) -> String {
+        """
         ON CONFLICT (key) DO UPDATE SET path = EXCLUDED.path, payload = EXCLUDED.payload,
             revision = outbox.revision + 1, attempts = 0, next_attempt_at = now()
+        WHERE \(condition)
         """
+    }
 
     /// $1 keys, $2 their revisions.
     enum Acknowledge: PreparedSQL {

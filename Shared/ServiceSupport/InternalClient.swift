@@ -65,7 +65,7 @@ public final class InternalClient: Sendable {
             var request = HTTPClientRequest(url: base + path)
             request.method = method
             request.headers.add(name: InternalHeader.serviceToken, value: token.value)
-            request.headers.add(name: InternalHeader.requestID, value: RequestID.current ?? UUID.random().lowercased)
+            request.headers.add(name: InternalHeader.requestID, value: RequestID.current ?? RequestID.make())
             if let body {
                 request.headers.add(name: "Content-Type", value: MediaType.json)
                 request.body = .bytes(ByteBuffer(bytes: body))

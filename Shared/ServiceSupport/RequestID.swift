@@ -10,8 +10,11 @@ public enum RequestID {
     /// A client-sent id is kept when it is short and printable; otherwise a new one is made.
     public static func accept(_ candidate: String?) -> String {
         if let candidate, (1...128).contains(candidate.utf8.count), candidate.utf8.allSatisfy(isAllowed) { return candidate }
-        return UUID.random().lowercased
+        return make()
     }
+
+    /// A new id (a random UUID), for a request that came with none.
+    public static func make() -> String { UUID.random().lowercased }
 
     /// ASCII letters, digits and `-_.:`, byte by byte (every request the gateway forwards carries an id).
     private static func isAllowed(_ byte: UInt8) -> Bool {

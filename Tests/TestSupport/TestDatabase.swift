@@ -29,6 +29,22 @@ public enum TestDatabase {
         return components.string!
     }
 
+    /// `body` with a running client of the database at `url`: for tests that call a repository themselves.
+    public static func withClient<T: Sendable>(_ url: String, _ body: (PostgresClient, Logger) async throws -> T) async throws -> T {
+        var logger = Logger(label: "test-db")
+        logger.logLevel = .error
+        let client = PostgresClient(configuration: try DatabaseURL.configuration(url), backgroundLogger: logger)
+        return try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask {
+                await client.run()
+                return nil
+            }
+            let result = try await body(client, logger)
+            group.cancelAll()
+            return result
+        }
+    }
+
     /// Runs `sql` on the database at `url`: for tests that need more rows than the API would make quickly.
     public static func execute(_ sql: String, on url: String) async throws {
         _ = try await query(sql, on: url)

@@ -278,7 +278,7 @@ struct ProxyMiddleware: RouterMiddleware {
         }
         for (name, value) in extra { headers.add(name: name, value: value) }
         headers.add(name: InternalHeader.serviceToken, value: token.value)
-        headers.add(name: InternalHeader.requestID, value: RequestID.current ?? UUID.random().lowercased)
+        headers.add(name: InternalHeader.requestID, value: RequestID.current ?? RequestID.make())
         if let patronID {
             headers.add(name: InternalHeader.patronID, value: patronID.lowercased)
             if upstream === catalog, let version = shelfVersions[patronID] { headers.add(name: InternalHeader.shelfVersion, value: version) }

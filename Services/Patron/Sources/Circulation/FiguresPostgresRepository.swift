@@ -46,9 +46,7 @@ enum FiguresPostgresRepository {
             FROM unnest($1::uuid[], $2::int8[], $3::text[], $4::text[]) AS due (book_id, mark, key, path)
             JOIN licenses l ON l.book_id = due.book_id
             ORDER BY due.key
-            ON CONFLICT (key) DO UPDATE SET path = EXCLUDED.path, payload = EXCLUDED.payload,
-                revision = outbox.revision + 1, attempts = 0, next_attempt_at = now()
-            WHERE (outbox.payload ->> 'version')::int8 < (EXCLUDED.payload ->> 'version')::int8
+            \(OutboxPostgresRepository.replacingUndelivered(when: "(outbox.payload ->> 'version')::int8 < (EXCLUDED.payload ->> 'version')::int8"))
             """
     }
 
