@@ -190,7 +190,9 @@ def seed(stack, args):
     log(f"inserting {bulk} more books as metadata rows")
     # The GIN search index is built once after the rows are in, not kept up row by row through the bulk insert; the
     # copies bring no new catalogue words but their titles' five endings, added once (the trigger is off meanwhile).
-    psql(stack.pg_port, "catalog", "DROP INDEX books_search; ALTER TABLE books DISABLE TRIGGER books_words")
+    # The same for the words kept for common-word searches (`search_postings`): written again in one pass afterwards.
+    psql(stack.pg_port, "catalog", """DROP INDEX books_search; ALTER TABLE books DISABLE TRIGGER books_words;
+        ALTER TABLE books DISABLE TRIGGER books_search_postings""")
     psql(stack.pg_port, "catalog", f"""
         WITH source AS (
             SELECT *, (row_number() OVER (ORDER BY id) - 1)::int AS n FROM books WHERE epub_size < 500000),
@@ -208,6 +210,12 @@ def seed(stack, args):
         WHERE b.n = g % total.c;
         ANALYZE books;""")
     psql(stack.pg_port, "catalog", "SET maintenance_work_mem = '1GB'; CREATE INDEX books_search ON books USING gin (search)")
+    psql(stack.pg_port, "catalog", """SET maintenance_work_mem = '1GB';
+        ALTER TABLE search_postings DROP CONSTRAINT search_postings_pkey; TRUNCATE search_postings;
+        INSERT INTO search_postings SELECT p.* FROM books b, search_postings_of(b.search, b.popularity, b.id) p
+            WHERE b.withdrawn_at IS NULL;
+        ALTER TABLE search_postings ADD PRIMARY KEY (word, popularity, book_id) INCLUDE (rank);
+        ALTER TABLE books ENABLE TRIGGER books_search_postings""")
     psql(stack.pg_port, "catalog", """ALTER TABLE books ENABLE TRIGGER books_words;
         INSERT INTO search_words SELECT unnest(ARRAY['returns', 'abroad', 'revisited', 'dawn', 'again']) ON CONFLICT DO NOTHING""")
     return {"files": ingested, "seconds": round(seconds, 1), "files_per_second": round(ingested / seconds, 1), "peak_rss_mb": peak_mb}

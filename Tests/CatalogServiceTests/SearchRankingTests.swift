@@ -106,12 +106,12 @@ extension CatalogServiceTests {
             _ = try await ingestBook(client, title: "Common Ground", description: "Ground truth, and a meadow.")
             // Copies of it, half with the word in the title: more than the count's bound for "ground", and many (but fewer
             // than the bound, so all ranked by weight) for "meadow".
-            func copies(_ count: Int, word: String) async throws {
+            func copies(_ count: Int, word: String, everyTitle: Bool = false) async throws {
                 try await TestDatabase.execute(
                     """
                     INSERT INTO books (id, title, sort_title, sort_author, authors, languages, description, epub_sha256, epub_size, copies,
                         copies_available, checkouts, popularity)
-                    SELECT gen_random_uuid(), CASE WHEN g % 2 = 0 THEN '\(word) ' || g ELSE 'Field ' || g END, '\(word) ' || lpad(g::text, 6, '0'),
+                    SELECT gen_random_uuid(), CASE WHEN g % 2 = 0 OR \(everyTitle) THEN '\(word) ' || g ELSE 'Field ' || g END, '\(word) ' || lpad(g::text, 6, '0'),
                         b.sort_author, b.authors, b.languages, 'The \(word).', md5(random()::text || g), b.epub_size, 1, 1, g % 100, g % 100
                     FROM books b, generate_series(1, \(count)) g WHERE b.title = 'Common Ground'
                     """,
@@ -150,9 +150,75 @@ extension CatalogServiceTests {
             let pages = try await pagedIDs(client, "/opds/search?q=ground&size=100")
             let seen = pages.flatMap { $0 }
             #expect(seen.count == FeedPostgresRepository.popularCandidates && Set(seen).count == seen.count)
+            // The candidates are the most borrowed books with the word in the title (the word's kept rows), not the most
+            // borrowed matches of any field, half of which have it in the description only.
+            let seenIDs = seen.map { $0.replacingOccurrences(of: "urn:uuid:", with: "") }.joined(separator: ",")
+            let titled = try await TestDatabase.query(
+                "SELECT count(*)::text FROM books WHERE id = ANY('{\(seenIDs)}'::uuid[]) AND title LIKE 'Ground %'",
+                on: url
+            )
+            #expect(titled == ["\(FeedPostgresRepository.popularCandidates)"], "the thousand most borrowed titles with the word")
+            // Two words: the candidates are the longest word's kept entries, each book checked against both and ranked.
+            let twoCommon = try await opds2(client, "/opds/search?q=the+ground&size=50")
+            let twoCommonTitles = (twoCommon["publications"] as? [[String: Any]] ?? []).compactMap {
+                ($0["metadata"] as? [String: Any])?["title"] as? String
+            }
+            #expect((twoCommon["metadata"] as? [String: Any])?["numberOfItems"] == nil)
+            #expect(twoCommonTitles.count == 50 && twoCommonTitles.allSatisfy { $0.hasPrefix("Ground ") }, "\(twoCommonTitles.prefix(5))")
+
+            // A word whose kept title words alone pass the bound is not counted in the books: no total either; with a
+            // filter beside it, its matches are counted.
+            try await copies(FeedPostgresRepository.countBound + 1, word: "Stone", everyTitle: true)
+            let stones = try await opds2(client, "/opds/search?q=stone&size=50")
+            #expect((stones["metadata"] as? [String: Any])?["numberOfItems"] == nil && ids(stones).count == 50)
+            let poetry = try await opds2(client, "/opds/search?q=stone&genre=poetry")
+            #expect((poetry["metadata"] as? [String: Any])?["numberOfItems"] as? Int == 0 && ids(poetry).isEmpty)
+            let twoWords = try await opds2(client, "/opds/search?q=stone+ground")
+            // No book has both words: they are counted (none), and the typo-tolerant matches follow, with their total.
+            #expect((twoWords["metadata"] as? [String: Any])?["numberOfItems"] as? Int != nil, "two words are counted in the books")
             // Sorted, the pages go on past the candidates: by keyset, as far as a patron pages.
             let sorted = try await opds2(client, "/opds/search?q=ground&size=100&sort=title")
             #expect(ids(sorted).count == 100 && (sorted["links"] as? [[String: Any]] ?? []).contains { $0["rel"] as? String == "next" })
+        }
+    }
+
+    /// What `search_postings` must hold: every title, subtitle, author, series and subject word of each book on the
+    /// shelves, with the book's popularity and the word's rank in it; a count of the rows that differ.
+    static let postingsDifferences = """
+        WITH expected AS (SELECT w.lexeme AS word, b.popularity, b.id AS book_id FROM books b, unnest(b.search) w
+            WHERE w.weights && '{A,B,C}' AND b.withdrawn_at IS NULL)
+        SELECT ((SELECT count(*) FROM (SELECT * FROM expected EXCEPT SELECT word, popularity, book_id FROM search_postings) missing)
+            + (SELECT count(*) FROM (SELECT word, popularity, book_id FROM search_postings EXCEPT SELECT * FROM expected) extra)
+            + (SELECT count(*) FROM search_postings p JOIN books b ON b.id = p.book_id
+                WHERE p.rank <> ts_rank_cd('{0.1, 0.2, 0.4, 1.0}', b.search, to_tsquery('simple', p.word))))::text
+        """
+
+    @Test func theWordsKeptForCommonWordsFollowEveryChangeOfTheirBook() async throws {
+        let (app, url) = try await appAndDatabase()
+        try await app.test(.router) { client in
+            let first = try await ingestBook(client, title: "Heron Bay", author: "Ada Marsh", description: "Reeds and water.")
+            _ = try await ingestBook(client, title: "Quiet Water", author: "Jane Heron")
+            let id = first.replacingOccurrences(of: "urn:uuid:", with: "")
+            func check(_ change: String) async throws {
+                #expect(try await TestDatabase.query(Self.postingsDifferences, on: url) == ["0"], "\(change)")
+            }
+            let words = "SELECT string_agg(word, ' ' ORDER BY word) FROM search_postings WHERE book_id = '\(id)'"
+            #expect(try await TestDatabase.query(words, on: url) == ["ada bay heron marsh"], "title and author words, not the description's")
+            try await check("ingested")
+            for (change, sql) in [
+                ("title", "UPDATE books SET title = 'Heron Cove' WHERE id = '\(id)'"),
+                ("subjects", "UPDATE books SET subjects = ARRAY['Birds'] WHERE id = '\(id)'"),
+                ("popularity", "UPDATE books SET popularity = 7 WHERE id = '\(id)'"),
+                ("description only", "UPDATE books SET description = 'Other words.' WHERE id = '\(id)'"),
+                ("withdrawn", "UPDATE books SET withdrawn_at = now() WHERE id = '\(id)'"),
+                ("withdrawn book renamed", "UPDATE books SET title = 'Heron Inlet' WHERE id = '\(id)'"),
+                ("back on the shelves", "UPDATE books SET withdrawn_at = NULL WHERE id = '\(id)'"),
+                ("deleted", "DELETE FROM books WHERE id = '\(id)'"),
+            ] {
+                try await TestDatabase.execute(sql, on: url)
+                try await check(change)
+            }
+            #expect(try await TestDatabase.query("SELECT count(DISTINCT book_id)::text FROM search_postings", on: url) == ["1"])
         }
     }
 }

@@ -233,6 +233,8 @@ struct FeedPostgresRepository: Sendable {
         var sql = SQL()
         var conditions = ["withdrawn_at IS NULL"]
         var rank = "0.0::float8"
+        // The word whose kept rows (`search_postings`) give a common word's candidates: the longest, likely the rarest.
+        var postingsWord: String?
         if let q = request.q?.trimmingCharacters(in: .whitespacesAndNewlines), !q.isEmpty {
             if let isbn = ISBN.normalized(q) {
                 conditions.append("isbn = \(try sql.bind(isbn))")
@@ -241,6 +243,7 @@ struct FeedPostgresRepository: Sendable {
                 let tsquery = "to_tsquery('simple', immutable_unaccent(\(parameter)))"
                 conditions.append("search @@ \(tsquery)")
                 rank = "ts_rank_cd('{0.1, 0.2, 0.4, 1.0}', search, \(tsquery))"
+                if corrected == nil, let longest = Self.words(q).max(by: { $0.count < $1.count }) { postingsWord = try sql.bind(longest) }
             } else {
                 conditions.append("false")
             }
@@ -271,7 +274,17 @@ struct FeedPostgresRepository: Sendable {
         // (counting a word that most books contain read them all) and chooses which candidates are ranked: the
         // branches below carry it as a one-time filter, so only the chosen one reads rows.
         let countedMatches = "(SELECT n FROM counted)"
-        let count = "counted AS (SELECT count(*)::int AS n FROM (SELECT 1 FROM books WHERE \(matching) LIMIT \(Self.countBound + 1)) bounded)"
+        // A query of one word and no filter: the word's kept entries are its matches in those fields, with their rank.
+        let oneWordAlone = postingsWord.flatMap { conditions.count == 2 && Self.words(request.q ?? "").count == 1 ? $0 : nil }
+        /// The `counted` CTE, whose `n` is the number of matches up to the bound (`bound + 1` past it), `booksCounted`
+        /// counting them in the books.
+        func counted(booksCounted: String) -> String {
+            guard let word = oneWordAlone else { return "counted AS (SELECT \(booksCounted) AS n)" }
+            // One word and nothing else: its kept rows are matches too, so when they alone pass the bound (read from
+            // their index, ~1 ms) the books need not be counted (a bitmap scan of ~3,200 pages at a million books).
+            let kept = "(SELECT count(*) FROM (SELECT 1 FROM search_postings WHERE word = \(Self.postingsTerm(word)) LIMIT \(Self.countBound + 1)) k)"
+            return "counted AS (SELECT CASE WHEN \(kept) > \(Self.countBound) THEN \(Self.countBound + 1) ELSE \(booksCounted) END AS n)"
+        }
         // A page deeper than `deepestResult` is empty: its statement only counts.
         let pageLimit = offset < Self.deepestResult ? request.size + 1 : 0
 
@@ -279,6 +292,7 @@ struct FeedPostgresRepository: Sendable {
         // starts after the previous page's last book (`after`, whose key and title it carries) or at an offset.
         let order: String
         let candidates: String
+        var ctes: [String]
         var pageFilter = ""
         if let sort = request.sort {
             // The sort's index reads the rows after the cursor in order and stops at the page.
@@ -286,19 +300,48 @@ struct FeedPostgresRepository: Sendable {
             let direction = request.order == .asc ? "ASC" : "DESC"
             var after = ""
             if let cursor = request.after { after = " AND " + (try sql.after(cursor, sort: sort, order: request.order)) }
+            ctes = [counted(booksCounted: "(SELECT count(*)::int FROM (SELECT 1 FROM books WHERE \(matching) LIMIT \(Self.countBound + 1)) bounded)")]
             order = "match_key \(direction), match_id \(direction)"
             candidates =
                 "SELECT id AS match_id, \(expression) AS match_key, ''::text AS match_title FROM books WHERE \(matching)\(after)"
                 + " ORDER BY \(expression) \(direction), id \(direction) LIMIT \(pageLimit == 0 ? 0 : offset + pageLimit)"
         } else {
             // Ranked here, with the fields' weights (title, then authors and series, subjects, description), among
-            // candidates: every match up to `countBound`; above it, the most borrowed matches (read from the popularity
-            // index until enough match, which for a common word is soon).
+            // candidates: every match up to `countBound`. Above it, the most borrowed matches with the query's longest
+            // word in their title, authors, series or subjects (its kept rows, `search_postings`, in popularity order;
+            // each book checked against the whole query) when there are `popularCandidates` of them; otherwise the most
+            // borrowed matches read from the popularity index (soon enough for a word in most books).
             order = "match_key DESC, match_title ASC, match_id ASC"
-            let select = "SELECT id AS match_id, (\(rank))::real AS match_key, sort_title AS match_title FROM books WHERE \(matching)"
+            let columns = "id AS match_id, (\(rank))::real AS match_key, sort_title AS match_title"
+            let select = "SELECT \(columns) FROM books WHERE \(matching)"
+            let common = "\(countedMatches) > \(Self.countBound)"
+            let enough = "(SELECT count(*) FROM postings_matches) >= \(Self.popularCandidates)"
+            let postings: String
+            if let word = oneWordAlone {
+                // Read from the index alone: no book until the page's. Ties in rank go by id (no title is read).
+                postings =
+                    "SELECT book_id AS match_id, rank AS match_key, ''::text AS match_title FROM search_postings"
+                    + " WHERE word = \(Self.postingsTerm(word)) AND \(common) ORDER BY popularity DESC, book_id DESC LIMIT \(Self.popularCandidates)"
+            } else if let word = postingsWord {
+                // Each book is checked against the whole query and ranked by it. OFFSET 0 keeps the book a lookup per
+                // entry, in the word's order, up to the limit (without it the planner joined every match of the query).
+                postings =
+                    "SELECT b.* FROM (SELECT book_id, popularity FROM search_postings"
+                    + " WHERE word = \(Self.postingsTerm(word)) ORDER BY popularity DESC, book_id DESC) p"
+                    + " CROSS JOIN LATERAL (SELECT \(columns) FROM books WHERE id = p.book_id AND \(matching) OFFSET 0) b"
+                    + " WHERE \(common) ORDER BY p.popularity DESC, p.book_id DESC LIMIT \(Self.popularCandidates)"
+            } else {
+                postings = "SELECT NULL::uuid, NULL::real, NULL::text WHERE false"
+            }
+            // Every match up to the bound, ranked: counted and listed in one reading of their rows.
+            ctes = [
+                "bounded AS MATERIALIZED (\(select) LIMIT \(Self.countBound + 1))", counted(booksCounted: "(SELECT count(*)::int FROM bounded)"),
+                "postings_matches AS MATERIALIZED (\(postings))",
+            ]
             let branches = [
-                "(\(select) AND \(countedMatches) <= \(Self.countBound))",
-                "(\(select) AND \(countedMatches) > \(Self.countBound) ORDER BY popularity DESC, id DESC LIMIT \(Self.popularCandidates))",
+                "(SELECT * FROM bounded WHERE \(countedMatches) <= \(Self.countBound))",
+                "(SELECT * FROM postings_matches WHERE \(common) AND \(enough))",
+                "(\(select) AND \(common) AND NOT \(enough) ORDER BY popularity DESC, id DESC LIMIT \(Self.popularCandidates))",
             ]
             candidates = branches.joined(separator: " UNION ALL ")
             if let cursor = request.after {
@@ -308,7 +351,7 @@ struct FeedPostgresRepository: Sendable {
         }
         // The count's row comes back even when the page is empty (the LEFT JOIN), with no book in it.
         sql.text = """
-            WITH \(count),
+            WITH \(ctes.joined(separator: ",\n")),
             matches AS MATERIALIZED (\(candidates)),
             page AS (SELECT * FROM matches\(pageFilter) ORDER BY \(order) LIMIT \(pageLimit) OFFSET \(offset)),
             found AS (SELECT \(BookPostgresRepository.summaryColumns), page.match_key::text AS match_key_text, page.match_title,
@@ -333,6 +376,11 @@ struct FeedPostgresRepository: Sendable {
             next: next.map { PageCursor(value: $0.key, id: $0.book.id, sort: request.cursorSort, order: request.order.rawValue, title: $0.title) },
             total: total
         )
+    }
+
+    /// `word` (a bind parameter) as `search_postings` keeps it: the first lexeme of its vector.
+    static func postingsTerm(_ word: String) -> String {
+        "(tsvector_to_array(to_tsvector('simple', immutable_unaccent(\(word)))))[1]"
     }
 
     static func escapeLike(_ text: String) -> String {

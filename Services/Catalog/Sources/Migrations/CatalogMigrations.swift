@@ -375,4 +375,45 @@ let catalogMigrations: [Migration] = [
             CREATE INDEX books_thumbnail_sha256 ON books (thumbnail_sha256) WHERE thumbnail_sha256 IS NOT NULL;
             """
     ),
+    // A word in more books than a search counts is answered from its most borrowed matches, which the GIN index cannot
+    // give in that order: reading the popularity index and checking each book's vector took 80,000 rows (~105 ms) for
+    // a word in 2.6 % of a million books. Each word of a book's title, subtitle, authors, series and subjects (the
+    // vector's weights A to C) is kept here with the book's popularity, in that order, and the word's rank in the book
+    // (what `ts_rank_cd` gives a search for that word alone): the most borrowed books with the word in those fields,
+    // and how well each matches it, are the first entries of its range in the index (~9 a book; the description's
+    // words are not kept). The trigger keeps the rows with the book: its words, popularity and withdrawal.
+    Migration(
+        version: 18,
+        name: "Books by word in popularity order",
+        sql: """
+            CREATE FUNCTION search_postings_of(vector tsvector, book_popularity integer, book uuid)
+                RETURNS TABLE (word text, popularity integer, book_id uuid, rank real) LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+                SELECT w.lexeme, book_popularity, book, ts_rank_cd('{0.1, 0.2, 0.4, 1.0}', vector, quote_literal(w.lexeme)::tsquery)
+                FROM unnest(vector) w WHERE w.weights && '{A,B,C}'
+                $$;
+            CREATE TABLE search_postings (word text NOT NULL, popularity integer NOT NULL, book_id uuid NOT NULL, rank real NOT NULL);
+            INSERT INTO search_postings SELECT p.* FROM books b, search_postings_of(b.search, b.popularity, b.id) p
+            WHERE b.withdrawn_at IS NULL;
+            ALTER TABLE search_postings ADD PRIMARY KEY (word, popularity, book_id) INCLUDE (rank);
+            CREATE FUNCTION keep_search_postings() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN
+                    IF TG_OP = 'UPDATE' AND NEW.search = OLD.search AND NEW.popularity = OLD.popularity
+                        AND (NEW.withdrawn_at IS NULL) = (OLD.withdrawn_at IS NULL) THEN
+                        RETURN NULL;
+                    END IF;
+                    IF TG_OP <> 'INSERT' AND OLD.withdrawn_at IS NULL THEN
+                        DELETE FROM search_postings p USING unnest(OLD.search) w
+                        WHERE w.weights && '{A,B,C}' AND p.word = w.lexeme AND p.popularity = OLD.popularity AND p.book_id = OLD.id;
+                    END IF;
+                    IF TG_OP <> 'DELETE' AND NEW.withdrawn_at IS NULL THEN
+                        INSERT INTO search_postings SELECT * FROM search_postings_of(NEW.search, NEW.popularity, NEW.id);
+                    END IF;
+                    RETURN NULL;
+                END
+                $$;
+            CREATE TRIGGER books_search_postings
+                AFTER INSERT OR DELETE OR UPDATE OF title, subtitle, authors, series, subjects, popularity, withdrawn_at ON books
+                FOR EACH ROW EXECUTE FUNCTION keep_search_postings();
+            """
+    ),
 ]
