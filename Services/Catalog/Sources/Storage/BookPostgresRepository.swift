@@ -28,7 +28,7 @@ struct BookPostgresRepository: Sendable {
             title: try cell(1),
             subtitle: try cell(2),
             authors: try cell(3),
-            contributors: try WireFormat.decoder().decode([Contributor].self, from: Data((try cell(4, String.self)).utf8)),
+            contributors: try Contributor.stored(try cell(4, String.self)),
             languages: try cell(5),
             publisher: try cell(6),
             published: try cell(7),
@@ -63,7 +63,7 @@ struct BookPostgresRepository: Sendable {
             warnings: try cell(36),
             thumbnailType: try cell(37),
             coverSource: try cell(38, String?.self).flatMap(CoverSource.init(rawValue:)),
-            accessibility: try cell(39, String?.self).flatMap { try? WireFormat.decoder().decode(Accessibility.self, from: Data($0.utf8)) },
+            accessibility: try cell(39, String?.self).flatMap(Accessibility.stored),
             pageCount: try cell(40)
         )
     }
