@@ -378,9 +378,9 @@ struct FeedPostgresRepository: Sendable {
         )
     }
 
-    /// `word` (a bind parameter) as `search_postings` keeps it: the first lexeme of its vector.
-    static func postingsTerm(_ word: String) -> String {
-        "(tsvector_to_array(to_tsvector('simple', immutable_unaccent(\(word)))))[1]"
+    /// The word bound at `placeholder` (`$n`) as `search_postings` keeps it: the first lexeme of its vector.
+    static func postingsTerm(_ placeholder: String) -> String {
+        "(tsvector_to_array(to_tsvector('simple', immutable_unaccent(\(placeholder)))))[1]"
     }
 
     static func escapeLike(_ text: String) -> String {
