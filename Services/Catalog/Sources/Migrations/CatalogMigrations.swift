@@ -395,6 +395,7 @@ let catalogMigrations: [Migration] = [
             INSERT INTO search_postings SELECT p.* FROM books b, search_postings_of(b.search, b.popularity, b.id) p
             WHERE b.withdrawn_at IS NULL;
             ALTER TABLE search_postings ADD PRIMARY KEY (word, popularity, book_id) INCLUDE (rank);
+            ANALYZE search_postings;
             CREATE FUNCTION keep_search_postings() RETURNS trigger LANGUAGE plpgsql AS $$
                 BEGIN
                     IF TG_OP = 'UPDATE' AND NEW.search = OLD.search AND NEW.popularity = OLD.popularity
