@@ -91,19 +91,29 @@ import Glibc
 
     @Test func anUploadWhoseUpstreamHangsUpGetsA502AndTheGatewayLivesOn() async throws {
         let upstream = listeningSocket()
-        defer { close(upstream.fd) }
-        // The upstream: takes a connection, reads the head and some of the body, and hangs up.
+        defer {
+            shutdown(upstream.fd, Int32(SHUT_RDWR))  // wakes the accept below (closing alone does not)
+            close(upstream.fd)
+        }
+        // The upstream: takes each connection, reads the head and some of the body, and hangs up. Every connection the
+        // gateway opens is taken (one failure under load took 61 s: the gateway's upstream timeout, as if it had waited
+        // on a second connection that a single accept left in the backlog).
         let hangUp = Thread {
-            let connection = accept(upstream.fd, nil, nil)
-            guard connection >= 0 else { return }
-            var buffer = [UInt8](repeating: 0, count: 1 << 16)
-            var seen = 0
-            while seen < 100_000 {
-                let count = recv(connection, &buffer, buffer.count, 0)
-                if count <= 0 { break }
-                seen += count
+            while true {
+                let connection = accept(upstream.fd, nil, nil)
+                guard connection >= 0 else { return }  // the test closed the listening socket
+                Thread {
+                    var buffer = [UInt8](repeating: 0, count: 1 << 16)
+                    var seen = 0
+                    while seen < 100_000 {
+                        let count = recv(connection, &buffer, buffer.count, 0)
+                        if count <= 0 { break }
+                        seen += count
+                    }
+                    close(connection)
+                }
+                .start()
             }
-            close(connection)
         }
         hangUp.start()
         let reply = try await uploadThroughGateway(toCatalogAt: upstream.port)
