@@ -70,20 +70,29 @@ import Glibc
     }
 
     /// Posts an upload of `size` bytes on a raw socket: the head and 200,000 bytes, a pause (in which the upstream hangs
-    /// up or answers), the rest, then the answer's head. On a thread of its own: blocking socket calls on Swift's
-    /// cooperative threads would starve the gateway, which runs on them in this process.
+    /// up or answers), the rest; the answer's head is read meanwhile, from the head's sending on, so that an answer
+    /// sent before the body's end is kept even when the connection is then reset (reading only after sending lost it
+    /// on a loaded machine). On threads of their own: blocking socket calls on Swift's cooperative threads would starve
+    /// the gateway, which runs on them in this process.
     func upload(port: Int, size: Int) async -> String {
         await withCheckedContinuation { continuation in
             Thread {
                 let fd = connected(to: port)
-                defer { close(fd) }
                 let head = "POST /admin/books HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/epub+zip\r\nContent-Length: \(size)\r\n\r\n"
                 sendAll(fd, Array(head.utf8))
+                let answered = DispatchSemaphore(value: 0)
+                nonisolated(unsafe) var reply = ""
+                Thread {
+                    reply = answer(fd, limit: .seconds(20))
+                    answered.signal()
+                }
+                .start()
                 sendAll(fd, [UInt8](repeating: 7, count: 200_000))
                 usleep(800_000)
-                let early = answer(fd, limit: .milliseconds(200))
                 sendAll(fd, [UInt8](repeating: 7, count: size - 200_000))
-                continuation.resume(returning: early.isEmpty ? answer(fd, limit: .seconds(10)) : early)
+                answered.wait()
+                close(fd)
+                continuation.resume(returning: reply)
             }
             .start()
         }
