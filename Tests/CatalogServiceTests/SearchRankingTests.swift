@@ -166,6 +166,21 @@ extension CatalogServiceTests {
             #expect((twoCommon["metadata"] as? [String: Any])?["numberOfItems"] == nil)
             #expect(twoCommonTitles.count == 50 && twoCommonTitles.allSatisfy { $0.hasPrefix("Ground ") }, "\(twoCommonTitles.prefix(5))")
 
+            // A word in the descriptions only ("The Ground."): none of its books is among the kept title words, so the
+            // candidates are the most borrowed matches of any field, read in popularity order.
+            let described = try await pagedIDs(client, "/opds/search?q=the&size=100").flatMap { $0 }
+            #expect(described.count == FeedPostgresRepository.popularCandidates && Set(described).count == described.count)
+            let describedIDs = described.map { $0.replacingOccurrences(of: "urn:uuid:", with: "") }.joined(separator: ",")
+            let moreBorrowedLeftOut = try await TestDatabase.query(
+                """
+                WITH listed AS (SELECT id, popularity FROM books WHERE id = ANY('{\(describedIDs)}'::uuid[]))
+                SELECT count(*)::text FROM books WHERE search @@ 'the'::tsquery AND id NOT IN (SELECT id FROM listed)
+                    AND popularity > (SELECT min(popularity) FROM listed)
+                """,
+                on: url
+            )
+            #expect(moreBorrowedLeftOut == ["0"], "the thousand most borrowed of ~11,500 matches")
+
             // A word whose kept title words alone pass the bound is not counted in the books: no total either; with a
             // filter beside it, its matches are counted.
             try await copies(FeedPostgresRepository.countBound + 1, word: "Stone", everyTitle: true)

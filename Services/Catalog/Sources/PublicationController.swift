@@ -130,10 +130,7 @@ struct PublicationController: Sendable {
     /// A path inside the archive as a URL path (each segment percent-encoded, `#fragment` kept).
     static func encode(_ href: String) -> String {
         let parts = href.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)
-        var allowed = CharacterSet.urlPathAllowed
-        allowed.remove(charactersIn: ";?#%")
-        let path = parts[0].split(separator: "/", omittingEmptySubsequences: false)
-            .map { $0.addingPercentEncoding(withAllowedCharacters: allowed) ?? String($0) }.joined(separator: "/")
+        let path = parts[0].split(separator: "/", omittingEmptySubsequences: false).map(PathSegment.encode).joined(separator: "/")
         return parts.count > 1 ? path + "#" + parts[1] : path
     }
 }

@@ -233,8 +233,10 @@ struct FeedPostgresRepository: Sendable {
         var sql = SQL()
         var conditions = ["withdrawn_at IS NULL"]
         var rank = "0.0::float8"
-        // The word whose kept rows (`search_postings`) give a common word's candidates: the longest, likely the rarest.
+        // The word whose kept rows (`search_postings`) give a common word's candidates: the longest, likely the rarest;
+        // and whether it is the query's only word.
         var postingsWord: String?
+        var onlyWord = false
         if let q = request.q?.trimmingCharacters(in: .whitespacesAndNewlines), !q.isEmpty {
             if let isbn = ISBN.normalized(q) {
                 conditions.append("isbn = \(try sql.bind(isbn))")
@@ -243,7 +245,11 @@ struct FeedPostgresRepository: Sendable {
                 let tsquery = "to_tsquery('simple', immutable_unaccent(\(parameter)))"
                 conditions.append("search @@ \(tsquery)")
                 rank = "ts_rank_cd('{0.1, 0.2, 0.4, 1.0}', search, \(tsquery))"
-                if corrected == nil, let longest = Self.words(q).max(by: { $0.count < $1.count }) { postingsWord = try sql.bind(longest) }
+                let words = Self.words(q)
+                if corrected == nil, let longest = words.max(by: { $0.count < $1.count }) {
+                    postingsWord = try sql.bind(longest)
+                    onlyWord = words.count == 1
+                }
             } else {
                 conditions.append("false")
             }
@@ -275,7 +281,7 @@ struct FeedPostgresRepository: Sendable {
         // branches below carry it as a one-time filter, so only the chosen one reads rows.
         let countedMatches = "(SELECT n FROM counted)"
         // A query of one word and no filter: the word's kept entries are its matches in those fields, with their rank.
-        let oneWordAlone = postingsWord.flatMap { conditions.count == 2 && Self.words(request.q ?? "").count == 1 ? $0 : nil }
+        let oneWordAlone = onlyWord && conditions.count == 2 ? postingsWord : nil
         /// The `counted` CTE, whose `n` is the number of matches up to the bound (`bound + 1` past it), `booksCounted`
         /// counting them in the books.
         func counted(booksCounted: String) -> String {
@@ -315,7 +321,7 @@ struct FeedPostgresRepository: Sendable {
             let columns = "id AS match_id, (\(rank))::real AS match_key, sort_title AS match_title"
             let select = "SELECT \(columns) FROM books WHERE \(matching)"
             let common = "\(countedMatches) > \(Self.countBound)"
-            let enough = "(SELECT count(*) FROM postings_matches) >= \(Self.popularCandidates)"
+            let enough = "(SELECT enough FROM postings_counted)"
             let postings: String
             if let word = oneWordAlone {
                 // Read from the index alone: no book until the page's. Ties in rank go by id (no title is read).
@@ -337,6 +343,8 @@ struct FeedPostgresRepository: Sendable {
             ctes = [
                 "bounded AS MATERIALIZED (\(select) LIMIT \(Self.countBound + 1))", counted(booksCounted: "(SELECT count(*)::int FROM bounded)"),
                 "postings_matches AS MATERIALIZED (\(postings))",
+                // Read by two branches, counted once.
+                "postings_counted AS (SELECT count(*) >= \(Self.popularCandidates) AS enough FROM postings_matches)",
             ]
             let branches = [
                 "(SELECT * FROM bounded WHERE \(countedMatches) <= \(Self.countBound))",

@@ -26,7 +26,7 @@ struct Lane: Sendable, Equatable {
             defaultSort: .seriesPosition,
             defaultOrder: .asc,
             value: name,
-            customPath: PublicRoute.series(Self.pathComponent(name)).path
+            customPath: PublicRoute.series(PathSegment.encode(name)).path
         )
     }
 
@@ -39,34 +39,8 @@ struct Lane: Sendable, Equatable {
             defaultSort: .title,
             defaultOrder: .asc,
             value: name,
-            customPath: PublicRoute.author(Self.pathComponent(name)).path
+            customPath: PublicRoute.author(PathSegment.encode(name)).path
         )
-    }
-
-    /// `name` as one percent-encoded path segment: every UTF-8 byte but a path's characters (`urlPathAllowed`
-    /// without "/?#%;") as %XX, as `addingPercentEncoding` gave it. Written byte by byte: Foundation's went through
-    /// NSString and a character set built at each call, for every author and series link (a tenth of catalog's time
-    /// on a cold lane page).
-    static func pathComponent(_ name: String) -> String {
-        let utf8 = name.utf8
-        if utf8.allSatisfy({ $0 < 128 && segmentCharacters[Int($0)] }) { return name }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(utf8.count * 3)
-        for byte in utf8 {
-            if byte < 128 && segmentCharacters[Int(byte)] {
-                bytes.append(byte)
-            } else {
-                bytes.append(UInt8(ascii: "%"))
-                for half in [byte >> 4, byte & 0x0F] { bytes.append(half < 10 ? UInt8(ascii: "0") + half : UInt8(ascii: "A") + half - 10) }
-            }
-        }
-        return String(decoding: bytes, as: UTF8.self)
-    }
-
-    /// The ASCII characters a path segment keeps as they are: letters, digits and "!$&'()*+,-.:=@_~".
-    private static let segmentCharacters: [Bool] = (0..<128).map { code in
-        let character = Character(Unicode.Scalar(UInt8(code)))
-        return character.isASCII && (character.isLetter || character.isNumber) || "!$&'()*+,-.:=@_~".contains(character)
     }
 
     static let fixed: [Lane] = [

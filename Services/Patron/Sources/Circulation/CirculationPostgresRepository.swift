@@ -593,19 +593,6 @@ struct CirculationPostgresRepository: Sendable {
             return bindings
         }
 
-        /// Column by column: the twelve-element tuple decoded at once looked up the runtime's generic metadata for
-        /// every column of every row (a sixteenth of patron's time under `/me/books`).
-        func decodeRow(_ row: PostgresRow) throws -> Row {
-            var cells = row.makeIterator()
-            func next<T: PostgresDecodable>(_ type: T.Type) throws -> T {
-                guard let cell = cells.next() else { throw PostgresDecodingError.Code.failure }
-                return try cell.decode(T.self)
-            }
-            return (
-                try next(UUID.self), try next(String.self), try next(Date?.self), try next(Date?.self), try next(Date?.self),
-                try next(Int?.self), try next(Int?.self), try next(Date?.self), try next(Int.self), try next(String?.self),
-                try next([String].self), try next(Bool.self)
-            )
-        }
+        func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
     }
 }

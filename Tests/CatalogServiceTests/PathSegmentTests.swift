@@ -3,9 +3,9 @@ import Testing
 
 @testable import CatalogService
 
-/// Lanes' own path writing, against what it replaced.
-@Suite struct LaneTests {
-    @Test func aNameIsOnePathSegmentAsFoundationEncodedIt() {
+/// Path segments written byte by byte, against Foundation's encoding that they replaced.
+@Suite struct PathSegmentTests {
+    @Test func textIsOneSegmentAsFoundationEncodedIt() {
         var allowed = CharacterSet.urlPathAllowed
         allowed.remove(charactersIn: "/?#%;")
         var names = [
@@ -14,7 +14,7 @@ import Testing
         ]
         names += (0..<128).map { String(Character(Unicode.Scalar(UInt8($0)))) }
         for name in names {
-            #expect(Lane.pathComponent(name) == name.addingPercentEncoding(withAllowedCharacters: allowed), "\(name.debugDescription)")
+            #expect(PathSegment.encode(name) == name.addingPercentEncoding(withAllowedCharacters: allowed), "\(name.debugDescription)")
         }
     }
 }
