@@ -191,9 +191,10 @@ def seed(stack, args):
     log(f"inserting {bulk} more books as metadata rows")
     # The GIN search index is built once after the rows are in, not kept up row by row through the bulk insert; the
     # copies bring no new catalogue words but their titles' five endings, added once (the trigger is off meanwhile).
-    # The same for the words kept for common-word searches (`search_postings`): written again in one pass afterwards.
+    # The same for the words kept for common-word searches (`search_postings`) and the books per word
+    # (`search_word_counts`): written again in one pass afterwards.
     psql(stack.pg_port, "catalog", """DROP INDEX books_search; ALTER TABLE books DISABLE TRIGGER books_words;
-        ALTER TABLE books DISABLE TRIGGER books_search_postings""")
+        ALTER TABLE books DISABLE TRIGGER books_search_postings; ALTER TABLE books DISABLE TRIGGER books_search_word_counts""")
     psql(stack.pg_port, "catalog", f"""
         WITH source AS (
             SELECT *, (row_number() OVER (ORDER BY id) - 1)::int AS n FROM books WHERE epub_size < 500000),
@@ -217,6 +218,11 @@ def seed(stack, args):
             WHERE b.withdrawn_at IS NULL;
         ALTER TABLE search_postings ADD PRIMARY KEY (word, popularity, book_id) INCLUDE (rank);
         ALTER TABLE books ENABLE TRIGGER books_search_postings""")
+    psql(stack.pg_port, "catalog", """TRUNCATE search_word_counts;
+        INSERT INTO search_word_counts (word, books, in_fields)
+            SELECT w.lexeme, count(*), count(*) FILTER (WHERE w.weights && '{A,B,C}') FROM books b, unnest(b.search) w
+            WHERE b.withdrawn_at IS NULL GROUP BY w.lexeme;
+        ALTER TABLE books ENABLE TRIGGER books_search_word_counts; ANALYZE search_word_counts""")
     # Its visibility map set, so that a word's entries are read from the index alone from the first search on.
     psql(stack.pg_port, "catalog", "VACUUM ANALYZE search_postings")
     psql(stack.pg_port, "catalog", """ALTER TABLE books ENABLE TRIGGER books_words;

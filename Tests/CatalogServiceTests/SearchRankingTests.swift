@@ -236,4 +236,99 @@ extension CatalogServiceTests {
             #expect(try await TestDatabase.query("SELECT count(DISTINCT book_id)::text FROM search_postings", on: url) == ["1"])
         }
     }
+
+    /// What `search_word_counts` must hold: for each word of the books on the shelves, how many have it, and how many
+    /// in their title, subtitle, authors, series or subjects; a count of the words that differ (a word no book has
+    /// any more may stay with zeros).
+    static let wordCountDifferences = """
+        WITH expected AS (SELECT w.lexeme AS word, count(*)::int AS books, (count(*) FILTER (WHERE w.weights && '{A,B,C}'))::int AS in_fields
+            FROM books b, unnest(b.search) w WHERE b.withdrawn_at IS NULL GROUP BY w.lexeme)
+        SELECT ((SELECT count(*) FROM (SELECT * FROM expected EXCEPT SELECT word, books, in_fields FROM search_word_counts) missing)
+            + (SELECT count(*) FROM search_word_counts c WHERE c.books <> 0
+                AND NOT EXISTS (SELECT 1 FROM expected e WHERE e.word = c.word)))::text
+        """
+
+    @Test func theBooksPerWordFollowEveryChangeOfTheirBook() async throws {
+        let (app, url) = try await appAndDatabase()
+        try await app.test(.router) { client in
+            let first = try await ingestBook(client, title: "Heron Bay", author: "Ada Marsh", description: "Reeds and water, heron.")
+            _ = try await ingestBook(client, title: "Quiet Water", author: "Jane Heron")
+            let id = first.replacingOccurrences(of: "urn:uuid:", with: "")
+            let heron = "SELECT books || ' ' || in_fields FROM search_word_counts WHERE word = 'heron'"
+            #expect(try await TestDatabase.query(heron, on: url) == ["2 2"])
+            let water = "SELECT books || ' ' || in_fields FROM search_word_counts WHERE word = 'water'"
+            #expect(try await TestDatabase.query(water, on: url) == ["2 1"], "one in a title, one in a description")
+            #expect(try await TestDatabase.query(Self.wordCountDifferences, on: url) == ["0"], "ingested")
+            for (change, sql) in [
+                ("title", "UPDATE books SET title = 'Heron Cove' WHERE id = '\(id)'"),
+                ("subjects", "UPDATE books SET subjects = ARRAY['Birds'] WHERE id = '\(id)'"),
+                ("popularity", "UPDATE books SET popularity = 7 WHERE id = '\(id)'"),
+                ("description only", "UPDATE books SET description = 'Other words.' WHERE id = '\(id)'"),
+                ("withdrawn", "UPDATE books SET withdrawn_at = now() WHERE id = '\(id)'"),
+                ("withdrawn book renamed", "UPDATE books SET title = 'Heron Inlet' WHERE id = '\(id)'"),
+                ("back on the shelves", "UPDATE books SET withdrawn_at = NULL WHERE id = '\(id)'"),
+                ("deleted", "DELETE FROM books WHERE id = '\(id)'"),
+            ] {
+                try await TestDatabase.execute(sql, on: url)
+                #expect(try await TestDatabase.query(Self.wordCountDifferences, on: url) == ["0"], "\(change)")
+            }
+            #expect(try await TestDatabase.query(heron, on: url) == ["1 1"])
+        }
+    }
+
+    @Test func aWordInManyBooksAllInTheirFieldsIsRankedFromItsKeptEntries() async throws {
+        let (app, url) = try await appAndDatabase()
+        try await app.test(.router) { client in
+            _ = try await ingestBook(client, title: "Harbor Lights", description: "Boats at night.")
+            // 1,500 copies, the word in the title of half of them and in the subjects of the others: more than the
+            // kept entries answer alone (`popularCandidates`), fewer than the count's bound, every match in those fields.
+            let count = FeedPostgresRepository.popularCandidates + 500
+            try await TestDatabase.execute(
+                """
+                INSERT INTO books (id, title, sort_title, sort_author, authors, languages, subjects, description, epub_sha256, epub_size,
+                    copies, copies_available, checkouts, popularity)
+                SELECT gen_random_uuid(), CASE WHEN g % 2 = 0 THEN 'Harbor ' || g ELSE 'Field ' || g END, 'harbor ' || lpad(g::text, 6, '0'),
+                    b.sort_author, b.authors, b.languages, CASE WHEN g % 2 = 0 THEN '{}'::text[] ELSE ARRAY['Harbor towns'] END, 'Boats.',
+                    md5(random()::text || g), b.epub_size, 1, 1, g % 100, g % 100
+                FROM books b, generate_series(1, \(count)) g WHERE b.title = 'Harbor Lights'
+                """,
+                on: url
+            )
+            let first = try await opds2(client, "/opds/search?q=harbor&size=50")
+            #expect((first["metadata"] as? [String: Any])?["numberOfItems"] as? Int == count + 1, "the kept count")
+            // Every page, as one list, is every match in the order of their rank (the title's weight first), ties by id: the
+            // kept entries' order (the rows' order would break ties by title).
+            let listed = try await pagedIDs(client, "/opds/search?q=harbor&size=100").flatMap { $0 }
+                .map { $0.replacingOccurrences(of: "urn:uuid:", with: "") }
+            let expected = try await TestDatabase.query(
+                """
+                SELECT id::text FROM books WHERE search @@ to_tsquery('simple', 'harbor:*')
+                ORDER BY ts_rank_cd('{0.1, 0.2, 0.4, 1.0}', search, to_tsquery('simple', 'harbor:*'))::real DESC, id ASC
+                """,
+                on: url
+            )
+            #expect(listed.count == count + 1 && listed == expected, "\(listed.count) of \(expected.count)")
+            // A prefix of the word (a patron still typing) stands for it alone here: the same list.
+            let typing = try await opds2(client, "/opds/search?q=harb&size=50")
+            #expect((typing["metadata"] as? [String: Any])?["numberOfItems"] as? Int == count + 1)
+            #expect(ids(typing).map { $0.replacingOccurrences(of: "urn:uuid:", with: "") } == Array(expected.prefix(50)))
+            // A book the patron hid is left out of the page and the total; the page is still full.
+            let hiddenBook = try #require(UUID(uuidString: expected[0]))
+            let signedIn = try await TestDatabase.withClient(url) { client, logger in
+                try await FeedPostgresRepository(books: BookPostgresRepository(client: client))
+                    .search(.init(q: "harbor", size: 50), hidden: [hiddenBook], logger: logger)
+            }
+            #expect(signedIn.total == count && signedIn.books.count == 50 && !signedIn.books.contains { $0.id == hiddenBook })
+            #expect(signedIn.books.first?.id.uuidString.lowercased() == expected[1])
+            // Once a book has it in its description alone, the rows are read again (ties by title), with the same total.
+            _ = try await ingestBook(client, title: "Night Boats", description: "A harbor at dawn.")
+            let mixed = try await opds2(client, "/opds/search?q=harbor&size=50")
+            #expect((mixed["metadata"] as? [String: Any])?["numberOfItems"] as? Int == count + 2)
+            let mixedTitles = (mixed["publications"] as? [[String: Any]] ?? []).compactMap { ($0["metadata"] as? [String: Any])?["title"] as? String }
+            #expect(mixedTitles.count == 50 && mixedTitles.allSatisfy { $0.hasPrefix("Harbor") })
+            // Deeper than `deepestResult`: empty, with the kept total.
+            let deep = try await opds2(client, "/opds/search?q=harb&size=50&page=\(FeedPostgresRepository.deepestResult / 50 + 1)")
+            #expect(ids(deep).isEmpty)
+        }
+    }
 }

@@ -237,6 +237,7 @@ struct FeedPostgresRepository: Sendable {
         // and whether it is the query's only word.
         var postingsWord: String?
         var onlyWord = false
+        var singleWord: String?
         if let q = request.q?.trimmingCharacters(in: .whitespacesAndNewlines), !q.isEmpty {
             if let isbn = ISBN.normalized(q) {
                 conditions.append("isbn = \(try sql.bind(isbn))")
@@ -249,6 +250,7 @@ struct FeedPostgresRepository: Sendable {
                 if corrected == nil, let longest = words.max(by: { $0.count < $1.count }) {
                     postingsWord = try sql.bind(longest)
                     onlyWord = words.count == 1
+                    singleWord = onlyWord ? longest : nil
                 }
             } else {
                 conditions.append("false")
@@ -272,8 +274,14 @@ struct FeedPostgresRepository: Sendable {
         if let isbn = request.isbn { conditions.append("isbn = \(try sql.bind(ISBN.normalized(isbn) ?? "invalid"))") }
         if request.availableOnly { conditions.append("(open_access OR copies_available > 0)") }
         if let condition = request.accessibility.condition { conditions.append(condition) }
+        let filtered = conditions.count > 2
         if !hidden.isEmpty { conditions.append("NOT (id = ANY(\(try sql.bind(hidden))))") }
         let matching = conditions.joined(separator: " AND ")
+        if request.sort == nil, !filtered, let word = singleWord,
+            let page = try await oneWordPage(word, request: request, hidden: hidden, logger: logger)
+        {
+            return page
+        }
 
         let offset = request.after == nil ? (request.page - 1) * request.size : 0
         // One statement: the bounded count (an InitPlan, run once) and the page. The count stops at the bound

@@ -1,0 +1,121 @@
+import Foundation
+import Logging
+import PostgresNIO
+import PostgresSupport
+
+/// A search for one word and nothing else, answered from the words kept for search (`search_word_counts`,
+/// `search_postings`) without reading the matches' rows: the commonest query, and the one whose matches are most.
+extension FeedPostgresRepository {
+    /// What `search_word_counts` says of the word a query's only word stands for (itself, or every word it begins when
+    /// it is a prefix: see `term`).
+    struct KeptWord: Sendable {
+        /// The word as the kept rows have it (the first lexeme of its vector).
+        var word: String
+        /// How many catalogue words it stands for (with a book on the shelves), and the first of them.
+        var words: Int
+        var firstWord: String?
+        /// The most books any of them is in: past `countBound`, so are the query's matches.
+        var mostBooks: Int
+        /// The books the only word it stands for is in, and of those, how many have it in their title, subtitle,
+        /// authors, series or subjects (when these are the same, its kept entries are all its matches).
+        var books: Int
+        var inFields: Int
+        /// How many books have the query's word itself in those fields (its kept entries).
+        var wordInFields: Int
+    }
+
+    /// $1 the query's word, $2 whether it stands for every word it begins.
+    enum KeptWordCounts: PreparedSQL {
+        static let sql = """
+            WITH term AS (SELECT \(FeedPostgresRepository.postingsTerm("$1")) AS word),
+            kept AS (SELECT c.* FROM search_word_counts c, term
+                WHERE c.books > 0 AND c.word >= term.word AND (c.word = term.word OR ($2 AND c.word < term.word || chr(1114111))))
+            SELECT term.word, count(kept.word)::int, min(kept.word), coalesce(max(kept.books), 0)::int, coalesce(min(kept.books), 0)::int,
+                coalesce(min(kept.in_fields), 0)::int, coalesce(max(kept.in_fields) FILTER (WHERE kept.word = term.word), 0)::int
+            FROM term LEFT JOIN kept ON true GROUP BY term.word
+            """
+    }
+
+    /// $1 the kept word, $2 how many of its most borrowed entries are the candidates, $3 and $4 the rank and id of the
+    /// previous page's last book (NULL for none), $5 the page's size, $6 its offset, $7 the books the patron hid. The page's books in the order of
+    /// every relevance search (rank, then `match_title`, here empty, then id), with their rank as text.
+    enum PostingsPage: PreparedSQL {
+        static let sql = """
+            WITH candidates AS MATERIALIZED (SELECT book_id, rank FROM search_postings WHERE word = $1 AND NOT (book_id = ANY($7::uuid[]))
+                ORDER BY popularity DESC, book_id DESC LIMIT $2),
+            page AS (SELECT book_id, rank FROM candidates WHERE $3::text IS NULL OR rank < $3::text::real OR (rank = $3::text::real AND book_id > $4::uuid)
+                ORDER BY rank DESC, book_id ASC LIMIT $5 OFFSET $6)
+            SELECT \(BookPostgresRepository.summaryColumns), page.rank::text FROM page JOIN books ON books.id = page.book_id
+            ORDER BY page.rank DESC, page.book_id ASC
+            """
+    }
+
+    /// $1 the books the patron hid, $2 a tsquery: how many of them it finds (a search's total leaves them out).
+    enum HiddenMatches: PreparedSQL {
+        static let sql = """
+            SELECT count(*)::int FROM books WHERE id = ANY($1::uuid[]) AND withdrawn_at IS NULL
+                AND search @@ to_tsquery('simple', immutable_unaccent($2))
+            """
+    }
+
+    func hiddenMatches(_ hidden: [UUID], query: String, logger: Logger) async throws -> Int {
+        for try await count in try await books.client.run(HiddenMatches.self, hidden, query, logger: logger).decode(Int.self) { return count }
+        return 0
+    }
+
+    func keptWord(_ word: String, prefix: Bool, logger: Logger) async throws -> KeptWord {
+        for try await row in try await books.client.run(KeptWordCounts.self, word, prefix, logger: logger) {
+            let (kept, words, first, most, books, inFields, wordInFields) = try row.decode((String, Int, String?, Int, Int, Int, Int).self)
+            return KeptWord(word: kept, words: words, firstWord: first, mostBooks: most, books: books, inFields: inFields, wordInFields: wordInFields)
+        }
+        return KeptWord(word: word, words: 0, firstWord: nil, mostBooks: 0, books: 0, inFields: 0, wordInFields: 0)
+    }
+
+    /// The page of a search for `word` alone when its kept rows answer it, nil otherwise. Past `countBound` matches
+    /// (no total): the word's `popularCandidates` most borrowed kept entries, ranked. Up to it, when the word stands for
+    /// one catalogue word, at least `popularCandidates` books have it and all in their titles, authors, series or
+    /// subjects: every kept entry, ranked, and their number is the total. (Fewer matches are ranked from their rows,
+    /// ties by title, at little cost; a word also in descriptions needs the books' vectors.)
+    func oneWordPage(_ word: String, request: SearchRequest, hidden: [UUID], logger: Logger) async throws -> Page? {
+        let kept = try await keptWord(word, prefix: Self.term(word, last: true) != word, logger: logger)
+        let (postingsWord, candidates): (String, Int)
+        var total: Int?
+        if kept.mostBooks > Self.countBound, kept.wordInFields >= Self.popularCandidates {
+            (postingsWord, candidates, total) = (kept.word, Self.popularCandidates, nil)
+        } else if kept.words == 1, let only = kept.firstWord, kept.books == kept.inFields, kept.books >= Self.popularCandidates,
+            kept.books <= Self.countBound
+        {
+            (postingsWord, candidates, total) = (only, Self.countBound, kept.books)
+        } else {
+            return nil
+        }
+        let offset = request.after == nil ? (request.page - 1) * request.size : 0
+        let size = offset < Self.deepestResult ? request.size + 1 : 0
+        let after = request.after
+        var rows: [(book: BookDetail, key: String)] = []
+        let statement = try await books.client.run(
+            PostingsPage.self,
+            postingsWord,
+            candidates,
+            after.map(\.value),
+            after.map(\.id),
+            size,
+            offset,
+            hidden,
+            logger: logger
+        )
+        for try await row in statement {
+            let key = try row.makeRandomAccess()[BookPostgresRepository.summaryColumnCount].decode(String.self)
+            rows.append((try BookPostgresRepository.decodeSummary(row), key))
+        }
+        let next = rows.count > request.size ? rows[request.size - 1] : nil
+        if let counted = total, !hidden.isEmpty {
+            total = counted - (try await hiddenMatches(hidden, query: Self.term(word, last: true), logger: logger))
+        }
+        return Page(
+            books: rows.prefix(request.size).map(\.book),
+            next: next.map { PageCursor(value: $0.key, id: $0.book.id, sort: request.cursorSort, order: request.order.rawValue, title: "") },
+            total: total
+        )
+    }
+}
