@@ -320,15 +320,58 @@ extension CatalogServiceTests {
             }
             #expect(signedIn.total == count && signedIn.books.count == 50 && !signedIn.books.contains { $0.id == hiddenBook })
             #expect(signedIn.books.first?.id.uuidString.lowercased() == expected[1])
-            // Once a book has it in its description alone, the rows are read again (ties by title), with the same total.
-            _ = try await ingestBook(client, title: "Night Boats", description: "A harbor at dawn.")
+            // A book with the word in its description alone comes after every book with it in those fields: the pages
+            // among those are still read from the kept entries, the last one from the rows; one order throughout.
+            _ = try await ingestBook(client, title: "Night Boats", description: "A harbor at dawn, a harbor at dusk, harbor lights.")
             let mixed = try await opds2(client, "/opds/search?q=harbor&size=50")
             #expect((mixed["metadata"] as? [String: Any])?["numberOfItems"] as? Int == count + 2)
-            let mixedTitles = (mixed["publications"] as? [[String: Any]] ?? []).compactMap { ($0["metadata"] as? [String: Any])?["title"] as? String }
-            #expect(mixedTitles.count == 50 && mixedTitles.allSatisfy { $0.hasPrefix("Harbor") })
+            let mixedListed = try await pagedIDs(client, "/opds/search?q=harbor&size=100").flatMap { $0 }
+                .map { $0.replacingOccurrences(of: "urn:uuid:", with: "") }
+            let mixedExpected = try await TestDatabase.query(
+                """
+                SELECT id::text FROM books WHERE search @@ to_tsquery('simple', 'harbor:*') ORDER BY (ts_rank_cd('{0.1, 0.2, 0.4, 1.0}', search,
+                    to_tsquery('simple', 'harbor:*')) + CASE WHEN search @@ to_tsquery('simple', 'harbor:*ABC') THEN 100 ELSE 0 END)::real DESC, id ASC
+                """,
+                on: url
+            )
+            #expect(mixedListed.count == count + 2 && mixedListed == mixedExpected, "\(mixedListed.count) of \(mixedExpected.count)")
+            let described = try await TestDatabase.query("SELECT id::text FROM books WHERE title = 'Night Boats'", on: url)
+            #expect(mixedListed.last.map { [$0] } == described, "three mentions in a description rank below one in the subjects")
             // Deeper than `deepestResult`: empty, with the kept total.
             let deep = try await opds2(client, "/opds/search?q=harb&size=50&page=\(FeedPostgresRepository.deepestResult / 50 + 1)")
             #expect(ids(deep).isEmpty)
+        }
+    }
+
+    @Test func aMisspelledWordWhoseCorrectionIsInManyBooksListsTheMostBorrowedOfThem() async throws {
+        let (app, url) = try await appAndDatabase()
+        try await app.test(.router) { client in
+            _ = try await ingestBook(client, title: "Lighthouse Keeper")
+            let count = FeedPostgresRepository.popularCandidates + 500
+            try await TestDatabase.execute(
+                """
+                INSERT INTO books (id, title, sort_title, sort_author, authors, languages, epub_sha256, epub_size, copies, copies_available,
+                    checkouts, popularity)
+                SELECT gen_random_uuid(), 'Lighthouse ' || g, 'lighthouse ' || lpad(g::text, 6, '0'), b.sort_author, b.authors, b.languages,
+                    md5(random()::text || g), b.epub_size, 1, 1, g % 100, g % 100
+                FROM books b, generate_series(1, \(count)) g WHERE b.title = 'Lighthouse Keeper'
+                """,
+                on: url
+            )
+            // Nothing matches the typo; its correction is in 1,501 books: the list is the best of the most borrowed.
+            let found = try await opds2(client, "/opds/search?q=lighthuose&size=50")
+            #expect((found["metadata"] as? [String: Any])?["numberOfItems"] as? Int == FeedPostgresRepository.fuzzyLimit)
+            let listed = try await pagedIDs(client, "/opds/search?q=lighthuose&size=50").flatMap { $0 }
+                .map { $0.replacingOccurrences(of: "urn:uuid:", with: "") }
+            #expect(listed.count == FeedPostgresRepository.fuzzyLimit && Set(listed).count == listed.count)
+            let lessBorrowed = try await TestDatabase.query(
+                """
+                WITH popular AS (SELECT id FROM books ORDER BY popularity DESC, id DESC LIMIT \(FeedPostgresRepository.popularCandidates))
+                SELECT count(*)::text FROM books WHERE id = ANY('{\(listed.joined(separator: ","))}'::uuid[]) AND id NOT IN (SELECT id FROM popular)
+                """,
+                on: url
+            )
+            #expect(lessBorrowed == ["0"], "every book listed is among the thousand most borrowed with the correction")
         }
     }
 }

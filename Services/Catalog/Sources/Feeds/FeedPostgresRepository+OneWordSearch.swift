@@ -36,17 +36,19 @@ extension FeedPostgresRepository {
             """
     }
 
-    /// $1 the kept word, $2 how many of its most borrowed entries are the candidates, $3 and $4 the rank and id of the
-    /// previous page's last book (NULL for none), $5 the page's size, $6 its offset, $7 the books the patron hid. The page's books in the order of
-    /// every relevance search (rank, then `match_title`, here empty, then id), with their rank as text.
+    /// $1 the kept word, $2 how many of its most borrowed entries are the candidates, $3 and $4 the key and id of the
+    /// previous page's last book (NULL for none), $5 the page's size, $6 its offset, $7 the books the patron hid. The
+    /// page's books in the order of a one-word search (rank with `inFieldsBoost`, then id), with their key as text.
     enum PostingsPage: PreparedSQL {
         static let sql = """
-            WITH candidates AS MATERIALIZED (SELECT book_id, rank FROM search_postings WHERE word = $1 AND NOT (book_id = ANY($7::uuid[]))
-                ORDER BY popularity DESC, book_id DESC LIMIT $2),
-            page AS (SELECT book_id, rank FROM candidates WHERE $3::text IS NULL OR rank < $3::text::real OR (rank = $3::text::real AND book_id > $4::uuid)
-                ORDER BY rank DESC, book_id ASC LIMIT $5 OFFSET $6)
-            SELECT \(BookPostgresRepository.summaryColumns), page.rank::text FROM page JOIN books ON books.id = page.book_id
-            ORDER BY page.rank DESC, page.book_id ASC
+            WITH candidates AS MATERIALIZED (
+                SELECT book_id, (rank + \(FeedPostgresRepository.inFieldsBoost))::real AS key FROM search_postings
+                WHERE word = $1 AND NOT (book_id = ANY($7::uuid[])) ORDER BY popularity DESC, book_id DESC LIMIT $2),
+            page AS (SELECT book_id, key FROM candidates
+                WHERE $3::text IS NULL OR key < $3::text::real OR (key = $3::text::real AND book_id > $4::uuid)
+                ORDER BY key DESC, book_id ASC LIMIT $5 OFFSET $6)
+            SELECT \(BookPostgresRepository.summaryColumns), page.key::text FROM page JOIN books ON books.id = page.book_id
+            ORDER BY page.key DESC, page.book_id ASC
             """
     }
 
@@ -73,19 +75,18 @@ extension FeedPostgresRepository {
 
     /// The page of a search for `word` alone when its kept rows answer it, nil otherwise. Past `countBound` matches
     /// (no total): the word's `popularCandidates` most borrowed kept entries, ranked. Up to it, when the word stands for
-    /// one catalogue word, at least `popularCandidates` books have it and all in their titles, authors, series or
-    /// subjects: every kept entry, ranked, and their number is the total. (Fewer matches are ranked from their rows,
-    /// ties by title, at little cost; a word also in descriptions needs the books' vectors.)
+    /// one catalogue word in at least `popularCandidates` books: the kept count is the total, and a page among the
+    /// books with the word in their titles, authors, series or subjects (which rank first) is read from its kept
+    /// entries; a page that reaches the books with it in their descriptions alone is not (their rows are ranked).
+    /// Fewer matches are ranked from their rows at little cost.
     func oneWordPage(_ word: String, request: SearchRequest, hidden: [UUID], logger: Logger) async throws -> Page? {
         let kept = try await keptWord(word, prefix: Self.term(word, last: true) != word, logger: logger)
-        let (postingsWord, candidates): (String, Int)
+        let (postingsWord, candidates, descriptionsFollow): (String, Int, Bool)
         var total: Int?
         if kept.mostBooks > Self.countBound, kept.wordInFields >= Self.popularCandidates {
-            (postingsWord, candidates, total) = (kept.word, Self.popularCandidates, nil)
-        } else if kept.words == 1, let only = kept.firstWord, kept.books == kept.inFields, kept.books >= Self.popularCandidates,
-            kept.books <= Self.countBound
-        {
-            (postingsWord, candidates, total) = (only, Self.countBound, kept.books)
+            (postingsWord, candidates, descriptionsFollow, total) = (kept.word, Self.popularCandidates, false, nil)
+        } else if kept.words == 1, let only = kept.firstWord, kept.books >= Self.popularCandidates, kept.books <= Self.countBound {
+            (postingsWord, candidates, descriptionsFollow, total) = (only, Self.countBound, kept.books > kept.inFields, kept.books)
         } else {
             return nil
         }
@@ -108,6 +109,7 @@ extension FeedPostgresRepository {
             let key = try row.makeRandomAccess()[BookPostgresRepository.summaryColumnCount].decode(String.self)
             rows.append((try BookPostgresRepository.decodeSummary(row), key))
         }
+        if descriptionsFollow && rows.count <= request.size && size > 0 { return nil }
         let next = rows.count > request.size ? rows[request.size - 1] : nil
         if let counted = total, !hidden.isEmpty {
             total = counted - (try await hiddenMatches(hidden, query: Self.term(word, last: true), logger: logger))

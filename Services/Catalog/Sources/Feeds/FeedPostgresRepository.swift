@@ -144,6 +144,9 @@ struct FeedPostgresRepository: Sendable {
     static let countBound = 10_000
     /// Above `countBound`, the results are this many of the most borrowed matches, ranked among themselves.
     static let popularCandidates = 1_000
+    /// Added to the rank of a book with a query's only word in its title, authors, series or subjects: more than any
+    /// description gives (0.1 an occurrence).
+    static let inFieldsBoost = 100
     /// How deep `page` reaches when there is no total: a page beyond is empty rather than read through a longer offset.
     static let deepestResult = 10_000
 
@@ -167,9 +170,9 @@ struct FeedPostgresRepository: Sendable {
         let everyWord = alternatives.map { "(\($0.joined(separator: " | ")))" }.joined(separator: " & ")
         let anyWord = alternatives.joined().joined(separator: " | ")
         if request.sort != nil {
-            let corrected = try await runSearch(request, corrected: everyWord, hidden: hidden, logger: logger)
+            let corrected = try await runSearch(request, corrected: (everyWord, []), hidden: hidden, logger: logger)
             return corrected.books.isEmpty && words.count > 1
-                ? try await runSearch(request, corrected: anyWord, hidden: hidden, logger: logger) : corrected
+                ? try await runSearch(request, corrected: (anyWord, []), hidden: hidden, logger: logger) : corrected
         }
         // Every full-text match, then the corrected matches not among them, paged as one list (the same on every page).
         var first = request
@@ -179,8 +182,15 @@ struct FeedPostgresRepository: Sendable {
             request.page == 1 && page.books.count == total
             ? page.books : try await runSearch(first, hidden: hidden, logger: logger).books
         var known = Set(merged.map(\.id))
+        // Whose kept entries give the candidates when a corrected query has many matches: every match of all the words
+        // has one of the longest word's spellings; a match of any word, one of any word's.
+        let longest = words.indices.max { words[$0].count < words[$1].count } ?? 0
+        let spellings = [
+            [words[longest]] + corrections[longest],
+            words.indices.flatMap { [words[$0]] + corrections[$0] },
+        ]
         for (index, query) in [everyWord, anyWord].enumerated() where index == 0 || (words.count > 1 && merged.count < Self.fewMatches) {
-            let found = try await runSearch(first, corrected: query, hidden: hidden, logger: logger).books
+            let found = try await runSearch(first, corrected: (query, spellings[index]), hidden: hidden, logger: logger).books
             merged += found.filter { known.insert($0.id).inserted }.prefix(max(0, Self.fuzzyLimit - merged.count))
         }
         let start = min(merged.count, (request.page - 1) * request.size)
@@ -229,7 +239,15 @@ struct FeedPostgresRepository: Sendable {
 
     /// One search statement: the query's full-text matches, or those of `corrected` (a tsquery of corrected words) in
     /// its place.
-    private func runSearch(_ request: SearchRequest, corrected: String? = nil, hidden: [UUID], logger: Logger) async throws -> Page {
+    /// `corrected`, when set, is a tsquery of the query's words corrected and the words whose kept entries give its
+    /// candidates when it has more than `popularCandidates` matches (it lists at most `fuzzyLimit`: ranking up to
+    /// `countBound` matches of a correction took ~60 ms at a million books).
+    private func runSearch(
+        _ request: SearchRequest,
+        corrected: (query: String, spellings: [String])? = nil,
+        hidden: [UUID],
+        logger: Logger
+    ) async throws -> Page {
         var sql = SQL()
         var conditions = ["withdrawn_at IS NULL"]
         var rank = "0.0::float8"
@@ -241,7 +259,7 @@ struct FeedPostgresRepository: Sendable {
         if let q = request.q?.trimmingCharacters(in: .whitespacesAndNewlines), !q.isEmpty {
             if let isbn = ISBN.normalized(q) {
                 conditions.append("isbn = \(try sql.bind(isbn))")
-            } else if let query = corrected ?? Self.tsquery(q) {
+            } else if let query = corrected?.query ?? Self.tsquery(q) {
                 let parameter = try sql.bind(query)
                 let tsquery = "to_tsquery('simple', immutable_unaccent(\(parameter)))"
                 conditions.append("search @@ \(tsquery)")
@@ -275,15 +293,26 @@ struct FeedPostgresRepository: Sendable {
         if request.availableOnly { conditions.append("(open_access OR copies_available > 0)") }
         if let condition = request.accessibility.condition { conditions.append(condition) }
         let filtered = conditions.count > 2
+        // One word and nothing else: a book with it in its title, authors, series or subjects ranks above every book
+        // with it in the description alone (`inFieldsBoost`), and equal ranks go by id: the order of the word's kept
+        // entries (`search_postings`), so that pages read from them and pages read from the rows follow one order.
+        let oneWordOrder = request.sort == nil && !filtered && singleWord != nil
+        if oneWordOrder, let word = singleWord {
+            let term = Self.term(word, last: true)
+            let inFields = "to_tsquery('simple', immutable_unaccent(\(try sql.bind(term + (term.hasSuffix(":*") ? "ABC" : ":ABC")))))"
+            rank = "\(rank) + CASE WHEN search @@ \(inFields) THEN \(Self.inFieldsBoost) ELSE 0 END"
+        }
         if !hidden.isEmpty { conditions.append("NOT (id = ANY(\(try sql.bind(hidden))))") }
         let matching = conditions.joined(separator: " AND ")
-        if request.sort == nil, !filtered, let word = singleWord,
+        if oneWordOrder, let word = singleWord,
             let page = try await oneWordPage(word, request: request, hidden: hidden, logger: logger)
         {
             return page
         }
 
         let offset = request.after == nil ? (request.page - 1) * request.size : 0
+        // A corrected query's unsorted list is short (`fuzzyLimit`): its matches are ranked up to `popularCandidates`.
+        let bound = corrected == nil || request.sort != nil ? Self.countBound : Self.popularCandidates
         // One statement: the bounded count (an InitPlan, run once) and the page. The count stops at the bound
         // (counting a word that most books contain read them all) and chooses which candidates are ranked: the
         // branches below carry it as a one-time filter, so only the chosen one reads rows.
@@ -326,15 +355,15 @@ struct FeedPostgresRepository: Sendable {
             // each book checked against the whole query) when there are `popularCandidates` of them; otherwise the most
             // borrowed matches read from the popularity index (soon enough for a word in most books).
             order = "match_key DESC, match_title ASC, match_id ASC"
-            let columns = "id AS match_id, (\(rank))::real AS match_key, sort_title AS match_title"
+            let columns = "id AS match_id, (\(rank))::real AS match_key, \(oneWordOrder ? "''::text" : "sort_title") AS match_title"
             let select = "SELECT \(columns) FROM books WHERE \(matching)"
-            let common = "\(countedMatches) > \(Self.countBound)"
+            let common = "\(countedMatches) > \(bound)"
             let enough = "(SELECT enough FROM postings_counted)"
             let postings: String
             if let word = oneWordAlone {
                 // Read from the index alone: no book until the page's. Ties in rank go by id (no title is read).
                 postings =
-                    "SELECT book_id AS match_id, rank AS match_key, ''::text AS match_title FROM search_postings"
+                    "SELECT book_id AS match_id, (rank + \(Self.inFieldsBoost))::real AS match_key, ''::text AS match_title FROM search_postings"
                     + " WHERE word = \(Self.postingsTerm(word)) AND \(common) ORDER BY popularity DESC, book_id DESC LIMIT \(Self.popularCandidates)"
             } else if let word = postingsWord {
                 // Each book is checked against the whole query and ranked by it. OFFSET 0 keeps the book a lookup per
@@ -344,18 +373,26 @@ struct FeedPostgresRepository: Sendable {
                     + " WHERE word = \(Self.postingsTerm(word)) ORDER BY popularity DESC, book_id DESC) p"
                     + " CROSS JOIN LATERAL (SELECT \(columns) FROM books WHERE id = p.book_id AND \(matching) OFFSET 0) b"
                     + " WHERE \(common) ORDER BY p.popularity DESC, p.book_id DESC LIMIT \(Self.popularCandidates)"
+            } else if let spellings = corrected?.spellings, !spellings.isEmpty {
+                // The most borrowed entries of each spelling, in popularity order, each book checked against the query.
+                postings =
+                    "SELECT b.* FROM (SELECT DISTINCT e.book_id, e.popularity FROM unnest(\(try sql.bind(spellings))::text[]) spelling"
+                    + " CROSS JOIN LATERAL (SELECT book_id, popularity FROM search_postings WHERE word = \(Self.postingsTerm("spelling"))"
+                    + " ORDER BY popularity DESC, book_id DESC LIMIT \(Self.popularCandidates)) e ORDER BY e.popularity DESC, e.book_id DESC) p"
+                    + " CROSS JOIN LATERAL (SELECT \(columns) FROM books WHERE id = p.book_id AND \(matching) OFFSET 0) b"
+                    + " WHERE \(common) ORDER BY p.popularity DESC, p.book_id DESC LIMIT \(Self.popularCandidates)"
             } else {
                 postings = "SELECT NULL::uuid, NULL::real, NULL::text WHERE false"
             }
             // Every match up to the bound, ranked: counted and listed in one reading of their rows.
             ctes = [
-                "bounded AS MATERIALIZED (\(select) LIMIT \(Self.countBound + 1))", counted(booksCounted: "(SELECT count(*)::int FROM bounded)"),
+                "bounded AS MATERIALIZED (\(select) LIMIT \(bound + 1))", counted(booksCounted: "(SELECT count(*)::int FROM bounded)"),
                 "postings_matches AS MATERIALIZED (\(postings))",
                 // Read by two branches, counted once.
                 "postings_counted AS (SELECT count(*) >= \(Self.popularCandidates) AS enough FROM postings_matches)",
             ]
             let branches = [
-                "(SELECT * FROM bounded WHERE \(countedMatches) <= \(Self.countBound))",
+                "(SELECT * FROM bounded WHERE \(countedMatches) <= \(bound))",
                 "(SELECT * FROM postings_matches WHERE \(common) AND \(enough))",
                 "(\(select) AND \(common) AND NOT \(enough) ORDER BY popularity DESC, id DESC LIMIT \(Self.popularCandidates))",
             ]
@@ -385,7 +422,7 @@ struct FeedPostgresRepository: Sendable {
                 (try BookPostgresRepository.decodeSummary(row), try cells[column].decode(String.self), try cells[column + 1].decode(String.self))
             )
         }
-        let total = counted > Self.countBound ? nil : counted
+        let total = counted > bound ? nil : counted
         let next = rows.count > request.size ? rows[request.size - 1] : nil
         return Page(
             books: rows.prefix(request.size).map(\.book),
