@@ -43,6 +43,39 @@ extension CatalogServiceTests {
         }
     }
 
+    @Test func eachGroupOfTheGroupedFeedIsTheFirstBooksOfItsLane() async throws {
+        let (app, url) = try await appAndDatabase()
+        try await app.test(.router) { client in
+            for book in CorpusBook.all.filter({ $0.shouldIngest == "yes" }).prefix(14) { _ = try await ingest(client, book.file) }
+            // Every lane with books, in orders that differ from the rows' order.
+            try await TestDatabase.execute(
+                """
+                WITH numbered AS (SELECT id, row_number() OVER (ORDER BY id) AS n FROM books)
+                UPDATE books b SET featured = n % 2 = 0, staff_pick = n % 3 = 0, popularity = (n * 7) % 11,
+                    genres = CASE WHEN n % 2 = 0 THEN ARRAY['fiction'] ELSE ARRAY['history', 'poetry'] END
+                FROM numbered WHERE b.id = numbered.id
+                """,
+                on: url
+            )
+            func document(_ uri: String) async throws -> [String: Any] {
+                let body = try await client.execute(uri: uri, method: .get, headers: [.accept: "application/opds+json"]) { Data(buffer: $0.body) }
+                return try #require(try JSONSerialization.jsonObject(with: body) as? [String: Any])
+            }
+            func identifiers(_ publications: Any?) -> [String] {
+                (publications as? [[String: Any]] ?? []).compactMap { ($0["metadata"] as? [String: Any])?["identifier"] as? String }
+            }
+            let groups = try #require(try await document("/opds/groups")["groups"] as? [[String: Any]])
+            let laneGroups = groups.filter { (($0["links"] as? [[String: Any]])?.first?["href"] as? String)?.contains("/opds/lanes/") == true }
+            #expect(laneGroups.count == 8, "five fixed lanes and three genres: \(groups.map { ($0["metadata"] as? [String: Any])?["title"] ?? "" })")
+            for group in laneGroups {
+                let href = try #require((group["links"] as? [[String: Any]])?.first?["href"] as? String)
+                let path = String(href[href.range(of: "/opds/lanes/")!.lowerBound...])
+                let lane = try await document(path + "?size=\(FeedController.groupSize)")
+                #expect(identifiers(group["publications"]) == identifiers(lane["publications"]), "\(path)")
+            }
+        }
+    }
+
     @Test func feedsCarryAStrongETagAnswer304AndGzipWhenAsked() async throws {
         let (app, _) = try await app()
         try await app.test(.router) { client in

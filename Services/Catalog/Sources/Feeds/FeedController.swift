@@ -110,7 +110,7 @@ struct FeedController: Sendable {
         )
         let lanes = Lane.fixed + (try await feeds.genreLanes(logger: context.logger))
         // The lanes' pages are read meanwhile the recommendations and featured lists are.
-        async let lanePages = firstBooks(of: lanes, size: Self.groupSize, hidden: personal.hidden, logger: context.logger)
+        async let lanePages = feeds.firstBooks(of: lanes, size: Self.groupSize, hidden: personal.hidden, logger: context.logger)
         if personal.shelf != nil {
             let books = try await recommendedBooks(request: request, personal: personal, size: Self.groupSize, logger: context.logger)
             if !books.isEmpty {
@@ -381,7 +381,7 @@ struct FeedController: Sendable {
         if let author = book.authors.first { lanes.append(("More by \(author)", .author(author))) }
         if let genre = book.genres.first, let lane = Lane.genre(genre) { lanes.append(("More \(lane.title)", lane)) }
         let hidden = personal.hidden + [id]
-        async let pages = firstBooks(of: lanes.map(\.lane), size: Self.groupSize + 1, hidden: hidden, logger: context.logger)
+        async let pages = feeds.firstBooks(of: lanes.map(\.lane), size: Self.groupSize + 1, hidden: hidden, logger: context.logger)
         // Patrons who borrowed this also borrowed (each shown book by at least three of them): after the series.
         let coBorrowedIDs = await discovery.coBorrowed(with: id, logger: context.logger).filter { !hidden.contains($0) }
         let coBorrowed = try await feeds.books.summaries(ids: Array(coBorrowedIDs.prefix(Self.groupSize + 1)), logger: context.logger)
@@ -398,30 +398,6 @@ struct FeedController: Sendable {
     }
 
     // MARK: helpers
-
-    /// The first `size` books of each lane in its default order, queried at once (each on its own pooled
-    /// connection), in the order of `lanes`.
-    func firstBooks(of lanes: [Lane], size: Int, hidden: [UUID], logger: Logger) async throws -> [[BookDetail]] {
-        let pages = try await withThrowingTaskGroup(of: (Int, [BookDetail]).self) { group in
-            for (index, lane) in lanes.enumerated() {
-                group.addTask {
-                    let page = try await feeds.lane(
-                        lane,
-                        sort: lane.defaultSort,
-                        order: lane.defaultOrder,
-                        availableOnly: false,
-                        size: size,
-                        after: nil,
-                        hidden: hidden,
-                        logger: logger
-                    )
-                    return (index, page.books)
-                }
-            }
-            return try await group.reduce(into: [Int: [BookDetail]]()) { $0[$1.0] = $1.1 }
-        }
-        return lanes.indices.map { pages[$0] ?? [] }
-    }
 
     func baseLinks(self path: String, type: String) -> [Feed.Link] {
         [
