@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
+import PostgresSupport
 import ServiceSupport
 import Shared
 
@@ -22,23 +23,26 @@ struct ShelfCopyPostgresRepository: Sendable {
     /// every replica.
     func store(_ copy: ShelfCopy, patronID: UUID, logger: Logger) async throws {
         let json = String(decoding: try WireFormat.encode(copy.shelf), as: UTF8.self)
-        let rows = try await client.query(
-            """
-            WITH stored AS (
-                INSERT INTO patron_shelves AS s (patron_id, version, shelf) VALUES (\(patronID), \(copy.version), \(json)::jsonb)
-                ON CONFLICT (patron_id) DO UPDATE SET version = EXCLUDED.version, shelf = EXCLUDED.shelf, updated_at = now()
-                WHERE s.version < EXCLUDED.version
-                RETURNING patron_id, version)
-            SELECT pg_notify(\(Self.channel), patron_id::text || ':' || version) FROM stored
-            """,
-            logger: logger
-        )
+        let rows = try await client.run(StoreCopy.self, patronID, copy.version, json, Self.channel, logger: logger)
         var stored = false
         for try await _ in rows { stored = true }
         if stored {
             memory.announced(copy.version, for: patronID)
             memory.keep(copy, for: patronID)
         }
+    }
+
+    /// $1 patron, $2 version, $3 the shelf as JSON text, $4 the channel; prepared (`PreparedSQL`): every change of a
+    /// patron's shelf brings one.
+    enum StoreCopy: PreparedSQL {
+        static let sql = """
+            WITH stored AS (
+                INSERT INTO patron_shelves AS s (patron_id, version, shelf) VALUES ($1::uuid, $2::int8, $3::text::jsonb)
+                ON CONFLICT (patron_id) DO UPDATE SET version = EXCLUDED.version, shelf = EXCLUDED.shelf, updated_at = now()
+                WHERE s.version < EXCLUDED.version
+                RETURNING patron_id, version)
+            SELECT pg_notify($4::text, patron_id::text || ':' || version) FROM stored
+            """
     }
 
     /// Forgets the shelf of a patron whose account was deleted.

@@ -24,13 +24,7 @@ struct ShelfPostgresRepository: Sendable {
         let rows = try await circulation.shelfRows(patronID: patronID, bookID: nil, on: connection, logger: logger)
         var ignored: [UUID] = []
         var waiting = 0
-        for try await (ids, unread) in try await connection.query(
-            """
-            SELECT ARRAY(SELECT book_id FROM ignored_books WHERE patron_id = \(patronID)),
-                (SELECT count(*)::int FROM notifications WHERE patron_id = \(patronID) AND read_at IS NULL)
-            """,
-            logger: logger
-        ).decode(([UUID], Int).self) {
+        for try await (ids, unread) in try await connection.run(IgnoredAndUnread.self, patronID, logger: logger).decode(([UUID], Int).self) {
             (ignored, waiting) = (ids, unread)
         }
         let books = rows.map {
@@ -55,25 +49,20 @@ struct ShelfPostgresRepository: Sendable {
         try await client.transaction(logger: logger) { connection -> Reading? in
             let key = patronID.lowercased
             if wait {
-                try await connection.query(
-                    "SELECT pg_advisory_xact_lock(\(Self.lockSpace), hashtext(\(key))), (SELECT 1 FROM patrons WHERE id = \(patronID) FOR SHARE)",
-                    logger: logger
-                )
+                for try await _ in try await connection.run(LockShelf.self, Self.lockSpace, key, patronID, logger: logger) {}
             } else {
                 var acquired = false
-                for try await value in try await connection.query(
-                    "SELECT pg_try_advisory_xact_lock(\(Self.lockSpace), hashtext(\(key))), (SELECT 1 FROM patrons WHERE id = \(patronID) FOR SHARE)",
-                    logger: logger
-                ).decode((Bool, Int?).self) { acquired = value.0 }
+                for try await value in try await connection.run(TryLockShelf.self, Self.lockSpace, key, patronID, logger: logger)
+                    .decode((Bool, Int?).self)
+                { acquired = value.0 }
                 guard acquired else { return nil }
             }
             // The number is drawn before the shelf is read: a reading numbered above a stamp (`stamp`) began after
             // the stamped change had committed, so it shows that change.
             var (version, upTo): (Int64, Int64) = (1, 0)
-            for try await value in try await connection.query(
-                "SELECT nextval('shelf_version_seq'), coalesce((SELECT max(id) FROM shelf_changes WHERE patron_id = \(patronID)), 0)",
-                logger: logger
-            ).decode((Int64, Int64).self) { (version, upTo) = value }
+            for try await value in try await connection.run(NextVersion.self, patronID, logger: logger).decode((Int64, Int64).self) {
+                (version, upTo) = value
+            }
             let shelf = try await shelf(patronID: patronID, on: connection, logger: logger)
             return Reading(copy: ShelfCopy(version: version, shelf: shelf), coversChangesUpTo: upTo)
         }
@@ -84,10 +73,7 @@ struct ShelfPostgresRepository: Sendable {
     func delivered(_ reading: Reading, patronID: UUID, logger: Logger) async throws {
         try await client.transaction(logger: logger) { connection in
             try await connection.query("SET LOCAL synchronous_commit = off", logger: logger)
-            try await connection.query(
-                "DELETE FROM shelf_changes WHERE patron_id = \(patronID) AND id <= \(reading.coversChangesUpTo)",
-                logger: logger
-            )
+            for try await _ in try await connection.run(ForgetChanges.self, patronID, reading.coversChangesUpTo, logger: logger) {}
         }
     }
 
@@ -97,6 +83,34 @@ struct ShelfPostgresRepository: Sendable {
     func stamp(patronID: UUID, logger: Logger) async throws -> Int64? {
         for try await row in try await client.run(Stamp.self, patronID, logger: logger) { return try row.decode(Int64.self) }
         return nil
+    }
+
+    // Prepared (`PreparedSQL`): a patron's change is published before it is answered, so each of its borrows and
+    // returns runs these once. $1 the lock space, $2 the patron's id as text, $3 the patron.
+    enum LockShelf: PreparedSQL {
+        static let sql = "SELECT pg_advisory_xact_lock($1::int4, hashtext($2::text)), (SELECT 1 FROM patrons WHERE id = $3::uuid FOR SHARE)"
+    }
+
+    enum TryLockShelf: PreparedSQL {
+        static let sql = "SELECT pg_try_advisory_xact_lock($1::int4, hashtext($2::text)), (SELECT 1 FROM patrons WHERE id = $3::uuid FOR SHARE)"
+    }
+
+    /// $1 patron: the reading's number and the last change it covers.
+    enum NextVersion: PreparedSQL {
+        static let sql = "SELECT nextval('shelf_version_seq'), coalesce((SELECT max(id) FROM shelf_changes WHERE patron_id = $1::uuid), 0::int8)"
+    }
+
+    /// $1 patron: the books they hid and how many notices they have not read.
+    enum IgnoredAndUnread: PreparedSQL {
+        static let sql = """
+            SELECT ARRAY(SELECT book_id FROM ignored_books WHERE patron_id = $1::uuid),
+                (SELECT count(*)::int FROM notifications WHERE patron_id = $1::uuid AND read_at IS NULL)
+            """
+    }
+
+    /// $1 patron, $2 the last change a delivered reading covered.
+    enum ForgetChanges: PreparedSQL {
+        static let sql = "DELETE FROM shelf_changes WHERE patron_id = $1::uuid AND id <= $2::int8"
     }
 
     /// $1 patron; prepared (`PreparedSQL`): every change a patron makes runs it.
