@@ -208,6 +208,20 @@ extension CatalogServiceTests {
                 WHERE p.rank <> ts_rank_cd('{0.1, 0.2, 0.4, 1.0}', b.search, to_tsquery('simple', p.word))))::text
         """
 
+    /// Every change of a book that its kept search words follow, named, as SQL: the last deletes the book.
+    static func everyChange(of id: String) -> [(String, String)] {
+        [
+            ("title", "UPDATE books SET title = 'Heron Cove' WHERE id = '\(id)'"),
+            ("subjects", "UPDATE books SET subjects = ARRAY['Birds'] WHERE id = '\(id)'"),
+            ("popularity", "UPDATE books SET popularity = 7 WHERE id = '\(id)'"),
+            ("description only", "UPDATE books SET description = 'Other words.' WHERE id = '\(id)'"),
+            ("withdrawn", "UPDATE books SET withdrawn_at = now() WHERE id = '\(id)'"),
+            ("withdrawn book renamed", "UPDATE books SET title = 'Heron Inlet' WHERE id = '\(id)'"),
+            ("back on the shelves", "UPDATE books SET withdrawn_at = NULL WHERE id = '\(id)'"),
+            ("deleted", "DELETE FROM books WHERE id = '\(id)'"),
+        ]
+    }
+
     @Test func theWordsKeptForCommonWordsFollowEveryChangeOfTheirBook() async throws {
         let (app, url) = try await appAndDatabase()
         try await app.test(.router) { client in
@@ -220,16 +234,7 @@ extension CatalogServiceTests {
             let words = "SELECT string_agg(word, ' ' ORDER BY word) FROM search_postings WHERE book_id = '\(id)'"
             #expect(try await TestDatabase.query(words, on: url) == ["ada bay heron marsh"], "title and author words, not the description's")
             try await check("ingested")
-            for (change, sql) in [
-                ("title", "UPDATE books SET title = 'Heron Cove' WHERE id = '\(id)'"),
-                ("subjects", "UPDATE books SET subjects = ARRAY['Birds'] WHERE id = '\(id)'"),
-                ("popularity", "UPDATE books SET popularity = 7 WHERE id = '\(id)'"),
-                ("description only", "UPDATE books SET description = 'Other words.' WHERE id = '\(id)'"),
-                ("withdrawn", "UPDATE books SET withdrawn_at = now() WHERE id = '\(id)'"),
-                ("withdrawn book renamed", "UPDATE books SET title = 'Heron Inlet' WHERE id = '\(id)'"),
-                ("back on the shelves", "UPDATE books SET withdrawn_at = NULL WHERE id = '\(id)'"),
-                ("deleted", "DELETE FROM books WHERE id = '\(id)'"),
-            ] {
+            for (change, sql) in Self.everyChange(of: id) {
                 try await TestDatabase.execute(sql, on: url)
                 try await check(change)
             }
@@ -259,16 +264,7 @@ extension CatalogServiceTests {
             let water = "SELECT books || ' ' || in_fields FROM search_word_counts WHERE word = 'water'"
             #expect(try await TestDatabase.query(water, on: url) == ["2 1"], "one in a title, one in a description")
             #expect(try await TestDatabase.query(Self.wordCountDifferences, on: url) == ["0"], "ingested")
-            for (change, sql) in [
-                ("title", "UPDATE books SET title = 'Heron Cove' WHERE id = '\(id)'"),
-                ("subjects", "UPDATE books SET subjects = ARRAY['Birds'] WHERE id = '\(id)'"),
-                ("popularity", "UPDATE books SET popularity = 7 WHERE id = '\(id)'"),
-                ("description only", "UPDATE books SET description = 'Other words.' WHERE id = '\(id)'"),
-                ("withdrawn", "UPDATE books SET withdrawn_at = now() WHERE id = '\(id)'"),
-                ("withdrawn book renamed", "UPDATE books SET title = 'Heron Inlet' WHERE id = '\(id)'"),
-                ("back on the shelves", "UPDATE books SET withdrawn_at = NULL WHERE id = '\(id)'"),
-                ("deleted", "DELETE FROM books WHERE id = '\(id)'"),
-            ] {
+            for (change, sql) in Self.everyChange(of: id) {
                 try await TestDatabase.execute(sql, on: url)
                 #expect(try await TestDatabase.query(Self.wordCountDifferences, on: url) == ["0"], "\(change)")
             }
