@@ -46,10 +46,13 @@ run_suite() {
     while kill -0 "$driver" 2>/dev/null; do
         sleep 5
         waited=$((waited + 5))
-        if [ "$waited" -ge "${TEST_STALL_LIMIT:-600}" ]; then
+        if [ "$waited" -ge "${TEST_STALL_LIMIT:-360}" ]; then
             stalled=1
-            pkill -QUIT -g "$driver" -f bookmobilePackageTests.xctest   # the Swift runtime prints every thread
+            # The test process runs in a process group of its own: found by name (the Swift runtime prints every
+            # thread on SIGQUIT), then killed, or it lives on beside the next run.
+            pkill -QUIT -f bookmobilePackageTests.xctest
             sleep 30
+            pkill -KILL -f bookmobilePackageTests.xctest
             kill -KILL -- "-$driver" 2>/dev/null
             break
         fi
@@ -60,15 +63,19 @@ run_suite() {
     set -e
 }
 run_suite "$@"
-if [ "$stalled" -eq 1 ]; then
-    echo "==== STALL: the test run was stopped after ${TEST_STALL_LIMIT:-600} s; tests that started and never ended: ===="
+# Up to three more runs after a stall: it came in four of nine runs on 2026-11-24 (~2 minutes in, every test task
+# waiting, no thread busy, no database connection); cause unknown.
+stalls=0
+while [ "$stalled" -eq 1 ] && [ "$stalls" -lt 3 ]; do
+    stalls=$((stalls + 1))
+    echo "==== STALL: the test run was stopped after ${TEST_STALL_LIMIT:-360} s; tests that started and never ended: ===="
     { grep -a -E "^◇ Test .* started" "$tmp/test.log" || true; } | sed -E 's/^◇ Test (.*) started\.$/\1/' | sort -u > "$tmp/started"
     { grep -a -E "^(✔|✘) Test " "$tmp/test.log" || true; } | sed -E 's/^. Test ([^ ]*\)).*/\1/' | sort -u > "$tmp/ended"
     comm -23 "$tmp/started" "$tmp/ended" | { grep -v "^case passing" || true; }
     cp "$tmp/test.log" "$tmp/stalled.log"
     echo "==== running the suite once more ===="
     run_suite "$@"
-fi
+done
 failures() {
     grep -a -E -A4 "recorded an issue|error:|Fatal error|✘ Test [^r]*failed|crashed" "$1" | grep -a -v -E "level=|✔" | tail -60 || true
 }

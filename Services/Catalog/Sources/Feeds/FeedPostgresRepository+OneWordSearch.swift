@@ -61,16 +61,28 @@ extension FeedPostgresRepository {
     }
 
     func hiddenMatches(_ hidden: [UUID], query: String, logger: Logger) async throws -> Int {
-        for try await count in try await books.client.run(HiddenMatches.self, hidden, query, logger: logger).decode(Int.self) { return count }
-        return 0
+        // Every row read (one): a sequence left early gives its pooled connection back only once it ends.
+        var count = 0
+        for try await value in try await books.client.run(HiddenMatches.self, hidden, query, logger: logger).decode(Int.self) { count = value }
+        return count
     }
 
     func keptWord(_ word: String, prefix: Bool, logger: Logger) async throws -> KeptWord {
+        var found = KeptWord(word: word, words: 0, firstWord: nil, mostBooks: 0, books: 0, inFields: 0, wordInFields: 0)
+        // Every row read (one): a sequence left early gives its pooled connection back only once it ends.
         for try await row in try await books.client.run(KeptWordCounts.self, word, prefix, logger: logger) {
             let (kept, words, first, most, books, inFields, wordInFields) = try row.decode((String, Int, String?, Int, Int, Int, Int).self)
-            return KeptWord(word: kept, words: words, firstWord: first, mostBooks: most, books: books, inFields: inFields, wordInFields: wordInFields)
+            found = KeptWord(
+                word: kept,
+                words: words,
+                firstWord: first,
+                mostBooks: most,
+                books: books,
+                inFields: inFields,
+                wordInFields: wordInFields
+            )
         }
-        return KeptWord(word: word, words: 0, firstWord: nil, mostBooks: 0, books: 0, inFields: 0, wordInFields: 0)
+        return found
     }
 
     /// The page of a search for `word` alone when its kept rows answer it, nil otherwise. Past `countBound` matches
