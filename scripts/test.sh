@@ -41,7 +41,8 @@ run_suite() {
     set +e
     stalled=0
     # In a process group of its own, so that the test process it starts can be found and stopped with it.
-    setsid swift test --skip-build "$@" > >(tee "$tmp/test.log") 2>&1 &
+    # Line-buffered (stdbuf reaches the test process through its environment): a stall shows the tests really running.
+    setsid stdbuf -oL -eL swift test --skip-build "$@" > >(tee "$tmp/test.log") 2>&1 &
     local driver=$! waited=0
     while kill -0 "$driver" 2>/dev/null; do
         sleep 5

@@ -91,8 +91,7 @@ extension FeedPostgresRepository {
     /// books with the word in their titles, authors, series or subjects (which rank first) is read from its kept
     /// entries; a page that reaches the books with it in their descriptions alone is not (their rows are ranked).
     /// Fewer matches are ranked from their rows at little cost.
-    func oneWordPage(_ word: String, request: SearchRequest, hidden: [UUID], logger: Logger) async throws -> Page? {
-        let kept = try await keptWord(word, prefix: Self.term(word, last: true) != word, logger: logger)
+    func oneWordPage(_ word: String, kept: KeptWord, request: SearchRequest, hidden: [UUID], logger: Logger) async throws -> Page? {
         let (postingsWord, candidates, descriptionsFollow): (String, Int, Bool)
         var total: Int?
         if kept.mostBooks > Self.countBound, kept.wordInFields >= Self.popularCandidates {

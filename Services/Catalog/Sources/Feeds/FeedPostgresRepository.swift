@@ -311,9 +311,8 @@ struct FeedPostgresRepository: Sendable {
         var conditions = ["withdrawn_at IS NULL"]
         var rank = "0.0::float8"
         // The word whose kept rows (`search_postings`) give a common word's candidates: the longest, likely the rarest;
-        // and whether it is the query's only word.
+        // and the query's only word, if it has one.
         var postingsWord: String?
-        var onlyWord = false
         var singleWord: String?
         if let q = request.q?.trimmingCharacters(in: .whitespacesAndNewlines), !q.isEmpty {
             if let isbn = ISBN.normalized(q) {
@@ -326,8 +325,7 @@ struct FeedPostgresRepository: Sendable {
                 let words = Self.words(q)
                 if corrected == nil, let longest = words.max(by: { $0.count < $1.count }) {
                     postingsWord = try sql.bind(longest)
-                    onlyWord = words.count == 1
-                    singleWord = onlyWord ? longest : nil
+                    singleWord = words.count == 1 ? longest : nil
                 }
             } else {
                 conditions.append("false")
@@ -352,6 +350,10 @@ struct FeedPostgresRepository: Sendable {
         if request.availableOnly { conditions.append("(open_access OR copies_available > 0)") }
         if let condition = request.accessibility.condition { conditions.append(condition) }
         let filtered = conditions.count > 2
+        // One word and no filter: what the kept counts say of it (one prepared read), which counts its matches and may
+        // answer it from its kept entries (`oneWordPage`).
+        var kept: KeptWord?
+        if !filtered, let word = singleWord { kept = try await keptWord(word, prefix: Self.term(word, last: true) != word, logger: logger) }
         // One word and nothing else: a book with it in its title, authors, series or subjects ranks above every book
         // with it in the description alone (`inFieldsBoost`), and equal ranks go by id: the order of the word's kept
         // entries (`search_postings`), so that pages read from them and pages read from the rows follow one order.
@@ -363,8 +365,8 @@ struct FeedPostgresRepository: Sendable {
         }
         if !hidden.isEmpty { conditions.append("NOT (id = ANY(\(try sql.bind(hidden))))") }
         let matching = conditions.joined(separator: " AND ")
-        if oneWordOrder, let word = singleWord,
-            let page = try await oneWordPage(word, request: request, hidden: hidden, logger: logger)
+        if oneWordOrder, let word = singleWord, let kept,
+            let page = try await oneWordPage(word, kept: kept, request: request, hidden: hidden, logger: logger)
         {
             return page
         }
@@ -376,16 +378,12 @@ struct FeedPostgresRepository: Sendable {
         // (counting a word that most books contain read them all) and chooses which candidates are ranked: the
         // branches below carry it as a one-time filter, so only the chosen one reads rows.
         let countedMatches = "(SELECT n FROM counted)"
-        // A query of one word and no filter: the word's kept entries are its matches in those fields, with their rank.
-        let oneWordAlone = onlyWord && conditions.count == 2 ? postingsWord : nil
         /// The `counted` CTE, whose `n` is the number of matches up to the bound (`bound + 1` past it), `booksCounted`
-        /// counting them in the books.
+        /// counting them in the books. A word alone that the kept counts put in more books than the bound is not
+        /// counted in the books (a bitmap scan of ~3,200 pages at a million books).
         func counted(booksCounted: String) -> String {
-            guard let word = oneWordAlone else { return "counted AS (SELECT \(booksCounted) AS n)" }
-            // One word and nothing else: its kept rows are matches too, so when they alone pass the bound (read from
-            // their index, ~1 ms) the books need not be counted (a bitmap scan of ~3,200 pages at a million books).
-            let kept = "(SELECT count(*) FROM (SELECT 1 FROM search_postings WHERE word = \(Self.postingsTerm(word)) LIMIT \(Self.countBound + 1)) k)"
-            return "counted AS (SELECT CASE WHEN \(kept) > \(Self.countBound) THEN \(Self.countBound + 1) ELSE \(booksCounted) END AS n)"
+            if let kept, kept.mostBooks - hidden.count > bound { return "counted AS (SELECT \(bound + 1) AS n)" }
+            return "counted AS (SELECT \(booksCounted) AS n)"
         }
         // A page deeper than `deepestResult` is empty: its statement only counts.
         let pageLimit = offset < Self.deepestResult ? request.size + 1 : 0
@@ -419,12 +417,8 @@ struct FeedPostgresRepository: Sendable {
             let common = "\(countedMatches) > \(bound)"
             let enough = "(SELECT enough FROM postings_counted)"
             let postings: String
-            if let word = oneWordAlone {
-                // Read from the index alone: no book until the page's. Ties in rank go by id (no title is read).
-                postings =
-                    "SELECT book_id AS match_id, (rank + \(Self.inFieldsBoost))::real AS match_key, ''::text AS match_title FROM search_postings"
-                    + " WHERE word = \(Self.postingsTerm(word)) AND \(common) ORDER BY popularity DESC, book_id DESC LIMIT \(Self.popularCandidates)"
-            } else if let word = postingsWord {
+            // A word alone with fewer kept entries than `popularCandidates` never has enough of them: not read.
+            if let word = postingsWord, (kept?.wordInFields ?? Self.popularCandidates) >= Self.popularCandidates {
                 // Each book is checked against the whole query and ranked by it. OFFSET 0 keeps the book a lookup per
                 // entry, in the word's order, up to the limit (without it the planner joined every match of the query).
                 postings =
