@@ -52,6 +52,14 @@ extension FeedPostgresRepository {
             """
     }
 
+    /// $1 words: the most books on the shelves any of them is in.
+    enum KeptMostBooks: PreparedSQL {
+        static let sql = """
+            SELECT coalesce(max(c.books), 0)::int FROM unnest($1::text[]) s
+            JOIN search_word_counts c ON c.word = \(FeedPostgresRepository.postingsTerm("s"))
+            """
+    }
+
     /// $1 the books the patron hid, $2 a tsquery: how many of them it finds (a search's total leaves them out).
     enum HiddenMatches: PreparedSQL {
         static let sql = """
@@ -65,6 +73,14 @@ extension FeedPostgresRepository {
         var count = 0
         for try await value in try await books.client.run(HiddenMatches.self, hidden, query, logger: logger).decode(Int.self) { count = value }
         return count
+    }
+
+    /// The most books any of `words` is in (a corrected query's spellings).
+    func mostBooks(of words: [String], logger: Logger) async throws -> Int {
+        // Every row read (one): a sequence left early gives its pooled connection back only once it ends.
+        var most = 0
+        for try await value in try await books.client.run(KeptMostBooks.self, words, logger: logger).decode(Int.self) { most = value }
+        return most
     }
 
     func keptWord(_ word: String, prefix: Bool, logger: Logger) async throws -> KeptWord {

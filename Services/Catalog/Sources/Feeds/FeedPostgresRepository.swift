@@ -203,6 +203,9 @@ struct FeedPostgresRepository: Sendable {
     static let countBound = 10_000
     /// Above `countBound`, the results are this many of the most borrowed matches, ranked among themselves.
     static let popularCandidates = 1_000
+    /// A corrected query's candidates: its list is short (`fuzzyLimit`), so fewer of its matches are ranked (the
+    /// thousand of a common correction cost ~15 ms at a million books, a typo's whole search).
+    static let correctedCandidates = 300
     /// Added to the rank of a book with a query's only word in its title, authors, series or subjects: more than any
     /// description gives (0.1 an occurrence).
     static let inFieldsBoost = 100
@@ -229,9 +232,9 @@ struct FeedPostgresRepository: Sendable {
         let everyWord = alternatives.map { "(\($0.joined(separator: " | ")))" }.joined(separator: " & ")
         let anyWord = alternatives.joined().joined(separator: " | ")
         if request.sort != nil {
-            let corrected = try await runSearch(request, corrected: (everyWord, []), hidden: hidden, logger: logger)
+            let corrected = try await runSearch(request, corrected: CorrectedQuery(query: everyWord), hidden: hidden, logger: logger)
             return corrected.books.isEmpty && words.count > 1
-                ? try await runSearch(request, corrected: (anyWord, []), hidden: hidden, logger: logger) : corrected
+                ? try await runSearch(request, corrected: CorrectedQuery(query: anyWord), hidden: hidden, logger: logger) : corrected
         }
         // Every full-text match, then the corrected matches not among them, paged as one list (the same on every page).
         var first = request
@@ -242,14 +245,15 @@ struct FeedPostgresRepository: Sendable {
             ? page.books : try await runSearch(first, hidden: hidden, logger: logger).books
         var known = Set(merged.map(\.id))
         // Whose kept entries give the candidates when a corrected query has many matches: every match of all the words
-        // has one of the longest word's spellings; a match of any word, one of any word's.
+        // has one of the longest word's spellings; a match of any word, one of any word's (and a book with any of
+        // those is a match: one word, or any word).
         let longest = words.indices.max { words[$0].count < words[$1].count } ?? 0
-        let spellings = [
-            [words[longest]] + corrections[longest],
-            words.indices.flatMap { [words[$0]] + corrections[$0] },
+        let queries = [
+            CorrectedQuery(query: everyWord, spellings: [words[longest]] + corrections[longest], anySpellingMatches: words.count == 1),
+            CorrectedQuery(query: anyWord, spellings: words.indices.flatMap { [words[$0]] + corrections[$0] }, anySpellingMatches: true),
         ]
-        for (index, query) in [everyWord, anyWord].enumerated() where index == 0 || (words.count > 1 && merged.count < Self.fewMatches) {
-            let found = try await runSearch(first, corrected: (query, spellings[index]), hidden: hidden, logger: logger).books
+        for (index, query) in queries.enumerated() where index == 0 || (words.count > 1 && merged.count < Self.fewMatches) {
+            let found = try await runSearch(first, corrected: query, hidden: hidden, logger: logger).books
             merged += found.filter { known.insert($0.id).inserted }.prefix(max(0, Self.fuzzyLimit - merged.count))
         }
         let start = min(merged.count, (request.page - 1) * request.size)
@@ -296,14 +300,29 @@ struct FeedPostgresRepository: Sendable {
         return words.indices.map { term(words[$0], last: $0 == words.count - 1) }.joined(separator: " & ")
     }
 
-    /// One search statement: the query's full-text matches, or those of `corrected` (a tsquery of corrected words) in
-    /// its place.
-    /// `corrected`, when set, is a tsquery of the query's words corrected and the words whose kept entries give its
-    /// candidates when it has more than `popularCandidates` matches (it lists at most `fuzzyLimit`: ranking up to
-    /// `countBound` matches of a correction took ~60 ms at a million books).
+    /// A search for the query's words corrected (typos), in place of its full-text matches.
+    struct CorrectedQuery {
+        /// The tsquery of the words corrected.
+        var query: String
+        /// The words whose kept entries give its candidates when it has more than `correctedCandidates` matches (it
+        /// lists at most `fuzzyLimit`: ranking up to `countBound` matches of a correction took ~60 ms at a million
+        /// books), without repeats.
+        var spellings: [String]
+        /// Whether every book with one of `spellings` matches, so that the books of the commonest count its matches.
+        var anySpellingMatches: Bool
+
+        init(query: String, spellings: [String] = [], anySpellingMatches: Bool = false) {
+            var seen = Set<String>()
+            self.query = query
+            self.spellings = spellings.filter { seen.insert($0).inserted }
+            self.anySpellingMatches = anySpellingMatches && !spellings.isEmpty
+        }
+    }
+
+    /// One search statement: the query's full-text matches, or those of `corrected` in its place.
     private func runSearch(
         _ request: SearchRequest,
-        corrected: (query: String, spellings: [String])? = nil,
+        corrected: CorrectedQuery? = nil,
         hidden: [UUID],
         logger: Logger
     ) async throws -> Page {
@@ -354,6 +373,12 @@ struct FeedPostgresRepository: Sendable {
         // answer it from its kept entries (`oneWordPage`).
         var kept: KeptWord?
         if !filtered, let word = singleWord { kept = try await keptWord(word, prefix: Self.term(word, last: true) != word, logger: logger) }
+        // The fewest matches the kept counts vouch for (the books of the commonest word the query stands for), so
+        // that a query past the bound is not counted in the books.
+        var keptMatches = kept?.mostBooks ?? 0
+        if !filtered, let corrected, corrected.anySpellingMatches {
+            keptMatches = try await mostBooks(of: corrected.spellings, logger: logger)
+        }
         // One word and nothing else: a book with it in its title, authors, series or subjects ranks above every book
         // with it in the description alone (`inFieldsBoost`), and equal ranks go by id: the order of the word's kept
         // entries (`search_postings`), so that pages read from them and pages read from the rows follow one order.
@@ -372,17 +397,19 @@ struct FeedPostgresRepository: Sendable {
         }
 
         let offset = request.after == nil ? (request.page - 1) * request.size : 0
-        // A corrected query's unsorted list is short (`fuzzyLimit`): its matches are ranked up to `popularCandidates`.
-        let bound = corrected == nil || request.sort != nil ? Self.countBound : Self.popularCandidates
+        // A corrected query's unsorted list is short (`fuzzyLimit`): its matches are ranked up to `correctedCandidates`,
+        // and past that, that many of them.
+        let candidateCount = corrected == nil ? Self.popularCandidates : Self.correctedCandidates
+        let bound = corrected == nil || request.sort != nil ? Self.countBound : Self.correctedCandidates
         // One statement: the bounded count (an InitPlan, run once) and the page. The count stops at the bound
         // (counting a word that most books contain read them all) and chooses which candidates are ranked: the
         // branches below carry it as a one-time filter, so only the chosen one reads rows.
         let countedMatches = "(SELECT n FROM counted)"
         /// The `counted` CTE, whose `n` is the number of matches up to the bound (`bound + 1` past it), `booksCounted`
-        /// counting them in the books. A word alone that the kept counts put in more books than the bound is not
-        /// counted in the books (a bitmap scan of ~3,200 pages at a million books).
+        /// counting them in the books. A query that the kept counts put in more books than the bound is not counted in
+        /// the books (a bitmap scan of ~3,200 pages for a word alone at a million books).
         func counted(booksCounted: String) -> String {
-            if let kept, kept.mostBooks - hidden.count > bound { return "counted AS (SELECT \(bound + 1) AS n)" }
+            if keptMatches - hidden.count > bound { return "counted AS (SELECT \(bound + 1) AS n)" }
             return "counted AS (SELECT \(booksCounted) AS n)"
         }
         // A page deeper than `deepestResult` is empty: its statement only counts.
@@ -409,7 +436,7 @@ struct FeedPostgresRepository: Sendable {
             // Ranked here, with the fields' weights (title, then authors and series, subjects, description), among
             // candidates: every match up to `countBound`. Above it, the most borrowed matches with the query's longest
             // word in their title, authors, series or subjects (its kept rows, `search_postings`, in popularity order;
-            // each book checked against the whole query) when there are `popularCandidates` of them; otherwise the most
+            // each book checked against the whole query) when there are `popularCandidates` of them (`correctedCandidates` for a corrected query); otherwise the most
             // borrowed matches read from the popularity index (soon enough for a word in most books).
             order = "match_key DESC, match_title ASC, match_id ASC"
             let columns = "id AS match_id, (\(rank))::real AS match_key, \(oneWordOrder ? "''::text" : "sort_title") AS match_title"
@@ -417,23 +444,23 @@ struct FeedPostgresRepository: Sendable {
             let common = "\(countedMatches) > \(bound)"
             let enough = "(SELECT enough FROM postings_counted)"
             let postings: String
-            // A word alone with fewer kept entries than `popularCandidates` never has enough of them: not read.
-            if let word = postingsWord, (kept?.wordInFields ?? Self.popularCandidates) >= Self.popularCandidates {
+            // A word alone with fewer kept entries than its candidates never has enough of them: not read.
+            if let word = postingsWord, (kept?.wordInFields ?? candidateCount) >= candidateCount {
                 // Each book is checked against the whole query and ranked by it. OFFSET 0 keeps the book a lookup per
                 // entry, in the word's order, up to the limit (without it the planner joined every match of the query).
                 postings =
                     "SELECT b.* FROM (SELECT book_id, popularity FROM search_postings"
                     + " WHERE word = \(Self.postingsTerm(word)) ORDER BY popularity DESC, book_id DESC) p"
                     + " CROSS JOIN LATERAL (SELECT \(columns) FROM books WHERE id = p.book_id AND \(matching) OFFSET 0) b"
-                    + " WHERE \(common) ORDER BY p.popularity DESC, p.book_id DESC LIMIT \(Self.popularCandidates)"
+                    + " WHERE \(common) ORDER BY p.popularity DESC, p.book_id DESC LIMIT \(candidateCount)"
             } else if let spellings = corrected?.spellings, !spellings.isEmpty {
                 // The most borrowed entries of each spelling, in popularity order, each book checked against the query.
                 postings =
                     "SELECT b.* FROM (SELECT DISTINCT e.book_id, e.popularity FROM unnest(\(try sql.bind(spellings))::text[]) spelling"
                     + " CROSS JOIN LATERAL (SELECT book_id, popularity FROM search_postings WHERE word = \(Self.postingsTerm("spelling"))"
-                    + " ORDER BY popularity DESC, book_id DESC LIMIT \(Self.popularCandidates)) e ORDER BY e.popularity DESC, e.book_id DESC) p"
+                    + " ORDER BY popularity DESC, book_id DESC LIMIT \(candidateCount)) e ORDER BY e.popularity DESC, e.book_id DESC) p"
                     + " CROSS JOIN LATERAL (SELECT \(columns) FROM books WHERE id = p.book_id AND \(matching) OFFSET 0) b"
-                    + " WHERE \(common) ORDER BY p.popularity DESC, p.book_id DESC LIMIT \(Self.popularCandidates)"
+                    + " WHERE \(common) ORDER BY p.popularity DESC, p.book_id DESC LIMIT \(candidateCount)"
             } else {
                 postings = "SELECT NULL::uuid, NULL::real, NULL::text WHERE false"
             }
@@ -442,12 +469,12 @@ struct FeedPostgresRepository: Sendable {
                 "bounded AS MATERIALIZED (\(select) LIMIT \(bound + 1))", counted(booksCounted: "(SELECT count(*)::int FROM bounded)"),
                 "postings_matches AS MATERIALIZED (\(postings))",
                 // Read by two branches, counted once.
-                "postings_counted AS (SELECT count(*) >= \(Self.popularCandidates) AS enough FROM postings_matches)",
+                "postings_counted AS (SELECT count(*) >= \(candidateCount) AS enough FROM postings_matches)",
             ]
             let branches = [
                 "(SELECT * FROM bounded WHERE \(countedMatches) <= \(bound))",
                 "(SELECT * FROM postings_matches WHERE \(common) AND \(enough))",
-                "(\(select) AND \(common) AND NOT \(enough) ORDER BY popularity DESC, id DESC LIMIT \(Self.popularCandidates))",
+                "(\(select) AND \(common) AND NOT \(enough) ORDER BY popularity DESC, id DESC LIMIT \(candidateCount))",
             ]
             candidates = branches.joined(separator: " UNION ALL ")
             if let cursor = request.after {
