@@ -213,10 +213,13 @@ def seed(stack, args):
         ANALYZE books;""")
     psql(stack.pg_port, "catalog", "SET maintenance_work_mem = '1GB'; CREATE INDEX books_search ON books USING gin (search)")
     psql(stack.pg_port, "catalog", """SET maintenance_work_mem = '1GB';
-        ALTER TABLE search_postings DROP CONSTRAINT search_postings_pkey; TRUNCATE search_postings;
+        ALTER TABLE search_postings DROP CONSTRAINT search_postings_pkey; DROP INDEX search_postings_by_key;
+        TRUNCATE search_postings;
         INSERT INTO search_postings SELECT p.* FROM books b, search_postings_of(b.search, b.popularity, b.id) p
             WHERE b.withdrawn_at IS NULL;
         ALTER TABLE search_postings ADD PRIMARY KEY (word, popularity, book_id) INCLUDE (rank);
+        -- As catalog migration 20 has it.
+        CREATE INDEX search_postings_by_key ON search_postings (word, ((rank + 100)::real) DESC, book_id);
         ALTER TABLE books ENABLE TRIGGER books_search_postings""")
     psql(stack.pg_port, "catalog", """TRUNCATE search_word_counts;
         INSERT INTO search_word_counts (word, books, in_fields)

@@ -308,6 +308,9 @@ extension CatalogServiceTests {
             let typing = try await opds2(client, "/opds/search?q=harb&size=50")
             #expect((typing["metadata"] as? [String: Any])?["numberOfItems"] as? Int == count + 1)
             #expect(ids(typing).map { $0.replacingOccurrences(of: "urn:uuid:", with: "") } == Array(expected.prefix(50)))
+            // A page by number (an offset into the kept entries) is the same list's.
+            let third = try await opds2(client, "/opds/search?q=harbor&size=50&page=3")
+            #expect(ids(third).map { $0.replacingOccurrences(of: "urn:uuid:", with: "") } == Array(expected[100..<150]))
             // A book the patron hid is left out of the page and the total; the page is still full.
             let hiddenBook = try #require(UUID(uuidString: expected[0]))
             let signedIn = try await TestDatabase.withClient(url) { client, logger in
@@ -337,6 +340,14 @@ extension CatalogServiceTests {
             let deep = try await opds2(client, "/opds/search?q=harb&size=50&page=\(FeedPostgresRepository.deepestResult / 50 + 1)")
             #expect(ids(deep).isEmpty)
         }
+    }
+
+    /// The pages of a word in many books are read in order from the index of the kept entries by the search's key: the
+    /// index's expression must be the statement's (else every entry is read and sorted again).
+    @Test func theKeptEntriesAreIndexedByTheKeyTheirPagesAreReadIn() {
+        let migration = catalogMigrations.first { $0.version == 20 }
+        #expect(migration?.sql.contains("(\(FeedPostgresRepository.KeptEntriesPage.key)) DESC, book_id") == true)
+        #expect(FeedPostgresRepository.KeptEntriesPage.sql.contains("ORDER BY \(FeedPostgresRepository.KeptEntriesPage.key) DESC, book_id"))
     }
 
     @Test func aMisspelledWordWhoseCorrectionIsInManyBooksListsTheMostBorrowedOfThem() async throws {

@@ -52,6 +52,29 @@ extension FeedPostgresRepository {
             """
     }
 
+    /// $1 the kept word, $2 and $3 the key and id of the previous page's last book (NULL for none), $4 the page's size,
+    /// $5 its offset, $6 the books the patron hid. A page of the word's kept entries in the order of a one-word search
+    /// (key, then id), read in that order from their index (`search_postings_by_key`, whose expression the key is):
+    /// the books after the cursor with its key, then those with lower keys.
+    enum KeptEntriesPage: PreparedSQL {
+        static let key = "(rank + \(FeedPostgresRepository.inFieldsBoost))::real"
+        static let sql = """
+
+            WITH entries AS (
+                (SELECT book_id, \(key) AS key FROM search_postings
+                    WHERE word = $1 AND $2::text IS NOT NULL AND \(key) = $2::text::real AND book_id > $3::uuid AND NOT (book_id = ANY($6::uuid[]))
+                    ORDER BY book_id LIMIT CASE WHEN $4 = 0 THEN 0 ELSE $4 + $5 END)
+                UNION ALL
+                (SELECT book_id, \(key) FROM search_postings
+                    WHERE word = $1 AND ($2::text IS NULL OR \(key) < $2::text::real) AND NOT (book_id = ANY($6::uuid[]))
+                    ORDER BY \(key) DESC, book_id LIMIT CASE WHEN $4 = 0 THEN 0 ELSE $4 + $5 END)),
+            page AS (SELECT book_id, key FROM entries ORDER BY key DESC, book_id LIMIT $4 OFFSET $5)
+            SELECT \(BookPostgresRepository.summaryColumns), page.key::text FROM page JOIN books ON books.id = page.book_id
+            ORDER BY page.key DESC, page.book_id ASC
+            """
+
+    }
+
     /// $1 words: the most books on the shelves any of them is in.
     enum KeptMostBooks: PreparedSQL {
         static let sql = """
@@ -104,37 +127,34 @@ extension FeedPostgresRepository {
     /// The page of a search for `word` alone when its kept rows answer it, nil otherwise. Past `countBound` matches
     /// (no total): the word's `popularCandidates` most borrowed kept entries, ranked. Up to it, when the word stands for
     /// one catalogue word in at least `popularCandidates` books: the kept count is the total, and a page among the
-    /// books with the word in their titles, authors, series or subjects (which rank first) is read from its kept
-    /// entries; a page that reaches the books with it in their descriptions alone is not (their rows are ranked).
+    /// books with the word in their titles, authors, series or subjects (which rank first) is read in order from its
+    /// kept entries; a page that reaches the books with it in their descriptions alone is not (their rows are ranked).
     /// Fewer matches are ranked from their rows at little cost.
     func oneWordPage(_ word: String, kept: KeptWord, request: SearchRequest, hidden: [UUID], logger: Logger) async throws -> Page? {
-        let (postingsWord, candidates, descriptionsFollow): (String, Int, Bool)
-        var total: Int?
-        if kept.mostBooks > Self.countBound, kept.wordInFields >= Self.popularCandidates {
-            (postingsWord, candidates, descriptionsFollow, total) = (kept.word, Self.popularCandidates, false, nil)
-        } else if kept.words == 1, let only = kept.firstWord, kept.books >= Self.popularCandidates, kept.books <= Self.countBound {
-            (postingsWord, candidates, descriptionsFollow, total) = (only, Self.countBound, kept.books > kept.inFields, kept.books)
-        } else {
-            return nil
-        }
         let offset = request.after == nil ? (request.page - 1) * request.size : 0
         let size = offset < Self.deepestResult ? request.size + 1 : 0
-        let after = request.after
-        var rows: [(book: BookDetail, key: String)] = []
-        let statement = try await books.client.run(
-            PostingsPage.self,
-            postingsWord,
-            candidates,
-            after.map(\.value),
-            after.map(\.id),
-            size,
-            offset,
-            hidden,
-            logger: logger
-        )
-        for try await row in statement {
-            let key = try row.makeRandomAccess()[BookPostgresRepository.summaryColumnCount].decode(String.self)
-            rows.append((try BookPostgresRepository.decodeSummary(row), key))
+        let (key, id) = (request.after.map(\.value), request.after.map(\.id))
+        let rows: [(book: BookDetail, key: String)]
+        let descriptionsFollow: Bool
+        var total: Int?
+        if kept.mostBooks > Self.countBound, kept.wordInFields >= Self.popularCandidates {
+            let statement = try await books.client.run(
+                PostingsPage.self,
+                kept.word,
+                Self.popularCandidates,
+                key,
+                id,
+                size,
+                offset,
+                hidden,
+                logger: logger
+            )
+            (rows, descriptionsFollow) = (try await Self.keyedSummaries(statement), false)
+        } else if kept.words == 1, let only = kept.firstWord, kept.books >= Self.popularCandidates, kept.books <= Self.countBound {
+            let statement = try await books.client.run(KeptEntriesPage.self, only, key, id, size, offset, hidden, logger: logger)
+            (rows, descriptionsFollow, total) = (try await Self.keyedSummaries(statement), kept.books > kept.inFields, kept.books)
+        } else {
+            return nil
         }
         if descriptionsFollow && rows.count <= request.size && size > 0 { return nil }
         let next = rows.count > request.size ? rows[request.size - 1] : nil
@@ -146,5 +166,15 @@ extension FeedPostgresRepository {
             next: next.map { PageCursor(value: $0.key, id: $0.book.id, sort: request.cursorSort, order: request.order.rawValue, title: "") },
             total: total
         )
+    }
+
+    /// Books with their search key (as text) after the summary's columns.
+    static func keyedSummaries(_ statement: some AsyncSequence<PostgresRow, any Error>) async throws -> [(book: BookDetail, key: String)] {
+        var rows: [(book: BookDetail, key: String)] = []
+        for try await row in statement {
+            let key = try row.makeRandomAccess()[BookPostgresRepository.summaryColumnCount].decode(String.self)
+            rows.append((try BookPostgresRepository.decodeSummary(row), key))
+        }
+        return rows
     }
 }
