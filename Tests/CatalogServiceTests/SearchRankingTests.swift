@@ -242,14 +242,14 @@ extension CatalogServiceTests {
         }
     }
 
-    /// What `search_word_counts` must hold: for each word of the books on the shelves, how many have it, and how many
+    /// What `search_word_totals` must hold: for each word of the books on the shelves, how many have it, and how many
     /// in their title, subtitle, authors, series or subjects; a count of the words that differ (a word no book has
     /// any more may stay with zeros).
     static let wordCountDifferences = """
         WITH expected AS (SELECT w.lexeme AS word, count(*)::int AS books, (count(*) FILTER (WHERE w.weights && '{A,B,C}'))::int AS in_fields
             FROM books b, unnest(b.search) w WHERE b.withdrawn_at IS NULL GROUP BY w.lexeme)
-        SELECT ((SELECT count(*) FROM (SELECT * FROM expected EXCEPT SELECT word, books, in_fields FROM search_word_counts) missing)
-            + (SELECT count(*) FROM search_word_counts c WHERE c.books <> 0
+        SELECT ((SELECT count(*) FROM (SELECT * FROM expected EXCEPT SELECT word, books, in_fields FROM search_word_totals) missing)
+            + (SELECT count(*) FROM search_word_totals c WHERE c.books <> 0
                 AND NOT EXISTS (SELECT 1 FROM expected e WHERE e.word = c.word)))::text
         """
 
@@ -259,9 +259,9 @@ extension CatalogServiceTests {
             let first = try await ingestBook(client, title: "Heron Bay", author: "Ada Marsh", description: "Reeds and water, heron.")
             _ = try await ingestBook(client, title: "Quiet Water", author: "Jane Heron")
             let id = first.replacingOccurrences(of: "urn:uuid:", with: "")
-            let heron = "SELECT books || ' ' || in_fields FROM search_word_counts WHERE word = 'heron'"
+            let heron = "SELECT books || ' ' || in_fields FROM search_word_totals WHERE word = 'heron'"
             #expect(try await TestDatabase.query(heron, on: url) == ["2 2"])
-            let water = "SELECT books || ' ' || in_fields FROM search_word_counts WHERE word = 'water'"
+            let water = "SELECT books || ' ' || in_fields FROM search_word_totals WHERE word = 'water'"
             #expect(try await TestDatabase.query(water, on: url) == ["2 1"], "one in a title, one in a description")
             #expect(try await TestDatabase.query(Self.wordCountDifferences, on: url) == ["0"], "ingested")
             for (change, sql) in Self.everyChange(of: id) {
@@ -269,6 +269,46 @@ extension CatalogServiceTests {
                 #expect(try await TestDatabase.query(Self.wordCountDifferences, on: url) == ["0"], "\(change)")
             }
             #expect(try await TestDatabase.query(heron, on: url) == ["1 1"])
+        }
+    }
+
+    /// Concurrent transactions sharing words count them in stripes of their own (they do not wait on each other's
+    /// rows): the sums stay exact through inserts and withdrawals made at once.
+    @Test func concurrentChangesSharingWordsKeepTheirCountsExact() async throws {
+        let (app, url) = try await appAndDatabase()
+        try await app.test(.router) { client in
+            _ = try await ingestBook(client, title: "Shared Words", description: "The river and the sea.")
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for n in 1...16 {
+                    group.addTask {
+                        try await TestDatabase.execute(
+                            """
+                            INSERT INTO books (id, title, sort_title, sort_author, authors, languages, description, epub_sha256, epub_size,
+                                copies, copies_available, checkouts, popularity)
+                            SELECT gen_random_uuid(), 'Shared River \(n)', 'shared river \(n)', sort_author, authors, languages, description,
+                                md5(random()::text), epub_size, 1, 1, 0, 0 FROM books WHERE title = 'Shared Words'
+                            """,
+                            on: url
+                        )
+                    }
+                }
+                try await group.waitForAll()
+            }
+            #expect(try await TestDatabase.query(Self.wordCountDifferences, on: url) == ["0"], "inserted at once")
+            let river = "SELECT books || ' ' || in_fields FROM search_word_totals WHERE word = 'river'"
+            #expect(try await TestDatabase.query(river, on: url) == ["17 16"])
+            let stripes = try await TestDatabase.query("SELECT count(*)::text FROM search_word_counts WHERE word = 'river'", on: url)
+            #expect(Int(stripes.first ?? "") ?? 0 > 1, "counted in more than one stripe")
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for n in 1...8 {
+                    group.addTask {
+                        try await TestDatabase.execute("UPDATE books SET withdrawn_at = now() WHERE title = 'Shared River \(n)'", on: url)
+                    }
+                }
+                try await group.waitForAll()
+            }
+            #expect(try await TestDatabase.query(Self.wordCountDifferences, on: url) == ["0"], "withdrawn at once")
+            #expect(try await TestDatabase.query(river, on: url) == ["9 8"])
         }
     }
 

@@ -3,10 +3,10 @@ import Logging
 import PostgresNIO
 import PostgresSupport
 
-/// A search for one word and nothing else, answered from the words kept for search (`search_word_counts`,
+/// A search for one word and nothing else, answered from the words kept for search (`search_word_totals`,
 /// `search_postings`) without reading the matches' rows: the commonest query, and the one whose matches are most.
 extension FeedPostgresRepository {
-    /// What `search_word_counts` says of the word a query's only word stands for (itself, or every word it begins when
+    /// What `search_word_totals` says of the word a query's only word stands for (itself, or every word it begins when
     /// it is a prefix: see `term`).
     struct KeptWord: Sendable {
         /// The word as the kept rows have it (the first lexeme of its vector).
@@ -28,8 +28,8 @@ extension FeedPostgresRepository {
     enum KeptWordCounts: PreparedSQL {
         static let sql = """
             WITH term AS (SELECT \(FeedPostgresRepository.postingsTerm("$1")) AS word),
-            kept AS (SELECT c.* FROM search_word_counts c, term
-                WHERE c.books > 0 AND c.word >= term.word AND (c.word = term.word OR ($2 AND c.word < term.word || chr(1114111))))
+            kept AS (SELECT c.* FROM search_word_totals c, term
+                WHERE c.word >= term.word AND (c.word = term.word OR ($2 AND c.word < term.word || chr(1114111))) AND c.books > 0)
             SELECT term.word, count(kept.word)::int, min(kept.word), coalesce(max(kept.books), 0)::int, coalesce(min(kept.books), 0)::int,
                 coalesce(min(kept.in_fields), 0)::int, coalesce(max(kept.in_fields) FILTER (WHERE kept.word = term.word), 0)::int
             FROM term LEFT JOIN kept ON true GROUP BY term.word
@@ -79,7 +79,7 @@ extension FeedPostgresRepository {
     enum KeptMostBooks: PreparedSQL {
         static let sql = """
             SELECT coalesce(max(c.books), 0)::int FROM unnest($1::text[]) s
-            JOIN search_word_counts c ON c.word = \(FeedPostgresRepository.postingsTerm("s"))
+            JOIN search_word_totals c ON c.word = \(FeedPostgresRepository.postingsTerm("s"))
             """
     }
 
