@@ -3,10 +3,10 @@ import Logging
 import PostgresNIO
 import PostgresSupport
 
-/// A search for one word and nothing else, answered from the words kept for search (`search_word_totals`,
+/// A search for one word and nothing else, answered from the words kept for search (`search_word_counts`,
 /// `search_postings`) without reading the matches' rows: the commonest query, and the one whose matches are most.
 extension FeedPostgresRepository {
-    /// What `search_word_totals` says of the word a query's only word stands for (itself, or every word it begins when
+    /// What `search_word_counts` says of the word a query's only word stands for (itself, or every word it begins when
     /// it is a prefix: see `term`).
     struct KeptWord: Sendable {
         /// The word as the kept rows have it (the first lexeme of its vector).
@@ -24,12 +24,16 @@ extension FeedPostgresRepository {
         var wordInFields: Int
     }
 
-    /// $1 the query's word, $2 whether it stands for every word it begins.
+    /// $1 the query's word, $2 whether it stands for every word it begins. A word's counts are the sums of its stripes
+    /// (summed after the range is read: through the `search_word_totals` view every word was summed first). The range is
+    /// the index's both ways (no text has chr(0), so a word alone is [word, word || chr(1))): with the prefix's end in an
+    /// OR, the scan ran from the word to the last word of the catalogue.
     enum KeptWordCounts: PreparedSQL {
         static let sql = """
             WITH term AS (SELECT \(FeedPostgresRepository.postingsTerm("$1")) AS word),
-            kept AS (SELECT c.* FROM search_word_totals c, term
-                WHERE c.word >= term.word AND (c.word = term.word OR ($2 AND c.word < term.word || chr(1114111))) AND c.books > 0)
+            kept AS (SELECT c.word, sum(c.books)::int AS books, sum(c.in_fields)::int AS in_fields FROM search_word_counts c, term
+                WHERE c.word >= term.word AND c.word < term.word || CASE WHEN $2 THEN chr(1114111) ELSE chr(1) END
+                GROUP BY c.word HAVING sum(c.books) > 0)
             SELECT term.word, count(kept.word)::int, min(kept.word), coalesce(max(kept.books), 0)::int, coalesce(min(kept.books), 0)::int,
                 coalesce(min(kept.in_fields), 0)::int, coalesce(max(kept.in_fields) FILTER (WHERE kept.word = term.word), 0)::int
             FROM term LEFT JOIN kept ON true GROUP BY term.word
@@ -78,8 +82,8 @@ extension FeedPostgresRepository {
     /// $1 words: the most books on the shelves any of them is in.
     enum KeptMostBooks: PreparedSQL {
         static let sql = """
-            SELECT coalesce(max(c.books), 0)::int FROM unnest($1::text[]) s
-            JOIN search_word_totals c ON c.word = \(FeedPostgresRepository.postingsTerm("s"))
+            SELECT coalesce(max(books), 0)::int FROM (SELECT sum(c.books) AS books FROM search_word_counts c
+                WHERE c.word IN (SELECT \(FeedPostgresRepository.postingsTerm("s")) FROM unnest($1::text[]) s) GROUP BY c.word) words
             """
     }
 

@@ -203,9 +203,10 @@ struct FeedPostgresRepository: Sendable {
     static let countBound = 10_000
     /// Above `countBound`, the results are this many of the most borrowed matches, ranked among themselves.
     static let popularCandidates = 1_000
-    /// A corrected query's candidates: its list is short (`fuzzyLimit`), so fewer of its matches are ranked (the
-    /// thousand of a common correction cost ~15 ms at a million books, a typo's whole search).
-    static let correctedCandidates = 300
+    /// A corrected query's candidates: as many as its list is long (`fuzzyLimit`), its most borrowed matches ranked
+    /// (each candidate's row is read and ranked: a thousand of a common correction cost ~15 ms at a million books,
+    /// three hundred ~4 ms).
+    static let correctedCandidates = fuzzyLimit
     /// Added to the rank of a book with a query's only word in its title, authors, series or subjects: more than any
     /// description gives (0.1 an occurrence).
     static let inFieldsBoost = 100
@@ -373,6 +374,8 @@ struct FeedPostgresRepository: Sendable {
         // answer it from its kept entries (`oneWordPage`).
         var kept: KeptWord?
         if !filtered, let word = singleWord { kept = try await keptWord(word, prefix: Self.term(word, last: true) != word, logger: logger) }
+        // No book on the shelves has the word (a typo, mostly): nothing matches, and no statement need say so.
+        if let kept, kept.words == 0 { return Page(books: [], next: nil, total: 0) }
         // The fewest matches the kept counts vouch for (the books of the commonest word the query stands for), so
         // that a query past the bound is not counted in the books.
         var keptMatches = kept?.mostBooks ?? 0
