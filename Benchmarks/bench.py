@@ -88,8 +88,8 @@ def wrk(url, duration, headers=(), script=None, env=None, warmup=WARMUP_SECONDS,
     if warmup:
         subprocess.run(command + [f"-d{warmup}s", url], check=True, capture_output=True, text=True, env=env)
         if after_warmup:
-            # Requests that wrk abandoned at its end finish first: a borrow landing after the returns left its book on
-            # loan, and the measured run's borrow of it was refused (one non-2xx answer in each borrow run).
+            # Requests that wrk abandoned at its end finish first: one landing after the returns would leave its book on
+            # loan for the measured run.
             time.sleep(2)
             after_warmup()
     output = subprocess.run(command + [f"-d{duration}s", url], check=True, capture_output=True, text=True, env=env).stdout
