@@ -65,7 +65,8 @@ run_suite() {
 }
 run_suite "$@"
 # Up to three more runs after a stall: it came in four of nine runs on 2026-11-24 (~2 minutes in, every test task
-# waiting, no thread busy, no database connection); cause unknown.
+# waiting, no thread busy, no database connection); likely tests waiting for child processes with Foundation's
+# `Process` on Swift's cooperative threads, mended on 2026-11-25 (`ChildProcess`).
 stalls=0
 while [ "$stalled" -eq 1 ] && [ "$stalls" -lt 3 ]; do
     stalls=$((stalls + 1))

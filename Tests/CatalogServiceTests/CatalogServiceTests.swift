@@ -41,23 +41,15 @@ import ZIPFoundation
             #expect(response.status == .ok, "\(uri)")
             return Data(buffer: response.body)
         }
-        let problems = try OPDSValidator.problems(in: body, kind: kind)
+        let problems = try await OPDSValidator.problems(in: body, kind: kind)
         #expect(problems == nil, "\(uri) as \(kind): \(problems ?? "")")
     }
 
     /// Inflates with the system's gzip, so the check does not trust the code under test.
-    func gunzip(_ data: Data) throws -> Data {
+    func gunzip(_ data: Data) async throws -> Data {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("gz-\(UUID().uuidString).gz")
         try data.write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/gzip")
-        process.arguments = ["-dc", file.path]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return output
+        return try await ChildProcess.run(["gzip", "-dc", file.path]).output
     }
 }

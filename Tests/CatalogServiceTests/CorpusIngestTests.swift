@@ -59,7 +59,7 @@ extension CatalogServiceTests {
             for id in Set(ids) {
                 manifests.append(try await client.execute(uri: "/books/\(id)/manifest.json", method: .get) { Data(buffer: $0.body) })
             }
-            let problems = try OPDSValidator.problems(in: manifests, kind: "manifest")
+            let problems = try await OPDSValidator.problems(in: manifests, kind: "manifest")
             #expect(problems == nil, "every book's manifest is valid: \(problems ?? "")")
         }
     }

@@ -100,7 +100,7 @@ extension CatalogServiceTests {
                 $0.headers[.contentEncoding]
             }
             #expect(refused == nil)
-            let unzipped = try gunzip(zipped)
+            let unzipped = try await gunzip(zipped)
             #expect(unzipped == plain)
         }
     }

@@ -12,17 +12,11 @@ import Testing
 /// ISBNs and genres, `../shared/tools/make_epubs.py`) next to real ones from the corpus.
 extension CatalogServiceTests {
     /// `count` generated EPUBs in a folder that is removed with the test's blobs.
-    func generatedBooks(_ count: Int, seed: Int) throws -> [URL] {
+    func generatedBooks(_ count: Int, seed: Int) async throws -> [URL] {
         let folder = blobs.appendingPathComponent("generated")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [
-            "python3", TestDatabase.sharedDirectory.appendingPathComponent("tools/make_epubs.py").path, folder.path, "\(count)", "\(seed)",
-        ]
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        let script = TestDatabase.sharedDirectory.appendingPathComponent("tools/make_epubs.py").path
+        let made = try await ChildProcess.run(["python3", script, folder.path, "\(count)", "\(seed)"])
+        #expect(made.status == 0, "\(String(decoding: made.output, as: UTF8.self))")
         return try FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil).filter { $0.pathExtension == "epub" }
             .sorted { $0.path < $1.path }
     }
@@ -41,7 +35,7 @@ extension CatalogServiceTests {
 
     @Test func anISBNAGenreFilterAndEverySortFindWhatTheyShould() async throws {
         let (app, _) = try await app()
-        let files = try generatedBooks(24, seed: 11)
+        let files = try await generatedBooks(24, seed: 11)
         try await app.test(.router) { client in
             var books: [[String: Any]] = []
             for (index, file) in files.enumerated() {
@@ -127,7 +121,7 @@ extension CatalogServiceTests {
 extension CatalogServiceTests {
     @Test func theRootListsALaneForEveryGenreThatHasBooksAndDropsItWithItsLastBook() async throws {
         let (app, _) = try await app()
-        let files = try generatedBooks(10, seed: 5)
+        let files = try await generatedBooks(10, seed: 5)
         try await app.test(.router) { client in
             var books: [(id: String, genres: [String])] = []
             for file in files {

@@ -59,7 +59,7 @@ extension Stack {
     ) async throws -> GatewayClient.Reply {
         let reply = try await gateway.call(.GET, path, as: credentials, headers: json ? [("Accept", "application/opds+json")] : [])
         #expect(reply.status == 200, "\(path): \(reply.status) \(reply.text.prefix(300))")
-        let problems = try OPDSValidator.problems(in: reply.body, kind: kind)
+        let problems = try await OPDSValidator.problems(in: reply.body, kind: kind)
         #expect(problems == nil, "\(path) as \(kind): \(problems ?? "")")
         return reply
     }

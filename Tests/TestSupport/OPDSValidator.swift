@@ -4,11 +4,11 @@ import Foundation
 public enum OPDSValidator {
     /// Returns nil when `document` is valid as `kind` (atom, feed, publication, auth, profile, manifest),
     /// otherwise the validator's explanation.
-    public static func problems(in document: Data, kind: String) throws -> String? { try problems(in: [document], kind: kind) }
+    public static func problems(in document: Data, kind: String) async throws -> String? { try await problems(in: [document], kind: kind) }
 
     /// Validates many documents of one kind with one run of the validator: nil when every one is valid.
-    public static func problems(in documents: [Data], kind: String) throws -> String? {
-        try DocumentCheck.problems(
+    public static func problems(in documents: [Data], kind: String) async throws -> String? {
+        try await DocumentCheck.problems(
             python: "python3",
             script: TestDatabase.sharedDirectory.appendingPathComponent("tools/validate_opds.py"),
             kind: kind,
