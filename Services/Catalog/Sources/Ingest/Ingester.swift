@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOPosix
 import PostgresNIO
 import PostgresSupport
 import ServiceSupport
@@ -22,15 +23,20 @@ struct Ingester: Sendable {
     /// Ingests the EPUB at `file`. Throws `EPUBError` (422) for a refused file; leaves no row on failure (a blob it
     /// wrote goes with the next `BlobSweeper` pass).
     func ingest(file: URL, options: Options, logger: Logger) async throws -> IngestResult {
-        let sha = try DirectoryBlobStore.sha256(of: file)
+        // Hashing, parsing and drawing covers take tens of milliseconds of CPU and file reads: on NIO's thread pool,
+        // not on one of Swift's cooperative threads (two on a two-core machine), which every request shares.
+        let sha = try await NIOThreadPool.singleton.runIfActive { try DirectoryBlobStore.sha256(of: file) }
         if let existing = try await books.detail(epubSHA256: sha, logger: logger) {
             // The same file again writes its blob again if the stored one was found damaged and set aside.
             _ = try blobs.put(file: file)
             return IngestResult(outcome: .unchanged, book: existing)
         }
-        var parser = try EPUBParser(url: file)
-        var parsed = try parser.parse()
-        let covers = coverImages(for: &parsed, logger: logger)
+        let (parsed, covers) = try await NIOThreadPool.singleton.runIfActive { [self] in
+            var parser = try EPUBParser(url: file)
+            var parsed = try parser.parse()
+            let covers = coverImages(for: &parsed, logger: logger)
+            return (parsed, covers)
+        }
         let size = (try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int) ?? 0
         let blobs = self.blobs
         // The blobs are written inside the row's transaction, under their shared locks, so that the orphan sweep
