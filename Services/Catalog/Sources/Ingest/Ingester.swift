@@ -77,7 +77,8 @@ struct Ingester: Sendable {
     /// `PUT /admin/books/{id}/cover`: the operator's image replaces the book's cover and thumbnail, whatever their
     /// source. Throws `UnknownBook` for an unknown book and a 4xx problem for an image that is not a usable cover.
     func replaceCover(of id: UUID, with data: Data, logger: Logger) async throws -> BookDetail {
-        let covers = try CoverImages.uploaded(data)
+        // Decoding and thumbnailing the image on NIO's thread pool, as ingest's parsing (`ingest`).
+        let covers = try await NIOThreadPool.singleton.runIfActive { try CoverImages.uploaded(data) }
         let blobs = self.blobs
         guard
             try await books.setCover(
