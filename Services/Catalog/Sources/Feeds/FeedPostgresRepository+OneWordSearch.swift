@@ -130,10 +130,10 @@ extension FeedPostgresRepository {
 
     /// The page of a search for `word` alone when its kept rows answer it, nil otherwise. Past `countBound` matches
     /// (no total): the word's `popularCandidates` most borrowed kept entries, ranked. Up to it, when the word stands for
-    /// one catalogue word in at least `popularCandidates` books: the kept count is the total, and a page among the
-    /// books with the word in their titles, authors, series or subjects (which rank first) is read in order from its
-    /// kept entries; a page that reaches the books with it in their descriptions alone is not (their rows are ranked).
-    /// Fewer matches are ranked from their rows at little cost.
+    /// one catalogue word: the kept count is the total, and a page among the books with the word in their titles,
+    /// authors, series or subjects (which rank first) is read in order from its kept entries (a prepared statement: a
+    /// rare word's search, a typo's first step, no longer plans the search statement); a page that reaches the books
+    /// with it in their descriptions alone is not (their rows are ranked).
     func oneWordPage(_ word: String, kept: KeptWord, request: SearchRequest, hidden: [UUID], logger: Logger) async throws -> Page? {
         let offset = request.after == nil ? (request.page - 1) * request.size : 0
         let size = offset < Self.deepestResult ? request.size + 1 : 0
@@ -154,7 +154,7 @@ extension FeedPostgresRepository {
                 logger: logger
             )
             (rows, descriptionsFollow) = (try await Self.keyedSummaries(statement), false)
-        } else if kept.words == 1, let only = kept.firstWord, kept.books >= Self.popularCandidates, kept.books <= Self.countBound {
+        } else if kept.words == 1, let only = kept.firstWord, kept.books <= Self.countBound {
             let statement = try await books.client.run(KeptEntriesPage.self, only, key, id, size, offset, hidden, logger: logger)
             (rows, descriptionsFollow, total) = (try await Self.keyedSummaries(statement), kept.books > kept.inFields, kept.books)
         } else {
