@@ -58,6 +58,15 @@ extension PostgresClient {
         _ values: (any PostgresThrowingDynamicTypeEncodable)?...,
         logger: Logger
     ) async throws -> some AsyncSequence<PostgresRow, any Error> {
+        try await run(statement, values: values, logger: logger)
+    }
+
+    /// `run` with the values in an array: for a helper that runs statements of several shapes.
+    public func run<Statement: PreparedSQL>(
+        _ statement: Statement.Type,
+        values: [(any PostgresThrowingDynamicTypeEncodable)?],
+        logger: Logger
+    ) async throws -> some AsyncSequence<PostgresRow, any Error> {
         try await execute(try PreparedSQLStatement<Statement>(values), logger: logger)
     }
 }

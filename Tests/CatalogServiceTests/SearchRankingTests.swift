@@ -382,6 +382,43 @@ extension CatalogServiceTests {
         }
     }
 
+    /// A word in a few books, all with it in their titles or subjects, is read from its kept entries too (a prepared
+    /// statement): every page, by cursor and by number, in the order of its rank with ties by id, and the kept count as
+    /// the total; a word that no book has finds nothing without a search statement.
+    @Test func aWordInFewBooksIsReadFromItsKeptEntriesInRankOrder() async throws {
+        let (app, url) = try await appAndDatabase()
+        try await app.test(.router) { client in
+            _ = try await ingestBook(client, title: "Otter Creek", description: "Water.")
+            try await TestDatabase.execute(
+                """
+                INSERT INTO books (id, title, sort_title, sort_author, authors, languages, subjects, description, epub_sha256, epub_size,
+                    copies, copies_available, checkouts, popularity)
+                SELECT gen_random_uuid(), CASE WHEN g % 3 = 0 THEN 'Otter ' || g ELSE 'River ' || g END, 'otter ' || lpad(g::text, 6, '0'),
+                    b.sort_author, b.authors, b.languages, CASE WHEN g % 3 = 0 THEN '{}'::text[] ELSE ARRAY['Otter lore'] END, 'Quiet.',
+                    md5(random()::text || g), b.epub_size, 1, 1, g % 7, g % 7
+                FROM books b, generate_series(1, 40) g WHERE b.title = 'Otter Creek'
+                """,
+                on: url
+            )
+            let expected = try await TestDatabase.query(
+                """
+                SELECT id::text FROM books WHERE search @@ to_tsquery('simple', 'otter:*')
+                ORDER BY ts_rank_cd('{0.1, 0.2, 0.4, 1.0}', search, to_tsquery('simple', 'otter:*'))::real DESC, id ASC
+                """,
+                on: url
+            )
+            let first = try await opds2(client, "/opds/search?q=otter&size=7")
+            #expect((first["metadata"] as? [String: Any])?["numberOfItems"] as? Int == 41, "the kept count")
+            let listed = try await pagedIDs(client, "/opds/search?q=otter&size=7").flatMap { $0 }
+                .map { $0.replacingOccurrences(of: "urn:uuid:", with: "") }
+            #expect(expected.count == 41 && listed == expected, "\(listed.count) of \(expected.count)")
+            let third = try await opds2(client, "/opds/search?q=otter&size=7&page=3")
+            #expect(ids(third).map { $0.replacingOccurrences(of: "urn:uuid:", with: "") } == Array(expected[14..<21]))
+            let nothing = try await opds2(client, "/opds/search?q=qzxvbnkw&size=7")
+            #expect(ids(nothing).isEmpty && (nothing["metadata"] as? [String: Any])?["numberOfItems"] as? Int == 0)
+        }
+    }
+
     /// The pages of a word in many books are read in order from the index of the kept entries by the search's key: the
     /// index's expression must be the statement's (else every entry is read and sorted again).
     @Test func theKeptEntriesAreIndexedByTheKeyTheirPagesAreReadIn() {

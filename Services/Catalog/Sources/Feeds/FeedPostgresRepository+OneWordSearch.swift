@@ -63,7 +63,6 @@ extension FeedPostgresRepository {
     enum KeptEntriesPage: PreparedSQL {
         static let key = "(rank + \(FeedPostgresRepository.inFieldsBoost))::real"
         static let sql = """
-
             WITH entries AS (
                 (SELECT book_id, \(key) AS key FROM search_postings
                     WHERE word = $1 AND $2::text IS NOT NULL AND \(key) = $2::text::real AND book_id > $3::uuid AND NOT (book_id = ANY($6::uuid[]))
@@ -76,7 +75,6 @@ extension FeedPostgresRepository {
             SELECT \(BookPostgresRepository.summaryColumns), page.key::text FROM page JOIN books ON books.id = page.book_id
             ORDER BY page.key DESC, page.book_id ASC
             """
-
     }
 
     /// $1 words: the most books on the shelves any of them is in.
@@ -96,18 +94,24 @@ extension FeedPostgresRepository {
     }
 
     func hiddenMatches(_ hidden: [UUID], query: String, logger: Logger) async throws -> Int {
-        // Every row read (one): a sequence left early gives its pooled connection back only once it ends.
-        var count = 0
-        for try await value in try await books.client.run(HiddenMatches.self, hidden, query, logger: logger).decode(Int.self) { count = value }
-        return count
+        try await number(HiddenMatches.self, [hidden, query], logger: logger)
     }
 
     /// The most books any of `words` is in (a corrected query's spellings).
     func mostBooks(of words: [String], logger: Logger) async throws -> Int {
+        try await number(KeptMostBooks.self, [words], logger: logger)
+    }
+
+    /// The one number `statement` returns (0 for no row).
+    private func number<Statement: PreparedSQL>(
+        _ statement: Statement.Type,
+        _ values: [(any PostgresThrowingDynamicTypeEncodable)?],
+        logger: Logger
+    ) async throws -> Int {
         // Every row read (one): a sequence left early gives its pooled connection back only once it ends.
-        var most = 0
-        for try await value in try await books.client.run(KeptMostBooks.self, words, logger: logger).decode(Int.self) { most = value }
-        return most
+        var number = 0
+        for try await value in try await books.client.run(statement, values: values, logger: logger).decode(Int.self) { number = value }
+        return number
     }
 
     func keptWord(_ word: String, prefix: Bool, logger: Logger) async throws -> KeptWord {

@@ -437,10 +437,10 @@ struct FeedPostgresRepository: Sendable {
                 + " ORDER BY \(expression) \(direction), id \(direction) LIMIT \(pageLimit == 0 ? 0 : offset + pageLimit)"
         } else {
             // Ranked here, with the fields' weights (title, then authors and series, subjects, description), among
-            // candidates: every match up to `countBound`. Above it, the most borrowed matches with the query's longest
-            // word in their title, authors, series or subjects (its kept rows, `search_postings`, in popularity order;
-            // each book checked against the whole query) when there are `popularCandidates` of them (`correctedCandidates` for a corrected query); otherwise the most
-            // borrowed matches read from the popularity index (soon enough for a word in most books).
+            // candidates: every match up to `countBound`. Above it, `candidateCount` of the most borrowed matches: those
+            // with the query's longest word in their title, authors, series or subjects (its kept rows,
+            // `search_postings`, in popularity order; each book checked against the whole query) when there are that
+            // many, otherwise those read from the popularity index (soon enough for a word in most books).
             order = "match_key DESC, match_title ASC, match_id ASC"
             let columns = "id AS match_id, (\(rank))::real AS match_key, \(oneWordOrder ? "''::text" : "sort_title") AS match_title"
             let select = "SELECT \(columns) FROM books WHERE \(matching)"
