@@ -10,128 +10,276 @@ enum AtomRenderer {
         xmlns:opf="http://www.idpf.org/2007/opf"
         """
 
-    static func feed(_ feed: Feed) -> String {
-        var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<feed \(namespaces)>\n"
-        xml += "<id>\(escape(feed.id))</id>\n<title>\(escape(feed.title))</title>\n<updated>\(date(feed.updated))</updated>\n"
-        xml += "<author><name>Bookmobile</name></author>\n"
-        if let total = feed.totalResults { xml += "<opensearch:totalResults>\(total)</opensearch:totalResults>\n" }
-        if let perPage = feed.itemsPerPage { xml += "<opensearch:itemsPerPage>\(perPage)</opensearch:itemsPerPage>\n" }
-        for link in feed.links { xml += self.link(link) }
+    static func feed(_ feed: Feed) -> String { String(decoding: feedBytes(feed), as: UTF8.self) }
+
+    /// The feed's bytes, written in one buffer (`XMLWriter`).
+    static func feedBytes(_ feed: Feed) -> [UInt8] {
+        let entryCount = feed.entries.count + feed.groups.reduce(0) { $0 + $1.entries.count }
+        var xml = XMLWriter(capacity: 4096 + entryCount * 2560)
+        xml.markup("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<feed ")
+        xml.raw(namespaces)
+        xml.markup(">\n<id>")
+        xml.text(feed.id)
+        xml.markup("</id>\n<title>")
+        xml.text(feed.title)
+        xml.markup("</title>\n<updated>")
+        let updated = feed.updated
+        xml.date(updated)
+        xml.markup("</updated>\n<author><name>Bookmobile</name></author>\n")
+        if let total = feed.totalResults {
+            xml.markup("<opensearch:totalResults>")
+            xml.int(total)
+            xml.markup("</opensearch:totalResults>\n")
+        }
+        if let perPage = feed.itemsPerPage {
+            xml.markup("<opensearch:itemsPerPage>")
+            xml.int(perPage)
+            xml.markup("</opensearch:itemsPerPage>\n")
+        }
+        for link in feed.links { self.link(link, into: &xml) }
         for navigation in feed.navigation {
-            xml += "<entry>\n<id>\(escape(navigation.href))</id>\n<title>\(escape(navigation.title ?? ""))</title>\n"
-            xml += "<updated>\(date(feed.updated))</updated>\n<content type=\"text\">\(escape(navigation.title ?? ""))</content>\n"
-            xml += self.link(Feed.Link(rel: navigation.rel, href: navigation.href, type: navigation.type, title: navigation.title))
-            xml += "</entry>\n"
+            xml.markup("<entry>\n<id>")
+            xml.text(navigation.href)
+            xml.markup("</id>\n<title>")
+            xml.text(navigation.title ?? "")
+            xml.markup("</title>\n<updated>")
+            xml.date(updated)
+            xml.markup("</updated>\n<content type=\"text\">")
+            xml.text(navigation.title ?? "")
+            xml.markup("</content>\n")
+            link(Feed.Link(rel: navigation.rel, href: navigation.href, type: navigation.type, title: navigation.title), into: &xml)
+            xml.markup("</entry>\n")
         }
         for group in feed.groups {
-            for entry in group.entries {
-                xml += self.entry(
-                    entry,
-                    collection: Feed.Link(rel: "collection", href: group.href, type: MediaType.acquisition, title: group.title)
-                )
-            }
+            let collection = Feed.Link(rel: "collection", href: group.href, type: MediaType.acquisition, title: group.title)
+            for entry in group.entries { self.entry(entry, collection: collection, into: &xml) }
         }
-        for entry in feed.entries { xml += self.entry(entry) }
-        return xml + "</feed>\n"
+        for entry in feed.entries { self.entry(entry, into: &xml) }
+        xml.markup("</feed>\n")
+        return xml.bytes
     }
 
-    static func entryDocument(_ entry: Entry) -> String {
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" + self.entry(entry, standalone: true)
+    static func entryDocument(_ entry: Entry) -> String { String(decoding: entryDocumentBytes(entry), as: UTF8.self) }
+
+    static func entryDocumentBytes(_ entry: Entry) -> [UInt8] {
+        var xml = XMLWriter()
+        xml.markup("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n")
+        self.entry(entry, standalone: true, into: &xml)
+        return xml.bytes
     }
 
     static func entry(_ entry: Entry, collection: Feed.Link? = nil, standalone: Bool = false) -> String {
+        var xml = XMLWriter()
+        self.entry(entry, collection: collection, standalone: standalone, into: &xml)
+        return String(decoding: xml.bytes, as: UTF8.self)
+    }
+
+    static func entry(_ entry: Entry, collection: Feed.Link? = nil, standalone: Bool = false, into xml: inout XMLWriter) {
         let book = entry.book
-        var xml = standalone ? "<entry \(namespaces)>\n" : "<entry>\n"
-        xml += "<id>\(entry.urn)</id>\n<title>\(escape(book.title))</title>\n<updated>\(date(book.updatedAt))</updated>\n"
+        if standalone {
+            xml.markup("<entry ")
+            xml.raw(namespaces)
+            xml.markup(">\n")
+        } else {
+            xml.markup("<entry>\n")
+        }
+        xml.markup("<id>urn:uuid:")
+        xml.uuid(book.id)
+        xml.markup("</id>\n<title>")
+        xml.text(book.title)
+        xml.markup("</title>\n<updated>")
+        xml.date(book.updatedAt)
+        xml.markup("</updated>\n")
         for contributor in book.contributors where contributor.role == "aut" {
-            xml += "<author><name>\(escape(contributor.name))</name><uri>\(escape(entry.publicURL + Lane.author(contributor.name).path))</uri>"
-            if let sortAs = contributor.sortAs { xml += "<simplified:sort_name>\(escape(sortAs))</simplified:sort_name>" }
-            xml += "</author>\n"
+            xml.markup("<author><name>")
+            xml.text(contributor.name)
+            xml.markup("</name><uri>")
+            xml.text(entry.publicURL + Lane.author(contributor.name).path)
+            xml.markup("</uri>")
+            if let sortAs = contributor.sortAs {
+                xml.markup("<simplified:sort_name>")
+                xml.text(sortAs)
+                xml.markup("</simplified:sort_name>")
+            }
+            xml.markup("</author>\n")
         }
         // Editors, translators, illustrators, narrators: Atom contributors with their MARC relator code, as Palace's feeds carry them.
         for contributor in book.contributors where contributor.role != "aut" {
-            xml += "<contributor opf:role=\"\(escape(contributor.role))\"><name>\(escape(contributor.name))</name></contributor>\n"
+            xml.markup("<contributor opf:role=\"")
+            xml.text(contributor.role)
+            xml.markup("\"><name>")
+            xml.text(contributor.name)
+            xml.markup("</name></contributor>\n")
         }
-        if let summary = book.description { xml += "<summary type=\"text\">\(escape(summary))</summary>\n" }
-        for language in book.languages { xml += "<dc:language>\(escape(language))</dc:language>\n" }
-        if let publisher = book.publisher { xml += "<dc:publisher>\(escape(publisher))</dc:publisher>\n" }
-        if let published = book.published { xml += "<dc:issued>\(escape(published))</dc:issued>\n" }
-        if let isbn = book.isbn { xml += "<dc:identifier>urn:isbn:\(isbn)</dc:identifier>\n" }
+        if let summary = book.description {
+            xml.markup("<summary type=\"text\">")
+            xml.text(summary)
+            xml.markup("</summary>\n")
+        }
+        for language in book.languages {
+            xml.markup("<dc:language>")
+            xml.text(language)
+            xml.markup("</dc:language>\n")
+        }
+        if let publisher = book.publisher {
+            xml.markup("<dc:publisher>")
+            xml.text(publisher)
+            xml.markup("</dc:publisher>\n")
+        }
+        if let published = book.published {
+            xml.markup("<dc:issued>")
+            xml.text(published)
+            xml.markup("</dc:issued>\n")
+        }
+        if let isbn = book.isbn {
+            xml.markup("<dc:identifier>urn:isbn:")
+            xml.raw(isbn)
+            xml.markup("</dc:identifier>\n")
+        }
         if let series = book.series {
-            xml += "<schema:Series schema:name=\"\(escape(series))\"\(book.seriesPosition.map { " schema:position=\"\($0)\"" } ?? "")/>\n"
+            xml.markup("<schema:Series schema:name=\"")
+            xml.text(series)
+            xml.markup("\"")
+            if let position = book.seriesPosition {
+                xml.markup(" schema:position=\"")
+                xml.raw("\(position)")
+                xml.markup("\"")
+            }
+            xml.markup("/>\n")
         }
         for subject in book.subjects {
-            xml += "<category scheme=\"http://purl.org/dc/terms/subject\" term=\"\(escape(subject))\" label=\"\(escape(subject))\"/>\n"
+            xml.markup("<category scheme=\"http://purl.org/dc/terms/subject\" term=\"")
+            xml.text(subject)
+            xml.markup("\" label=\"")
+            xml.text(subject)
+            xml.markup("\"/>\n")
         }
         for genre in book.genres {
-            xml +=
-                "<category scheme=\"http://librarysimplified.org/terms/genres/Bookmobile/\" term=\"\(genre)\" label=\"\(escape(Genres.name(of: genre) ?? genre))\"/>\n"
+            xml.markup("<category scheme=\"http://librarysimplified.org/terms/genres/Bookmobile/\" term=\"")
+            xml.raw(genre)
+            xml.markup("\" label=\"")
+            xml.text(Genres.name(of: genre) ?? genre)
+            xml.markup("\"/>\n")
         }
         if let accessibility = book.accessibility?.readableSummary {
-            xml += "<schema:accessibilitySummary>\(escape(accessibility))</schema:accessibilitySummary>\n"
+            xml.markup("<schema:accessibilitySummary>")
+            xml.text(accessibility)
+            xml.markup("</schema:accessibilitySummary>\n")
         }
-        if let pages = book.pageCount { xml += "<schema:numberOfPages>\(pages)</schema:numberOfPages>\n" }
+        if let pages = book.pageCount {
+            xml.markup("<schema:numberOfPages>")
+            xml.int(pages)
+            xml.markup("</schema:numberOfPages>\n")
+        }
         if book.ratingCount > 0, let average = book.ratingAverage {
-            xml += "<schema:Rating schema:ratingValue=\"\(twoDecimals(average))\" schema:ratingCount=\"\(book.ratingCount)\"/>\n"
+            xml.markup("<schema:Rating schema:ratingValue=\"")
+            xml.raw(twoDecimals(average))
+            xml.markup("\" schema:ratingCount=\"")
+            xml.int(book.ratingCount)
+            xml.markup("\"/>\n")
         }
-        xml += link(Feed.Link(rel: "alternate", href: entry.entryURL, type: MediaType.entry))
-        xml += link(entry.relatedLink)
+        link(Feed.Link(rel: "alternate", href: entry.entryURL, type: MediaType.entry), into: &xml)
+        link(entry.relatedLink, into: &xml)
         if let series = book.series {
-            xml += link(
+            link(
                 Feed.Link(
                     rel: "related",
                     href: entry.publicURL + Lane.series(series).path,
                     type: MediaType.acquisition,
                     title: "Series: \(series)"
-                )
+                ),
+                into: &xml
             )
         }
         if book.hasCover {
-            xml += link(
-                Feed.Link(
-                    rel: "http://opds-spec.org/image",
-                    href: PublicRoute.cover(book.id).url(entry.publicURL),
-                    type: book.coverType ?? "image/jpeg"
-                )
-            )
-            xml += link(
-                Feed.Link(
-                    rel: "http://opds-spec.org/image/thumbnail",
-                    href: PublicRoute.cover(book.id).url(entry.publicURL) + "?size=thumbnail",
-                    type: book.thumbnailType ?? "image/jpeg"
-                )
+            let cover = PublicRoute.cover(book.id).url(entry.publicURL)
+            link(Feed.Link(rel: "http://opds-spec.org/image", href: cover, type: book.coverType ?? "image/jpeg"), into: &xml)
+            link(
+                Feed.Link(rel: "http://opds-spec.org/image/thumbnail", href: cover + "?size=thumbnail", type: book.thumbnailType ?? "image/jpeg"),
+                into: &xml
             )
         }
-        if let collection { xml += link(collection) }
+        if let collection { link(collection, into: &xml) }
         let availability = entry.availability
         for acquisition in entry.acquisitionLinks {
-            xml += "<link rel=\"\(acquisition.rel)\" href=\"\(escape(acquisition.href))\" type=\"\(acquisition.type)\">"
-            if acquisition.type != MediaType.epub { xml += "<opds:indirectAcquisition type=\"application/epub+zip\"/>" }
-            xml += "<simplified:availability status=\"\(availability.status)\""
-            if let since = availability.since { xml += " since=\"\(date(since))\"" }
-            if let until = availability.until { xml += " until=\"\(date(until))\"" }
-            xml += "/>"
-            if !book.openAccess {
-                xml += "<simplified:holds total=\"\(book.holds)\"\(entry.view?.holdPosition.map { " position=\"\($0)\"" } ?? "")/>"
-                xml += "<simplified:copies total=\"\(book.copies)\" available=\"\(book.copiesAvailable)\"/>"
+            xml.markup("<link rel=\"")
+            xml.raw(acquisition.rel)
+            xml.markup("\" href=\"")
+            xml.text(acquisition.href)
+            xml.markup("\" type=\"")
+            xml.raw(acquisition.type)
+            xml.markup("\">")
+            if acquisition.type != MediaType.epub { xml.markup("<opds:indirectAcquisition type=\"application/epub+zip\"/>") }
+            xml.markup("<simplified:availability status=\"")
+            xml.raw(availability.status)
+            xml.markup("\"")
+            if let since = availability.since {
+                xml.markup(" since=\"")
+                xml.date(since)
+                xml.markup("\"")
             }
-            xml += "</link>\n"
+            if let until = availability.until {
+                xml.markup(" until=\"")
+                xml.date(until)
+                xml.markup("\"")
+            }
+            xml.markup("/>")
+            if !book.openAccess {
+                xml.markup("<simplified:holds total=\"")
+                xml.int(book.holds)
+                xml.markup("\"")
+                if let position = entry.view?.holdPosition {
+                    xml.markup(" position=\"")
+                    xml.int(position)
+                    xml.markup("\"")
+                }
+                xml.markup("/><simplified:copies total=\"")
+                xml.int(book.copies)
+                xml.markup("\" available=\"")
+                xml.int(book.copiesAvailable)
+                xml.markup("\"/>")
+            }
+            xml.markup("</link>\n")
         }
         // In OPDS 1.2 the manifest is an alternate representation: a 1.2 app offers every acquisition link as a
         // download, and this one is not a file it can open.
-        if let manifest = entry.manifestLink { xml += link(Feed.Link(rel: "alternate", href: manifest.href, type: manifest.type)) }
-        if let annotations = entry.annotationService { xml += link(annotations) }
-        if let suspension = entry.holdSuspensionLink { xml += link(suspension) }
-        return xml + "</entry>\n"
+        if let manifest = entry.manifestLink { link(Feed.Link(rel: "alternate", href: manifest.href, type: manifest.type), into: &xml) }
+        if let annotations = entry.annotationService { link(annotations, into: &xml) }
+        if let suspension = entry.holdSuspensionLink { link(suspension, into: &xml) }
+        xml.markup("</entry>\n")
     }
 
     static func link(_ link: Feed.Link) -> String {
-        var xml = "<link rel=\"\(escape(link.rel))\" href=\"\(escape(link.href))\" type=\"\(escape(link.type))\""
-        if let title = link.title { xml += " title=\"\(escape(title))\"" }
-        if let group = link.facetGroup { xml += " opds:facetGroup=\"\(escape(group))\"" }
-        if link.activeFacet { xml += " opds:activeFacet=\"true\"" }
-        if let count = link.count { xml += " thr:count=\"\(count)\" xmlns:thr=\"http://purl.org/syndication/thread/1.0\"" }
-        return xml + "/>\n"
+        var xml = XMLWriter(capacity: 256)
+        self.link(link, into: &xml)
+        return String(decoding: xml.bytes, as: UTF8.self)
+    }
+
+    static func link(_ link: Feed.Link, into xml: inout XMLWriter) {
+        xml.markup("<link rel=\"")
+        xml.text(link.rel)
+        xml.markup("\" href=\"")
+        xml.text(link.href)
+        xml.markup("\" type=\"")
+        xml.text(link.type)
+        xml.markup("\"")
+        if let title = link.title {
+            xml.markup(" title=\"")
+            xml.text(title)
+            xml.markup("\"")
+        }
+        if let group = link.facetGroup {
+            xml.markup(" opds:facetGroup=\"")
+            xml.text(group)
+            xml.markup("\"")
+        }
+        if link.activeFacet { xml.markup(" opds:activeFacet=\"true\"") }
+        if let count = link.count {
+            xml.markup(" thr:count=\"")
+            xml.int(count)
+            xml.markup("\" xmlns:thr=\"http://purl.org/syndication/thread/1.0\"")
+        }
+        xml.markup("/>\n")
     }
 
     static func date(_ date: Date) -> String { WireFormat.formatDate(date) }
@@ -150,45 +298,10 @@ enum AtomRenderer {
         return "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction)"
     }
 
-    private static func needsEscaping(_ byte: UInt8) -> Bool {
-        byte == UInt8(ascii: "&") || byte == UInt8(ascii: "<") || byte == UInt8(ascii: ">") || byte == UInt8(ascii: "\"") || byte < 0x20
-            || byte == 0xEF  // the lead byte of U+FFFE and U+FFFF (checked below)
-    }
-
-    /// XML text: `& < > "` escaped, control characters that XML 1.0 forbids dropped. Works on UTF-8 bytes
-    /// and returns the text untouched when nothing needs escaping (the common case: it dominates feed rendering).
+    /// XML text as `XMLWriter.text` writes it: `& < > "` escaped, control characters that XML 1.0 forbids dropped.
     static func escape(_ text: String) -> String {
-        let utf8 = text.utf8
-        // Over the string's own bytes when it has them in one piece (a native string does): stepping through the
-        // UTF-8 view byte by byte was a twentieth of the machine under cold lane pages.
-        let needsWork = utf8.withContiguousStorageIfAvailable { $0.contains(where: needsEscaping) } ?? utf8.contains(where: needsEscaping)
-        guard needsWork else { return text }
-        var result: [UInt8] = []
-        result.reserveCapacity(utf8.count + 16)
-        var index = utf8.startIndex
-        while index != utf8.endIndex {
-            let byte = utf8[index]
-            switch byte {
-            case UInt8(ascii: "&"): result += Array("&amp;".utf8)
-            case UInt8(ascii: "<"): result += Array("&lt;".utf8)
-            case UInt8(ascii: ">"): result += Array("&gt;".utf8)
-            case UInt8(ascii: "\""): result += Array("&quot;".utf8)
-            case UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r"): result.append(byte)
-            case ..<0x20: break
-            case 0xEF:
-                // U+FFFE and U+FFFF are EF BF BE and EF BF BF: not characters in XML.
-                let second = utf8.index(after: index)
-                if second != utf8.endIndex, utf8[second] == 0xBF, utf8.index(after: second) != utf8.endIndex,
-                    [0xBE, 0xBF].contains(utf8[utf8.index(after: second)])
-                {
-                    index = utf8.index(after: utf8.index(after: second))
-                    continue
-                }
-                result.append(byte)
-            default: result.append(byte)
-            }
-            index = utf8.index(after: index)
-        }
-        return String(decoding: result, as: UTF8.self)
+        var xml = XMLWriter(capacity: text.utf8.count + 16)
+        xml.text(text)
+        return String(decoding: xml.bytes, as: UTF8.self)
     }
 }

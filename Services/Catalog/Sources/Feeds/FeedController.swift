@@ -357,9 +357,9 @@ struct FeedController: Sendable {
         let entry = Entry(book: book, view: personal.views[id], publicURL: publicURL)
         if FeedRequest.wantsJSON(request) {
             let data = try JSONSerialization.data(withJSONObject: OPDS2Renderer.publication(entry), options: [.sortedKeys, .withoutEscapingSlashes])
-            return responder.cacheable(data, type: MediaType.opds2Publication, request: request, bookIDs: [id])
+            return responder.cacheable([UInt8](data), type: MediaType.opds2Publication, request: request, bookIDs: [id])
         }
-        return responder.cacheable(Data(AtomRenderer.entryDocument(entry).utf8), type: MediaType.entry, request: request, bookIDs: [id])
+        return responder.cacheable(AtomRenderer.entryDocumentBytes(entry), type: MediaType.entry, request: request, bookIDs: [id])
     }
 
     /// `GET /opds/books/{id}/related`: a grouped feed of the rest of the book's series in order, more by its first

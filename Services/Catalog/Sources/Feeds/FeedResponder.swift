@@ -16,10 +16,10 @@ struct FeedResponder: Sendable {
         if FeedRequest.wantsJSON(request) {
             let document = OPDS2Renderer.feed(feed, publicURL: publicURL)
             let data = try JSONSerialization.data(withJSONObject: document, options: [.sortedKeys, .withoutEscapingSlashes])
-            return cacheable(data, type: MediaType.opds2, request: request, bookIDs: bookIDs)
+            return cacheable([UInt8](data), type: MediaType.opds2, request: request, bookIDs: bookIDs)
         }
         return cacheable(
-            Data(AtomRenderer.feed(feed).utf8),
+            AtomRenderer.feedBytes(feed),
             type: feed.kind == .navigation ? MediaType.navigation : MediaType.acquisition,
             request: request,
             bookIDs: bookIDs
@@ -28,19 +28,19 @@ struct FeedResponder: Sendable {
 
     /// A strong ETag over the bytes, public caching, and gzip when the client accepts it (a different representation,
     /// so a different ETag). A patron's copy is made private by `PersonalView.personalised`.
-    func cacheable(_ data: Data, type: String, request: Request, bookIDs: Set<UUID>) -> StoredResponse {
-        var body = data
+    func cacheable(_ data: [UInt8], type: String, request: Request, bookIDs: Set<UUID>) -> StoredResponse {
+        var body = ByteBuffer(bytes: data)
         var etag = Hex.string(SHA256.hash(data: data).prefix(16))
         var headers: HTTPFields = [
             .contentType: type, .cacheControl: "public, max-age=30",
             .vary: "Accept, Accept-Encoding, Authorization",
         ]
-        if data.count > 1024, Gzip.accepted(by: request.headers[.acceptEncoding]), let compressed = Gzip.compress(data) {
-            body = compressed
+        if data.count > 1024, Gzip.accepted(by: request.headers[.acceptEncoding]), let compressed = Gzip.compress(Data(data)) {
+            body = ByteBuffer(bytes: compressed)
             etag += "-gz"
             headers[.contentEncoding] = "gzip"
         }
         headers[.eTag] = "\"\(etag)\""
-        return StoredResponse(body: ByteBuffer(bytes: body), headers: headers, bookIDs: bookIDs)
+        return StoredResponse(body: body, headers: headers, bookIDs: bookIDs)
     }
 }

@@ -9,8 +9,12 @@ struct PageCursor: Codable, Equatable, Sendable {
     var order: String
     var title: String?
 
+    /// Keys in sorted order: the same page must have the same bytes (and ETag) at every catalog replica and after a
+    /// restart, and an encoder's own key order follows the process's hash seed.
     var encoded: String {
-        let data = (try? JSONEncoder().encode(self)) ?? Data()
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let data = (try? encoder.encode(self)) ?? Data()
         return data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
             .replacingOccurrences(of: "=", with: "")
     }

@@ -1,0 +1,20 @@
+import Foundation
+import Testing
+
+@testable import CatalogService
+
+/// The `after` cursor of keyset paging.
+@Suite struct PageCursorTests {
+    /// A page's next link is part of its bytes and ETag, which must be the same at every catalog replica: the cursor's
+    /// JSON has its keys in sorted order whatever the process's hash seed.
+    @Test func aCursorIsEncodedWithItsKeysInOrderAndReadBack() throws {
+        let id = UUID(uuidString: "F8749028-3360-41BC-8EA0-BD58C4893DAA")!
+        let cursor = PageCursor(value: "49", id: id, sort: "popularity", order: "desc", title: "a")
+        let json = #"{"id":"F8749028-3360-41BC-8EA0-BD58C4893DAA","order":"desc","sort":"popularity","title":"a","value":"49"}"#
+        let expected = Data(json.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        #expect(cursor.encoded == expected)
+        #expect(PageCursor(encoded: cursor.encoded) == cursor)
+        #expect(PageCursor(encoded: "not a cursor") == nil)
+    }
+}
