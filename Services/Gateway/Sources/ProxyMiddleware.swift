@@ -382,6 +382,10 @@ struct ProxyMiddleware: RouterMiddleware {
     /// The most of an upload's answer the gateway reads (`forward`).
     static let uploadAnswerBytes = 1 << 20
 
+    /// Answers up to this size (a feed page, a patron's books) are read whole and sent on at once; larger ones (EPUBs,
+    /// covers of some size, publication resources) are streamed, so that memory stays bounded by connections.
+    static let answerReadWholeBytes = 256 << 10
+
     /// `forward` to the first of `candidates` that answers.
     private func forward(
         _ request: Request,
@@ -437,11 +441,13 @@ struct ProxyMiddleware: RouterMiddleware {
                     keep.cache.put(keep.key, stored)
                     return stored.response(to: request)
                 }
-                return Response(
-                    status: .init(code: Int(response.status.code), reasonPhrase: response.status.reasonPhrase),
-                    headers: fields,
-                    body: ResponseBody(asyncSequence: response.body)
-                )
+                let status = HTTPResponse.Status(code: Int(response.status.code), reasonPhrase: response.status.reasonPhrase)
+                if let length = fields[.contentLength].flatMap(Int.init), length <= Self.answerReadWholeBytes {
+                    // Sent on in one write: streamed, each part the upstream connection read was another hop between
+                    // threads on its way to the client.
+                    return Response(status: status, headers: fields, body: .init(byteBuffer: try await response.body.collect(upTo: length)))
+                }
+                return Response(status: status, headers: fields, body: ResponseBody(asyncSequence: response.body))
             } catch is CappedBody.TooLarge {
                 throw Problem.tooLarge("The body must not exceed \(settings.maxIngestBytes) bytes")
             } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout {

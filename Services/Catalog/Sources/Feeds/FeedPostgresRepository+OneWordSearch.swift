@@ -180,8 +180,8 @@ extension FeedPostgresRepository {
     static func keyedSummaries(_ statement: some AsyncSequence<PostgresRow, any Error>) async throws -> [(book: BookDetail, key: String)] {
         var rows: [(book: BookDetail, key: String)] = []
         for try await row in statement {
-            let key = try row.makeRandomAccess()[BookPostgresRepository.summaryColumnCount].decode(String.self)
-            rows.append((try BookPostgresRepository.decodeSummary(row), key))
+            let cells = row.makeRandomAccess()
+            rows.append((try BookPostgresRepository.decodeSummary(cells), try cells[BookPostgresRepository.summaryColumnCount].decode(String.self)))
         }
         return rows
     }

@@ -65,12 +65,8 @@ struct FeedPostgresRepository: Sendable {
         sql.text = select
         var rows: [(BookDetail, String)] = []
         for try await row in try await books.client.query(sql.query, logger: logger) {
-            rows.append(
-                (
-                    try BookPostgresRepository.decodeSummary(row),
-                    try row.makeRandomAccess()[BookPostgresRepository.summaryColumnCount].decode(String.self)
-                )
-            )
+            let cells = row.makeRandomAccess()
+            rows.append((try BookPostgresRepository.decodeSummary(cells), try cells[BookPostgresRepository.summaryColumnCount].decode(String.self)))
         }
         let more = rows.count > size
         let page = Array(rows.prefix(size))
@@ -103,8 +99,9 @@ struct FeedPostgresRepository: Sendable {
         sql.text = branches.map { "(\($0))" }.joined(separator: "\nUNION ALL ") + "\nORDER BY lane_index, position"
         var pages = Array(repeating: [BookDetail](), count: lanes.count)
         for try await row in try await books.client.query(sql.query, logger: logger) {
-            let index = try row.makeRandomAccess()[BookPostgresRepository.summaryColumnCount + 1].decode(Int.self)
-            pages[index].append(try BookPostgresRepository.decodeSummary(row))
+            let cells = row.makeRandomAccess()
+            let index = try cells[BookPostgresRepository.summaryColumnCount + 1].decode(Int.self)
+            pages[index].append(try BookPostgresRepository.decodeSummary(cells))
         }
         return pages
     }
@@ -502,7 +499,7 @@ struct FeedPostgresRepository: Sendable {
             counted = try cells[cells.count - 1].decode(Int.self)
             guard try cells[0].decode(UUID?.self) != nil else { continue }
             rows.append(
-                (try BookPostgresRepository.decodeSummary(row), try cells[column].decode(String.self), try cells[column + 1].decode(String.self))
+                (try BookPostgresRepository.decodeSummary(cells), try cells[column].decode(String.self), try cells[column + 1].decode(String.self))
             )
         }
         let total = counted > bound ? nil : counted

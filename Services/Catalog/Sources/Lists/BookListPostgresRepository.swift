@@ -210,12 +210,8 @@ struct BookListPostgresRepository: Sendable {
         )
         var result: [(BookDetail, Int)] = []
         for try await row in rows {
-            result.append(
-                (
-                    try BookPostgresRepository.decodeSummary(row),
-                    try row.makeRandomAccess()[BookPostgresRepository.summaryColumnCount].decode(Int.self)
-                )
-            )
+            let cells = row.makeRandomAccess()
+            result.append((try BookPostgresRepository.decodeSummary(cells), try cells[BookPostgresRepository.summaryColumnCount].decode(Int.self)))
         }
         let more = result.count > size
         let page = result.prefix(size)

@@ -20,8 +20,10 @@ struct BookPostgresRepository: Sendable {
     /// How many columns `summaryColumns` selects; a query's own columns follow them.
     static let summaryColumnCount = 41
 
-    static func decodeSummary(_ row: PostgresRow) throws -> BookDetail {
-        let cells = row.makeRandomAccess()
+    static func decodeSummary(_ row: PostgresRow) throws -> BookDetail { try decodeSummary(row.makeRandomAccess()) }
+
+    /// The summary from a row already indexed (a query that reads its own columns after the summary's indexes the row once).
+    static func decodeSummary(_ cells: PostgresRandomAccessRow) throws -> BookDetail {
         func cell<T: PostgresDecodable>(_ index: Int, _ type: T.Type = T.self) throws -> T { try cells[index].decode(T.self) }
         return BookDetail(
             id: try cell(0),
