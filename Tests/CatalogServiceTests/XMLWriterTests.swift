@@ -35,4 +35,47 @@ import Testing
         }
         #expect(text == "<a n=\"079101234-3\" at=\"2026-01-01T00:00:00.250Z\">0a1b2c3d-4e5f-4061-8293-a4b5c6d7e8f9&raw;")
     }
+
+    /// The eight-bytes-at-a-time check agrees with the byte-by-byte one for every byte value at every position.
+    @Test func theWordCheckFindsEveryByteThatNeedsALook() {
+        let special: Set<UInt8> = [UInt8(ascii: "&"), UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "\""), 0xEF]
+        for byte in UInt8.min...UInt8.max {
+            for position in 0..<8 {
+                var bytes = [UInt8](repeating: UInt8(ascii: "a"), count: 8)
+                bytes[position] = byte
+                let word = bytes.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
+                #expect(XMLWriter.anyNeedsEscaping(word) == (byte < 0x20 || special.contains(byte)), "\(byte) at \(position)")
+            }
+        }
+        let plain = Array("Ça coûte 5 € — 日本語 ~|}{`_^]\\[@?=;:9/.-,+*)('%$#! ".utf8)
+        for start in 0...(plain.count - 8) {
+            #expect(!XMLWriter.anyNeedsEscaping(plain.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: start, as: UInt64.self) }))
+        }
+    }
+
+    /// Long text with something to escape at every distance from the start, as a character-by-character escape writes it.
+    @Test func longTextIsEscapedWhereverTheSpecialCharacterFalls() {
+        func reference(_ text: String) -> String {
+            var result = ""
+            for scalar in text.unicodeScalars {
+                switch scalar {
+                case "&": result += "&amp;"
+                case "<": result += "&lt;"
+                case ">": result += "&gt;"
+                case "\"": result += "&quot;"
+                case "\t", "\n", "\r": result.unicodeScalars.append(scalar)
+                case "\u{FFFE}", "\u{FFFF}": break
+                default: if scalar.value >= 0x20 { result.unicodeScalars.append(scalar) }
+                }
+            }
+            return result
+        }
+        let filler = "The quick brown fox jumps over the lazy dog, été "
+        for special in ["&", "<", ">", "\"", "\u{01}", "\t", "\u{FFFE}", "\u{FFFF}", "\u{F000}", "€"] {
+            for offset in 0..<20 {
+                let text = String(filler.prefix(offset)) + special + filler + special + String(filler.prefix(offset))
+                #expect(written { $0.text(text) } == reference(text), "\(special.unicodeScalars.map(\.value)) at \(offset)")
+            }
+        }
+    }
 }

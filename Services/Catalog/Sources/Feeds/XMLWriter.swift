@@ -48,6 +48,13 @@ struct XMLWriter {
         var index = 0
         let count = utf8.count
         while index < count {
+            // Eight bytes at a time while none of them needs a look (descriptions are long and mostly plain).
+            if index &+ 8 <= count, let base = utf8.baseAddress,
+                !Self.anyNeedsEscaping(UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
+            {
+                index &+= 8
+                continue
+            }
             let byte = utf8[index]
             guard Self.needsEscaping(byte) else {
                 index += 1
@@ -74,6 +81,19 @@ struct XMLWriter {
             runStart = index
         }
         if runStart < count { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<count])) }
+    }
+
+    /// Whether any of the eight bytes in `word` is one `needsEscaping` names (exact, no false answers either way): a
+    /// byte below 0x20, or one equal to `& < > "` or 0xEF, found with the usual zero-byte bit tricks.
+    @inline(__always)
+    static func anyNeedsEscaping(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        @inline(__always) func hasZeroByte(_ value: UInt64) -> Bool { (value &- ones) & ~value & highs != 0 }
+        @inline(__always) func has(_ byte: UInt8) -> Bool { hasZeroByte(word ^ (ones &* UInt64(byte))) }
+        let hasControl = (word &- ones &* 0x20) & ~word & highs != 0
+        return hasControl || has(UInt8(ascii: "&")) || has(UInt8(ascii: "<")) || has(UInt8(ascii: ">")) || has(UInt8(ascii: "\""))
+            || has(0xEF)
     }
 
     private static func needsEscaping(_ byte: UInt8) -> Bool {
