@@ -10,11 +10,18 @@ import Testing
     @Test func aCursorIsEncodedWithItsKeysInOrderAndReadBack() throws {
         let id = UUID(uuidString: "F8749028-3360-41BC-8EA0-BD58C4893DAA")!
         let cursor = PageCursor(value: "49", id: id, sort: "popularity", order: "desc", title: "a")
-        let json = #"{"id":"F8749028-3360-41BC-8EA0-BD58C4893DAA","order":"desc","sort":"popularity","title":"a","value":"49"}"#
+        let json = #"{"id":"f8749028-3360-41bc-8ea0-bd58c4893daa","order":"desc","sort":"popularity","title":"a","value":"49"}"#
         let expected = Data(json.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-")
             .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
         #expect(cursor.encoded == expected)
         #expect(PageCursor(encoded: cursor.encoded) == cursor)
         #expect(PageCursor(encoded: "not a cursor") == nil)
+        // A cursor an earlier version wrote (upper-case id, the encoder's key order) still reads.
+        let earlier = Data(#"{"value":"49","sort":"popularity","id":"F8749028-3360-41BC-8EA0-BD58C4893DAA","order":"desc"}"#.utf8)
+            .base64EncodedString().replacingOccurrences(of: "=", with: "")
+        #expect(PageCursor(encoded: earlier) == PageCursor(value: "49", id: id, sort: "popularity", order: "desc"))
+        // Escapes and characters beyond ASCII in a title go there and back.
+        let titled = PageCursor(value: "0.5", id: id, sort: "relevance", order: "asc", title: "L'\"été\" / 東京\\")
+        #expect(PageCursor(encoded: titled.encoded) == titled)
     }
 }

@@ -21,6 +21,7 @@ import Testing
         #expect(try Contributor.stored(String(decoding: try WireFormat.encode(written), as: UTF8.self)) == written)
         for malformed in [
             #"[{"name": "x"}]"#, #"[{"name": "x", "role": "aut"}"#, #"{"name": "x", "role": "aut"}"#, #"["\ud800"]"#, "[\"a\u{1}\"]", "", "[1,]",
+            #"["abc"#, #"["ab\"#,
         ] {
             #expect(throws: (any Error).self, "\(malformed)") { try Contributor.stored(malformed) }
         }

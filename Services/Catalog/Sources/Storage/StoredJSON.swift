@@ -113,7 +113,15 @@ enum StoredJSON: Equatable {
         /// A string from its opening quote, escapes resolved.
         private mutating func string() throws -> String {
             index += 1
-            var text: [UInt8] = []
+            // Most strings have no escape: made from their bytes at once (keys and short names need no allocation).
+            var end = index
+            while end < bytes.count, bytes[end] != UInt8(ascii: "\""), bytes[end] != UInt8(ascii: "\\"), bytes[end] >= 0x20 { end += 1 }
+            if end < bytes.count, bytes[end] == UInt8(ascii: "\"") {
+                defer { index = end + 1 }
+                return String(decoding: UnsafeBufferPointer(rebasing: bytes[index..<end]), as: UTF8.self)
+            }
+            var text: [UInt8] = Array(bytes[index..<end])
+            index = end
             while index < bytes.count {
                 let byte = bytes[index]
                 index += 1
