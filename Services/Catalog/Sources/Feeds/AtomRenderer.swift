@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import Shared
 
 /// Renders a `Feed` as an OPDS 1.2 Atom feed, or one `Entry` as an OPDS 1.2 entry document.
@@ -10,10 +11,10 @@ enum AtomRenderer {
         xmlns:opf="http://www.idpf.org/2007/opf"
         """
 
-    static func feed(_ feed: Feed) -> String { String(decoding: feedBytes(feed), as: UTF8.self) }
+    static func feed(_ feed: Feed) -> String { String(buffer: feedBytes(feed)) }
 
     /// The feed's bytes, written in one buffer (`XMLWriter`).
-    static func feedBytes(_ feed: Feed) -> [UInt8] {
+    static func feedBytes(_ feed: Feed) -> ByteBuffer {
         let entryCount = feed.entries.count + feed.groups.reduce(0) { $0 + $1.entries.count }
         var xml = XMLWriter(capacity: 4096 + entryCount * 2560)
         xml.markup("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<feed ")
@@ -56,22 +57,22 @@ enum AtomRenderer {
         }
         for entry in feed.entries { self.entry(entry, into: &xml) }
         xml.markup("</feed>\n")
-        return xml.bytes
+        return xml.buffer
     }
 
-    static func entryDocument(_ entry: Entry) -> String { String(decoding: entryDocumentBytes(entry), as: UTF8.self) }
+    static func entryDocument(_ entry: Entry) -> String { String(buffer: entryDocumentBytes(entry)) }
 
-    static func entryDocumentBytes(_ entry: Entry) -> [UInt8] {
+    static func entryDocumentBytes(_ entry: Entry) -> ByteBuffer {
         var xml = XMLWriter()
         xml.markup("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n")
         self.entry(entry, standalone: true, into: &xml)
-        return xml.bytes
+        return xml.buffer
     }
 
     static func entry(_ entry: Entry, collection: Feed.Link? = nil, standalone: Bool = false) -> String {
         var xml = XMLWriter()
         self.entry(entry, collection: collection, standalone: standalone, into: &xml)
-        return String(decoding: xml.bytes, as: UTF8.self)
+        return String(buffer: xml.buffer)
     }
 
     static func entry(_ entry: Entry, collection: Feed.Link? = nil, standalone: Bool = false, into xml: inout XMLWriter) {
@@ -252,7 +253,7 @@ enum AtomRenderer {
     static func link(_ link: Feed.Link) -> String {
         var xml = XMLWriter(capacity: 256)
         self.link(link, into: &xml)
-        return String(decoding: xml.bytes, as: UTF8.self)
+        return String(buffer: xml.buffer)
     }
 
     static func link(_ link: Feed.Link, into xml: inout XMLWriter) {
@@ -302,6 +303,6 @@ enum AtomRenderer {
     static func escape(_ text: String) -> String {
         var xml = XMLWriter(capacity: text.utf8.count + 16)
         xml.text(text)
-        return String(decoding: xml.bytes, as: UTF8.self)
+        return String(buffer: xml.buffer)
     }
 }

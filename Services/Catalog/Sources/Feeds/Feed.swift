@@ -35,7 +35,22 @@ struct Feed: Sendable {
     /// The newest change among the feed's books. Derived from the content, never the clock, so that the same
     /// content has the same bytes and ETag; a feed without books (navigation) has a fixed date.
     var updated: Date {
-        (entries + groups.flatMap(\.entries)).map(\.book.updatedAt).max() ?? Self.navigationUpdated
+        var newest: Date?
+        forEachEntry { entry in newest = max(newest ?? entry.book.updatedAt, entry.book.updatedAt) }
+        return newest ?? Self.navigationUpdated
+    }
+
+    /// The ids of the feed's books, its groups' too.
+    var bookIDs: Set<UUID> {
+        var ids = Set<UUID>(minimumCapacity: entries.count)
+        forEachEntry { ids.insert($0.book.id) }
+        return ids
+    }
+
+    /// Every entry, the groups' after the feed's own, without copying them into one array (each carries a whole book).
+    func forEachEntry(_ body: (Entry) -> Void) {
+        for entry in entries { body(entry) }
+        for group in groups { for entry in group.entries { body(entry) } }
     }
 
     static let navigationUpdated = Date(timeIntervalSince1970: 1_767_225_600)  // 2026-01-01

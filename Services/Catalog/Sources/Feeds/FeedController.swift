@@ -357,7 +357,7 @@ struct FeedController: Sendable {
         let entry = Entry(book: book, view: personal.views[id], publicURL: publicURL)
         if FeedRequest.wantsJSON(request) {
             let data = try JSONSerialization.data(withJSONObject: OPDS2Renderer.publication(entry), options: [.sortedKeys, .withoutEscapingSlashes])
-            return responder.cacheable([UInt8](data), type: MediaType.opds2Publication, request: request, bookIDs: [id])
+            return responder.cacheable(ByteBuffer(bytes: data), type: MediaType.opds2Publication, request: request, bookIDs: [id])
         }
         return responder.cacheable(AtomRenderer.entryDocumentBytes(entry), type: MediaType.entry, request: request, bookIDs: [id])
     }

@@ -12,11 +12,11 @@ struct FeedResponder: Sendable {
 
     /// The feed rendered for the request (OPDS 1.2 or 2.0), with the ids of its books.
     func render(_ feed: Feed, request: Request) throws -> StoredResponse {
-        let bookIDs = Set((feed.entries + feed.groups.flatMap(\.entries)).map(\.book.id))
+        let bookIDs = feed.bookIDs
         if FeedRequest.wantsJSON(request) {
             let document = OPDS2Renderer.feed(feed, publicURL: publicURL)
             let data = try JSONSerialization.data(withJSONObject: document, options: [.sortedKeys, .withoutEscapingSlashes])
-            return cacheable([UInt8](data), type: MediaType.opds2, request: request, bookIDs: bookIDs)
+            return cacheable(ByteBuffer(bytes: data), type: MediaType.opds2, request: request, bookIDs: bookIDs)
         }
         return cacheable(
             AtomRenderer.feedBytes(feed),
@@ -28,14 +28,16 @@ struct FeedResponder: Sendable {
 
     /// A strong ETag over the bytes, public caching, and gzip when the client accepts it (a different representation,
     /// so a different ETag). A patron's copy is made private by `PersonalView.personalised`.
-    func cacheable(_ data: [UInt8], type: String, request: Request, bookIDs: Set<UUID>) -> StoredResponse {
-        var body = ByteBuffer(bytes: data)
-        var etag = Hex.string(SHA256.hash(data: data).prefix(16))
+    func cacheable(_ data: ByteBuffer, type: String, request: Request, bookIDs: Set<UUID>) -> StoredResponse {
+        var body = data
+        var etag = Hex.string(data.withUnsafeReadableBytes { SHA256.hash(data: $0) }.prefix(16))
         var headers: HTTPFields = [
             .contentType: type, .cacheControl: "public, max-age=30",
             .vary: "Accept, Accept-Encoding, Authorization",
         ]
-        if data.count > 1024, Gzip.accepted(by: request.headers[.acceptEncoding]), let compressed = Gzip.compress(Data(data)) {
+        if data.readableBytes > 1024, Gzip.accepted(by: request.headers[.acceptEncoding]),
+            let compressed = Gzip.compress(Data(data.readableBytesView))
+        {
             body = ByteBuffer(bytes: compressed)
             etag += "-gz"
             headers[.contentEncoding] = "gzip"
