@@ -321,9 +321,9 @@ struct ProxyMiddleware: RouterMiddleware {
         return lower != "authorization" || keepAuthorization
     }
 
-    /// Sends the request to a replica of `upstream` and streams its answer back; with a `cacheKey`, an answer the
-    /// edge cache may keep is read whole and stored; with `keep`, a 200 with an ETag (a page catalog computed for the
-    /// patron, a book's file) is read whole and kept where it says.
+    /// Sends the request to a replica of `upstream` and passes its answer back (read whole up to `answerReadWholeBytes`,
+    /// streamed past that); with a `cacheKey`, an answer the edge cache may keep is read whole and stored; with `keep`,
+    /// a 200 with an ETag (a page catalog computed for the patron, a book's file) is read whole and kept where it says.
     func forward(
         _ request: Request,
         headers: HTTPHeaders,
