@@ -39,11 +39,10 @@ public struct OutboxDeliverer: Service {
         self.prepare = prepare
     }
 
+    /// Until graceful shutdown, which ends the waits between passes and lets a pass under way finish (`PeriodicJob`).
     public func run() async throws {
-        try await cancelWhenGracefulShutdown {
-            do { try await schema.wait() } catch { return }
-            try await loop()
-        }
+        do { try await cancelWhenGracefulShutdown { try await schema.wait() } } catch { return }
+        try await loop()
     }
 
     private func loop() async throws {
@@ -51,12 +50,12 @@ public struct OutboxDeliverer: Service {
             do {
                 // At most 50 messages, 8 at a time, each a call of at most 5 s and the acknowledgements.
                 let delivered = try await withTimeout(seconds: 60) { try await deliverDue() }
-                if delivered == 0 { try await Task.sleep(for: interval) }
+                if delivered == 0 { try? await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) } }
             } catch let error where error.stopsBackgroundLoop {
                 return
             } catch {
                 logger.warning("Outbox delivery failed", metadata: ["error": "\(String(reflecting: error))"])
-                try? await Task.sleep(for: interval)
+                try? await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
             }
         }
     }

@@ -3,7 +3,7 @@ import Logging
 import ServiceLifecycle
 
 /// The loop of a service's background jobs: once the schema is ready, runs `pass` every `interval` until graceful
-/// shutdown; a failed pass, or one still running after `deadline` seconds (`withTimeout`), is logged with `failure` and
+/// shutdown (which lets a pass under way finish); a failed pass, or one still running after `deadline` seconds (`withTimeout`), is logged with `failure` and
 /// the next one comes on time.
 public enum PeriodicJob {
     public static func run(
@@ -14,18 +14,19 @@ public enum PeriodicJob {
         deadline: TimeInterval = 600,
         _ pass: @escaping @Sendable () async throws -> Void
     ) async throws {
-        try await cancelWhenGracefulShutdown {
-            do { try await schema.wait() } catch { return }
-            while !Task.isCancelled && !Task.isShuttingDownGracefully {
-                do {
-                    try await withTimeout(seconds: deadline, pass)
-                } catch let error where error.stopsBackgroundLoop {
-                    return
-                } catch {
-                    logger.warning(failure, metadata: ["error": "\(String(reflecting: error))"])
-                }
-                try? await Task.sleep(for: .milliseconds(Int(interval * 1000)))
+        // Graceful shutdown ends the waits, never a pass under way: a pass cancelled inside its transaction could
+        // leave its pooled connection waiting forever, and the database client's shutdown with it (suspected cause of
+        // the test suite's stalls, docs/PERFORMANCE.md session 20).
+        do { try await cancelWhenGracefulShutdown { try await schema.wait() } } catch { return }
+        while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            do {
+                try await withTimeout(seconds: deadline, pass)
+            } catch let error where error.stopsBackgroundLoop {
+                return
+            } catch {
+                logger.warning(failure, metadata: ["error": "\(String(reflecting: error))"])
             }
+            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .milliseconds(Int(interval * 1000))) }
         }
     }
 }

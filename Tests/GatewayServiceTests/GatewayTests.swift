@@ -177,4 +177,41 @@ import Testing
             try await client.execute(uri: "/feedback", method: .post, body: body) { #expect($0.status.code == 413) }
         }
     }
+
+    /// Answers up to `answerReadWholeBytes` are read whole and sent at once, larger ones streamed: every byte arrives
+    /// either way, and a HEAD keeps the upstream's length without a body.
+    @Test func smallAnswersAreSentWholeAndLargeOnesStreamedBothIntact() async throws {
+        @Sendable func bytes(_ count: Int) -> [UInt8] { (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) } }
+        let router = Router()
+        router.get("/opds/bytes/:count") { _, context in
+            let count = try context.parameters.require("count", as: Int.self)
+            return Response(
+                status: .ok,
+                headers: [.contentType: "application/octet-stream"],
+                body: .init(byteBuffer: ByteBuffer(bytes: bytes(count)))
+            )
+        }
+        router.head("/opds/bytes/:count") { _, context in
+            let count = try context.parameters.require("count", as: Int.self)
+            return Response(status: .ok, headers: [.contentType: "application/octet-stream", .contentLength: String(count)])
+        }
+        try await Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0))).test(.live) { upstream in
+            let port = try #require(upstream.port)
+            try await gateway(catalog: "http://127.0.0.1:\(port)").test(.router) { client in
+                let bound = ProxyMiddleware.answerReadWholeBytes
+                for count in [0, 1_000, bound, bound + 1, 3 << 20] {
+                    try await client.execute(uri: "/opds/bytes/\(count)", method: .get) { response in
+                        #expect(response.status == .ok)
+                        #expect(response.headers[.contentLength] == String(count))
+                        #expect(Array(response.body.readableBytesView) == bytes(count), "\(count) bytes")
+                    }
+                }
+                try await client.execute(uri: "/opds/bytes/5000", method: .head) { response in
+                    #expect(response.status == .ok)
+                    #expect(response.headers[.contentLength] == "5000")
+                    #expect(response.body.readableBytes == 0)
+                }
+            }
+        }
+    }
 }

@@ -32,33 +32,33 @@ struct ShelfPublisher: Service {
     /// Asks for a pass now: a patron's change may have changed others' shelves too (an offer after a return).
     func passSoon() { wake.yield() }
 
+    /// Until graceful shutdown, which ends the waits between passes and lets a pass under way finish (`PeriodicJob`).
     func run() async throws {
-        try await cancelWhenGracefulShutdown {
-            do { try await schema.wait() } catch { return }
-            let ticker = Task {
-                while !Task.isCancelled {
-                    try? await Task.sleep(for: .milliseconds(Int(interval * 1000)))
-                    wake.yield()
-                }
+        do { try await cancelWhenGracefulShutdown { try await schema.wait() } } catch { return }
+        let ticker = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .milliseconds(Int(interval * 1000)))
+                wake.yield()
             }
-            defer { ticker.cancel() }
-            var failures = 0
-            for await _ in wakeups {
-                if Task.isCancelled || Task.isShuttingDownGracefully { break }
-                do {
-                    // A pass takes seconds; one cut short leaves the rest of its shelves to the next.
-                    try await withTimeout(seconds: 30) { try await runOnce() }
-                    failures = 0
-                } catch let error where error.stopsBackgroundLoop {
-                    return
-                } catch {
-                    // Catalog away: say so once in a while, and wait longer between tries (up to 30 s).
-                    failures += 1
-                    if failures == 1 || failures % 60 == 0 {
-                        logger.warning("Shelf publishing failed", metadata: ["error": "\(String(reflecting: error))", "failures": "\(failures)"])
-                    }
-                    try? await Task.sleep(for: .milliseconds(min(30_000, 250 << min(failures, 7))))
+        }
+        defer { ticker.cancel() }
+        var failures = 0
+        for await _ in wakeups.cancelOnGracefulShutdown() {
+            if Task.isCancelled || Task.isShuttingDownGracefully { break }
+            do {
+                // A pass takes seconds; one cut short leaves the rest of its shelves to the next.
+                try await withTimeout(seconds: 30) { try await runOnce() }
+                failures = 0
+            } catch let error where error.stopsBackgroundLoop {
+                return
+            } catch {
+                // Catalog away: say so once in a while, and wait longer between tries (up to 30 s).
+                failures += 1
+                if failures == 1 || failures % 60 == 0 {
+                    logger.warning("Shelf publishing failed", metadata: ["error": "\(String(reflecting: error))", "failures": "\(failures)"])
                 }
+                let backOff = min(30_000, 250 << min(failures, 7))
+                try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .milliseconds(backOff)) }
             }
         }
     }
