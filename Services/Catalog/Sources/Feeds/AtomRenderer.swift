@@ -11,10 +11,8 @@ enum AtomRenderer {
         xmlns:opf="http://www.idpf.org/2007/opf"
         """
 
-    static func feed(_ feed: Feed) -> String { String(buffer: feedBytes(feed)) }
-
     /// The feed's bytes, written in one buffer (`XMLWriter`).
-    static func feedBytes(_ feed: Feed) -> ByteBuffer {
+    static func feed(_ feed: Feed) -> ByteBuffer {
         let entryCount = feed.entries.count + feed.groups.reduce(0) { $0 + $1.entries.count }
         var xml = XMLWriter(capacity: 4096 + entryCount * 2560)
         xml.markup("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<feed ")
@@ -60,19 +58,11 @@ enum AtomRenderer {
         return xml.buffer
     }
 
-    static func entryDocument(_ entry: Entry) -> String { String(buffer: entryDocumentBytes(entry)) }
-
-    static func entryDocumentBytes(_ entry: Entry) -> ByteBuffer {
+    static func entryDocument(_ entry: Entry) -> ByteBuffer {
         var xml = XMLWriter()
         xml.markup("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n")
         self.entry(entry, standalone: true, into: &xml)
         return xml.buffer
-    }
-
-    static func entry(_ entry: Entry, collection: Feed.Link? = nil, standalone: Bool = false) -> String {
-        var xml = XMLWriter()
-        self.entry(entry, collection: collection, standalone: standalone, into: &xml)
-        return String(buffer: xml.buffer)
     }
 
     static func entry(_ entry: Entry, collection: Feed.Link? = nil, standalone: Bool = false, into xml: inout XMLWriter) {
@@ -250,12 +240,6 @@ enum AtomRenderer {
         xml.markup("</entry>\n")
     }
 
-    static func link(_ link: Feed.Link) -> String {
-        var xml = XMLWriter(capacity: 256)
-        self.link(link, into: &xml)
-        return String(buffer: xml.buffer)
-    }
-
     static func link(_ link: Feed.Link, into xml: inout XMLWriter) {
         xml.markup("<link rel=\"")
         xml.text(link.rel)
@@ -282,8 +266,6 @@ enum AtomRenderer {
         }
         xml.markup("/>\n")
     }
-
-    static func date(_ date: Date) -> String { WireFormat.formatDate(date) }
 
     /// `value` (not negative) with two decimals, as `%.2f` writes it; `String(format:)` went through Foundation's
     /// formatting for every rated entry.

@@ -359,7 +359,7 @@ struct FeedController: Sendable {
             let data = try JSONSerialization.data(withJSONObject: OPDS2Renderer.publication(entry), options: [.sortedKeys, .withoutEscapingSlashes])
             return responder.cacheable(ByteBuffer(bytes: data), type: MediaType.opds2Publication, request: request, bookIDs: [id])
         }
-        return responder.cacheable(AtomRenderer.entryDocumentBytes(entry), type: MediaType.entry, request: request, bookIDs: [id])
+        return responder.cacheable(AtomRenderer.entryDocument(entry), type: MediaType.entry, request: request, bookIDs: [id])
     }
 
     /// `GET /opds/books/{id}/related`: a grouped feed of the rest of the book's series in order, more by its first

@@ -19,7 +19,7 @@ struct FeedResponder: Sendable {
             return cacheable(ByteBuffer(bytes: data), type: MediaType.opds2, request: request, bookIDs: bookIDs)
         }
         return cacheable(
-            AtomRenderer.feedBytes(feed),
+            AtomRenderer.feed(feed),
             type: feed.kind == .navigation ? MediaType.navigation : MediaType.acquisition,
             request: request,
             bookIDs: bookIDs
