@@ -17,11 +17,10 @@ enum AtomRenderer {
         var xml = XMLWriter(capacity: 4096 + entryCount * 2560)
         xml.markup("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<feed ")
         xml.raw(namespaces)
-        xml.markup(">\n<id>")
-        xml.text(feed.id)
-        xml.markup("</id>\n<title>")
-        xml.text(feed.title)
-        xml.markup("</title>\n<updated>")
+        xml.markup(">\n")
+        xml.element("<id>", feed.id, "</id>\n")
+        xml.element("<title>", feed.title, "</title>\n")
+        xml.markup("<updated>")
         let updated = feed.updated
         xml.date(updated)
         xml.markup("</updated>\n<author><name>Bookmobile</name></author>\n")
@@ -37,15 +36,13 @@ enum AtomRenderer {
         }
         for link in feed.links { self.link(link, into: &xml) }
         for navigation in feed.navigation {
-            xml.markup("<entry>\n<id>")
-            xml.text(navigation.href)
-            xml.markup("</id>\n<title>")
-            xml.text(navigation.title ?? "")
-            xml.markup("</title>\n<updated>")
+            xml.markup("<entry>\n")
+            xml.element("<id>", navigation.href, "</id>\n")
+            xml.element("<title>", navigation.title ?? "", "</title>\n")
+            xml.markup("<updated>")
             xml.date(updated)
-            xml.markup("</updated>\n<content type=\"text\">")
-            xml.text(navigation.title ?? "")
-            xml.markup("</content>\n")
+            xml.markup("</updated>\n")
+            xml.element("<content type=\"text\">", navigation.title ?? "", "</content>\n")
             link(Feed.Link(rel: navigation.rel, href: navigation.href, type: navigation.type, title: navigation.title), into: &xml)
             xml.markup("</entry>\n")
         }
@@ -76,51 +73,36 @@ enum AtomRenderer {
         }
         xml.markup("<id>urn:uuid:")
         xml.uuid(book.id)
-        xml.markup("</id>\n<title>")
-        xml.text(book.title)
-        xml.markup("</title>\n<updated>")
+        xml.markup("</id>\n")
+        xml.element("<title>", book.title, "</title>\n")
+        xml.markup("<updated>")
         xml.date(book.updatedAt)
         xml.markup("</updated>\n")
         for contributor in book.contributors where contributor.role == "aut" {
-            xml.markup("<author><name>")
-            xml.text(contributor.name)
-            xml.markup("</name><uri>")
-            xml.text(entry.publicURL + Lane.author(contributor.name).path)
-            xml.markup("</uri>")
+            xml.markup("<author>")
+            xml.element("<name>", contributor.name, "</name>")
+            xml.element("<uri>", entry.publicURL + Lane.author(contributor.name).path, "</uri>")
             if let sortAs = contributor.sortAs {
-                xml.markup("<simplified:sort_name>")
-                xml.text(sortAs)
-                xml.markup("</simplified:sort_name>")
+                xml.element("<simplified:sort_name>", sortAs, "</simplified:sort_name>")
             }
             xml.markup("</author>\n")
         }
         // Editors, translators, illustrators, narrators: Atom contributors with their MARC relator code, as Palace's feeds carry them.
         for contributor in book.contributors where contributor.role != "aut" {
-            xml.markup("<contributor opf:role=\"")
-            xml.text(contributor.role)
-            xml.markup("\"><name>")
-            xml.text(contributor.name)
-            xml.markup("</name></contributor>\n")
+            xml.element("<contributor opf:role=\"", contributor.role, "\">")
+            xml.element("<name>", contributor.name, "</name></contributor>\n")
         }
         if let summary = book.description {
-            xml.markup("<summary type=\"text\">")
-            xml.text(summary)
-            xml.markup("</summary>\n")
+            xml.element("<summary type=\"text\">", summary, "</summary>\n")
         }
         for language in book.languages {
-            xml.markup("<dc:language>")
-            xml.text(language)
-            xml.markup("</dc:language>\n")
+            xml.element("<dc:language>", language, "</dc:language>\n")
         }
         if let publisher = book.publisher {
-            xml.markup("<dc:publisher>")
-            xml.text(publisher)
-            xml.markup("</dc:publisher>\n")
+            xml.element("<dc:publisher>", publisher, "</dc:publisher>\n")
         }
         if let published = book.published {
-            xml.markup("<dc:issued>")
-            xml.text(published)
-            xml.markup("</dc:issued>\n")
+            xml.element("<dc:issued>", published, "</dc:issued>\n")
         }
         if let isbn = book.isbn {
             xml.markup("<dc:identifier>urn:isbn:")
@@ -128,9 +110,7 @@ enum AtomRenderer {
             xml.markup("</dc:identifier>\n")
         }
         if let series = book.series {
-            xml.markup("<schema:Series schema:name=\"")
-            xml.text(series)
-            xml.markup("\"")
+            xml.element("<schema:Series schema:name=\"", series, "\"")
             if let position = book.seriesPosition {
                 xml.markup(" schema:position=\"")
                 xml.raw("\(position)")
@@ -139,23 +119,16 @@ enum AtomRenderer {
             xml.markup("/>\n")
         }
         for subject in book.subjects {
-            xml.markup("<category scheme=\"http://purl.org/dc/terms/subject\" term=\"")
-            xml.text(subject)
-            xml.markup("\" label=\"")
-            xml.text(subject)
-            xml.markup("\"/>\n")
+            xml.element("<category scheme=\"http://purl.org/dc/terms/subject\" term=\"", subject, "\"")
+            xml.element(" label=\"", subject, "\"/>\n")
         }
         for genre in book.genres {
             xml.markup("<category scheme=\"http://librarysimplified.org/terms/genres/Bookmobile/\" term=\"")
             xml.raw(genre)
-            xml.markup("\" label=\"")
-            xml.text(Genres.name(of: genre) ?? genre)
-            xml.markup("\"/>\n")
+            xml.element("\" label=\"", Genres.name(of: genre) ?? genre, "\"/>\n")
         }
         if let accessibility = book.accessibility?.readableSummary {
-            xml.markup("<schema:accessibilitySummary>")
-            xml.text(accessibility)
-            xml.markup("</schema:accessibilitySummary>\n")
+            xml.element("<schema:accessibilitySummary>", accessibility, "</schema:accessibilitySummary>\n")
         }
         if let pages = book.pageCount {
             xml.markup("<schema:numberOfPages>")
@@ -195,9 +168,8 @@ enum AtomRenderer {
         for acquisition in entry.acquisitionLinks {
             xml.markup("<link rel=\"")
             xml.raw(acquisition.rel)
-            xml.markup("\" href=\"")
-            xml.text(acquisition.href)
-            xml.markup("\" type=\"")
+            xml.element("\" href=\"", acquisition.href, "\"")
+            xml.markup(" type=\"")
             xml.raw(acquisition.type)
             xml.markup("\">")
             if acquisition.type != MediaType.epub { xml.markup("<opds:indirectAcquisition type=\"application/epub+zip\"/>") }
@@ -241,22 +213,14 @@ enum AtomRenderer {
     }
 
     static func link(_ link: Feed.Link, into xml: inout XMLWriter) {
-        xml.markup("<link rel=\"")
-        xml.text(link.rel)
-        xml.markup("\" href=\"")
+        xml.element("<link rel=\"", link.rel, "\" href=\"")
         xml.text(link.href)
-        xml.markup("\" type=\"")
-        xml.text(link.type)
-        xml.markup("\"")
+        xml.element("\" type=\"", link.type, "\"")
         if let title = link.title {
-            xml.markup(" title=\"")
-            xml.text(title)
-            xml.markup("\"")
+            xml.element(" title=\"", title, "\"")
         }
         if let group = link.facetGroup {
-            xml.markup(" opds:facetGroup=\"")
-            xml.text(group)
-            xml.markup("\"")
+            xml.element(" opds:facetGroup=\"", group, "\"")
         }
         if link.activeFacet { xml.markup(" opds:activeFacet=\"true\"") }
         if let count = link.count {

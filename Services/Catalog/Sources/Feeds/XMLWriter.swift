@@ -21,6 +21,13 @@ struct XMLWriter {
         buffer.writeStaticString(text)
     }
 
+    /// `open`, the value escaped, then `close`: an element's text or an attribute's value between its markup.
+    mutating func element(_ open: StaticString, _ value: String, _ close: StaticString) {
+        markup(open)
+        text(value)
+        markup(close)
+    }
+
     /// A value the caller knows needs no escaping (ids, relations and media types of our own, numbers).
     mutating func raw(_ text: String) {
         buffer.writeString(text)
