@@ -47,7 +47,7 @@ run_suite() {
     while kill -0 "$driver" 2>/dev/null; do
         sleep 5
         waited=$((waited + 5))
-        if [ "$waited" -ge "${TEST_STALL_LIMIT:-360}" ]; then
+        if [ "$waited" -ge "${TEST_STALL_LIMIT:-300}" ]; then
             stalled=1
             # The test process runs in a process group of its own: found by name (the Swift runtime prints every
             # thread on SIGQUIT), then killed, or it lives on beside the next run.
@@ -64,13 +64,14 @@ run_suite() {
     set -e
 }
 run_suite "$@"
-# Up to three more runs after a stall: it came in four of nine runs on 2026-11-24 (~2 minutes in, every test task
-# waiting, no thread busy, no database connection); likely tests waiting for child processes with Foundation's
-# `Process` on Swift's cooperative threads, mended on 2026-11-25 (`ChildProcess`).
+# Up to five more runs after a stall: it came in four of nine runs on 2026-11-24 (~2 minutes in, every test task
+# waiting, no thread busy, no database connection) and in three of seven on 2026-11-26 (one patron router test never
+# ending); its cause is not known (README, "Tests and benchmarks"). A whole run takes ~120-140 s here (up to ~200 s
+# on slower machines), so a stall is cut at 300 s: six runs and the build stay well inside CI's 90 minutes.
 stalls=0
-while [ "$stalled" -eq 1 ] && [ "$stalls" -lt 3 ]; do
+while [ "$stalled" -eq 1 ] && [ "$stalls" -lt 5 ]; do
     stalls=$((stalls + 1))
-    echo "==== STALL: the test run was stopped after ${TEST_STALL_LIMIT:-360} s; tests that started and never ended: ===="
+    echo "==== STALL: the test run was stopped after ${TEST_STALL_LIMIT:-300} s; tests that started and never ended: ===="
     { grep -a -E "^◇ Test .* started" "$tmp/test.log" || true; } | sed -E 's/^◇ Test (.*) started\.$/\1/' | sort -u > "$tmp/started"
     { grep -a -E "^(✔|✘) Test " "$tmp/test.log" || true; } | sed -E 's/^. Test ([^ ]*\)).*/\1/' | sort -u > "$tmp/ended"
     comm -23 "$tmp/started" "$tmp/ended" | { grep -v "^case passing" || true; }

@@ -43,12 +43,15 @@ final class Stack: @unchecked Sendable {
 
     /// Starts PostgreSQL, creates both databases and starts the three services; returns once the gateway is ready.
     /// A port another process took between `FreePort`'s check and a service's bind makes that service exit with
-    /// "Address already in use": the stack is then started again on other ports (up to three times).
+    /// "Address already in use", or the stack's PostgreSQL fail to start ("could not start server", seen once in a full
+    /// run on 2026-11-26): the stack is then started again on other ports (up to three times).
     static func start(_ overrides: [String: String] = [:], catalogReplicas: Int = 1) async throws -> Stack {
         for attempt in 1...3 {
             do {
                 return try await startOnce(overrides, catalogReplicas: catalogReplicas)
-            } catch let error as StackError where error.description.contains("Address already in use") && attempt < 3 {
+            } catch let error as StackError
+                where (error.description.contains("Address already in use") || error.description.contains("could not start server")) && attempt < 3
+            {
                 continue
             }
         }
