@@ -49,6 +49,10 @@ run_suite() {
         waited=$((waited + 5))
         if [ "$waited" -ge "${TEST_STALL_LIMIT:-300}" ]; then
             stalled=1
+            # What the stalled tests hold in the database, for whoever looks into the stalls (their cause is unknown).
+            echo "==== STALL: database sessions (database, state, wait, since, statement) ===="
+            psql "$TEST_DATABASE_URL" -Atc "SELECT datname, state, wait_event_type, wait_event, now() - state_change,
+                left(query, 120) FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()" || true
             # The test process runs in a process group of its own: found by name (the Swift runtime prints every
             # thread on SIGQUIT), then killed, or it lives on beside the next run.
             pkill -QUIT -f bookmobilePackageTests.xctest
