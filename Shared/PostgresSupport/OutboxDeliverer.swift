@@ -41,7 +41,7 @@ public struct OutboxDeliverer: Service {
 
     /// Until graceful shutdown, which ends the waits between passes and lets a pass under way finish (`PeriodicJob`).
     public func run() async throws {
-        do { try await cancelWhenGracefulShutdown { try await schema.wait() } } catch { return }
+        guard await schema.waitUnlessShuttingDown() else { return }
         try await loop()
     }
 
@@ -50,12 +50,12 @@ public struct OutboxDeliverer: Service {
             do {
                 // At most 50 messages, 8 at a time, each a call of at most 5 s and the acknowledgements.
                 let delivered = try await withTimeout(seconds: 60) { try await deliverDue() }
-                if delivered == 0 { try? await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) } }
+                if delivered == 0 { await PeriodicJob.pause(for: interval) }
             } catch let error where error.stopsBackgroundLoop {
                 return
             } catch {
                 logger.warning("Outbox delivery failed", metadata: ["error": "\(String(reflecting: error))"])
-                try? await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
+                await PeriodicJob.pause(for: interval)
             }
         }
     }

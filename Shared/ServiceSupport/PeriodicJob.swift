@@ -17,7 +17,7 @@ public enum PeriodicJob {
         // Graceful shutdown ends the waits, never a pass under way: a pass cancelled inside its transaction could
         // leave its pooled connection waiting forever, and the database client's shutdown with it (suspected cause of
         // the test suite's stalls, docs/PERFORMANCE.md session 20).
-        do { try await cancelWhenGracefulShutdown { try await schema.wait() } } catch { return }
+        guard await schema.waitUnlessShuttingDown() else { return }
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             do {
                 try await withTimeout(seconds: deadline, pass)
@@ -26,7 +26,12 @@ public enum PeriodicJob {
             } catch {
                 logger.warning(failure, metadata: ["error": "\(String(reflecting: error))"])
             }
-            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .milliseconds(Int(interval * 1000))) }
+            await pause(for: .milliseconds(Int(interval * 1000)))
         }
+    }
+
+    /// A background job's wait between passes: `duration`, or until graceful shutdown (or cancellation) comes.
+    public static func pause(for duration: Duration) async {
+        try? await cancelWhenGracefulShutdown { try await Task.sleep(for: duration) }
     }
 }

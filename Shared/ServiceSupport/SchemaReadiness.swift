@@ -1,3 +1,4 @@
+import ServiceLifecycle
 import Synchronization
 
 /// Whether this process has applied its migrations. A service's background jobs (expiry, outbox delivery) start
@@ -17,5 +18,11 @@ public final class SchemaReadiness: Sendable {
     /// whose migrations failed is shutting down).
     public func wait() async throws {
         while !ready.load(ordering: .acquiring) { try await Task.sleep(for: .milliseconds(50)) }
+    }
+
+    /// `wait`, ended by graceful shutdown too: false when shutdown or cancellation came first (a background job then
+    /// returns without a pass).
+    public func waitUnlessShuttingDown() async -> Bool {
+        (try? await cancelWhenGracefulShutdown { try await self.wait() }) != nil
     }
 }

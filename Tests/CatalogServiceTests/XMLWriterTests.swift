@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import Testing
 
 @testable import CatalogService
@@ -8,7 +9,7 @@ import Testing
     func written(_ write: (inout XMLWriter) -> Void) -> String {
         var xml = XMLWriter(capacity: 8)
         write(&xml)
-        return String(decoding: xml.bytes, as: UTF8.self)
+        return String(buffer: xml.buffer)
     }
 
     @Test func textIsEscapedAtTheStartInsideAndAtTheEndOfARun() {

@@ -1,4 +1,6 @@
 import Foundation
+import Logging
+import ServiceLifecycle
 import ServiceSupport
 import Synchronization
 import Testing
@@ -27,5 +29,34 @@ import Testing
         for _ in 0..<6_000 where passes.load(ordering: .relaxed) < 3 { try await Task.sleep(for: .milliseconds(10)) }
         job.cancel()
         #expect(passes.load(ordering: .relaxed) >= 3, "the job went on after the first pass's CancellationError")
+    }
+
+    /// Graceful shutdown lets a pass under way finish (cancelled inside its transaction, a pass could leave its
+    /// pooled connection, and the service's shutdown, waiting) and ends the wait for the next pass at once.
+    @Test func gracefulShutdownLetsAPassUnderWayFinishAndEndsTheWaitForTheNext() async throws {
+        let started = Atomic(0)
+        let finished = Atomic(0)
+        let job = Job {
+            try await PeriodicJob.run(every: 3600, after: .migrated, logger: Logger(label: "test"), failure: "pass failed") {
+                started.add(1, ordering: .relaxed)
+                try await Task.sleep(for: .milliseconds(300))  // throws if the pass is cancelled
+                finished.add(1, ordering: .relaxed)
+            }
+        }
+        let group = ServiceGroup(configuration: .init(services: [job], logger: Logger(label: "test")))
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            for _ in 0..<1_000 where started.load(ordering: .relaxed) == 0 { try await Task.sleep(for: .milliseconds(5)) }
+            let shutdown = ContinuousClock.now
+            await group.triggerGracefulShutdown()
+            try await tasks.next()
+            #expect(started.load(ordering: .relaxed) == 1 && finished.load(ordering: .relaxed) == 1, "the pass under way finished")
+            #expect(ContinuousClock.now - shutdown < .seconds(30), "the hour's wait for the next pass ended at shutdown")
+        }
+    }
+
+    struct Job: Service {
+        let body: @Sendable () async throws -> Void
+        func run() async throws { try await body() }
     }
 }

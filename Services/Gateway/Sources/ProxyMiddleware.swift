@@ -425,27 +425,18 @@ struct ProxyMiddleware: RouterMiddleware {
                     edgeCache.put(cacheKey, stored, lifetime: lifetime)
                     return stored.response(to: request)
                 }
-                if readWhole {
-                    let bytes = try await response.body.collect(upTo: Self.uploadAnswerBytes)
-                    return Response(
-                        status: .init(code: Int(response.status.code), reasonPhrase: response.status.reasonPhrase),
-                        headers: fields,
-                        body: .init(byteBuffer: bytes)
-                    )
-                }
-                if let keep, response.status == .ok, fields[.eTag] != nil, let length = fields[.contentLength].flatMap(Int.init),
-                    length <= keep.maxBytes
-                {
+                let status = HTTPResponse.Status(code: Int(response.status.code), reasonPhrase: response.status.reasonPhrase)
+                let length = fields[.contentLength].flatMap(Int.init)
+                if let keep, response.status == .ok, fields[.eTag] != nil, let length, length <= keep.maxBytes {
                     fields[.requestID] = nil
                     let stored = StoredResponse(body: try await response.body.collect(upTo: keep.maxBytes), headers: fields)
                     keep.cache.put(keep.key, stored)
                     return stored.response(to: request)
                 }
-                let status = HTTPResponse.Status(code: Int(response.status.code), reasonPhrase: response.status.reasonPhrase)
-                if let length = fields[.contentLength].flatMap(Int.init), length <= Self.answerReadWholeBytes {
-                    // Sent on in one write: streamed, each part the upstream connection read was another hop between
-                    // threads on its way to the client.
-                    return Response(status: status, headers: fields, body: .init(byteBuffer: try await response.body.collect(upTo: length)))
+                // Read whole: an upload's answer (see `forward` above), and any answer up to `answerReadWholeBytes`, sent
+                // on in one write (streamed, each part the upstream connection read was another hop between threads).
+                if let limit = readWhole ? Self.uploadAnswerBytes : length.flatMap({ $0 <= Self.answerReadWholeBytes ? $0 : nil }) {
+                    return Response(status: status, headers: fields, body: .init(byteBuffer: try await response.body.collect(upTo: limit)))
                 }
                 return Response(status: status, headers: fields, body: ResponseBody(asyncSequence: response.body))
             } catch is CappedBody.TooLarge {

@@ -25,23 +25,17 @@ enum AtomRenderer {
         xml.date(updated)
         xml.markup("</updated>\n<author><name>Bookmobile</name></author>\n")
         if let total = feed.totalResults {
-            xml.markup("<opensearch:totalResults>")
-            xml.int(total)
-            xml.markup("</opensearch:totalResults>\n")
+            xml.element("<opensearch:totalResults>", total, "</opensearch:totalResults>\n")
         }
         if let perPage = feed.itemsPerPage {
-            xml.markup("<opensearch:itemsPerPage>")
-            xml.int(perPage)
-            xml.markup("</opensearch:itemsPerPage>\n")
+            xml.element("<opensearch:itemsPerPage>", perPage, "</opensearch:itemsPerPage>\n")
         }
         for link in feed.links { self.link(link, into: &xml) }
         for navigation in feed.navigation {
             xml.markup("<entry>\n")
             xml.element("<id>", navigation.href, "</id>\n")
             xml.element("<title>", navigation.title ?? "", "</title>\n")
-            xml.markup("<updated>")
-            xml.date(updated)
-            xml.markup("</updated>\n")
+            xml.element("<updated>", date: updated, "</updated>\n")
             xml.element("<content type=\"text\">", navigation.title ?? "", "</content>\n")
             link(Feed.Link(rel: navigation.rel, href: navigation.href, type: navigation.type, title: navigation.title), into: &xml)
             xml.markup("</entry>\n")
@@ -75,9 +69,7 @@ enum AtomRenderer {
         xml.uuid(book.id)
         xml.markup("</id>\n")
         xml.element("<title>", book.title, "</title>\n")
-        xml.markup("<updated>")
-        xml.date(book.updatedAt)
-        xml.markup("</updated>\n")
+        xml.element("<updated>", date: book.updatedAt, "</updated>\n")
         for contributor in book.contributors where contributor.role == "aut" {
             xml.markup("<author>")
             xml.element("<name>", contributor.name, "</name>")
@@ -131,16 +123,12 @@ enum AtomRenderer {
             xml.element("<schema:accessibilitySummary>", accessibility, "</schema:accessibilitySummary>\n")
         }
         if let pages = book.pageCount {
-            xml.markup("<schema:numberOfPages>")
-            xml.int(pages)
-            xml.markup("</schema:numberOfPages>\n")
+            xml.element("<schema:numberOfPages>", pages, "</schema:numberOfPages>\n")
         }
         if book.ratingCount > 0, let average = book.ratingAverage {
             xml.markup("<schema:Rating schema:ratingValue=\"")
             xml.raw(twoDecimals(average))
-            xml.markup("\" schema:ratingCount=\"")
-            xml.int(book.ratingCount)
-            xml.markup("\"/>\n")
+            xml.element("\" schema:ratingCount=\"", book.ratingCount, "\"/>\n")
         }
         link(Feed.Link(rel: "alternate", href: entry.entryURL, type: MediaType.entry), into: &xml)
         link(entry.relatedLink, into: &xml)
@@ -177,28 +165,18 @@ enum AtomRenderer {
             xml.raw(availability.status)
             xml.markup("\"")
             if let since = availability.since {
-                xml.markup(" since=\"")
-                xml.date(since)
-                xml.markup("\"")
+                xml.element(" since=\"", date: since, "\"")
             }
             if let until = availability.until {
-                xml.markup(" until=\"")
-                xml.date(until)
-                xml.markup("\"")
+                xml.element(" until=\"", date: until, "\"")
             }
             xml.markup("/>")
             if !book.openAccess {
-                xml.markup("<simplified:holds total=\"")
-                xml.int(book.holds)
-                xml.markup("\"")
+                xml.element("<simplified:holds total=\"", book.holds, "\"")
                 if let position = entry.view?.holdPosition {
-                    xml.markup(" position=\"")
-                    xml.int(position)
-                    xml.markup("\"")
+                    xml.element(" position=\"", position, "\"")
                 }
-                xml.markup("/><simplified:copies total=\"")
-                xml.int(book.copies)
-                xml.markup("\" available=\"")
+                xml.element("/><simplified:copies total=\"", book.copies, "\" available=\"")
                 xml.int(book.copiesAvailable)
                 xml.markup("\"/>")
             }
@@ -224,9 +202,7 @@ enum AtomRenderer {
         }
         if link.activeFacet { xml.markup(" opds:activeFacet=\"true\"") }
         if let count = link.count {
-            xml.markup(" thr:count=\"")
-            xml.int(count)
-            xml.markup("\" xmlns:thr=\"http://purl.org/syndication/thread/1.0\"")
+            xml.element(" thr:count=\"", count, "\" xmlns:thr=\"http://purl.org/syndication/thread/1.0\"")
         }
         xml.markup("/>\n")
     }

@@ -13,9 +13,6 @@ struct XMLWriter {
 
     init(capacity: Int = 4096) { buffer = ByteBufferAllocator().buffer(capacity: capacity) }
 
-    /// What was written, as an array.
-    var bytes: [UInt8] { Array(buffer.readableBytesView) }
-
     /// Markup, written as it is.
     mutating func markup(_ text: StaticString) {
         buffer.writeStaticString(text)
@@ -25,6 +22,20 @@ struct XMLWriter {
     mutating func element(_ open: StaticString, _ value: String, _ close: StaticString) {
         markup(open)
         text(value)
+        markup(close)
+    }
+
+    /// `open`, the number, then `close`.
+    mutating func element(_ open: StaticString, _ value: Int, _ close: StaticString) {
+        markup(open)
+        int(value)
+        markup(close)
+    }
+
+    /// `open`, the date, then `close`.
+    mutating func element(_ open: StaticString, date value: Date, _ close: StaticString) {
+        markup(open)
+        date(value)
         markup(close)
     }
 

@@ -34,7 +34,7 @@ struct ShelfPublisher: Service {
 
     /// Until graceful shutdown, which ends the waits between passes and lets a pass under way finish (`PeriodicJob`).
     func run() async throws {
-        do { try await cancelWhenGracefulShutdown { try await schema.wait() } } catch { return }
+        guard await schema.waitUnlessShuttingDown() else { return }
         let ticker = Task {
             while !Task.isCancelled {
                 try? await Task.sleep(for: .milliseconds(Int(interval * 1000)))
@@ -57,8 +57,7 @@ struct ShelfPublisher: Service {
                 if failures == 1 || failures % 60 == 0 {
                     logger.warning("Shelf publishing failed", metadata: ["error": "\(String(reflecting: error))", "failures": "\(failures)"])
                 }
-                let backOff = min(30_000, 250 << min(failures, 7))
-                try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .milliseconds(backOff)) }
+                await PeriodicJob.pause(for: .milliseconds(min(30_000, 250 << min(failures, 7))))
             }
         }
     }
