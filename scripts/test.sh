@@ -53,12 +53,21 @@ run_suite() {
             echo "==== STALL: database sessions (database, state, wait, since, statement) ===="
             psql "$TEST_DATABASE_URL" -Atc "SELECT datname, state, wait_event_type, wait_event, now() - state_change,
                 left(query, 120) FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()" || true
+            # Where each router test stands (Tests/TestSupport/StallWatch.swift), then every thread.
+            pkill -USR2 -f bookmobilePackageTests.xctest
+            sleep 2
             # The test process runs in a process group of its own: found by name (the Swift runtime prints every
             # thread on SIGQUIT), then killed, or it lives on beside the next run.
             pkill -QUIT -f bookmobilePackageTests.xctest
             sleep 30
             pkill -KILL -f bookmobilePackageTests.xctest
             kill -KILL -- "-$driver" 2>/dev/null
+            # The end-to-end stacks of the killed run (their executables and PostgreSQL clusters) would live on and
+            # load the next run.
+            pkill -KILL -f "^$BOOKMOBILE_BIN_DIR/(catalog|patron|gateway)" || true
+            pkill -KILL -f "postgres -D ${TMPDIR:-/tmp}/bookmobile-e2e-" || true
+            sleep 1
+            rm -rf "${TMPDIR:-/tmp}"/bookmobile-e2e-*
             break
         fi
     done

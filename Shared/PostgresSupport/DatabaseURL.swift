@@ -8,7 +8,7 @@ public enum DatabaseURL {
         public let description: String
     }
 
-    public static func configuration(_ text: String) throws -> PostgresClient.Configuration {
+    public static func configuration(_ text: String, pool: DatabasePool = .onDemand) throws -> PostgresClient.Configuration {
         guard let components = URLComponents(string: text), ["postgres", "postgresql"].contains(components.scheme ?? "") else {
             throw Invalid(description: "database URL must look like postgres://user:password@host:port/database (or ?host=/socket/folder)")
         }
@@ -33,8 +33,7 @@ public enum DatabaseURL {
                 tls: .disable
             )
         }
-        configuration.options.minimumConnections = 0
-        configuration.options.maximumConnections = 20
+        pool.apply(to: &configuration.options)
         // No JIT compilation: the services' queries are short, but a search over a large catalog is estimated costly
         // enough to cross `jit_above_cost`, and compiling it took ~0.6 s of a 28 ms query at a million books.
         configuration.options.additionalStartupParameters = [("jit", "off")]

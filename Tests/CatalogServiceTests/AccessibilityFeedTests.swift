@@ -46,7 +46,7 @@ extension CatalogServiceTests {
         }
         #expect(declaring == Set(expected.keys), "corpus books that declare accessibility metadata: \(declaring.sorted())")
         let (app, _) = try await app()
-        try await app.test(.router) { client in
+        try await app.testRouter { client in
             for (name, json) in expected {
                 let declared = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
                 let book = try #require(CorpusBook.all.first { $0.file.lastPathComponent == name }, "\(name) is in the corpus")
@@ -77,7 +77,7 @@ extension CatalogServiceTests {
 
     @Test func theAccessibilityFacetKeepsScreenReaderFriendlyOrHazardFreeBooks() async throws {
         let (app, _) = try await app()
-        try await app.test(.router) { client in
+        try await app.testRouter { client in
             let friendly = try MinimalEPUB.write(
                 title: "Zebra Friendly",
                 metadata: #"<meta property="schema:accessModeSufficient">textual</meta><meta property="schema:accessibilityHazard">flashing</meta>"#
@@ -117,7 +117,7 @@ extension CatalogServiceTests {
     @Test func booksIngestedBeforeAreReadAgainFromTheirStoredEPUBByTheOneOffJob() async throws {
         let database = try await TestDatabase.create(prefix: "catalog")
         let config = TestConfig.base(["CATALOG_DATABASE_URL": database, "BLOB_DIR": blobs.path])
-        try await buildCatalogApplication(config: config).test(.router) { client in
+        try await buildCatalogApplication(config: config).testRouter { client in
             let book = try #require(CorpusBook.all.first { $0.file.lastPathComponent == "daisy-epub30-test-0301.epub" })
             let id = try #require(try await ingest(client, book.file).1["id"] as? String)
             // As the book was stored before accessibility metadata was read.

@@ -15,7 +15,7 @@ import ZIPFoundation
 extension CatalogServiceTests {
     @Test func adminRoutesNeedTheAdminToken() async throws {
         let (app, _) = try await app()
-        try await app.test(.router) { client in
+        try await app.testRouter { client in
             let status = try await client.execute(uri: "/admin/books", method: .post, body: ByteBuffer(string: "x")) { $0.status }
             #expect(status == .unauthorized)
         }

@@ -16,7 +16,7 @@ extension CatalogServiceTests {
         let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) + Data(repeating: 0, count: 64)
         let file = try epub(title: "Fragile", cover: png, coverPath: "cover.png", coverType: "image/png")
         let original = try Data(contentsOf: file)
-        let id = try await buildCatalogApplication(config: config).test(.router) { client in
+        let id = try await buildCatalogApplication(config: config).testRouter { client in
             let (status, body) = try await ingest(client, file, query: "?open_access=true")
             #expect(status == .created)
             let id = try #require(body["id"] as? String)
@@ -29,7 +29,7 @@ extension CatalogServiceTests {
         torn.replaceSubrange(original.count / 2..<original.count, with: Data(repeating: 0, count: original.count - original.count / 2))
         try torn.write(to: blob)
 
-        try await buildCatalogApplication(config: config).test(.router) { client in
+        try await buildCatalogApplication(config: config).testRouter { client in
             for uri in ["/books/\(id)/fulfill", "/books/\(id)/publication/OPS/chapter.xhtml"] {
                 try await client.execute(uri: uri, method: .get) { response in
                     #expect(response.status == .serviceUnavailable, "\(uri)")

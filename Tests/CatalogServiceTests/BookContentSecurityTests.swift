@@ -79,7 +79,7 @@ extension CatalogServiceTests {
 
     @Test func aScriptBearingSVGCoverIsNeverStoredOrServed() async throws {
         let (app, _) = try await app()
-        try await app.test(.router) { client in
+        try await app.testRouter { client in
             let file = try epub(title: "Scripted Cover", cover: Self.scriptedSVG, coverPath: "cover.svg", coverType: "image/svg+xml")
             let (status, body) = try await ingest(client, file)
             #expect(status == .created)
@@ -106,7 +106,7 @@ extension CatalogServiceTests {
 
     @Test func bookContentIsServedSandboxedAndUnsniffed() async throws {
         let (app, _) = try await app()
-        try await app.test(.router) { client in
+        try await app.testRouter { client in
             let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) + Data(repeating: 0, count: 64)
             let file = try epub(title: "Open Content", cover: png, coverPath: "cover.png", coverType: "image/png")
             let (status, body) = try await ingest(client, file, query: "?open_access=true")
@@ -135,7 +135,7 @@ extension CatalogServiceTests {
 
     @Test func aFileWithAnExistingISBNReplacesItsBookOnlyWhenAsked() async throws {
         let (app, _) = try await app()
-        try await app.test(.router) { client in
+        try await app.testRouter { client in
             let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) + Data(repeating: 0, count: 16)
             let first = try epub(title: "First Edition", cover: png, coverPath: "cover.png", coverType: "image/png", isbn: "9780306406157")
             let (status, body) = try await ingest(client, first)

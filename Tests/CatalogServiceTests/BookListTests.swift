@@ -45,7 +45,7 @@ extension CatalogServiceTests {
 
     @Test func aPatronsListIsCreatedRenamedReorderedAndDeletedAndPrivateUntilMadePublic() async throws {
         let (app, _) = try await app()
-        try await app.test(.router) { client in
+        try await app.testRouter { client in
             var books: [String: String] = [:]
             for title in ["Alpha", "Beta", "Gamma"] {
                 books[title] = try await ingest(client, try MinimalEPUB.write(title: title, author: "A. Writer")).1["id"] as? String
@@ -124,7 +124,7 @@ extension CatalogServiceTests {
 
     @Test func aFeaturedStaffListIsALaneOfTheRootAndGroupedFeeds() async throws {
         let (app, _) = try await app()
-        try await app.test(.router) { client in
+        try await app.testRouter { client in
             let book = try #require(try await ingest(client, try MinimalEPUB.write(title: "Staff Favourite")).1["id"] as? String)
             #expect(try await call(client, .post, "/admin/lists", [.contentType: "application/json"], #"{"title": "x"}"#).status == .unauthorized)
             let list = try await call(client, .post, "/admin/lists", Self.staff, #"{"title": "Winter warmers", "description": "Cosy books"}"#)

@@ -15,7 +15,7 @@ import ZIPFoundation
 extension CatalogServiceTests {
     @Test func downloadsNeedALoanUnlessOpenAccessAndHonourRanges() async throws {
         let (app, _) = try await app()
-        try await app.test(.router) { client in
+        try await app.testRouter { client in
             let file = CorpusBook.all.first { $0.file.lastPathComponent == "idpf-trees.epub" }!.file
             let (_, lent) = try await ingest(client, file)
             let lentID = try #require(lent["id"] as? String)
@@ -42,7 +42,7 @@ extension CatalogServiceTests {
 
     @Test func coversHaveAThumbnailAtMost200PixelsHighAndFeedsSayItsType() async throws {
         let (app, _) = try await app()
-        try await app.test(.router) { client in
+        try await app.testRouter { client in
             let book = try #require(CorpusBook.all.first { $0.file.lastPathComponent == "bmaupin-basic-v3plus2.epub" })
             let (status, body) = try await ingest(client, book.file)
             #expect(status == .created)
@@ -79,7 +79,7 @@ extension CatalogServiceTests {
             cover: .init(name: "cover.png", type: "image/png", data: CoverThumbnailTests.onePixelPNG)
         )
         let (app, _) = try await app()
-        try await app.test(.router) { client in
+        try await app.testRouter { client in
             let (status, body) = try await ingest(client, file)
             #expect(status == .created)
             let id = try #require(body["id"] as? String)

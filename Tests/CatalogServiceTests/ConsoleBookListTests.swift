@@ -22,7 +22,7 @@ extension CatalogServiceTests {
     @Test func theConsoleListsEveryBookNewestFirstPagesWithoutRepeatsAndCountsThem() async throws {
         let (app, _) = try await app()
         let files = try await generatedBooks(7, seed: 11)
-        try await app.test(.router) { client in
+        try await app.testRouter { client in
             var ids: [String] = []
             for file in files { ids.append(try #require(try await ingest(client, file, query: "?copies=2").1["id"] as? String)) }
             let status = try await client.execute(uri: "/admin/books/\(ids[0])", method: .delete, headers: Self.admin) { $0.status }

@@ -15,7 +15,7 @@ import ZIPFoundation
 extension CatalogServiceTests {
     @Test func theWholeCorpusIngestsOrIsRefusedAndFeedsValidate() async throws {
         let (app, blobs) = try await app()
-        try await app.test(.router) { client in
+        try await app.testRouter { client in
             var ids: [String] = []
             for book in CorpusBook.all {
                 let (status, body) = try await ingest(client, book.file, query: "?copies=2")

@@ -16,7 +16,7 @@ import Testing
 extension CatalogServiceTests {
     @Test func manyBooksFiguresAtOnceApplyEachUnlessNewerOnesAreStored() async throws {
         let (app, url) = try await appAndDatabase()
-        try await app.test(.router) { client in
+        try await app.testRouter { client in
             let urns = [try await ingestBook(client, title: "Delta"), try await ingestBook(client, title: "Estuary")]
             let (delta, estuary) = (UUID(uuidString: String(urns[0].dropFirst(9)))!, UUID(uuidString: String(urns[1].dropFirst(9)))!)
             func figures(_ book: UUID, available: Int, version: Int64, rating: Double? = nil) -> CirculationFigures {
@@ -65,7 +65,7 @@ extension CatalogServiceTests {
 
     @Test func thePopularLaneFollowsCheckoutsExactlyWhileFewAndWithinATenthWhenMany() async throws {
         let (app, url) = try await appAndDatabase()
-        try await app.test(.router) { client in
+        try await app.testRouter { client in
             let urns = [
                 try await ingestBook(client, title: "Anchor"), try await ingestBook(client, title: "Beacon"),
                 try await ingestBook(client, title: "Cove"),

@@ -38,7 +38,7 @@ extension CatalogServiceTests {
 
     @Test func aBookWithoutACoverGetsOneDrawnAndARealCoverSentLaterReplacesIt() async throws {
         let (app, _) = try await app()
-        try await app.test(.router) { client in
+        try await app.testRouter { client in
             let file = try MinimalEPUB.write(title: "A Book & Its <Cover>", isbn: "9780000000019", author: "Ann Author")
             let (status, body) = try await ingest(client, file)
             #expect(status == .created)
@@ -94,7 +94,7 @@ extension CatalogServiceTests {
         let database = try await TestDatabase.create(prefix: "catalog")
         let config = TestConfig.base(["CATALOG_DATABASE_URL": database, "BLOB_DIR": blobs.path])
         let app = try await buildCatalogApplication(config: config)
-        try await app.test(.router) { client in
+        try await app.testRouter { client in
             var ids: [String] = []
             for title in ["First Old Book", "Second Old Book"] {
                 let (_, body) = try await ingest(client, try MinimalEPUB.write(title: title))

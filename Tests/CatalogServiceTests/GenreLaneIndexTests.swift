@@ -12,7 +12,7 @@ import Testing
 extension CatalogServiceTests {
     @Test func everyGenreLaneHasItsIndexInTitleOrder() async throws {
         let (app, url) = try await appAndDatabase()
-        try await app.test(.router) { _ in
+        try await app.testRouter { _ in
             let definitions = try await TestDatabase.query(
                 "SELECT indexdef FROM pg_indexes WHERE tablename = 'books' AND indexname LIKE 'books_genre_%_title'",
                 on: url

@@ -15,7 +15,7 @@ import ZIPFoundation
 extension CatalogServiceTests {
     @Test func lanePagesAreStableUnderConcurrentInsertsAndFacetsValidate() async throws {
         let (app, _) = try await app()
-        try await app.test(.router) { client in
+        try await app.testRouter { client in
             let small = CorpusBook.all.filter { $0.shouldIngest == "yes" }.prefix(12)
             for book in small.prefix(8) { _ = try await ingest(client, book.file) }
             var seen: [String] = []
@@ -45,7 +45,7 @@ extension CatalogServiceTests {
 
     @Test func eachGroupOfTheGroupedFeedIsTheFirstBooksOfItsLane() async throws {
         let (app, url) = try await appAndDatabase()
-        try await app.test(.router) { client in
+        try await app.testRouter { client in
             for book in CorpusBook.all.filter({ $0.shouldIngest == "yes" }).prefix(14) { _ = try await ingest(client, book.file) }
             // Every lane with books, in orders that differ from the rows' order.
             try await TestDatabase.execute(
@@ -78,7 +78,7 @@ extension CatalogServiceTests {
 
     @Test func feedsCarryAStrongETagAnswer304AndGzipWhenAsked() async throws {
         let (app, _) = try await app()
-        try await app.test(.router) { client in
+        try await app.testRouter { client in
             for book in CorpusBook.all.filter({ $0.shouldIngest == "yes" }).prefix(4) { _ = try await ingest(client, book.file) }
             let (plain, etag, control) = try await client.execute(uri: "/opds/lanes/new", method: .get) {
                 (Data(buffer: $0.body), $0.headers[.eTag], $0.headers[.cacheControl])

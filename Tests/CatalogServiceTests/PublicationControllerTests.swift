@@ -18,7 +18,7 @@ extension CatalogServiceTests {
     @Test(arguments: ["idpf-wasteland.epub", "epubcheck-ocf-filepath-utf8-valid.epub", "palace-nestedtoc.epub", "idpf-wasteland-woff-obf.epub"])
     func theManifestsResourcesAreServedFromInsideTheArchive(fileName: String) async throws {
         let (app, _) = try await app()
-        try await app.test(.router) { client in
+        try await app.testRouter { client in
             let file = try #require(CorpusBook.all.first { $0.file.lastPathComponent == fileName }).file
             let (_, book) = try await ingest(client, file, query: "?open_access=true")
             let id = try #require(book["id"] as? String)
@@ -83,7 +83,7 @@ extension CatalogServiceTests {
 
     @Test func aLentBooksResourcesNeedAnActiveLoan() async throws {
         let (app, _) = try await app()
-        try await app.test(.router) { client in
+        try await app.testRouter { client in
             let file = try #require(CorpusBook.all.first { $0.file.lastPathComponent == "idpf-trees.epub" }).file
             let (_, book) = try await ingest(client, file)
             let id = try #require(book["id"] as? String)

@@ -12,7 +12,7 @@ import Testing
 extension CatalogServiceTests {
     @Test func aLargeResourceIsStreamedWholeOrByRange() async throws {
         let (app, _) = try await app()
-        try await app.test(.router) { client in
+        try await app.testRouter { client in
             let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) + Data(repeating: 0, count: 64)
             let audio = EPUBParserTests.noise(3 << 20)
             let file = try epub(

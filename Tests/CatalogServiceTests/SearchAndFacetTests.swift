@@ -36,7 +36,7 @@ extension CatalogServiceTests {
     @Test func anISBNAGenreFilterAndEverySortFindWhatTheyShould() async throws {
         let (app, _) = try await app()
         let files = try await generatedBooks(24, seed: 11)
-        try await app.test(.router) { client in
+        try await app.testRouter { client in
             var books: [[String: Any]] = []
             for (index, file) in files.enumerated() {
                 let (status, body) = try await ingest(client, file, query: index == 0 ? "?copies=0" : "")
@@ -122,7 +122,7 @@ extension CatalogServiceTests {
     @Test func theRootListsALaneForEveryGenreThatHasBooksAndDropsItWithItsLastBook() async throws {
         let (app, _) = try await app()
         let files = try await generatedBooks(10, seed: 5)
-        try await app.test(.router) { client in
+        try await app.testRouter { client in
             var books: [(id: String, genres: [String])] = []
             for file in files {
                 let book = try #require(try await ingest(client, file).1["book"] as? [String: Any])

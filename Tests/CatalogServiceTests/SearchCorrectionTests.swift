@@ -11,7 +11,7 @@ import Testing
 extension CatalogServiceTests {
     @Test func aMisspelledWordIsCorrectedToTheCataloguesNearestWord() async throws {
         let (app, url) = try await appAndDatabase()
-        try await app.test(.router) { client in
+        try await app.testRouter { client in
             let daughter = try await ingestBook(client, title: "The Cartographer's Daughter", author: "Eleanor Whitfield")
             let lights = try await ingestBook(client, title: "Harbor Lights", author: "Eleanor Marsh")
             let cartography = try await ingestBook(client, title: "A History of Cartography", author: "Tom Reyes")

@@ -15,7 +15,7 @@ import ZIPFoundation
 extension CatalogServiceTests {
     @Test func searchFindsByMisspelledTitleSurnameAndISBNAndSurvivesHostileQueries() async throws {
         let (app, _) = try await app()
-        try await app.test(.router) { client in
+        try await app.testRouter { client in
             for name in [
                 "otc-moby.epub", "otc-swann.epub", "idpf-wasteland.epub", "palace-charles-dickens_great-expectations.epub",
                 "gutenberg-pg11-alice.epub",

@@ -47,7 +47,7 @@ extension CatalogServiceTests {
 
     @Test func aWordInTheTitleRanksAboveTheAuthorAboveTheDescription() async throws {
         let (app, url) = try await appAndDatabase()
-        try await app.test(.router) { client in
+        try await app.testRouter { client in
             let described = try await ingestBook(client, title: "Marsh Notes", description: "A grey heron stood still in the reeds.")
             let byAuthor = try await ingestBook(client, title: "Quiet Water", author: "Jane Heron")
             let titled = try await ingestBook(client, title: "Heron Bay")
@@ -78,7 +78,7 @@ extension CatalogServiceTests {
     @Test(arguments: ["", "&sort=title", "&sort=added&order=desc"])
     func searchPagesNeitherRepeatNorSkipABookWhileBooksAreAdded(sort: String) async throws {
         let (app, _) = try await appAndDatabase()
-        try await app.test(.router) { client in
+        try await app.testRouter { client in
             var before: [String] = []
             for (index, word) in ["Amber", "Birch", "Cedar", "Dune", "Elm"].enumerated() {
                 before.append(try await ingestBook(client, title: "\(word) Lantern"))
@@ -102,7 +102,7 @@ extension CatalogServiceTests {
 
     @Test func aWordInMoreBooksThanAreCountedListsTheMostBorrowedRankedAndSaysNoTotal() async throws {
         let (app, url) = try await appAndDatabase()
-        try await app.test(.router) { client in
+        try await app.testRouter { client in
             _ = try await ingestBook(client, title: "Common Ground", description: "Ground truth, and a meadow.")
             // Copies of it, half with the word in the title: more than the count's bound for "ground", and many (but fewer
             // than the bound, so all ranked by weight) for "meadow".
@@ -224,7 +224,7 @@ extension CatalogServiceTests {
 
     @Test func theWordsKeptForCommonWordsFollowEveryChangeOfTheirBook() async throws {
         let (app, url) = try await appAndDatabase()
-        try await app.test(.router) { client in
+        try await app.testRouter { client in
             let first = try await ingestBook(client, title: "Heron Bay", author: "Ada Marsh", description: "Reeds and water.")
             _ = try await ingestBook(client, title: "Quiet Water", author: "Jane Heron")
             let id = first.replacingOccurrences(of: "urn:uuid:", with: "")
@@ -255,7 +255,7 @@ extension CatalogServiceTests {
 
     @Test func theBooksPerWordFollowEveryChangeOfTheirBook() async throws {
         let (app, url) = try await appAndDatabase()
-        try await app.test(.router) { client in
+        try await app.testRouter { client in
             let first = try await ingestBook(client, title: "Heron Bay", author: "Ada Marsh", description: "Reeds and water, heron.")
             _ = try await ingestBook(client, title: "Quiet Water", author: "Jane Heron")
             let id = first.replacingOccurrences(of: "urn:uuid:", with: "")
@@ -276,7 +276,7 @@ extension CatalogServiceTests {
     /// rows): the sums stay exact through inserts and withdrawals made at once.
     @Test func concurrentChangesSharingWordsKeepTheirCountsExact() async throws {
         let (app, url) = try await appAndDatabase()
-        try await app.test(.router) { client in
+        try await app.testRouter { client in
             _ = try await ingestBook(client, title: "Shared Words", description: "The river and the sea.")
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for n in 1...16 {
@@ -314,7 +314,7 @@ extension CatalogServiceTests {
 
     @Test func aWordInManyBooksAllInTheirFieldsIsRankedFromItsKeptEntries() async throws {
         let (app, url) = try await appAndDatabase()
-        try await app.test(.router) { client in
+        try await app.testRouter { client in
             _ = try await ingestBook(client, title: "Harbor Lights", description: "Boats at night.")
             // 1,500 copies, the word in the title of half of them and in the subjects of the others: more than the
             // kept entries answer alone (`popularCandidates`), fewer than the count's bound, every match in those fields.
@@ -387,7 +387,7 @@ extension CatalogServiceTests {
     /// the total; a word that no book has finds nothing without a search statement.
     @Test func aWordInFewBooksIsReadFromItsKeptEntriesInRankOrder() async throws {
         let (app, url) = try await appAndDatabase()
-        try await app.test(.router) { client in
+        try await app.testRouter { client in
             _ = try await ingestBook(client, title: "Otter Creek", description: "Water.")
             try await TestDatabase.execute(
                 """
@@ -429,7 +429,7 @@ extension CatalogServiceTests {
 
     @Test func aMisspelledWordWhoseCorrectionIsInManyBooksListsTheMostBorrowedOfThem() async throws {
         let (app, url) = try await appAndDatabase()
-        try await app.test(.router) { client in
+        try await app.testRouter { client in
             _ = try await ingestBook(client, title: "Lighthouse Keeper")
             let count = FeedPostgresRepository.popularCandidates + 500
             try await TestDatabase.execute(

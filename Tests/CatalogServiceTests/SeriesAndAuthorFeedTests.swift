@@ -21,7 +21,7 @@ extension CatalogServiceTests {
 
     @Test func aSeriesFeedListsItsBooksInSeriesOrderAndPublicationsLinkIt() async throws {
         let (app, _) = try await app()
-        try await app.test(.router) { client in
+        try await app.testRouter { client in
             let series = "The \"Quoted\" 100% Saga"
             for (title, position) in [("Third Voyage", 3), ("First Voyage", 1), ("Second Voyage", 2)] {
                 let file = try MinimalEPUB.write(title: title, author: "Ann O'Brien", metadata: Self.seriesMetadata(series, position: position))
@@ -110,7 +110,7 @@ extension CatalogServiceTests {
         #expect(book.contributors.first { $0.name == "Ida Drew" }?.sortAs == "Drew, Ida")
 
         let (app, _) = try await app()
-        try await app.test(.router) { client in
+        try await app.testRouter { client in
             let file = try MinimalEPUB.write(title: "Many Hands", author: "Ann Author", metadata: Self.contributorMetadata)
             #expect(try await ingest(client, file).0 == .created)
             let lane = try await opds2(client, "/opds/lanes/new")

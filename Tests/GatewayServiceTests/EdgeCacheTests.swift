@@ -61,7 +61,7 @@ import Testing
             let config = TestConfig.base([
                 "CATALOG_URLS": "http://127.0.0.1:\(port)", "PATRON_URLS": "http://127.0.0.1:1", "GATEWAY_PORT": "0", "EDGE_CACHE_TTL": "60s",
             ])
-            try await buildGatewayApplication(config: config).test(.router) { client in try await test(client, count) }
+            try await buildGatewayApplication(config: config).testRouter { client in try await test(client, count) }
         }
     }
 

@@ -32,7 +32,7 @@ import Testing
     @Test func spoofedInternalHeadersNeverReachTheServicesAndTheRequestIDDoes() async throws {
         try await echoUpstream().test(.live) { upstream in
             let port = try #require(upstream.port)
-            try await gateway(catalog: "http://127.0.0.1:\(port)").test(.router) { client in
+            try await gateway(catalog: "http://127.0.0.1:\(port)").testRouter { client in
                 let headers: HTTPFields = [
                     .patronID: UUID().uuidString, .serviceToken: "guess", .clientAddress: "1.2.3.4", HTTPField.Name("X-Patron-Admin")!: "yes",
                     .requestID: "client-chosen-id-42",
@@ -52,7 +52,7 @@ import Testing
     }
 
     @Test func internalRoutesAreNeverExposed() async throws {
-        try await gateway(catalog: "http://127.0.0.1:1").test(.router) { client in
+        try await gateway(catalog: "http://127.0.0.1:1").testRouter { client in
             try await client.execute(uri: "/internal/auth/basic", method: .post) { response in
                 #expect(response.status == .notFound)
                 #expect(response.headers[.contentType] == Problem.mediaType)
@@ -63,7 +63,7 @@ import Testing
     @Test func aGetIsRetriedOnTheNextReplicaWhenOneIsDown() async throws {
         try await echoUpstream().test(.live) { upstream in
             let port = try #require(upstream.port)
-            try await gateway(catalog: "http://127.0.0.1:1,http://127.0.0.1:\(port)").test(.router) { client in
+            try await gateway(catalog: "http://127.0.0.1:1,http://127.0.0.1:\(port)").testRouter { client in
                 for _ in 0..<4 {
                     try await client.execute(uri: "/opds/lanes/new", method: .get) { #expect($0.status == .ok) }
                 }
@@ -72,7 +72,7 @@ import Testing
     }
 
     @Test func noReplicaUpIsA502ProblemThenA503WhileMarkedDown() async throws {
-        try await gateway(catalog: "http://127.0.0.1:1").test(.router) { client in
+        try await gateway(catalog: "http://127.0.0.1:1").testRouter { client in
             try await client.execute(uri: "/opds", method: .get) { response in
                 #expect(response.status == .badGateway)
                 #expect(response.headers[.contentType] == Problem.mediaType)
@@ -82,7 +82,7 @@ import Testing
     }
 
     @Test func aBadBearerTokenIsA401WithBasicChallenge() async throws {
-        try await gateway(catalog: "http://127.0.0.1:1").test(.router) { client in
+        try await gateway(catalog: "http://127.0.0.1:1").testRouter { client in
             try await client.execute(uri: "/opds", method: .get, headers: [.authorization: "Bearer not.a.token"]) { response in
                 #expect(response.status == .unauthorized)
                 #expect(response.headers[.wwwAuthenticate]?.hasPrefix("Basic") == true)
@@ -107,7 +107,7 @@ import Testing
             parts[1] = Data(#"{"sub":"\#(UUID().uuidString)","exp":9999999999,"iat":0,"sid":"x"}"#.utf8).base64EncodedString()
                 .replacingOccurrences(of: "=", with: "").replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
             let tampered = parts.joined(separator: ".")
-            try await gateway(catalog: "http://127.0.0.1:\(port)").test(.router) { client in
+            try await gateway(catalog: "http://127.0.0.1:\(port)").testRouter { client in
                 for bad in [expired, foreign, tampered] {
                     try await client.execute(uri: "/opds/x", method: .get, headers: [.authorization: "Bearer \(bad)"]) { response in
                         #expect(response.status == .unauthorized)
@@ -145,7 +145,7 @@ import Testing
                     "PATRON_URLS": "http://127.0.0.1:\(try #require(patronLive.port))",
                     "GATEWAY_PORT": "0", "SESSION_CHECK_TTL": "60s",
                 ])
-                try await buildGatewayApplication(config: config).test(.router) { client in
+                try await buildGatewayApplication(config: config).testRouter { client in
                     for _ in 0..<3 {
                         try await client.execute(uri: "/opds/x", method: .get, headers: [.authorization: "Bearer \(openToken)"]) { response in
                             #expect(response.status == .ok)
@@ -172,7 +172,7 @@ import Testing
     }
 
     @Test func oversizedBodiesAreRefused() async throws {
-        try await gateway(catalog: "http://127.0.0.1:1").test(.router) { client in
+        try await gateway(catalog: "http://127.0.0.1:1").testRouter { client in
             let body = ByteBuffer(repeating: 0x41, count: 2 << 20)
             try await client.execute(uri: "/feedback", method: .post, body: body) { #expect($0.status.code == 413) }
         }
@@ -197,7 +197,7 @@ import Testing
         }
         try await Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0))).test(.live) { upstream in
             let port = try #require(upstream.port)
-            try await gateway(catalog: "http://127.0.0.1:\(port)").test(.router) { client in
+            try await gateway(catalog: "http://127.0.0.1:\(port)").testRouter { client in
                 let bound = ProxyMiddleware.answerReadWholeBytes
                 for count in [0, 1_000, bound, bound + 1, 3 << 20] {
                     try await client.execute(uri: "/opds/bytes/\(count)", method: .get) { response in

@@ -55,7 +55,7 @@ import Testing
             let annHeaders: HTTPFields = [.authorization: "Bearer \(try await Self.token(for: ann))"]
             let bobHeaders: HTTPFields = [.authorization: "Bearer \(try await Self.token(for: UUID()))"]
             let path = "/books/\(UUID().lowercased)/fulfill"
-            try await buildGatewayApplication(config: config).test(.router) { client in
+            try await buildGatewayApplication(config: config).testRouter { client in
                 for _ in 0..<2 {
                     try await client.execute(uri: path, method: .get, headers: annHeaders) { response in
                         #expect(response.status == .ok && String(buffer: response.body) == "the EPUB's bytes")
@@ -88,7 +88,7 @@ import Testing
                 "GATEWAY_PORT": "0",
             ])
             let basic: HTTPFields = [.authorization: "Basic " + Data("23333000000001:1357".utf8).base64EncodedString()]
-            try await buildGatewayApplication(config: config).test(.router) { client in
+            try await buildGatewayApplication(config: config).testRouter { client in
                 try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
                     for _ in 0..<12 { group.addTask { try await client.execute(uri: "/me", method: .get, headers: basic) { $0.status } } }
                     for try await status in group { #expect(status == .ok) }

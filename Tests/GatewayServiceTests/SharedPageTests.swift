@@ -80,7 +80,7 @@ import Testing
             let keys = await AccessTokenKeys(secret: TestConfig.jwtSecret)
             let token = try await keys.sign(AccessTokenPayload(patronID: UUID(), sessionID: UUID(), issuedAt: Date(), lifetime: 900))
             let signedIn: HTTPFields = [.authorization: "Bearer \(token)"]
-            try await buildGatewayApplication(config: config).test(.router) { client in
+            try await buildGatewayApplication(config: config).testRouter { client in
                 for _ in 0..<3 {
                     try await client.execute(uri: "/opds/lane", method: .get, headers: signedIn) { response in
                         #expect(response.status == .ok)
@@ -124,7 +124,7 @@ import Testing
                 ]
                 let asked: @Sendable () -> Int = { seen.all.filter { $0.hasPrefix("patron touched holding") }.count }
                 let revalidated: @Sendable () -> Int = { seen.all.filter { $0 == "patron touched revalidated" }.count }
-                try await buildGatewayApplication(config: config, cacheClock: { clock.withLock { $0 } }).test(.router) { client in
+                try await buildGatewayApplication(config: config, cacheClock: { clock.withLock { $0 } }).testRouter { client in
                     func load() async throws {
                         try await client.execute(uri: "/opds/touched", method: .get, headers: ann) { response in
                             #expect(response.status == .ok)
@@ -179,7 +179,7 @@ import Testing
                 let keys = await AccessTokenKeys(secret: TestConfig.jwtSecret)
                 let ann = try await keys.sign(AccessTokenPayload(patronID: UUID(), sessionID: UUID(), issuedAt: Date(), lifetime: 900))
                 let bob = try await keys.sign(AccessTokenPayload(patronID: UUID(), sessionID: UUID(), issuedAt: Date(), lifetime: 900))
-                try await buildGatewayApplication(config: config).test(.router) { client in
+                try await buildGatewayApplication(config: config).testRouter { client in
                     try await client.execute(uri: "/opds/shelf", method: .get, headers: [.authorization: "Bearer \(ann)"]) { _ in }
                     try await client.execute(uri: "/me/books/\(UUID())/borrow", method: .post, headers: [.authorization: "Bearer \(ann)"]) {
                         response in
@@ -217,7 +217,7 @@ import Testing
                     .authorization:
                         "Bearer \(try await keys.sign(AccessTokenPayload(patronID: UUID(), sessionID: UUID(), issuedAt: Date(), lifetime: 900)))"
                 ]
-                try await buildGatewayApplication(config: config).test(.router) { client in
+                try await buildGatewayApplication(config: config).testRouter { client in
                     func load(_ who: HTTPFields) async throws {
                         try await client.execute(uri: "/opds/lane", method: .get, headers: who) { response in
                             #expect(String(buffer: response.body) == "the shared lane" && response.headers[.eTag] == "\"v7-s1\"")

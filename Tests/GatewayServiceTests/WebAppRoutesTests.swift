@@ -20,7 +20,7 @@ import Testing
     }
 
     @Test func pagesNameHashedAssetsThatAreCachedForAYearAndTheImportMapIsTheOnlyInlineScript() async throws {
-        try await gateway().test(.router) { client in
+        try await gateway().testRouter { client in
             for page in ["/", "/admin/"] {
                 try await client.execute(uri: page, method: .get) { response in
                     #expect(response.status == .ok)

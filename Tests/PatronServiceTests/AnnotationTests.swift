@@ -20,7 +20,7 @@ import Testing
 
     @Test func bookmarksAndPositionsRoundTripBetweenBothAPIs() async throws {
         let app = try await buildPatronApplication(config: TestConfig.base(["PATRON_DATABASE_URL": try await TestDatabase.create(prefix: "anno")]))
-        try await app.test(.router) { client in
+        try await app.testRouter { client in
             let api = PatronTestClient(client: client)
             let book = UUID()
             try await api.license(book, copies: 1)
@@ -102,7 +102,7 @@ import Testing
     @Test func aLargeCollectionIsPagedAndEveryAnnotationIsOnExactlyOnePage() async throws {
         let url = try await TestDatabase.create(prefix: "annopages")
         let app = try await buildPatronApplication(config: TestConfig.base(["PATRON_DATABASE_URL": url]))
-        try await app.test(.router) { client in
+        try await app.testRouter { client in
             let api = PatronTestClient(client: client)
             let patron = try await api.newPatron()
             let book = UUID()

@@ -18,7 +18,7 @@ import Testing
     }
 
     @Test func signupValidatesEveryFieldAndRefusesTakenNames() async throws {
-        try await app().test(.router) { client in
+        try await app().testRouter { client in
             let api = PatronTestClient(client: client)
             #expect(
                 try await api.call(.post, "/auth/signup", json: #"{"username":"ann","email":"bad","password":"Secret-pass-1"}"#).status == .badRequest
@@ -45,7 +45,7 @@ import Testing
     }
 
     @Test func tokensComeFromBarcodeAndPinOrUsernameAndPassword() async throws {
-        try await app().test(.router) { client in
+        try await app().testRouter { client in
             let api = PatronTestClient(client: client)
             let card = try await api.call(.post, "/auth/signup", json: #"{"pin":"4321"}"#)
             let barcode = try #require((card.json["patron"] as? [String: Any])?["barcode"] as? String)
@@ -80,7 +80,7 @@ import Testing
     }
 
     @Test func repeatedFailuresLockTheLoginWhetherOrNotItExists() async throws {
-        try await app().test(.router) { client in
+        try await app().testRouter { client in
             let api = PatronTestClient(client: client)
             let card = try await api.call(.post, "/auth/signup", json: #"{"pin":"4321"}"#)
             let barcode = try #require((card.json["patron"] as? [String: Any])?["barcode"] as? String)
@@ -98,7 +98,7 @@ import Testing
     }
 
     @Test func refreshRotatesReuseRevokesTheSessionAndLogoutEndsIt() async throws {
-        try await app().test(.router) { client in
+        try await app().testRouter { client in
             let api = PatronTestClient(client: client)
             let first = try (try await api.call(.post, "/auth/signup", json: #"{"pin":"1111"}"#)).json["tokens"] as? [String: Any]
             let refresh = try #require(first?["refresh_token"] as? String)
@@ -137,7 +137,7 @@ import Testing
     /// The auth document declares `http://opds-spec.org/auth/oauth/password`: a client that follows it sends RFC 6749's
     /// form-encoded grants to its `authenticate` and `refresh` links and reads RFC 6749 answers and errors.
     @Test func aClientSignsInAndRefreshesWithTheGrantsTheDocumentDeclares() async throws {
-        try await app().test(.router) { client in
+        try await app().testRouter { client in
             let api = PatronTestClient(client: client)
             func form(_ path: String, _ body: String, headers: HTTPFields = [:]) async throws -> PatronTestClient.Reply {
                 var fields: HTTPFields = [.contentType: "application/x-www-form-urlencoded"]
@@ -208,7 +208,7 @@ import Testing
     }
 
     @Test func onePatronCannotSeeOrChangeAnothersProfileOrSettings() async throws {
-        try await app().test(.router) { client in
+        try await app().testRouter { client in
             let api = PatronTestClient(client: client)
             let ann = try await api.newPatron()
             let bob = try await api.newPatron()
@@ -251,7 +251,7 @@ import Testing
     }
 
     @Test func deletingTheAccountLeavesNoRowBehind() async throws {
-        try await app().test(.router) { client in
+        try await app().testRouter { client in
             let api = PatronTestClient(client: client)
             let ann = try await api.newPatron()
             let book = UUID()
@@ -280,7 +280,7 @@ import Testing
     }
 
     @Test func internalRoutesRefuseAMissingOrWrongToken() async throws {
-        try await app().test(.router) { client in
+        try await app().testRouter { client in
             let missing = try await client.execute(uri: "/internal/patrons/\(UUID())/shelf", method: .get) { $0.status }
             #expect(missing == .unauthorized)
             let wrong = try await client.execute(uri: "/internal/patrons/\(UUID())/shelf", method: .get, headers: [.serviceToken: "nope"]) {

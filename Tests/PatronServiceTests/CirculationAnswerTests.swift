@@ -15,7 +15,7 @@ import Testing
 @Suite struct CirculationAnswerTests {
     @Test func everyChangeAnswersWhatTheNextReadingOfTheBookSays() async throws {
         let app = try await buildPatronApplication(config: TestConfig.base(["PATRON_DATABASE_URL": try await TestDatabase.create(prefix: "ans")]))
-        try await app.test(.router) { client in
+        try await app.testRouter { client in
             let api = PatronTestClient(client: client)
             let (book, other) = (UUID(), UUID())
             try await api.license(book, copies: 1)
@@ -41,7 +41,7 @@ import Testing
     @Test func theQueuedFiguresAreCirculationFiguresOfTheBookAsItNowStands() async throws {
         let url = try await TestDatabase.create(prefix: "figq")
         let app = try await buildPatronApplication(config: TestConfig.base(["PATRON_DATABASE_URL": url]))
-        try await app.test(.router) { client in
+        try await app.testRouter { client in
             let api = PatronTestClient(client: client)
             let (book, other) = (UUID(), UUID())
             try await api.license(book, copies: 2)
@@ -102,7 +102,7 @@ import Testing
         let app = try await buildPatronApplication(
             config: TestConfig.base(["PATRON_DATABASE_URL": try await TestDatabase.create(prefix: "stamp"), "LOAN_LIMIT": "100"])
         )
-        try await app.test(.router) { client in
+        try await app.testRouter { client in
             let api = PatronTestClient(client: client)
             let patron = try await api.newPatron()
             let books = (0..<24).map { _ in UUID() }
@@ -150,7 +150,7 @@ import Testing
         let app = try await buildPatronApplication(
             config: TestConfig.base(["PATRON_DATABASE_URL": url, "LOAN_PERIOD": "1s", "HOLD_OFFER_PERIOD": "1s", "EXPIRY_INTERVAL": "3600"])
         )
-        try await app.test(.router) { client in
+        try await app.testRouter { client in
             let api = PatronTestClient(client: client)
             let (book, held) = (UUID(), UUID())
             try await api.license(book, copies: 1)
@@ -216,7 +216,7 @@ import Testing
     @Test func olderFiguresDoNotReplaceNewerOnes() async throws {
         let url = try await TestDatabase.create(prefix: "figo")
         let app = try await buildPatronApplication(config: TestConfig.base(["PATRON_DATABASE_URL": url]))
-        try await app.test(.router) { client in
+        try await app.testRouter { client in
             let api = PatronTestClient(client: client)
             let book = UUID()
             try await api.license(book, copies: 2)
@@ -248,7 +248,7 @@ import Testing
     @Test func concurrentChangesAndPassesLeaveTheFinalFigures() async throws {
         let url = try await TestDatabase.create(prefix: "figr")
         let app = try await buildPatronApplication(config: TestConfig.base(["PATRON_DATABASE_URL": url]))
-        try await app.test(.router) { client in
+        try await app.testRouter { client in
             let api = PatronTestClient(client: client)
             let book = UUID()
             try await api.license(book, copies: 3)

@@ -24,8 +24,8 @@ import Testing
     @Test(arguments: [1, 2]) func twoHundredSimultaneousBorrowersShareThreeCopies(replicas: Int) async throws {
         let (app, url) = try await app()
         let second = try await buildPatronApplication(config: TestConfig.base(["PATRON_DATABASE_URL": url, "EXPIRY_INTERVAL": "3600"]))
-        try await app.test(.router) { first in
-            try await second.test(.router) { other in
+        try await app.testRouter { first in
+            try await second.testRouter { other in
                 let apis = [PatronTestClient(client: first), PatronTestClient(client: other)].prefix(replicas)
                 let book = UUID()
                 try await apis[0].license(book, copies: 3)
@@ -50,7 +50,7 @@ import Testing
 
     @Test func theHoldQueueIsServedInOrderThroughDeclines() async throws {
         let (app, _) = try await app()
-        try await app.test(.router) { client in
+        try await app.testRouter { client in
             let api = PatronTestClient(client: client)
             let book = UUID()
             try await api.license(book, copies: 1)
@@ -80,7 +80,7 @@ import Testing
     /// everyone waiting for it, as a return of such a book would; before, the licence update offered it to no one.
     @Test func aBookThatBecomesOpenAccessIsOfferedToEveryoneWaiting() async throws {
         let (app, _) = try await app()
-        try await app.test(.router) { client in
+        try await app.testRouter { client in
             let api = PatronTestClient(client: client)
             let book = UUID()
             try await api.license(book, copies: 0)
@@ -101,7 +101,7 @@ import Testing
     /// loan cannot be renewed (409 with the patron's state and what it allows).
     @Test func aLoanIsRenewedOnlyWhileNobodyWaits() async throws {
         let (app, _) = try await app()
-        try await app.test(.router) { client in
+        try await app.testRouter { client in
             let api = PatronTestClient(client: client)
             let book = UUID()
             try await api.license(book, copies: 1)
@@ -123,7 +123,7 @@ import Testing
 
     @Test func anIllegalEventIsRefusedWithTheStateAndChangesNothing() async throws {
         let (app, _) = try await app()
-        try await app.test(.router) { client in
+        try await app.testRouter { client in
             let api = PatronTestClient(client: client)
             let book = UUID()
             try await api.license(book, copies: 2)
@@ -147,7 +147,7 @@ import Testing
 
     @Test func loanLimitIsA403ThatSaysTheLimit() async throws {
         let (app, _) = try await app(["LOAN_LIMIT": "1"])
-        try await app.test(.router) { client in
+        try await app.testRouter { client in
             let api = PatronTestClient(client: client)
             let (first, second) = (UUID(), UUID())
             try await api.license(first, copies: 1)
@@ -162,7 +162,7 @@ import Testing
 
     @Test func expiredLoansAndOffersMoveTheQueueOnceEvenWithTwoJobs() async throws {
         let (app, url) = try await app(["LOAN_PERIOD": "1s", "HOLD_OFFER_PERIOD": "1s"])
-        try await app.test(.router) { client in
+        try await app.testRouter { client in
             let api = PatronTestClient(client: client)
             let book = UUID()
             try await api.license(book, copies: 1)
@@ -204,8 +204,8 @@ import Testing
         let postgres = PostgresClient(configuration: try DatabaseURL.configuration(url), backgroundLogger: logger)
         try await withThrowingDiscardingTaskGroup { group in
             group.addTask { await postgres.run() }
-            try await app.test(.router) { first in
-                try await second.test(.router) { other in
+            try await app.testRouter { first in
+                try await second.testRouter { other in
                     let apis = [PatronTestClient(client: first), PatronTestClient(client: other)]
                     let api = apis[0]
                     let book = UUID()
@@ -341,7 +341,7 @@ import Testing
 
     @Test func myBooksShowsTitleAuthorsCoverAndThumbnailOnlyForBooksWithACover() async throws {
         let (app, _) = try await app()
-        try await app.test(.router) { client in
+        try await app.testRouter { client in
             let api = PatronTestClient(client: client)
             let (covered, bare) = (UUID(), UUID())
             try await api.license(covered, copies: 1)
@@ -364,7 +364,7 @@ import Testing
     /// and the loan expires anyway, so the copy reaches the next patron in line.
     @Test func aLoanWhoseDownloadNeverFinishedStillExpires() async throws {
         let (app, url) = try await app(["LOAN_PERIOD": "1s"])
-        try await app.test(.router) { client in
+        try await app.testRouter { client in
             let api = PatronTestClient(client: client)
             let (stuck, queued) = (UUID(), UUID())
             try await api.license(stuck, copies: 1)

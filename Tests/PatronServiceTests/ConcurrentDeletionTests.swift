@@ -14,7 +14,7 @@ import Testing
     @Test func deletingAnAccountWhileItsLoansAreReturnedNeverFails() async throws {
         let url = try await TestDatabase.create(prefix: "deletion")
         let app = try await buildPatronApplication(config: TestConfig.base(["PATRON_DATABASE_URL": url, "EXPIRY_INTERVAL": "3600"]))
-        try await app.test(.router) { client in
+        try await app.testRouter { client in
             let api = PatronTestClient(client: client)
             var books: [UUID] = []
             for _ in 0..<6 {

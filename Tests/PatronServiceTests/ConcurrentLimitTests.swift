@@ -15,8 +15,8 @@ import Testing
         let config = TestConfig.base(["PATRON_DATABASE_URL": url, "EXPIRY_INTERVAL": "3600", "LOAN_LIMIT": "10", "HOLD_LIMIT": "5"])
         let first = try await buildPatronApplication(config: config)
         let second = try await buildPatronApplication(config: config)
-        try await first.test(.router) { one in
-            try await second.test(.router) { two in
+        try await first.testRouter { one in
+            try await second.testRouter { two in
                 let apis = [PatronTestClient(client: one), PatronTestClient(client: two)]
                 let patron = try await apis[0].newPatron()
                 var lendable: [UUID] = []
@@ -53,7 +53,7 @@ import Testing
         let app = try await buildPatronApplication(
             config: TestConfig.base(["PATRON_DATABASE_URL": try await TestDatabase.create(prefix: "fblimit"), "FEEDBACK_PER_HOUR": "20"])
         )
-        try await app.test(.router) { client in
+        try await app.testRouter { client in
             let api = PatronTestClient(client: client)
             let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
                 for n in 0..<60 {
@@ -72,7 +72,7 @@ import Testing
         let app = try await buildPatronApplication(
             config: TestConfig.base(["PATRON_DATABASE_URL": try await TestDatabase.create(prefix: "signups"), "SIGNUPS_PER_HOUR": "4"])
         )
-        try await app.test(.router) { client in
+        try await app.testRouter { client in
             let api = PatronTestClient(client: client)
             let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
                 for _ in 0..<12 {
@@ -96,7 +96,7 @@ import Testing
                 "EXPIRY_INTERVAL": "3600",
             ])
         )
-        try await app.test(.router) { client in
+        try await app.testRouter { client in
             let api = PatronTestClient(client: client)
             let patron = try await api.newPatron()
             var books: [UUID] = []
@@ -124,7 +124,7 @@ import Testing
         let app = try await buildPatronApplication(
             config: TestConfig.base(["PATRON_DATABASE_URL": try await TestDatabase.create(prefix: "bmcap"), "BOOKMARK_LIMIT": "5"])
         )
-        try await app.test(.router) { client in
+        try await app.testRouter { client in
             let api = PatronTestClient(client: client)
             let patron = try await api.newPatron()
             let book = UUID()

@@ -11,7 +11,7 @@ import Testing
 @Suite struct ConsoleFiguresTests {
     @Test func aPatronSeesTheirOwnHiddenBooksNewestFirstAndNobodyElses() async throws {
         let app = try await buildPatronApplication(config: TestConfig.base(["PATRON_DATABASE_URL": try await TestDatabase.create(prefix: "hid")]))
-        try await app.test(.router) { client in
+        try await app.testRouter { client in
             let api = PatronTestClient(client: client)
             let (first, second) = (UUID(), UUID())
             try await api.license(first, copies: 1)
@@ -34,7 +34,7 @@ import Testing
 
     @Test func circulationFiguresCountLoansHoldsAndOffersForTheAdminTokenOnly() async throws {
         let app = try await buildPatronApplication(config: TestConfig.base(["PATRON_DATABASE_URL": try await TestDatabase.create(prefix: "fig")]))
-        try await app.test(.router) { client in
+        try await app.testRouter { client in
             let api = PatronTestClient(client: client)
             let book = UUID()
             try await api.license(book, copies: 1)

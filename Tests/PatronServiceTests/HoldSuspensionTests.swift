@@ -38,8 +38,8 @@ import Testing
 
     @Test func aSuspendedHoldIsPassedOverInQueueOrderAndKeepsItsPlace() async throws {
         let (app, second, _) = try await apps()
-        try await app.test(.router) { first in
-            try await second.test(.router) { other in
+        try await app.testRouter { first in
+            try await second.testRouter { other in
                 let (api, replica) = (PatronTestClient(client: first), PatronTestClient(client: other))
                 let book = UUID()
                 try await api.license(book, copies: 1)
@@ -84,7 +84,7 @@ import Testing
 
     @Test func aSuspensionEndsByItselfOnceItsDateHasPassedOnceWithTwoJobs() async throws {
         let (app, _, url) = try await apps()
-        try await app.test(.router) { client in
+        try await app.testRouter { client in
             let api = PatronTestClient(client: client)
             let (book, owner, waiting) = try await lentAndHeld(api)
             #expect(try await api.call(.post, "/me/books/\(book)/suspend", patron: waiting, json: #"{"until": "\#(Self.tomorrow)"}"#).status == .ok)
@@ -117,7 +117,7 @@ import Testing
 
     @Test func badSuspensionsAreRefusedAndChangeNothing() async throws {
         let (app, _, _) = try await apps()
-        try await app.test(.router) { client in
+        try await app.testRouter { client in
             let api = PatronTestClient(client: client)
             let (book, owner, waiting) = try await lentAndHeld(api)
             for body in [#"{}"#, #"{"until": "soon"}"#, #"{"until": "2001-01-01"}"#, #"{"until": "2999-01-01"}"#, "not json"] {

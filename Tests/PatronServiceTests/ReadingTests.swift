@@ -10,7 +10,7 @@ import Testing
 @Suite struct ReadingTests {
     @Test func bookmarksArePrivateIdempotentAndValidated() async throws {
         let app = try await buildPatronApplication(config: TestConfig.base(["PATRON_DATABASE_URL": try await TestDatabase.create(prefix: "read")]))
-        try await app.test(.router) { client in
+        try await app.testRouter { client in
             let api = PatronTestClient(client: client)
             let book = UUID()
             try await api.license(book, copies: 2)
@@ -36,7 +36,7 @@ import Testing
 
     @Test func theNewestPositionWinsWhateverTheOrderOfWrites() async throws {
         let app = try await buildPatronApplication(config: TestConfig.base(["PATRON_DATABASE_URL": try await TestDatabase.create(prefix: "pos")]))
-        try await app.test(.router) { client in
+        try await app.testRouter { client in
             let api = PatronTestClient(client: client)
             let book = UUID()
             try await api.license(book, copies: 1, openAccess: true)
@@ -56,7 +56,7 @@ import Testing
         let app = try await buildPatronApplication(
             config: TestConfig.base(["PATRON_DATABASE_URL": try await TestDatabase.create(prefix: "fb"), "FEEDBACK_PER_HOUR": "2"])
         )
-        try await app.test(.router) { client in
+        try await app.testRouter { client in
             let api = PatronTestClient(client: client)
             let from: HTTPFields = [.clientAddress: "10.0.0.9"]
             #expect(try await api.call(.post, "/feedback", json: #"{"message":""}"#, headers: from).status == .badRequest)
@@ -73,7 +73,7 @@ import Testing
 
     @Test func theExportHoldsEverythingOfThePatronAndNothingOfAnother() async throws {
         let app = try await buildPatronApplication(config: TestConfig.base(["PATRON_DATABASE_URL": try await TestDatabase.create(prefix: "exp")]))
-        try await app.test(.router) { client in
+        try await app.testRouter { client in
             let api = PatronTestClient(client: client)
             let (mine, theirs) = (UUID(), UUID())
             try await api.license(mine, copies: 2)
@@ -123,7 +123,7 @@ import Testing
         let app = try await buildPatronApplication(
             config: TestConfig.base(["PATRON_DATABASE_URL": try await TestDatabase.create(prefix: "expbooks")])
         )
-        try await app.test(.router) { client in
+        try await app.testRouter { client in
             let api = PatronTestClient(client: client)
             let (lent, waited) = (UUID(), UUID())
             try await api.license(lent, copies: 1)

@@ -16,7 +16,7 @@ import Testing
 
     @Test func aChangedPinReplacesTheOldOneAndEndsOtherSessions() async throws {
         let app = try await buildPatronApplication(config: TestConfig.base(["PATRON_DATABASE_URL": try await TestDatabase.create(prefix: "secret")]))
-        try await app.test(.router) { client in
+        try await app.testRouter { client in
             let api = PatronTestClient(client: client)
             let card = try await api.call(.post, "/auth/signup", json: #"{"pin":"1234"}"#)
             let barcode = try #require((card.json["patron"] as? [String: Any])?["barcode"] as? String)
@@ -40,7 +40,7 @@ import Testing
 
     @Test func revokingEverySessionEndsAllOfThem() async throws {
         let app = try await buildPatronApplication(config: TestConfig.base(["PATRON_DATABASE_URL": try await TestDatabase.create(prefix: "revoke")]))
-        try await app.test(.router) { client in
+        try await app.testRouter { client in
             let api = PatronTestClient(client: client)
             let card = try await api.call(.post, "/auth/signup", json: #"{"pin":"1234"}"#)
             let barcode = try #require((card.json["patron"] as? [String: Any])?["barcode"] as? String)

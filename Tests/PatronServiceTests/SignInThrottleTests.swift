@@ -77,7 +77,7 @@ import Testing
     }
 
     @Test func aGuessingAddressDoesNotLockOutThePatronsWhoShareIt() async throws {
-        try await app(["SIGN_IN_ADDRESS_FAILURES": "20"]).test(.router) { client in
+        try await app(["SIGN_IN_ADDRESS_FAILURES": "20"]).testRouter { client in
             let api = PatronTestClient(client: client)
             var patrons: [String] = []
             for _ in 0..<5 { patrons.append(try await barcode(api, pin: "2468")) }
@@ -98,7 +98,7 @@ import Testing
     }
 
     @Test func aLoginGuessedFromManyAddressesStillSignsInFromItsOwn() async throws {
-        try await app().test(.router) { client in
+        try await app().testRouter { client in
             let api = PatronTestClient(client: client)
             let patron = try await barcode(api, pin: "1357")
             #expect(try await attempt(api, patron, "1357", from: "192.0.2.10").status == .ok, "home, remembered")
@@ -111,7 +111,7 @@ import Testing
     }
 
     @Test func oneAddressGuessingOneLoginWaitsAndOthersDoNot() async throws {
-        try await app().test(.router) { client in
+        try await app().testRouter { client in
             let api = PatronTestClient(client: client)
             let patron = try await barcode(api, pin: "9753")
             for _ in 0..<5 { #expect(try await attempt(api, patron, "0000", from: "198.51.100.9").status == .unauthorized) }
@@ -124,7 +124,7 @@ import Testing
 
     @Test func parallelGuessesFromManyAddressesCannotPassTheLoginLimit() async throws {
         // A back-off that outlasts the test however slow the machine: with 30 s, a loaded run let an eleventh guess be checked.
-        try await app(["SIGN_IN_FIRST_BACK_OFF": "1h"]).test(.router) { client in
+        try await app(["SIGN_IN_FIRST_BACK_OFF": "1h"]).testRouter { client in
             let api = PatronTestClient(client: client)
             let patron = try await barcode(api, pin: "8642")
             let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in

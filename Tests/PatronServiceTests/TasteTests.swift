@@ -13,7 +13,7 @@ import Testing
     @Test func coBorrowingNeedsThreePatronsAndTasteListsLikedAndHadBooks() async throws {
         let url = try await TestDatabase.create(prefix: "taste")
         let app = try await buildPatronApplication(config: TestConfig.base(["PATRON_DATABASE_URL": url, "EXPIRY_INTERVAL": "3600"]))
-        try await app.test(.router) { client in
+        try await app.testRouter { client in
             let api = PatronTestClient(client: client)
             let (anchor, thrice, twice, favourite, rated, disliked) = (UUID(), UUID(), UUID(), UUID(), UUID(), UUID())
             for book in [anchor, thrice, twice, favourite, rated, disliked] { try await api.license(book, copies: 5) }

@@ -21,7 +21,10 @@ struct CatalogParts: Sendable {
     init(config: ServiceConfig) throws {
         settings = try CatalogSettings(config: config)
         logger = Observability.logger(service: "catalog", config: config)
-        postgres = PostgresClient(configuration: try DatabaseURL.configuration(settings.databaseURL), backgroundLogger: logger)
+        postgres = PostgresClient(
+            configuration: try DatabaseURL.configuration(settings.databaseURL, pool: settings.databasePool),
+            backgroundLogger: logger
+        )
         blobs = try DirectoryBlobStore(root: settings.blobDirectory)
         books = BookPostgresRepository(client: postgres)
         ingester = Ingester(client: postgres, blobs: blobs, books: books)

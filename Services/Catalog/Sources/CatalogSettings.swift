@@ -1,10 +1,12 @@
 import Foundation
+import PostgresSupport
 import ServiceSupport
 
 /// Everything the catalog service reads from its configuration (README, "Configuration").
 struct CatalogSettings: Sendable {
     var port: Int
     var databaseURL: String
+    var databasePool: DatabasePool
     var patronURLs: [String]
     var publicURL: String
     var serviceToken: String
@@ -20,6 +22,7 @@ struct CatalogSettings: Sendable {
     init(config: ServiceConfig) throws {
         port = try config.int("CATALOG_PORT", default: 8081)
         databaseURL = config.string("CATALOG_DATABASE_URL", default: "postgres://postgres@127.0.0.1:5433/bookmobile_catalog")
+        databasePool = try DatabasePool(config: config)
         patronURLs = config.urls("PATRON_URLS", default: "http://127.0.0.1:8082")
         publicURL = config.string("PUBLIC_URL", default: "http://127.0.0.1:8080")
         serviceToken = try config.secret("SERVICE_TOKEN")

@@ -11,7 +11,8 @@ import Shared
 public func buildPatronApplication(config: ServiceConfig) async throws -> some ApplicationProtocol {
     let settings = try PatronSettings(config: config)
     let logger = Observability.logger(service: "patron", config: config)
-    let postgres = PostgresClient(configuration: try DatabaseURL.configuration(settings.databaseURL), backgroundLogger: logger)
+    let database = try DatabaseURL.configuration(settings.databaseURL, pool: settings.databasePool)
+    let postgres = PostgresClient(configuration: database, backgroundLogger: logger)
     var rules = CirculationRules(loanPeriod: settings.loanPeriod, offerPeriod: settings.holdOfferPeriod, publicURL: settings.publicURL)
     rules.savedLimit = settings.savedLimit
     rules.ignoredLimit = settings.ignoredLimit

@@ -1,10 +1,12 @@
 import Foundation
+import PostgresSupport
 import ServiceSupport
 
 /// Everything the patron service reads from its configuration (README, "Configuration").
 struct PatronSettings: Sendable {
     var port: Int
     var databaseURL: String
+    var databasePool: DatabasePool
     var catalogURLs: [String]
     var publicURL: String
     var serviceToken: String
@@ -33,6 +35,7 @@ struct PatronSettings: Sendable {
     init(config: ServiceConfig) throws {
         port = try config.int("PATRON_PORT", default: 8082)
         databaseURL = config.string("PATRON_DATABASE_URL", default: "postgres://postgres@127.0.0.1:5433/bookmobile_patron")
+        databasePool = try DatabasePool(config: config)
         catalogURLs = config.urls("CATALOG_URLS", default: "http://127.0.0.1:8081")
         publicURL = config.string("PUBLIC_URL", default: "http://127.0.0.1:8080")
         serviceToken = try config.secret("SERVICE_TOKEN")
