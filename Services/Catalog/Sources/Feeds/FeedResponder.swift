@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -30,7 +29,7 @@ struct FeedResponder: Sendable {
     /// so a different ETag). A patron's copy is made private by `PersonalView.personalised`.
     func cacheable(_ data: ByteBuffer, type: String, request: Request, bookIDs: Set<UUID>) -> StoredResponse {
         var body = data
-        var etag = Hex.string(data.withUnsafeReadableBytes { SHA256.hash(data: $0) }.prefix(16))
+        var etag = data.withUnsafeReadableBytes { PageFingerprint.hex(of: $0) }
         var headers: HTTPFields = [
             .contentType: type, .cacheControl: "public, max-age=30",
             .vary: "Accept, Accept-Encoding, Authorization",
