@@ -7,6 +7,8 @@ extension ApplicationProtocol {
     /// left is cancelled, and a task that still ignores cancellation 5 s later ends the process with an error,
     /// so that nothing can keep a stopped service alive.
     public func runUntilTerminated(config: ServiceConfig) async throws {
+        // Read when the first call to another service is made (`HTTPClient.service`): refused here, not ignored there.
+        _ = try config.duration("UPSTREAM_CONNECT_TIMEOUT", default: 2)
         var configuration = ServiceGroupConfiguration(services: [self], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         configuration.maximumGracefulShutdownDuration = .seconds(try config.duration("SHUTDOWN_TIMEOUT", default: 20))
         configuration.maximumCancellationDuration = .seconds(5)
