@@ -8,7 +8,7 @@ public enum DatabaseURL {
         public let description: String
     }
 
-    public static func configuration(_ text: String, pool: DatabasePool = .onDemand) throws -> PostgresClient.Configuration {
+    public static func configuration(_ text: String, pool: DatabasePool = DatabasePool()) throws -> PostgresClient.Configuration {
         guard let components = URLComponents(string: text), ["postgres", "postgresql"].contains(components.scheme ?? "") else {
             throw Invalid(description: "database URL must look like postgres://user:password@host:port/database (or ?host=/socket/folder)")
         }

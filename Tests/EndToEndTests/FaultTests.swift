@@ -43,10 +43,8 @@ import Glibc
         }
     }
 
-    /// With the services' own pools (`DatabasePool`: all kept open, none pinged): the restart closes every connection
-    /// under them, and the pools open them again.
     @Test func servicesReconnectWhenPostgreSQLRestarts() async throws {
-        try await Stack.run(["DATABASE_MIN_CONNECTIONS": ""]) { stack in
+        try await Stack.run { stack in
             let api = stack.gateway
             let book = try await stack.ingest(Stack.corpus[0])
             let (_, token) = try await stack.signUp()

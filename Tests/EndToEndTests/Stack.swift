@@ -100,8 +100,6 @@ final class Stack: @unchecked Sendable {
                 "CATALOG_URLS": catalogURLs.joined(separator: ","), "PATRON_URLS": "http://127.0.0.1:\(ports[.patron]!)",
                 "PUBLIC_URL": gatewayURL, "SERVICE_TOKEN": "e2e-service-token", "JWT_SECRET": "e2e-jwt-secret-0123456789abcdef0123456789",
                 "ADMIN_TOKEN": Self.adminToken, "BLOB_DIR": workDir.appendingPathComponent("blobs").path, "LOG_LEVEL": "info",
-                // A dozen stacks run at once: connections as needed, not each service's whole pool.
-                "DATABASE_MIN_CONNECTIONS": "0",
                 "BCRYPT_COST": "4", "REPLICA_DOWN_FOR": "1s", "UPSTREAM_TIMEOUT": "10s", "BASIC_AUTH_CACHE_TTL": "1s", "SESSION_CHECK_TTL": "1s",
             ].merging(overrides) { $1 }
         ) { $1 }

@@ -88,8 +88,6 @@ public enum TestConfig {
             overrides: [
                 "SERVICE_TOKEN": serviceToken, "ADMIN_TOKEN": adminToken, "JWT_SECRET": jwtSecret, "BCRYPT_COST": "4", "LOG_LEVEL": "warning",
                 "CATALOG_URLS": "http://127.0.0.1:1", "PATRON_URLS": "http://127.0.0.1:1",
-                // Hundreds of apps share the test server: connections as needed, not each service's whole pool.
-                "DATABASE_MIN_CONNECTIONS": "0",
             ].merging(overrides) { $1 }
         )
     }

@@ -41,7 +41,7 @@ struct CatalogCommand: AsyncParsableCommand {
                 openAccess: openAccess,
                 replace: replace,
                 concurrency: concurrency,
-                config: ServiceConfig.oneOffJob
+                config: ServiceConfig()
             )
             if summary.ingested + summary.unchanged == 0 && !summary.refused.isEmpty { throw ExitCode(1) }
         }
@@ -54,7 +54,7 @@ struct CatalogCommand: AsyncParsableCommand {
         )
 
         func run() async throws {
-            _ = try await CoverBackfill.run(config: ServiceConfig.oneOffJob)
+            _ = try await CoverBackfill.run(config: ServiceConfig())
         }
     }
 
@@ -65,13 +65,7 @@ struct CatalogCommand: AsyncParsableCommand {
         )
 
         func run() async throws {
-            _ = try await MetadataReread.run(config: ServiceConfig.oneOffJob)
+            _ = try await MetadataReread.run(config: ServiceConfig())
         }
     }
-}
-
-extension ServiceConfig {
-    /// A one-off job's configuration: its database connections opened as it needs them, not a service's whole pool
-    /// kept open (`DatabasePool`), beside the service's own.
-    static var oneOffJob: ServiceConfig { ServiceConfig(overrides: ["DATABASE_MIN_CONNECTIONS": "0"]) }
 }
