@@ -15,7 +15,15 @@ while True:
     except OSError: pass
     finally: s.close()')
 tmp=$(mktemp -d /tmp/bookmobile-test.XXXXXX)
-cleanup() { scripts/postgres.sh stop "$tmp"; rm -rf "$tmp"; }
+# The end-to-end stacks of a test process that crashed or was killed (their executables and PostgreSQL clusters) would
+# live on and load the next run; a run that ends normally leaves none.
+stop_leftover_stacks() {
+    pkill -KILL -f "^${BOOKMOBILE_BIN_DIR:-/nonexistent}/(catalog|patron|gateway)" || true
+    pkill -KILL -f "postgres -D ${TMPDIR:-/tmp}/bookmobile-e2e-" || true
+    sleep 1
+    rm -rf "${TMPDIR:-/tmp}"/bookmobile-e2e-*
+}
+cleanup() { stop_leftover_stacks; scripts/postgres.sh stop "$tmp"; rm -rf "$tmp"; }
 trap cleanup EXIT
 # Tests run in parallel, each app with its own pool (up to 20 connections a service): 300 was reached at peak.
 PG_FAST=1 PG_MAX_CONNECTIONS=600 scripts/postgres.sh start "$tmp" "$port"
@@ -65,12 +73,7 @@ run_suite() {
             sleep 30
             pkill -KILL -f bookmobilePackageTests.xctest
             kill -KILL -- "-$driver" 2>/dev/null
-            # The end-to-end stacks of the killed run (their executables and PostgreSQL clusters) would live on and
-            # load the next run.
-            pkill -KILL -f "^$BOOKMOBILE_BIN_DIR/(catalog|patron|gateway)" || true
-            pkill -KILL -f "postgres -D ${TMPDIR:-/tmp}/bookmobile-e2e-" || true
-            sleep 1
-            rm -rf "${TMPDIR:-/tmp}"/bookmobile-e2e-*
+            stop_leftover_stacks
             break
         fi
     done
