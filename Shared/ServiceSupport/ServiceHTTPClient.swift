@@ -4,8 +4,10 @@ extension HTTPClient {
     /// Seconds to wait for a connection to another service: `UPSTREAM_CONNECT_TIMEOUT` (2 s; read once, as the client
     /// is the process's; `runUntilTerminated` refuses a malformed one at start). Short, so that a replica that is away
     /// is skipped soon; the test suite, whose hundreds of apps share two event loops, sets it longer.
-    static var connectTimeout: Double {
-        (try? ServiceConfig().duration("UPSTREAM_CONNECT_TIMEOUT", default: 2)) ?? 2
+    public static func connectTimeout(_ config: ServiceConfig) throws -> Double {
+        let seconds = try config.duration("UPSTREAM_CONNECT_TIMEOUT", default: 2)
+        guard seconds > 0 else { throw ServiceConfig.Invalid(description: "UPSTREAM_CONNECT_TIMEOUT must be more than 0") }
+        return seconds
     }
 
     /// The client for calls between Bookmobile services (the gateway's proxying and internal calls). Unlike
@@ -16,7 +18,7 @@ extension HTTPClient {
         var configuration = HTTPClient.Configuration()
         configuration.redirectConfiguration = .disallow
         configuration.decompression = .disabled
-        configuration.timeout = .init(connect: .milliseconds(Int64(connectTimeout * 1000)))
+        configuration.timeout = .init(connect: .milliseconds(Int64(((try? connectTimeout(ServiceConfig())) ?? 2) * 1000)))
         configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 64)
         // A refused connection is an answer: callers mark the replica down and try the next one themselves.
         configuration.connectionPool.retryConnectionEstablishment = false

@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import Hummingbird
 import ServiceLifecycle
 
@@ -8,9 +9,7 @@ extension ApplicationProtocol {
     /// so that nothing can keep a stopped service alive.
     public func runUntilTerminated(config: ServiceConfig) async throws {
         // Read when the first call to another service is made (`HTTPClient.service`): refused here, not ignored there.
-        guard try config.duration("UPSTREAM_CONNECT_TIMEOUT", default: 2) > 0 else {
-            throw ServiceConfig.Invalid(description: "UPSTREAM_CONNECT_TIMEOUT must be more than 0")
-        }
+        _ = try HTTPClient.connectTimeout(config)
         var configuration = ServiceGroupConfiguration(services: [self], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         configuration.maximumGracefulShutdownDuration = .seconds(try config.duration("SHUTDOWN_TIMEOUT", default: 20))
         configuration.maximumCancellationDuration = .seconds(5)

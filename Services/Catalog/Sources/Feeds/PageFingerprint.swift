@@ -28,8 +28,9 @@ enum PageFingerprint {
         let low = mix(b ^ 0x2FFD_72DB_D01A_DFB7, a ^ 0xB8E1_AFED_6A26_7E96 ^ UInt64(count))
         var text = [UInt8]()
         text.reserveCapacity(32)
-        for word in [high, low] {
-            for shift in stride(from: 56, through: 0, by: -8) { Hex.append(UInt8(truncatingIfNeeded: word >> UInt64(shift)), to: &text) }
+        for shift in stride(from: 120, through: 0, by: -8) {
+            let word = shift >= 64 ? high >> UInt64(shift - 64) : low >> UInt64(shift)
+            Hex.append(UInt8(truncatingIfNeeded: word), to: &text)
         }
         return String(decoding: text, as: UTF8.self)
     }
