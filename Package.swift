@@ -179,7 +179,7 @@ let package = Package(
         .testTarget(
             name: "CatalogServiceTests",
             dependencies: [
-                "CatalogService", "TestSupport", "Shared", "ServiceSupport",
+                "CatalogService", "TestSupport", "Shared", "ServiceSupport", "PostgresSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),

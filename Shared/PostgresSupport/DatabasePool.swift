@@ -1,3 +1,4 @@
+import Foundation
 import PostgresNIO
 import ServiceSupport
 
@@ -12,6 +13,10 @@ import ServiceSupport
 /// idle-timeout timer that PostgresNIO sets on a connection above it (another sixth), but PostgresNIO 1.33.2 stops the
 /// process on a precondition (`createNewDemandConnectionIfPossible`) when a request comes while fewer than the minimum
 /// are open, as after PostgreSQL restarts (seen in `FaultTests.servicesReconnectWhenPostgreSQLRestarts`).
+///
+/// How many at most depends on what the statements wait for (`init(config:defaultMaximum:)`): PostgreSQL runs each
+/// connection's statement in a process of its own, so past what its cores can run at once, statements only take turns
+/// on them and the slowest answers wait longest; a request waiting for a connection here waits in order instead.
 public struct DatabasePool: Sendable, Equatable {
     public var maximumConnections: Int
     /// Seconds between pings of an idle connection; nil for none.
@@ -22,13 +27,20 @@ public struct DatabasePool: Sendable, Equatable {
         self.keepAlive = keepAlive
     }
 
-    /// A service's pool, from `DATABASE_MAX_CONNECTIONS` and `DATABASE_KEEPALIVE`.
-    public init(config: ServiceConfig) throws {
-        let maximum = try config.int("DATABASE_MAX_CONNECTIONS", default: 20)
+    /// A service's pool, from `DATABASE_MAX_CONNECTIONS` (`defaultMaximum` when unset) and `DATABASE_KEEPALIVE`.
+    public init(config: ServiceConfig, defaultMaximum: Int = 20) throws {
+        let maximum = try config.int("DATABASE_MAX_CONNECTIONS", default: defaultMaximum)
         guard maximum >= 1 else { throw ServiceConfig.Invalid(description: "DATABASE_MAX_CONNECTIONS must be at least 1") }
         let keepAlive = try config.duration("DATABASE_KEEPALIVE", default: 0)
         self.init(maximumConnections: maximum, keepAlive: keepAlive > 0 ? keepAlive : nil)
     }
+
+    /// The default for a service whose statements are reads that keep a core busy from start to end (catalog's
+    /// feeds and searches): two per core, and two more for the statements whose answers are on their way (catalog's
+    /// shelf-copy listener keeps one). With PostgreSQL on the same two cores, catalog's 20 connections gave a cold lane
+    /// page at a million books a p99 of 50-57 ms and a random-word search 134-371 ms; 6 gave 35-40 and 67-80 ms at the
+    /// same throughput (docs/PERFORMANCE.md, session 22). Patron keeps 20: its writes wait for the disk to flush, and fewer connections served fewer borrows.
+    public static var readsDefaultMaximum: Int { 2 * ProcessInfo.processInfo.activeProcessorCount + 2 }
 
     func apply(to options: inout PostgresClient.Configuration.Options) {
         options.maximumConnections = maximumConnections

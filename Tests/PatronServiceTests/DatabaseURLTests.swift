@@ -40,6 +40,10 @@ import Testing
         #expect(told == DatabasePool(maximumConnections: 8, keepAlive: 45))
         let pinged = try DatabaseURL.configuration("postgres://u@h/db", pool: told).options
         #expect(pinged.keepAliveBehavior?.frequency == .seconds(45) && pinged.maximumConnections == 8 && pinged.minimumConnections == 0)
+
+        // A service's own default (catalog's: `readsDefaultMaximum`) when the setting is absent, not when it is set.
+        #expect(try DatabasePool(config: ServiceConfig(environment: [:]), defaultMaximum: 6).maximumConnections == 6)
+        #expect(try DatabasePool(config: ServiceConfig(environment: ["DATABASE_MAX_CONNECTIONS": "8"]), defaultMaximum: 6).maximumConnections == 8)
     }
 
     @Test func aPoolThatCannotBeIsRefusedAtStart() {

@@ -22,7 +22,7 @@ struct CatalogSettings: Sendable {
     init(config: ServiceConfig) throws {
         port = try config.int("CATALOG_PORT", default: 8081)
         databaseURL = config.string("CATALOG_DATABASE_URL", default: "postgres://postgres@127.0.0.1:5433/bookmobile_catalog")
-        databasePool = try DatabasePool(config: config)
+        databasePool = try DatabasePool(config: config, defaultMaximum: DatabasePool.readsDefaultMaximum)
         patronURLs = config.urls("PATRON_URLS", default: "http://127.0.0.1:8082")
         publicURL = config.string("PUBLIC_URL", default: "http://127.0.0.1:8080")
         serviceToken = try config.secret("SERVICE_TOKEN")
