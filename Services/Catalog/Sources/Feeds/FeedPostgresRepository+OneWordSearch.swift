@@ -43,15 +43,12 @@ extension FeedPostgresRepository {
     /// $1 the kept word, $2 how many of its most borrowed entries are the candidates, $3 and $4 the key and id of the
     /// previous page's last book (NULL for none), $5 the page's size, $6 its offset, $7 the books the patron hid. The
     /// page's books in the order of a one-word search (rank with `inFieldsBoost`, then id), with their key as text.
+    /// The page is chosen by `search_postings_page` (migration 22), whose plan PostgreSQL keeps for the session.
     enum PostingsPage: PreparedSQL {
         static let sql = """
-            WITH candidates AS MATERIALIZED (
-                SELECT book_id, (rank + \(FeedPostgresRepository.inFieldsBoost))::real AS key FROM search_postings
-                WHERE word = $1 AND NOT (book_id = ANY($7::uuid[])) ORDER BY popularity DESC, book_id DESC LIMIT $2),
-            page AS (SELECT book_id, key FROM candidates
-                WHERE $3::text IS NULL OR key < $3::text::real OR (key = $3::text::real AND book_id > $4::uuid)
-                ORDER BY key DESC, book_id ASC LIMIT $5 OFFSET $6)
-            SELECT \(BookPostgresRepository.summaryColumns), page.key::text FROM page JOIN books ON books.id = page.book_id
+            SELECT \(BookPostgresRepository.summaryColumns), page.key::text
+            FROM search_postings_page($1::text, $2::int8, $3::text::real, $4::uuid, $5::int8, $6::int8, $7::uuid[]) page
+            JOIN books ON books.id = page.book_id
             ORDER BY page.key DESC, page.book_id ASC
             """
     }
