@@ -39,7 +39,8 @@ public struct DatabasePool: Sendable, Equatable {
     /// feeds and searches): two per core, and two more for the statements whose answers are on their way (catalog's
     /// shelf-copy listener keeps one). With PostgreSQL on the same two cores, catalog's 20 connections gave a cold lane
     /// page at a million books a p99 of 50-57 ms and a random-word search 134-371 ms; 6 gave 35-40 and 67-80 ms at the
-    /// same throughput (docs/PERFORMANCE.md, session 22). Patron keeps 20: its writes wait for the disk to flush, and fewer connections served fewer borrows.
+    /// same throughput (docs/PERFORMANCE.md, session 22). Patron keeps 20: its writes wait for the disk to flush, and
+    /// fewer connections served fewer borrows.
     public static var readsDefaultMaximum: Int { 2 * ProcessInfo.processInfo.activeProcessorCount + 2 }
 
     func apply(to options: inout PostgresClient.Configuration.Options) {
