@@ -25,7 +25,7 @@ stop_leftover_stacks() {
 }
 cleanup() { stop_leftover_stacks; scripts/postgres.sh stop "$tmp"; rm -rf "$tmp"; }
 trap cleanup EXIT
-# Tests run in parallel, each app with its own pool (up to 20 connections a service): 300 was reached at peak.
+# Tests run in parallel, each app with its own pool (up to 20 connections for patron, 2 x cores + 2 for catalog).
 PG_FAST=1 PG_MAX_CONNECTIONS=600 scripts/postgres.sh start "$tmp" "$port"
 export TEST_DATABASE_URL="postgres://postgres@127.0.0.1:$port/postgres"
 # Hundreds of test apps share the test process's two event loops: a connection to a local stand-in took over the

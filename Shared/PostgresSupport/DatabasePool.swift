@@ -22,13 +22,16 @@ public struct DatabasePool: Sendable, Equatable {
     /// Seconds between pings of an idle connection; nil for none.
     public var keepAlive: Double?
 
-    public init(maximumConnections: Int = 20, keepAlive: Double? = nil) {
+    /// Patron's default, and any pool's that is not told (tests): its writes wait for the disk, so more at once serve more.
+    public static let writesDefaultMaximum = 20
+
+    public init(maximumConnections: Int = writesDefaultMaximum, keepAlive: Double? = nil) {
         self.maximumConnections = maximumConnections
         self.keepAlive = keepAlive
     }
 
     /// A service's pool, from `DATABASE_MAX_CONNECTIONS` (`defaultMaximum` when unset) and `DATABASE_KEEPALIVE`.
-    public init(config: ServiceConfig, defaultMaximum: Int = 20) throws {
+    public init(config: ServiceConfig, defaultMaximum: Int = writesDefaultMaximum) throws {
         let maximum = try config.int("DATABASE_MAX_CONNECTIONS", default: defaultMaximum)
         guard maximum >= 1 else { throw ServiceConfig.Invalid(description: "DATABASE_MAX_CONNECTIONS must be at least 1") }
         let keepAlive = try config.duration("DATABASE_KEEPALIVE", default: 0)

@@ -5,10 +5,13 @@ extension HTTPClient {
     /// is the process's; `runUntilTerminated` refuses a malformed one at start). Short, so that a replica that is away
     /// is skipped soon; the test suite, whose hundreds of apps share two event loops, sets it longer.
     public static func connectTimeout(_ config: ServiceConfig) throws -> Double {
-        let seconds = try config.duration("UPSTREAM_CONNECT_TIMEOUT", default: 2)
+        let seconds = try config.duration("UPSTREAM_CONNECT_TIMEOUT", default: defaultConnectTimeout)
         guard seconds > 0 else { throw ServiceConfig.Invalid(description: "UPSTREAM_CONNECT_TIMEOUT must be more than 0") }
         return seconds
     }
+
+    /// `UPSTREAM_CONNECT_TIMEOUT` when unset.
+    static let defaultConnectTimeout = 2.0
 
     /// The client for calls between Bookmobile services (the gateway's proxying and internal calls). Unlike
     /// `HTTPClient.shared` (browser-like), it passes bodies through untouched (no decompression), hands redirects
@@ -18,7 +21,7 @@ extension HTTPClient {
         var configuration = HTTPClient.Configuration()
         configuration.redirectConfiguration = .disallow
         configuration.decompression = .disabled
-        configuration.timeout = .init(connect: .milliseconds(Int64(((try? connectTimeout(ServiceConfig())) ?? 2) * 1000)))
+        configuration.timeout = .init(connect: .milliseconds(Int64(((try? connectTimeout(ServiceConfig())) ?? defaultConnectTimeout) * 1000)))
         configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 64)
         // A refused connection is an answer: callers mark the replica down and try the next one themselves.
         configuration.connectionPool.retryConnectionEstablishment = false

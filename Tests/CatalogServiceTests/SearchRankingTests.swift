@@ -158,6 +158,23 @@ extension CatalogServiceTests {
                 on: url
             )
             #expect(titled == ["\(FeedPostgresRepository.popularCandidates)"], "the thousand most borrowed titles with the word")
+            // A book the patron hid is left out of every page (`search_postings_page`); the pages stay full and follow on.
+            let listed = seen.map { $0.replacingOccurrences(of: "urn:uuid:", with: "") }
+            let hiddenBook = try #require(UUID(uuidString: listed[0]))
+            let (hiddenFirst, hiddenSecond) = try await TestDatabase.withClient(url) { client, logger in
+                let feeds = FeedPostgresRepository(books: BookPostgresRepository(client: client))
+                let first = try await feeds.search(.init(q: "ground", size: 50), hidden: [hiddenBook], logger: logger)
+                var next = FeedPostgresRepository.SearchRequest(q: "ground", size: 50)
+                next.after = first.next
+                return (first, try await feeds.search(next, hidden: [hiddenBook], logger: logger))
+            }
+            // Hiding one candidate lets the next most borrowed book in, which may rank anywhere: the rest keep their order.
+            let shown = (hiddenFirst.books + hiddenSecond.books).map { $0.id.uuidString.lowercased() }
+            let before = Array(listed[1..<101])
+            #expect(hiddenFirst.total == nil && hiddenFirst.books.count == 50 && hiddenSecond.books.count == 50)
+            #expect(Set(shown).count == 100 && !shown.contains(listed[0]))
+            #expect(Set(shown).subtracting(before).count <= 1)
+            #expect(shown.filter { before.contains($0) } == before.filter { shown.contains($0) })
             // Two words: the candidates are the longest word's kept entries, each book checked against both and ranked.
             let twoCommon = try await opds2(client, "/opds/search?q=the+ground&size=50")
             let twoCommonTitles = (twoCommon["publications"] as? [[String: Any]] ?? []).compactMap {

@@ -26,13 +26,7 @@ enum PageFingerprint {
         b = ((b << 29) | (b >> 35)) &+ mix(t1 ^ 0xC0AC_29B7_C97C_50DD, t0 ^ 0x3F84_D5B5_B547_0917)
         let high = mix(a ^ 0x9216_D5D9_8979_FB1B, b ^ 0xD131_0BA6_98DF_B5AC)
         let low = mix(b ^ 0x2FFD_72DB_D01A_DFB7, a ^ 0xB8E1_AFED_6A26_7E96 ^ UInt64(count))
-        var text = [UInt8]()
-        text.reserveCapacity(32)
-        for shift in stride(from: 120, through: 0, by: -8) {
-            let word = shift >= 64 ? high >> UInt64(shift - 64) : low >> UInt64(shift)
-            Hex.append(UInt8(truncatingIfNeeded: word), to: &text)
-        }
-        return String(decoding: text, as: UTF8.self)
+        return withUnsafeBytes(of: (high.bigEndian, low.bigEndian)) { Hex.string($0) }
     }
 
     /// The 128-bit product's halves folded together.
