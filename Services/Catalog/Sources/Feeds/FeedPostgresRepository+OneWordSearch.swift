@@ -43,11 +43,13 @@ extension FeedPostgresRepository {
     /// $1 the kept word, $2 how many of its most borrowed entries are the candidates, $3 and $4 the key and id of the
     /// previous page's last book (NULL for none), $5 the page's size, $6 its offset, $7 the books the patron hid. The
     /// page's books in the order of a one-word search (rank with `inFieldsBoost`, then id), with their key as text.
-    /// The page is chosen by `search_postings_page` (migration 22), whose plan PostgreSQL keeps for the session.
+    /// The page is chosen by `search_postings_page` (migrations 22 and 24), whose plan PostgreSQL keeps for the session.
+    /// Its ids are put in order before the books are joined: sorting the joined rows copied all their columns.
     enum PostingsPage: PreparedSQL {
         static let sql = """
             SELECT \(BookPostgresRepository.summaryColumns), page.key::text
-            FROM search_postings_page($1::text, $2::int8, $3::text::real, $4::uuid, $5::int8, $6::int8, $7::uuid[]) page
+            FROM (SELECT p.book_id, p.key FROM search_postings_page($1::text, $2::int8, $3::text::real, $4::uuid, $5::int8, $6::int8, $7::uuid[]) p
+                ORDER BY p.key DESC, p.book_id ASC) page
             JOIN books ON books.id = page.book_id
             ORDER BY page.key DESC, page.book_id ASC
             """
@@ -55,21 +57,15 @@ extension FeedPostgresRepository {
 
     /// $1 the kept word, $2 and $3 the key and id of the previous page's last book (NULL for none), $4 the page's size,
     /// $5 its offset, $6 the books the patron hid. A page of the word's kept entries in the order of a one-word search
-    /// (key, then id), read in that order from their index (`search_postings_by_key`, whose expression the key is):
-    /// the books after the cursor with its key, then those with lower keys.
+    /// (key, then id), read in that order from their index (`search_postings_by_key`, whose expression the key is) by
+    /// `search_kept_entries_page` (migration 24, a plan PostgreSQL keeps for the session): the books after the cursor
+    /// with its key, then those with lower keys. Ordered as `PostingsPage`'s.
     enum KeptEntriesPage: PreparedSQL {
-        static let key = "(rank + \(FeedPostgresRepository.inFieldsBoost))::real"
         static let sql = """
-            WITH entries AS (
-                (SELECT book_id, \(key) AS key FROM search_postings
-                    WHERE word = $1 AND $2::text IS NOT NULL AND \(key) = $2::text::real AND book_id > $3::uuid AND NOT (book_id = ANY($6::uuid[]))
-                    ORDER BY book_id LIMIT CASE WHEN $4 = 0 THEN 0 ELSE $4 + $5 END)
-                UNION ALL
-                (SELECT book_id, \(key) FROM search_postings
-                    WHERE word = $1 AND ($2::text IS NULL OR \(key) < $2::text::real) AND NOT (book_id = ANY($6::uuid[]))
-                    ORDER BY \(key) DESC, book_id LIMIT CASE WHEN $4 = 0 THEN 0 ELSE $4 + $5 END)),
-            page AS (SELECT book_id, key FROM entries ORDER BY key DESC, book_id LIMIT $4 OFFSET $5)
-            SELECT \(BookPostgresRepository.summaryColumns), page.key::text FROM page JOIN books ON books.id = page.book_id
+            SELECT \(BookPostgresRepository.summaryColumns), page.key::text
+            FROM (SELECT p.book_id, p.key FROM search_kept_entries_page($1::text, $2::text::real, $3::uuid, $4::int8, $5::int8, $6::uuid[]) p
+                ORDER BY p.key DESC, p.book_id ASC) page
+            JOIN books ON books.id = page.book_id
             ORDER BY page.key DESC, page.book_id ASC
             """
     }

@@ -205,8 +205,8 @@ struct FeedPostgresRepository: Sendable {
     /// three hundred ~4 ms).
     static let correctedCandidates = fuzzyLimit
     /// Added to the rank of a book with a query's only word in its title, authors, series or subjects: more than any
-    /// description gives (0.1 an occurrence). Migrations 20 (`search_postings_by_key`) and 22 (`search_postings_page`)
-    /// write it as 100: a change needs a migration that replaces both.
+    /// description gives (0.1 an occurrence). Migrations 20 (`search_postings_by_key`) and 24 (`search_postings_page`,
+    /// `search_kept_entries_page`) write it as 100: a change needs a migration that replaces all three.
     static let inFieldsBoost = 100
     /// How deep `page` reaches when there is no total: a page beyond is empty rather than read through a longer offset.
     static let deepestResult = 10_000
