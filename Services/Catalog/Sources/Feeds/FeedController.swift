@@ -333,7 +333,7 @@ struct FeedController: Sendable {
         let copy = try await shelves.shelf(patronID: patronID, seen: request.shelfVersionSeen, logger: context.logger)
         let personal = PersonalView(shelf: copy.shelf, version: copy.version)
         let page = ShelfPage(copy.shelf.books, page: number, size: Self.shelfPageSize)
-        let books = try await feeds.books.summaries(ids: page.books.map(\.bookId), logger: context.logger)
+        let books = try await feeds.books.entries(ids: page.books.map(\.bookId), logger: context.logger)
         let path = PublicRoute.shelfFeed.path + (number == 1 ? "" : "?page=\(number)")
         var feed = Feed(id: publicURL + path, title: "My books", kind: .acquisition, links: baseLinks(self: path, type: MediaType.acquisition))
         if page.hasNext {
@@ -384,7 +384,7 @@ struct FeedController: Sendable {
         async let pages = feeds.firstBooks(of: lanes.map(\.lane), size: Self.groupSize + 1, hidden: hidden, logger: context.logger)
         // Patrons who borrowed this also borrowed (each shown book by at least three of them): after the series.
         let coBorrowedIDs = await discovery.coBorrowed(with: id, logger: context.logger).filter { !hidden.contains($0) }
-        let coBorrowed = try await feeds.books.summaries(ids: Array(coBorrowedIDs.prefix(Self.groupSize + 1)), logger: context.logger)
+        let coBorrowed = try await feeds.books.entries(ids: Array(coBorrowedIDs.prefix(Self.groupSize + 1)), logger: context.logger)
         var groups = zip(lanes, try await pages).map { (title: $0.0.title, href: publicURL + $0.0.lane.path, books: $0.1) }
         groups.insert((title: "Patrons who borrowed this also borrowed", href: publicURL + path, books: coBorrowed), at: book.series == nil ? 0 : 1)
         var shown: Set<UUID> = [id]

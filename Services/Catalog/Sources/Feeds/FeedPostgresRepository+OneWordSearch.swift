@@ -47,7 +47,7 @@ extension FeedPostgresRepository {
     /// Its ids are put in order before the books are joined: sorting the joined rows copied all their columns.
     enum PostingsPage: PreparedSQL {
         static let sql = """
-            SELECT \(BookPostgresRepository.summaryColumns), page.key::text
+            SELECT \(BookPostgresRepository.entryColumns), page.key::text
             FROM (SELECT p.book_id, p.key FROM search_postings_page($1::text, $2::int8, $3::text::real, $4::uuid, $5::int8, $6::int8, $7::uuid[]) p
                 ORDER BY p.key DESC, p.book_id ASC) page
             JOIN books ON books.id = page.book_id
@@ -62,7 +62,7 @@ extension FeedPostgresRepository {
     /// with its key, then those with lower keys. Ordered as `PostingsPage`'s.
     enum KeptEntriesPage: PreparedSQL {
         static let sql = """
-            SELECT \(BookPostgresRepository.summaryColumns), page.key::text
+            SELECT \(BookPostgresRepository.entryColumns), page.key::text
             FROM (SELECT p.book_id, p.key FROM search_kept_entries_page($1::text, $2::text::real, $3::uuid, $4::int8, $5::int8, $6::uuid[]) p
                 ORDER BY p.key DESC, p.book_id ASC) page
             JOIN books ON books.id = page.book_id
@@ -150,10 +150,10 @@ extension FeedPostgresRepository {
                 hidden,
                 logger: logger
             )
-            (rows, descriptionsFollow) = (try await Self.keyedSummaries(statement), false)
+            (rows, descriptionsFollow) = (try await Self.keyedEntries(statement), false)
         } else if kept.words == 1, let only = kept.firstWord, kept.books <= Self.countBound {
             let statement = try await books.client.run(KeptEntriesPage.self, only, key, id, size, offset, hidden, logger: logger)
-            (rows, descriptionsFollow, total) = (try await Self.keyedSummaries(statement), kept.books > kept.inFields, kept.books)
+            (rows, descriptionsFollow, total) = (try await Self.keyedEntries(statement), kept.books > kept.inFields, kept.books)
         } else {
             return nil
         }
@@ -169,12 +169,12 @@ extension FeedPostgresRepository {
         )
     }
 
-    /// Books with their search key (as text) after the summary's columns.
-    static func keyedSummaries(_ statement: some AsyncSequence<PostgresRow, any Error>) async throws -> [(book: BookDetail, key: String)] {
+    /// Books with their search key (as text) after the entry's columns.
+    static func keyedEntries(_ statement: some AsyncSequence<PostgresRow, any Error>) async throws -> [(book: BookDetail, key: String)] {
         var rows: [(book: BookDetail, key: String)] = []
         for try await row in statement {
             let cells = row.makeRandomAccess()
-            rows.append((try BookPostgresRepository.decodeSummary(cells), try cells[BookPostgresRepository.summaryColumnCount].decode(String.self)))
+            rows.append((try BookPostgresRepository.decodeEntry(cells), try cells[BookPostgresRepository.entryColumnCount].decode(String.self)))
         }
         return rows
     }

@@ -66,7 +66,7 @@ struct FeedPostgresRepository: Sendable {
         var rows: [(BookDetail, String)] = []
         for try await row in try await books.client.query(sql.query, logger: logger) {
             let cells = row.makeRandomAccess()
-            rows.append((try BookPostgresRepository.decodeSummary(cells), try cells[BookPostgresRepository.summaryColumnCount].decode(String.self)))
+            rows.append((try BookPostgresRepository.decodeEntry(cells), try cells[BookPostgresRepository.entryColumnCount].decode(String.self)))
         }
         let more = rows.count > size
         let page = Array(rows.prefix(size))
@@ -100,14 +100,14 @@ struct FeedPostgresRepository: Sendable {
         var pages = Array(repeating: [BookDetail](), count: lanes.count)
         for try await row in try await books.client.query(sql.query, logger: logger) {
             let cells = row.makeRandomAccess()
-            let index = try cells[BookPostgresRepository.summaryColumnCount + 1].decode(Int.self)
-            pages[index].append(try BookPostgresRepository.decodeSummary(cells))
+            let index = try cells[BookPostgresRepository.entryColumnCount + 1].decode(Int.self)
+            pages[index].append(try BookPostgresRepository.decodeEntry(cells))
         }
         return pages
     }
 
     /// The statement of `limit` books of `lane` in `sort` and `order` after `after`, but those bound at `hidden`: their
-    /// summary columns and the sort value as text (a page's cursor).
+    /// entry columns and the sort value as text (a page's cursor).
     static func laneSelect(
         _ lane: Lane,
         sort: SortKey,
@@ -129,7 +129,7 @@ struct FeedPostgresRepository: Sendable {
         if let after { conditions.append(try sql.after(after, sort: sort, order: order)) }
         let direction = order == .asc ? "ASC" : "DESC"
         return """
-            SELECT \(BookPostgresRepository.summaryColumns), (\(expression))::text AS cursor_value FROM books WHERE \(conditions.joined(separator: " AND "))
+            SELECT \(BookPostgresRepository.entryColumns), (\(expression))::text AS cursor_value FROM books WHERE \(conditions.joined(separator: " AND "))
             ORDER BY \(expression) \(direction), id \(direction) LIMIT \(limit)
             """
     }
@@ -138,7 +138,7 @@ struct FeedPostgresRepository: Sendable {
     /// more by their authors, then more of their genres, popular ones first within each; never `excluding`.
     func recommended(liked: [UUID], coBorrowed: [UUID], excluding: [UUID], size: Int, logger: Logger) async throws -> [BookDetail] {
         guard !liked.isEmpty || !coBorrowed.isEmpty else { return [] }
-        return try await books.summaries(
+        return try await books.entries(
             """
             WITH liked AS (SELECT authors, series, genres FROM books WHERE id = ANY(\(liked))),
             taste AS (SELECT ARRAY(SELECT DISTINCT unnest(authors) FROM liked) AS authors,
@@ -152,7 +152,7 @@ struct FeedPostgresRepository: Sendable {
                 WHERE b.withdrawn_at IS NULL AND NOT (b.id = ANY(\(excluding)))
                 AND (b.id = ANY(\(coBorrowed)) OR b.series = ANY(t.series) OR b.authors && t.authors OR b.genres && t.genres)
                 ORDER BY score DESC, popularity DESC, pick LIMIT \(size))
-            SELECT \(unescaped: BookPostgresRepository.summaryColumns) FROM scored JOIN books ON books.id = scored.pick
+            SELECT \(unescaped: BookPostgresRepository.entryColumns) FROM scored JOIN books ON books.id = scored.pick
             ORDER BY score DESC, scored.popularity DESC, pick
             """,
             logger: logger
@@ -488,7 +488,7 @@ struct FeedPostgresRepository: Sendable {
             WITH \(ctes.joined(separator: ",\n")),
             matches AS MATERIALIZED (\(candidates)),
             page AS (SELECT * FROM matches\(pageFilter) ORDER BY \(order) LIMIT \(pageLimit) OFFSET \(offset)),
-            found AS (SELECT \(BookPostgresRepository.summaryColumns), page.match_key::text AS match_key_text, page.match_title,
+            found AS (SELECT \(BookPostgresRepository.entryColumns), page.match_key::text AS match_key_text, page.match_title,
                 page.match_key, page.match_id FROM page JOIN books ON books.id = page.match_id)
             SELECT found.*, counted.n FROM counted LEFT JOIN found ON true ORDER BY \(order)
             """
@@ -496,11 +496,11 @@ struct FeedPostgresRepository: Sendable {
         var rows: [(book: BookDetail, key: String, title: String)] = []
         for try await row in try await books.client.query(sql.query, logger: logger) {
             let cells = row.makeRandomAccess()
-            let column = BookPostgresRepository.summaryColumnCount
+            let column = BookPostgresRepository.entryColumnCount
             counted = try cells[cells.count - 1].decode(Int.self)
             guard try cells[0].decode(UUID?.self) != nil else { continue }
             rows.append(
-                (try BookPostgresRepository.decodeSummary(cells), try cells[column].decode(String.self), try cells[column + 1].decode(String.self))
+                (try BookPostgresRepository.decodeEntry(cells), try cells[column].decode(String.self), try cells[column + 1].decode(String.self))
             )
         }
         let total = counted > bound ? nil : counted

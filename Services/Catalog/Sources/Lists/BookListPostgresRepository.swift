@@ -201,7 +201,7 @@ struct BookListPostgresRepository: Sendable {
     func page(_ id: UUID, after: Int, size: Int, hidden: [UUID], logger: Logger) async throws -> (books: [BookDetail], next: Int?) {
         let rows = try await client.query(
             """
-            SELECT \(unescaped: BookPostgresRepository.summaryColumns), i.position
+            SELECT \(unescaped: BookPostgresRepository.entryColumns), i.position
             FROM book_list_items i JOIN books ON books.id = i.book_id
             WHERE i.list_id = \(id) AND i.position > \(after) AND books.withdrawn_at IS NULL AND NOT (books.id = ANY(\(hidden)))
             ORDER BY i.position LIMIT \(size + 1)
@@ -211,7 +211,7 @@ struct BookListPostgresRepository: Sendable {
         var result: [(BookDetail, Int)] = []
         for try await row in rows {
             let cells = row.makeRandomAccess()
-            result.append((try BookPostgresRepository.decodeSummary(cells), try cells[BookPostgresRepository.summaryColumnCount].decode(Int.self)))
+            result.append((try BookPostgresRepository.decodeEntry(cells), try cells[BookPostgresRepository.entryColumnCount].decode(Int.self)))
         }
         let more = result.count > size
         let page = result.prefix(size)

@@ -9,13 +9,24 @@ import Shared
 struct BookPostgresRepository: Sendable {
     let client: PostgresClient
 
-    /// Columns of a `BookDetail`, without the heavy navigation documents.
-    static let summaryColumns = """
-        id, title, subtitle, authors, contributors::text, languages, publisher, published, description, subjects, genres, isbn, identifiers,
-        series, series_position, page_progression, fixed_layout, word_count, reading_minutes, epub_sha256, epub_size, cover_sha256 IS NOT NULL,
-        cover_type, open_access, featured, staff_pick, copies, copies_available, holds, checkouts, rating_average, rating_count, edition,
-        added_at, updated_at, withdrawn_at IS NOT NULL, warnings, coalesce(thumbnail_type, cover_type), cover_source, accessibility::text, page_count
+    /// The columns a feed entry shows (`AtomRenderer`, `OPDS2Renderer`, `Entry`): what feed pages select, fifty rows a
+    /// page. The other columns of a summary were a third of the cells catalog decoded and PostgreSQL sent for them.
+    static let entryColumns = """
+        id, title, subtitle, contributors::text, languages, publisher, published, description, subjects, genres, isbn, series,
+        series_position, word_count, reading_minutes, cover_sha256 IS NOT NULL, cover_type, open_access, copies, copies_available, holds,
+        rating_average, rating_count, updated_at, withdrawn_at IS NOT NULL, coalesce(thumbnail_type, cover_type), accessibility::text, page_count
         """
+
+    /// How many columns `entryColumns` selects; a feed query's own columns follow them.
+    static let entryColumnCount = 28
+
+    /// Columns of a `BookDetail`, without the heavy navigation documents: an entry's, then the record's own (the
+    /// operator's console, a book's detail, the ingest's answer).
+    static let summaryColumns =
+        entryColumns + """
+            , authors, identifiers, page_progression, fixed_layout, epub_sha256, epub_size, featured, staff_pick, checkouts, edition, added_at,
+            warnings, cover_source
+            """
 
     /// How many columns `summaryColumns` selects; a query's own columns follow them.
     static let summaryColumnCount = 41
@@ -25,48 +36,70 @@ struct BookPostgresRepository: Sendable {
     /// The summary from a row already indexed (a query that reads its own columns after the summary's indexes the row once).
     static func decodeSummary(_ cells: PostgresRandomAccessRow) throws -> BookDetail {
         func cell<T: PostgresDecodable>(_ index: Int, _ type: T.Type = T.self) throws -> T { try cells[index].decode(T.self) }
+        var book = try decodeEntry(cells)
+        let first = entryColumnCount
+        book.authors = try cells[first].strings()
+        book.identifiers = try cells[first + 1].strings()
+        book.pageProgression = try cell(first + 2)
+        book.fixedLayout = try cell(first + 3)
+        book.epubSha256 = try cell(first + 4)
+        book.epubSize = Int(try cell(first + 5, Int64.self))
+        book.featured = try cell(first + 6)
+        book.staffPick = try cell(first + 7)
+        book.checkouts = try cell(first + 8)
+        book.edition = try cell(first + 9)
+        book.addedAt = try cell(first + 10)
+        book.warnings = try cells[first + 11].strings()
+        book.coverSource = try cell(first + 12, String?.self).flatMap(CoverSource.init(rawValue:))
+        return book
+    }
+
+    /// A book as a feed entry shows it, from a row that selects `entryColumns`: the record's own fields (see
+    /// `summaryColumns`) are left empty, as no entry shows them.
+    static func decodeEntry(_ cells: PostgresRandomAccessRow) throws -> BookDetail {
+        func cell<T: PostgresDecodable>(_ index: Int, _ type: T.Type = T.self) throws -> T { try cells[index].decode(T.self) }
         return BookDetail(
             id: try cell(0),
             title: try cell(1),
             subtitle: try cell(2),
-            authors: try cells[3].strings(),
-            contributors: try Contributor.stored(try cell(4, String.self)),
-            languages: try cells[5].strings(),
-            publisher: try cell(6),
-            published: try cell(7),
-            description: try cell(8),
-            subjects: try cells[9].strings(),
-            genres: try cells[10].strings(),
-            isbn: try cell(11),
-            identifiers: try cells[12].strings(),
-            series: try cell(13),
-            seriesPosition: try cell(14),
-            pageProgression: try cell(15),
-            fixedLayout: try cell(16),
-            wordCount: try cell(17),
-            readingMinutes: try cell(18),
-            epubSha256: try cell(19),
-            epubSize: Int(try cell(20, Int64.self)),
-            hasCover: try cell(21),
-            coverType: try cell(22),
-            openAccess: try cell(23),
-            featured: try cell(24),
-            staffPick: try cell(25),
-            copies: try cell(26),
-            copiesAvailable: try cell(27),
-            holds: try cell(28),
-            checkouts: try cell(29),
-            ratingAverage: try cell(30),
-            ratingCount: try cell(31),
-            edition: try cell(32),
-            addedAt: try cell(33),
-            updatedAt: try cell(34),
-            withdrawn: try cell(35),
-            warnings: try cells[36].strings(),
-            thumbnailType: try cell(37),
-            coverSource: try cell(38, String?.self).flatMap(CoverSource.init(rawValue:)),
-            accessibility: try cell(39, String?.self).flatMap(Accessibility.stored),
-            pageCount: try cell(40)
+            authors: [],
+            contributors: try Contributor.stored(try cell(3, String.self)),
+            languages: try cells[4].strings(),
+            publisher: try cell(5),
+            published: try cell(6),
+            description: try cell(7),
+            subjects: try cells[8].strings(),
+            genres: try cells[9].strings(),
+            isbn: try cell(10),
+            identifiers: [],
+            series: try cell(11),
+            seriesPosition: try cell(12),
+            pageProgression: nil,
+            fixedLayout: false,
+            wordCount: try cell(13),
+            readingMinutes: try cell(14),
+            epubSha256: "",
+            epubSize: 0,
+            hasCover: try cell(15),
+            coverType: try cell(16),
+            openAccess: try cell(17),
+            featured: false,
+            staffPick: false,
+            copies: try cell(18),
+            copiesAvailable: try cell(19),
+            holds: try cell(20),
+            checkouts: 0,
+            ratingAverage: try cell(21),
+            ratingCount: try cell(22),
+            edition: 0,
+            addedAt: .distantPast,
+            updatedAt: try cell(23),
+            withdrawn: try cell(24),
+            warnings: [],
+            thumbnailType: try cell(25),
+            coverSource: nil,
+            accessibility: try cell(26, String?.self).flatMap(Accessibility.stored),
+            pageCount: try cell(27)
         )
     }
 
@@ -77,11 +110,18 @@ struct BookPostgresRepository: Sendable {
         return result
     }
 
-    /// The books with these ids that are not withdrawn, in the order of `ids`.
-    func summaries(ids: [UUID], logger: Logger) async throws -> [BookDetail] {
+    /// Books as feed entries from a query that selects `entryColumns`.
+    func entries(_ query: PostgresQuery, logger: Logger) async throws -> [BookDetail] {
+        var result: [BookDetail] = []
+        for try await row in try await client.query(query, logger: logger) { result.append(try Self.decodeEntry(row.makeRandomAccess())) }
+        return result
+    }
+
+    /// The books with these ids that are not withdrawn, as feed entries, in the order of `ids`.
+    func entries(ids: [UUID], logger: Logger) async throws -> [BookDetail] {
         guard !ids.isEmpty else { return [] }
-        let books = try await summaries(
-            "SELECT \(unescaped: Self.summaryColumns) FROM books WHERE id = ANY(\(ids)) AND withdrawn_at IS NULL",
+        let books = try await entries(
+            "SELECT \(unescaped: Self.entryColumns) FROM books WHERE id = ANY(\(ids)) AND withdrawn_at IS NULL",
             logger: logger
         )
         let byID = Dictionary(books.map { ($0.id, $0) }, uniquingKeysWith: { $1 })
