@@ -22,36 +22,28 @@ extension FeedPostgresRepository {
         var inFields: Int
         /// How many books have the query's word itself in those fields (its kept entries).
         var wordInFields: Int
+        /// The page of its `popularCandidates` most borrowed kept entries, ranked, read with the counts when it was
+        /// asked for and the word is in more than `countBound` books and in the fields of that many (nil otherwise).
+        var commonPage: [(book: BookDetail, key: String)]?
     }
 
-    /// $1 the query's word, $2 whether it stands for every word it begins. A word's counts are the sums of its stripes
-    /// (summed after the range is read: through the `search_word_totals` view every word was summed first). The range is
-    /// the index's both ways (no text has chr(0), so a word alone is [word, word || chr(1))): with the prefix's end in an
-    /// OR, the scan ran from the word to the last word of the catalogue.
-    enum KeptWordCounts: PreparedSQL {
+    /// $1 the query's word, $2 whether it stands for every word it begins, $3 whether to read a common word's page,
+    /// $4 `countBound`, $5 `popularCandidates`, $6 and $7 the key and id of the previous page's last book (NULL for
+    /// none), $8 the page's size, $9 its offset, $10 the books the patron hid. `search_word_counts_and_page`
+    /// (migration 25; a plan PostgreSQL keeps for the session) reads the word's counts, the sums of its stripes in
+    /// `search_word_counts` over the range of words it stands for (the index's both ways: no text has chr(0), so a
+    /// word alone is [word, word || chr(1))), and, when asked and the word is past the bound, the page of its most
+    /// borrowed entries (`search_postings_page`) in the order of a one-word search (rank with `inFieldsBoost`, then
+    /// id): a row a book after the entry's columns, or one row without a book. The page's ids are put in order before
+    /// the books are joined (sorting the joined rows copied all their columns).
+    enum KeptWordAndCommonPage: PreparedSQL {
         static let sql = """
-            WITH term AS (SELECT \(FeedPostgresRepository.postingsTerm("$1")) AS word),
-            kept AS (SELECT c.word, sum(c.books)::int AS books, sum(c.in_fields)::int AS in_fields FROM search_word_counts c, term
-                WHERE c.word >= term.word AND c.word < term.word || CASE WHEN $2 THEN chr(1114111) ELSE chr(1) END
-                GROUP BY c.word HAVING sum(c.books) > 0)
-            SELECT term.word, count(kept.word)::int, min(kept.word), coalesce(max(kept.books), 0)::int, coalesce(min(kept.books), 0)::int,
-                coalesce(min(kept.in_fields), 0)::int, coalesce(max(kept.in_fields) FILTER (WHERE kept.word = term.word), 0)::int
-            FROM term LEFT JOIN kept ON true GROUP BY term.word
-            """
-    }
-
-    /// $1 the kept word, $2 how many of its most borrowed entries are the candidates, $3 and $4 the key and id of the
-    /// previous page's last book (NULL for none), $5 the page's size, $6 its offset, $7 the books the patron hid. The
-    /// page's books in the order of a one-word search (rank with `inFieldsBoost`, then id), with their key as text.
-    /// The page is chosen by `search_postings_page` (migrations 22 and 24), whose plan PostgreSQL keeps for the session.
-    /// Its ids are put in order before the books are joined: sorting the joined rows copied all their columns.
-    enum PostingsPage: PreparedSQL {
-        static let sql = """
-            SELECT \(BookPostgresRepository.entryColumns), page.key::text
-            FROM (SELECT p.book_id, p.key FROM search_postings_page($1::text, $2::int8, $3::text::real, $4::uuid, $5::int8, $6::int8, $7::uuid[]) p
-                ORDER BY p.key DESC, p.book_id ASC) page
-            JOIN books ON books.id = page.book_id
-            ORDER BY page.key DESC, page.book_id ASC
+            SELECT \(BookPostgresRepository.entryColumns), f.kept_word, f.words_kept, f.first_word, f.most_books, f.least_books,
+                f.least_in_fields, f.word_in_fields, f.page_read, f.key::text
+            FROM (SELECT * FROM search_word_counts_and_page($1::text, $2::boolean, $3::boolean, $4::int4, $5::int8, $6::text::real, $7::uuid,
+                $8::int8, $9::int8, $10::uuid[]) f ORDER BY f.key DESC, f.book_id ASC) f
+            LEFT JOIN books ON books.id = f.book_id
+            ORDER BY f.key DESC, f.book_id ASC
             """
     }
 
@@ -59,7 +51,7 @@ extension FeedPostgresRepository {
     /// $5 its offset, $6 the books the patron hid. A page of the word's kept entries in the order of a one-word search
     /// (key, then id), read in that order from their index (`search_postings_by_key`, whose expression the key is) by
     /// `search_kept_entries_page` (migration 24, a plan PostgreSQL keeps for the session): the books after the cursor
-    /// with its key, then those with lower keys. Ordered as `PostingsPage`'s.
+    /// with its key, then those with lower keys. Ordered as `KeptWordAndCommonPage`'s.
     enum KeptEntriesPage: PreparedSQL {
         static let sql = """
             SELECT \(BookPostgresRepository.entryColumns), page.key::text
@@ -107,21 +99,51 @@ extension FeedPostgresRepository {
         return number
     }
 
-    func keptWord(_ word: String, prefix: Bool, logger: Logger) async throws -> KeptWord {
+    /// Where a one-word page starts (the previous page's last key and id) and how many rows it reads: one more than
+    /// the page, to know of a next; none past `deepestResult`.
+    struct PageWindow {
+        var key: String?
+        var id: UUID?
+        var size: Int
+        var offset: Int
+
+        /// No page: the counts alone.
+        static let none = PageWindow(key: nil, id: nil, size: 0, offset: 0)
+    }
+
+    /// What the kept counts say of `word`, with the page of its most borrowed entries in `commonPage` when the word is
+    /// in more books than are counted (`KeptWordAndCommonPage`, one round trip for both).
+    func keptWord(_ word: String, prefix: Bool, commonPage: PageWindow?, hidden: [UUID], logger: Logger) async throws -> KeptWord {
         var found = KeptWord(word: word, words: 0, firstWord: nil, mostBooks: 0, books: 0, inFields: 0, wordInFields: 0)
-        // Every row read (one): a sequence left early gives its pooled connection back only once it ends.
-        for try await row in try await books.client.run(KeptWordCounts.self, word, prefix, logger: logger) {
-            let (kept, words, first, most, books, inFields, wordInFields) = try row.decode((String, Int, String?, Int, Int, Int, Int).self)
+        let window = commonPage ?? .none
+        let rows = try await books.client.run(
+            KeptWordAndCommonPage.self,
+            values: [
+                word, prefix, commonPage != nil, Self.countBound, Self.popularCandidates, window.key, window.id, window.size, window.offset,
+                hidden,
+            ],
+            logger: logger
+        )
+        var page: [(book: BookDetail, key: String)] = []
+        var pageRead = false
+        // Every row read: a sequence left early gives its pooled connection back only once it ends.
+        for try await row in rows {
+            let cells = row.makeRandomAccess()
+            let first = BookPostgresRepository.entryColumnCount
+            func cell<T: PostgresDecodable>(_ index: Int, _ type: T.Type = T.self) throws -> T { try cells[first + index].decode(T.self) }
             found = KeptWord(
-                word: kept,
-                words: words,
-                firstWord: first,
-                mostBooks: most,
-                books: books,
-                inFields: inFields,
-                wordInFields: wordInFields
+                word: try cell(0),
+                words: try cell(1),
+                firstWord: try cell(2),
+                mostBooks: try cell(3),
+                books: try cell(4),
+                inFields: try cell(5),
+                wordInFields: try cell(6)
             )
+            pageRead = try cell(7)
+            if let key = try cell(8, String?.self) { page.append((try BookPostgresRepository.decodeEntry(cells), key)) }
         }
+        found.commonPage = pageRead ? page : nil
         return found
     }
 
@@ -132,32 +154,28 @@ extension FeedPostgresRepository {
     /// rare word's search, a typo's first step, no longer plans the search statement); a page that reaches the books
     /// with it in their descriptions alone is not (their rows are ranked).
     func oneWordPage(_ word: String, kept: KeptWord, request: SearchRequest, hidden: [UUID], logger: Logger) async throws -> Page? {
-        let offset = request.after == nil ? (request.page - 1) * request.size : 0
-        let size = offset < Self.deepestResult ? request.size + 1 : 0
-        let (key, id) = (request.after.map(\.value), request.after.map(\.id))
+        let window = PageWindow(request)
         let rows: [(book: BookDetail, key: String)]
         let descriptionsFollow: Bool
         var total: Int?
-        if kept.mostBooks > Self.countBound, kept.wordInFields >= Self.popularCandidates {
+        if let page = kept.commonPage {
+            (rows, descriptionsFollow) = (page, false)
+        } else if kept.words == 1, let only = kept.firstWord, kept.books <= Self.countBound {
             let statement = try await books.client.run(
-                PostingsPage.self,
-                kept.word,
-                Self.popularCandidates,
-                key,
-                id,
-                size,
-                offset,
+                KeptEntriesPage.self,
+                only,
+                window.key,
+                window.id,
+                window.size,
+                window.offset,
                 hidden,
                 logger: logger
             )
-            (rows, descriptionsFollow) = (try await Self.keyedEntries(statement), false)
-        } else if kept.words == 1, let only = kept.firstWord, kept.books <= Self.countBound {
-            let statement = try await books.client.run(KeptEntriesPage.self, only, key, id, size, offset, hidden, logger: logger)
             (rows, descriptionsFollow, total) = (try await Self.keyedEntries(statement), kept.books > kept.inFields, kept.books)
         } else {
             return nil
         }
-        if descriptionsFollow && rows.count <= request.size && size > 0 { return nil }
+        if descriptionsFollow && rows.count <= request.size && window.size > 0 { return nil }
         let next = rows.count > request.size ? rows[request.size - 1] : nil
         if let counted = total, !hidden.isEmpty {
             total = counted - (try await hiddenMatches(hidden, query: Self.term(word, last: true), logger: logger))
@@ -177,5 +195,17 @@ extension FeedPostgresRepository {
             rows.append((try BookPostgresRepository.decodeEntry(cells), try cells[BookPostgresRepository.entryColumnCount].decode(String.self)))
         }
         return rows
+    }
+}
+
+extension FeedPostgresRepository.PageWindow {
+    init(_ request: FeedPostgresRepository.SearchRequest) {
+        let offset = request.after == nil ? (request.page - 1) * request.size : 0
+        self.init(
+            key: request.after.map(\.value),
+            id: request.after.map(\.id),
+            size: offset < FeedPostgresRepository.deepestResult ? request.size + 1 : 0,
+            offset: offset
+        )
     }
 }

@@ -368,10 +368,13 @@ struct FeedPostgresRepository: Sendable {
         if request.availableOnly { conditions.append("(open_access OR copies_available > 0)") }
         if let condition = request.accessibility.condition { conditions.append(condition) }
         let filtered = conditions.count > 2
-        // One word and no filter: what the kept counts say of it (one prepared read), which counts its matches and may
-        // answer it from its kept entries (`oneWordPage`).
+        // One word and no filter: what the kept counts say of it (one prepared read, with the page of a word past the
+        // bound), which counts its matches and may answer it from its kept entries (`oneWordPage`).
         var kept: KeptWord?
-        if !filtered, let word = singleWord { kept = try await keptWord(word, prefix: Self.term(word, last: true) != word, logger: logger) }
+        if !filtered, let word = singleWord {
+            let window = request.sort == nil ? PageWindow(request) : nil
+            kept = try await keptWord(word, prefix: Self.term(word, last: true) != word, commonPage: window, hidden: hidden, logger: logger)
+        }
         // No book on the shelves has the word (a typo, mostly): nothing matches, and no statement need say so.
         if let kept, kept.words == 0 { return Page(books: [], next: nil, total: 0) }
         // The fewest matches the kept counts vouch for (the books of the commonest word the query stands for), so
