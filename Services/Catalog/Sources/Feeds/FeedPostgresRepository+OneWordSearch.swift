@@ -148,7 +148,8 @@ extension FeedPostgresRepository {
     }
 
     /// The page of a search for `word` alone when its kept rows answer it, nil otherwise. Past `countBound` matches
-    /// (no total): the word's `popularCandidates` most borrowed kept entries, ranked. Up to it, when the word stands for
+    /// (no total): the word's `popularCandidates` most borrowed kept entries, ranked (read with its counts:
+    /// `KeptWord.commonPage`). Up to it, when the word stands for
     /// one catalogue word: the kept count is the total, and a page among the books with the word in their titles,
     /// authors, series or subjects (which rank first) is read in order from its kept entries (a prepared statement: a
     /// rare word's search, a typo's first step, no longer plans the search statement); a page that reaches the books

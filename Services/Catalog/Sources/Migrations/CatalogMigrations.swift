@@ -497,7 +497,8 @@ let catalogMigrations: [Migration] = [
                 $$;
             """
     ),
-    // The page of a search for a common word (`FeedPostgresRepository.PostingsPage`) was planned again at every run:
+    // The page of a search for a common word (`FeedPostgresRepository.PostingsPage`, since migration 25 read with the
+    // word's counts) was planned again at every run:
     // PostgreSQL kept choosing a custom plan for the named statement (its plan for unknown values costs more on paper),
     // and planning it cost about a third of running it (`pgbench -M prepared`, 6 clients, a million books: 2,572 runs a
     // second, 3,250 through this function). A PL/pgSQL function's statements are prepared once per session, and this
