@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import NIOCore
 import ServiceSupport
+import Synchronization
 import TestSupport
 import Testing
 
@@ -18,7 +19,12 @@ import Glibc
 @Suite struct StreamIdleTimeoutTests {
     static let size = 64 << 20
 
-    func bigUpstream() -> some ApplicationProtocol {
+    /// How many bytes the upstream has handed to its connection so far.
+    final class Written: Sendable {
+        let bytes = Atomic<Int>(0)
+    }
+
+    func bigUpstream(written: Written) -> some ApplicationProtocol {
         let router = Router()
         router.get("/books/**") { _, _ in
             Response(
@@ -26,7 +32,10 @@ import Glibc
                 headers: [.contentType: "application/epub+zip", .contentLength: "\(Self.size)"],
                 body: ResponseBody(contentLength: Self.size) { writer in
                     let chunk = ByteBuffer(repeating: 0x42, count: 1 << 20)
-                    for _ in 0..<(Self.size >> 20) { try await writer.write(chunk) }
+                    for _ in 0..<(Self.size >> 20) {
+                        try await writer.write(chunk)
+                        written.bytes.add(chunk.readableBytes, ordering: .relaxed)
+                    }
                     try await writer.finish(nil)
                 }
             )
@@ -34,8 +43,10 @@ import Glibc
         return Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
     }
 
-    /// Sends a GET on a raw socket, reads nothing for `stall`, then reads until the server closes or `limit` passes.
-    func stalledRead(port: Int, stall: Duration, limit: Duration) async throws -> (bytes: Int, closed: Bool) {
+    /// Sends a GET on a raw socket, reads nothing for `stall` and until the upstream has written nothing for `stall`
+    /// (every buffer between them full: the gateway's writes have stopped, so its idle timer runs), then reads until
+    /// the server closes or `limit` passes.
+    func stalledRead(port: Int, stall: Duration, limit: Duration, written: Written) async throws -> (bytes: Int, closed: Bool) {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
         var receive: Int32 = 4096
@@ -61,7 +72,15 @@ import Glibc
             if count == 0 { return (total, true) }
             if count > 0 { total += count }
         }
-        try await Task.sleep(for: stall)
+        // A loaded machine may feed the gateway slowly: its writes go on completing into its send buffer, and the
+        // idle timer does not start, until the upstream can write no more.
+        var (seen, still) = (written.bytes.load(ordering: .relaxed), ContinuousClock.now)
+        let stalledUntil = ContinuousClock.now + limit
+        repeat {
+            try await Task.sleep(for: .milliseconds(250))
+            let now = written.bytes.load(ordering: .relaxed)
+            if now != seen { (seen, still) = (now, ContinuousClock.now) }
+        } while ContinuousClock.now - still < stall && ContinuousClock.now < stalledUntil
         let deadline = ContinuousClock.now + limit
         while ContinuousClock.now < deadline {
             let count = recv(fd, &buffer, buffer.count, 0)
@@ -73,15 +92,16 @@ import Glibc
     }
 
     @Test func aClientThatStopsReadingIsCutOffAfterTheIdleTimeout() async throws {
-        try await bigUpstream().test(.live) { upstream in
+        let written = Written()
+        try await bigUpstream(written: written).test(.live) { upstream in
             let port = try #require(upstream.port)
             let config = TestConfig.base([
                 "CATALOG_URLS": "http://127.0.0.1:\(port)", "PATRON_URLS": "http://127.0.0.1:1", "GATEWAY_PORT": "0", "STREAM_IDLE_TIMEOUT": "1s",
             ])
             try await buildGatewayApplication(config: config).test(.live) { client in
                 let gateway = try #require(client.port)
-                // A loaded machine may feed the gateway slowly: the limit only matters when the gateway fails to close.
-                let (bytes, closed) = try await stalledRead(port: gateway, stall: .seconds(8), limit: .seconds(90))
+                // The limits only matter when the gateway fails to close.
+                let (bytes, closed) = try await stalledRead(port: gateway, stall: .seconds(3), limit: .seconds(90), written: written)
                 #expect(closed, "the gateway closed the stalled connection")
                 #expect(bytes < Self.size, "and did not send the whole body: \(bytes) bytes")
             }
