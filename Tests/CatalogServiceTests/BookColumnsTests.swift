@@ -33,7 +33,6 @@ extension CatalogServiceTests {
             }
             #expect(entry.0 == BookPostgresRepository.entryColumnCount + 1)
             #expect(summary.0 == BookPostgresRepository.summaryColumnCount + 1)
-            #expect(BookPostgresRepository.summaryColumns.hasPrefix(BookPostgresRepository.entryColumns))
             let (shown, whole) = (entry.1, summary.1)
             #expect(shown.id == whole.id && shown.title == whole.title && shown.contributors == whole.contributors)
             #expect(shown.description == whole.description && shown.languages == whole.languages && shown.updatedAt == whole.updatedAt)

@@ -126,21 +126,25 @@ extension FeedPostgresRepository {
         )
         var page: [(book: BookDetail, key: String)] = []
         var pageRead = false
+        var countsRead = false
         // Every row read: a sequence left early gives its pooled connection back only once it ends.
         for try await row in rows {
             let cells = row.makeRandomAccess()
             let first = BookPostgresRepository.entryColumnCount
             func cell<T: PostgresDecodable>(_ index: Int, _ type: T.Type = T.self) throws -> T { try cells[first + index].decode(T.self) }
-            found = KeptWord(
-                word: try cell(0),
-                words: try cell(1),
-                firstWord: try cell(2),
-                mostBooks: try cell(3),
-                books: try cell(4),
-                inFields: try cell(5),
-                wordInFields: try cell(6)
-            )
-            pageRead = try cell(7)
+            // The counts repeat on every row of the page: read once.
+            if !countsRead {
+                found = KeptWord(
+                    word: try cell(0),
+                    words: try cell(1),
+                    firstWord: try cell(2),
+                    mostBooks: try cell(3),
+                    books: try cell(4),
+                    inFields: try cell(5),
+                    wordInFields: try cell(6)
+                )
+                (pageRead, countsRead) = (try cell(7), true)
+            }
             if let key = try cell(8, String?.self) { page.append((try BookPostgresRepository.decodeEntry(cells), key)) }
         }
         found.commonPage = pageRead ? page : nil
@@ -154,8 +158,14 @@ extension FeedPostgresRepository {
     /// authors, series or subjects (which rank first) is read in order from its kept entries (a prepared statement: a
     /// rare word's search, a typo's first step, no longer plans the search statement); a page that reaches the books
     /// with it in their descriptions alone is not (their rows are ranked).
-    func oneWordPage(_ word: String, kept: KeptWord, request: SearchRequest, hidden: [UUID], logger: Logger) async throws -> Page? {
-        let window = PageWindow(request)
+    func oneWordPage(
+        _ word: String,
+        kept: KeptWord,
+        request: SearchRequest,
+        window: PageWindow,
+        hidden: [UUID],
+        logger: Logger
+    ) async throws -> Page? {
         let rows: [(book: BookDetail, key: String)]
         let descriptionsFollow: Bool
         var total: Int?

@@ -371,9 +371,10 @@ struct FeedPostgresRepository: Sendable {
         // One word and no filter: what the kept counts say of it (one prepared read, with the page of a word past the
         // bound), which counts its matches and may answer it from its kept entries (`oneWordPage`).
         var kept: KeptWord?
+        let window = PageWindow(request)
         if !filtered, let word = singleWord {
-            let window = request.sort == nil ? PageWindow(request) : nil
-            kept = try await keptWord(word, prefix: Self.term(word, last: true) != word, commonPage: window, hidden: hidden, logger: logger)
+            let commonPage = request.sort == nil ? window : nil
+            kept = try await keptWord(word, prefix: Self.term(word, last: true) != word, commonPage: commonPage, hidden: hidden, logger: logger)
         }
         // No book on the shelves has the word (a typo, mostly): nothing matches, and no statement need say so.
         if let kept, kept.words == 0 { return Page(books: [], next: nil, total: 0) }
@@ -395,7 +396,7 @@ struct FeedPostgresRepository: Sendable {
         if !hidden.isEmpty { conditions.append("NOT (id = ANY(\(try sql.bind(hidden))))") }
         let matching = conditions.joined(separator: " AND ")
         if oneWordOrder, let word = singleWord, let kept,
-            let page = try await oneWordPage(word, kept: kept, request: request, hidden: hidden, logger: logger)
+            let page = try await oneWordPage(word, kept: kept, request: request, window: window, hidden: hidden, logger: logger)
         {
             return page
         }

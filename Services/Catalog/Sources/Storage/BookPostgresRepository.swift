@@ -31,8 +31,6 @@ struct BookPostgresRepository: Sendable {
     /// How many columns `summaryColumns` selects; a query's own columns follow them.
     static let summaryColumnCount = 41
 
-    static func decodeSummary(_ row: PostgresRow) throws -> BookDetail { try decodeSummary(row.makeRandomAccess()) }
-
     /// The summary from a row already indexed (a query that reads its own columns after the summary's indexes the row once).
     static func decodeSummary(_ cells: PostgresRandomAccessRow) throws -> BookDetail {
         func cell<T: PostgresDecodable>(_ index: Int, _ type: T.Type = T.self) throws -> T { try cells[index].decode(T.self) }
@@ -105,15 +103,21 @@ struct BookPostgresRepository: Sendable {
 
     /// Books from a query that selects `summaryColumns`.
     func summaries(_ query: PostgresQuery, logger: Logger) async throws -> [BookDetail] {
-        var result: [BookDetail] = []
-        for try await row in try await client.query(query, logger: logger) { result.append(try Self.decodeSummary(row)) }
-        return result
+        try await books(query, decode: Self.decodeSummary, logger: logger)
     }
 
     /// Books as feed entries from a query that selects `entryColumns`.
     func entries(_ query: PostgresQuery, logger: Logger) async throws -> [BookDetail] {
+        try await books(query, decode: Self.decodeEntry, logger: logger)
+    }
+
+    private func books(
+        _ query: PostgresQuery,
+        decode: (PostgresRandomAccessRow) throws -> BookDetail,
+        logger: Logger
+    ) async throws -> [BookDetail] {
         var result: [BookDetail] = []
-        for try await row in try await client.query(query, logger: logger) { result.append(try Self.decodeEntry(row.makeRandomAccess())) }
+        for try await row in try await client.query(query, logger: logger) { result.append(try decode(row.makeRandomAccess())) }
         return result
     }
 
@@ -139,8 +143,8 @@ struct BookPostgresRepository: Sendable {
             logger: logger
         )
         for try await row in rows {
-            var book = try Self.decodeSummary(row)
             let cells = row.makeRandomAccess()
+            var book = try Self.decodeSummary(cells)
             let decoder = WireFormat.decoder()
             book.toc = try decoder.decode([TOCEntry].self, from: Data(try cells[Self.summaryColumnCount + 0].decode(String.self).utf8))
             book.pageList = try decoder.decode([TOCEntry].self, from: Data(try cells[Self.summaryColumnCount + 1].decode(String.self).utf8))
