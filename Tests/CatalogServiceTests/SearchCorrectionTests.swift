@@ -43,4 +43,47 @@ extension CatalogServiceTests {
             #expect(words == ["cartographer", "eleanor", "whitfield", "zanzibar"])
         }
     }
+
+    /// A correction in more books than a corrected search ranks, nearly all with it in their descriptions alone (its
+    /// kept entries, the books with it in their fields, are too few to choose from): the list is the best of the most
+    /// borrowed matches, read from the rows (`search_corrected_page`'s last statement).
+    @Test func aMisspelledWordWhoseCorrectionIsMostlyInDescriptionsListsTheMostBorrowedOfItsMatches() async throws {
+        let (app, url) = try await appAndDatabase()
+        try await app.testRouter { client in
+            let title = try await ingestBook(client, title: "Harbor Lights")
+            let count = FeedPostgresRepository.correctedCandidates * 3
+            try await TestDatabase.execute("UPDATE books SET popularity = 1000, checkouts = 1000 WHERE title = 'Harbor Lights'", on: url)
+            try await TestDatabase.execute(
+                """
+                INSERT INTO books (id, title, sort_title, sort_author, authors, languages, description, epub_sha256, epub_size, copies,
+                    copies_available, checkouts, popularity)
+                SELECT gen_random_uuid(), 'Quay ' || g, 'quay ' || lpad(g::text, 6, '0'), b.sort_author, b.authors, b.languages,
+                    'A town by the harbor' || repeat(' harbor', g % 3), md5(random()::text || g), b.epub_size, 1, 1, g, g
+                FROM books b, generate_series(1, \(count)) g WHERE b.title = 'Harbor Lights'
+                """,
+                on: url
+            )
+            let listed = try await pagedIDs(client, "/opds/search?q=harbr&size=40").flatMap { $0 }
+            #expect(listed.count == FeedPostgresRepository.fuzzyLimit && Set(listed).count == listed.count)
+            // The book with the word in its title ranks first; among the rest, the most mentions first.
+            #expect(listed.first == title)
+            let ids = listed.map { $0.replacingOccurrences(of: "urn:uuid:", with: "") }.joined(separator: ",")
+            let lessBorrowed = try await TestDatabase.query(
+                """
+                WITH popular AS (SELECT id FROM books ORDER BY popularity DESC, id DESC LIMIT \(FeedPostgresRepository.correctedCandidates))
+                SELECT count(*)::text FROM books WHERE id = ANY('{\(ids)}'::uuid[]) AND id NOT IN (SELECT id FROM popular)
+                """,
+                on: url
+            )
+            #expect(lessBorrowed == ["0"], "every book listed is among the most borrowed matches")
+            let mentions = try await TestDatabase.query(
+                """
+                SELECT (length(description) - length(replace(description, 'harbor', ''))) / 6 FROM books
+                JOIN unnest('{\(ids)}'::uuid[]) WITH ORDINALITY AS l(id, n) ON books.id = l.id WHERE title <> 'Harbor Lights' ORDER BY l.n
+                """,
+                on: url
+            )
+            #expect(mentions == mentions.sorted(by: >), "ranked by how often the description has the word")
+        }
+    }
 }

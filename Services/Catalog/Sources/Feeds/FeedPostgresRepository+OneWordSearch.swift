@@ -25,48 +25,56 @@ extension FeedPostgresRepository {
         /// The page of its `popularCandidates` most borrowed kept entries, ranked, read with the counts when it was
         /// asked for and the word is in more than `countBound` books and in the fields of that many (nil otherwise).
         var commonPage: [(book: BookDetail, key: String)]?
+        /// The page of its kept entries in the order of a one-word search, read with the counts when a page was asked
+        /// for and it stands for one catalogue word in at most `countBound` books (nil otherwise).
+        var entriesPage: [(book: BookDetail, key: String)]?
     }
 
-    /// $1 the query's word, $2 whether it stands for every word it begins, $3 whether to read a common word's page,
-    /// $4 `countBound`, $5 `popularCandidates`, $6 and $7 the key and id of the previous page's last book (NULL for
-    /// none), $8 the page's size, $9 its offset, $10 the books the patron hid. `search_word_counts_and_page`
-    /// (migration 25; a plan PostgreSQL keeps for the session) reads the word's counts, the sums of its stripes in
-    /// `search_word_counts` over the range of words it stands for (the index's both ways: no text has chr(0), so a
-    /// word alone is [word, word || chr(1))), and, when asked and the word is past the bound, the page of its most
-    /// borrowed entries (`search_postings_page`) in the order of a one-word search (rank with `inFieldsBoost`, then
-    /// id): a row a book after the entry's columns, or one row without a book. The page's ids are put in order before
-    /// the books are joined (sorting the joined rows copied all their columns).
-    enum KeptWordAndCommonPage: PreparedSQL {
+    /// $1 the query's word, $2 whether it stands for every word it begins, $3 whether to read a page, $4 `countBound`,
+    /// $5 `popularCandidates`, $6 and $7 the key and id of the previous page's last book (NULL for none), $8 the page's
+    /// size, $9 its offset, $10 the books the patron hid. `search_word_page` (migration 26; a plan PostgreSQL keeps for
+    /// the session) reads the word's counts, the sums of its stripes in `search_word_counts` over the range of words it
+    /// stands for (the index's both ways: no text has chr(0), so a word alone is [word, word || chr(1))), and, when
+    /// asked, the page they call for: past the bound, its most borrowed entries (`search_postings_page`); up to it, for
+    /// one catalogue word, its kept entries read in order from their index (`search_postings_by_key`, whose expression
+    /// the key is) by `search_kept_entries_page`, the books after the cursor with its key, then those with lower keys.
+    /// Either is in the order of a one-word search (rank with `inFieldsBoost`, then id): a row a book after the entry's
+    /// columns, or one row without a book. The page's ids are put in order before the books are joined (sorting the
+    /// joined rows copied all their columns).
+    enum WordPage: PreparedSQL {
         static let sql = """
             SELECT \(BookPostgresRepository.entryColumns), f.kept_word, f.words_kept, f.first_word, f.most_books, f.least_books,
-                f.least_in_fields, f.word_in_fields, f.page_read, f.key::text
-            FROM (SELECT * FROM search_word_counts_and_page($1::text, $2::boolean, $3::boolean, $4::int4, $5::int8, $6::text::real, $7::uuid,
+                f.least_in_fields, f.word_in_fields, f.page_read, f.entries_read, f.key::text
+            FROM (SELECT * FROM search_word_page($1::text, $2::boolean, $3::boolean, $4::int4, $5::int8, $6::text::real, $7::uuid,
                 $8::int8, $9::int8, $10::uuid[]) f ORDER BY f.key DESC, f.book_id ASC) f
             LEFT JOIN books ON books.id = f.book_id
             ORDER BY f.key DESC, f.book_id ASC
             """
     }
 
-    /// $1 the kept word, $2 and $3 the key and id of the previous page's last book (NULL for none), $4 the page's size,
-    /// $5 its offset, $6 the books the patron hid. A page of the word's kept entries in the order of a one-word search
-    /// (key, then id), read in that order from their index (`search_postings_by_key`, whose expression the key is) by
-    /// `search_kept_entries_page` (migration 24, a plan PostgreSQL keeps for the session): the books after the cursor
-    /// with its key, then those with lower keys. Ordered as `KeptWordAndCommonPage`'s.
-    enum KeptEntriesPage: PreparedSQL {
+    /// $1 the corrected query's tsquery, $2 its spellings, $3 whether every book with one of them matches, $4
+    /// `correctedCandidates`, $5 how many to list, $6 the books the patron hid: the corrected query's best matches,
+    /// ranked by `search_corrected_page` (migration 26; a plan PostgreSQL keeps for the session), in the order of a
+    /// search (rank, sort title, id).
+    enum CorrectedPage: PreparedSQL {
         static let sql = """
-            SELECT \(BookPostgresRepository.entryColumns), page.key::text
-            FROM (SELECT p.book_id, p.key FROM search_kept_entries_page($1::text, $2::text::real, $3::uuid, $4::int8, $5::int8, $6::uuid[]) p
-                ORDER BY p.key DESC, p.book_id ASC) page
-            JOIN books ON books.id = page.book_id
-            ORDER BY page.key DESC, page.book_id ASC
+            SELECT \(BookPostgresRepository.entryColumns)
+            FROM (SELECT * FROM search_corrected_page($1::text, $2::text[], $3::boolean, $4::int4, $5::int4, $6::uuid[]) c
+                ORDER BY c.key DESC, c.match_title, c.book_id) c
+            JOIN books ON books.id = c.book_id
+            ORDER BY c.key DESC, c.match_title, c.book_id
             """
     }
 
-    /// $1 words: the most books on the shelves any of them is in.
-    enum KeptMostBooks: PreparedSQL {
+    /// $1 the query's words: the catalogue's words nearest each (trigram similarity above pg_trgm's threshold, 0.3),
+    /// closest first, at most `correctionsPerWord` each; none for a word shorter than three letters.
+    enum Corrections: PreparedSQL {
         static let sql = """
-            SELECT coalesce(max(books), 0)::int FROM (SELECT sum(c.books) AS books FROM search_word_counts c
-                WHERE c.word IN (SELECT \(FeedPostgresRepository.postingsTerm("s")) FROM unnest($1::text[]) s) GROUP BY c.word) words
+            SELECT q.n::int, near.word FROM unnest($1::text[]) WITH ORDINALITY AS q(word, n)
+            CROSS JOIN LATERAL (SELECT word FROM search_words
+                WHERE length(q.word) >= 3 AND word % immutable_unaccent(q.word)
+                ORDER BY word <-> immutable_unaccent(q.word), word LIMIT \(FeedPostgresRepository.correctionsPerWord)) near
+            ORDER BY q.n
             """
     }
 
@@ -80,11 +88,6 @@ extension FeedPostgresRepository {
 
     func hiddenMatches(_ hidden: [UUID], query: String, logger: Logger) async throws -> Int {
         try await number(HiddenMatches.self, [hidden, query], logger: logger)
-    }
-
-    /// The most books any of `words` is in (a corrected query's spellings).
-    func mostBooks(of words: [String], logger: Logger) async throws -> Int {
-        try await number(KeptMostBooks.self, [words], logger: logger)
     }
 
     /// The one number `statement` returns (0 for no row).
@@ -111,22 +114,18 @@ extension FeedPostgresRepository {
         static let none = PageWindow(key: nil, id: nil, size: 0, offset: 0)
     }
 
-    /// What the kept counts say of `word`, with the page of its most borrowed entries in `commonPage` when the word is
-    /// in more books than are counted (`KeptWordAndCommonPage`, one round trip for both).
-    func keptWord(_ word: String, prefix: Bool, commonPage: PageWindow?, hidden: [UUID], logger: Logger) async throws -> KeptWord {
+    /// What the kept counts say of `word`, with the page they call for when one is asked for (`page`): the common page
+    /// past `countBound`, the kept entries' page up to it (`WordPage`, one round trip for the counts and the page).
+    func keptWord(_ word: String, prefix: Bool, page: PageWindow?, hidden: [UUID], logger: Logger) async throws -> KeptWord {
         var found = KeptWord(word: word, words: 0, firstWord: nil, mostBooks: 0, books: 0, inFields: 0, wordInFields: 0)
-        let window = commonPage ?? .none
+        let window = page ?? .none
         let rows = try await books.client.run(
-            KeptWordAndCommonPage.self,
-            values: [
-                word, prefix, commonPage != nil, Self.countBound, Self.popularCandidates, window.key, window.id, window.size, window.offset,
-                hidden,
-            ],
+            WordPage.self,
+            values: [word, prefix, page != nil, Self.countBound, Self.popularCandidates, window.key, window.id, window.size, window.offset, hidden],
             logger: logger
         )
-        var page: [(book: BookDetail, key: String)] = []
-        var pageRead = false
-        var countsRead = false
+        var entries: [(book: BookDetail, key: String)] = []
+        var (commonRead, entriesRead, countsRead) = (false, false, false)
         // Every row read: a sequence left early gives its pooled connection back only once it ends.
         for try await row in rows {
             let cells = row.makeRandomAccess()
@@ -143,21 +142,21 @@ extension FeedPostgresRepository {
                     inFields: try cell(5),
                     wordInFields: try cell(6)
                 )
-                (pageRead, countsRead) = (try cell(7), true)
+                (commonRead, entriesRead, countsRead) = (try cell(7), try cell(8), true)
             }
-            if let key = try cell(8, String?.self) { page.append((try BookPostgresRepository.decodeEntry(cells), key)) }
+            if let key = try cell(9, String?.self) { entries.append((try BookPostgresRepository.decodeEntry(cells), key)) }
         }
-        found.commonPage = pageRead ? page : nil
+        found.commonPage = commonRead ? entries : nil
+        found.entriesPage = entriesRead ? entries : nil
         return found
     }
 
     /// The page of a search for `word` alone when its kept rows answer it, nil otherwise. Past `countBound` matches
-    /// (no total): the word's `popularCandidates` most borrowed kept entries, ranked (read with its counts:
-    /// `KeptWord.commonPage`). Up to it, when the word stands for
-    /// one catalogue word: the kept count is the total, and a page among the books with the word in their titles,
-    /// authors, series or subjects (which rank first) is read in order from its kept entries (a prepared statement: a
-    /// rare word's search, a typo's first step, no longer plans the search statement); a page that reaches the books
-    /// with it in their descriptions alone is not (their rows are ranked).
+    /// (no total): the word's `popularCandidates` most borrowed kept entries, ranked (`KeptWord.commonPage`). Up to it,
+    /// when the word stands for one catalogue word: the kept count is the total, and a page among the books with the
+    /// word in their titles, authors, series or subjects (which rank first) is read in order from its kept entries
+    /// (`KeptWord.entriesPage`: a rare word's search, a typo's first step, plans no statement); a page that reaches the
+    /// books with it in their descriptions alone is not (their rows are ranked).
     func oneWordPage(
         _ word: String,
         kept: KeptWord,
@@ -171,18 +170,8 @@ extension FeedPostgresRepository {
         var total: Int?
         if let page = kept.commonPage {
             (rows, descriptionsFollow) = (page, false)
-        } else if kept.words == 1, let only = kept.firstWord, kept.books <= Self.countBound {
-            let statement = try await books.client.run(
-                KeptEntriesPage.self,
-                only,
-                window.key,
-                window.id,
-                window.size,
-                window.offset,
-                hidden,
-                logger: logger
-            )
-            (rows, descriptionsFollow, total) = (try await Self.keyedEntries(statement), kept.books > kept.inFields, kept.books)
+        } else if let page = kept.entriesPage {
+            (rows, descriptionsFollow, total) = (page, kept.books > kept.inFields, kept.books)
         } else {
             return nil
         }
@@ -198,14 +187,17 @@ extension FeedPostgresRepository {
         )
     }
 
-    /// Books with their search key (as text) after the entry's columns.
-    static func keyedEntries(_ statement: some AsyncSequence<PostgresRow, any Error>) async throws -> [(book: BookDetail, key: String)] {
-        var rows: [(book: BookDetail, key: String)] = []
-        for try await row in statement {
-            let cells = row.makeRandomAccess()
-            rows.append((try BookPostgresRepository.decodeEntry(cells), try cells[BookPostgresRepository.entryColumnCount].decode(String.self)))
-        }
-        return rows
+    /// The corrected query's best matches (at most `fuzzyLimit`), best first, when nothing but the query narrows them
+    /// (`CorrectedPage`: its spellings' counts and the ranking in one call planned once per session).
+    func correctedMatches(_ corrected: CorrectedQuery, hidden: [UUID], logger: Logger) async throws -> [BookDetail] {
+        let rows = try await books.client.run(
+            CorrectedPage.self,
+            values: [corrected.query, corrected.spellings, corrected.anySpellingMatches, Self.correctedCandidates, Self.fuzzyLimit, hidden],
+            logger: logger
+        )
+        var found: [BookDetail] = []
+        for try await row in rows { found.append(try BookPostgresRepository.decodeEntry(row.makeRandomAccess())) }
+        return found
     }
 }
 

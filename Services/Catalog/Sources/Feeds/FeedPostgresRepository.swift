@@ -187,6 +187,12 @@ struct FeedPostgresRepository: Sendable {
 
         /// What `after` cursors of this search's pages carry in `sort`.
         var cursorSort: String { sort?.rawValue ?? "relevance" }
+
+        /// Whether anything but the query narrows its matches (a filter or a facet).
+        var narrowed: Bool {
+            title != nil || author != nil || genre != nil || publisher != nil || language != nil || isbn != nil || availableOnly
+                || accessibility.condition != nil
+        }
     }
 
     /// Full-text matches below this many are topped up with the matches of the query's words corrected (typos).
@@ -230,8 +236,11 @@ struct FeedPostgresRepository: Sendable {
         }
         let everyWord = alternatives.map { "(\($0.joined(separator: " | ")))" }.joined(separator: " & ")
         let anyWord = alternatives.joined().joined(separator: " | ")
+        // With no word corrected, every word's matches are the query's own: only any word's may add to them.
+        let anyCorrection = alternatives.contains { $0.count > 1 }
         if request.sort != nil {
-            let corrected = try await runSearch(request, corrected: CorrectedQuery(query: everyWord), hidden: hidden, logger: logger)
+            let corrected =
+                anyCorrection ? try await runSearch(request, corrected: CorrectedQuery(query: everyWord), hidden: hidden, logger: logger) : page
             return corrected.books.isEmpty && words.count > 1
                 ? try await runSearch(request, corrected: CorrectedQuery(query: anyWord), hidden: hidden, logger: logger) : corrected
         }
@@ -251,8 +260,11 @@ struct FeedPostgresRepository: Sendable {
             CorrectedQuery(query: everyWord, spellings: [words[longest]] + corrections[longest], anySpellingMatches: words.count == 1),
             CorrectedQuery(query: anyWord, spellings: words.indices.flatMap { [words[$0]] + corrections[$0] }, anySpellingMatches: true),
         ]
-        for (index, query) in queries.enumerated() where index == 0 || (words.count > 1 && merged.count < Self.fewMatches) {
-            let found = try await runSearch(first, corrected: query, hidden: hidden, logger: logger).books
+        for (index, query) in queries.enumerated() where index == 0 ? anyCorrection : words.count > 1 && merged.count < Self.fewMatches {
+            let found =
+                request.narrowed
+                ? try await runSearch(first, corrected: query, hidden: hidden, logger: logger).books
+                : try await correctedMatches(query, hidden: hidden, logger: logger)
             merged += found.filter { known.insert($0.id).inserted }.prefix(max(0, Self.fuzzyLimit - merged.count))
         }
         let start = min(merged.count, (request.page - 1) * request.size)
@@ -260,22 +272,13 @@ struct FeedPostgresRepository: Sendable {
         return Page(books: Array(merged[start..<end]), next: nil, total: merged.count, nextPage: end < merged.count ? request.page + 1 : nil)
     }
 
-    /// The catalogue's words nearest each of `words` (trigram similarity above pg_trgm's threshold, 0.3), closest
-    /// first, at most `correctionsPerWord` each; none for a word shorter than three letters.
+    /// The catalogue's words nearest each of `words` (`Corrections`).
     func corrections(of words: [String], logger: Logger) async throws -> [[String]] {
         var found = Array(repeating: [String](), count: words.count)
-        let rows = try await books.client.query(
-            """
-            SELECT q.n::int, near.word FROM unnest(\(words)::text[]) WITH ORDINALITY AS q(word, n)
-            CROSS JOIN LATERAL (SELECT word FROM search_words
-                WHERE length(q.word) >= 3 AND word % immutable_unaccent(q.word)
-                ORDER BY word <-> immutable_unaccent(q.word), word LIMIT \(Self.correctionsPerWord)) near
-            ORDER BY q.n
-            """,
-            logger: logger
-        )
-        for try await (number, word) in rows.decode((Int, String).self) where word.allSatisfy({ $0.isLetter || $0.isNumber }) {
-            found[number - 1].append(word)
+        let rows = try await books.client.run(Corrections.self, words, logger: logger)
+        for try await row in rows {
+            let (number, word) = try row.decode((Int, String).self)
+            if word.allSatisfy({ $0.isLetter || $0.isNumber }) { found[number - 1].append(word) }
         }
         return found
     }
@@ -367,23 +370,20 @@ struct FeedPostgresRepository: Sendable {
         if let isbn = request.isbn { conditions.append("isbn = \(try sql.bind(ISBN.normalized(isbn) ?? "invalid"))") }
         if request.availableOnly { conditions.append("(open_access OR copies_available > 0)") }
         if let condition = request.accessibility.condition { conditions.append(condition) }
-        let filtered = conditions.count > 2
+        let filtered = request.narrowed
         // One word and no filter: what the kept counts say of it (one prepared read, with the page of a word past the
         // bound), which counts its matches and may answer it from its kept entries (`oneWordPage`).
         var kept: KeptWord?
         let window = PageWindow(request)
         if !filtered, let word = singleWord {
-            let commonPage = request.sort == nil ? window : nil
-            kept = try await keptWord(word, prefix: Self.term(word, last: true) != word, commonPage: commonPage, hidden: hidden, logger: logger)
+            let page = request.sort == nil ? window : nil
+            kept = try await keptWord(word, prefix: Self.term(word, last: true) != word, page: page, hidden: hidden, logger: logger)
         }
         // No book on the shelves has the word (a typo, mostly): nothing matches, and no statement need say so.
         if let kept, kept.words == 0 { return Page(books: [], next: nil, total: 0) }
         // The fewest matches the kept counts vouch for (the books of the commonest word the query stands for), so
         // that a query past the bound is not counted in the books.
-        var keptMatches = kept?.mostBooks ?? 0
-        if !filtered, let corrected, corrected.anySpellingMatches {
-            keptMatches = try await mostBooks(of: corrected.spellings, logger: logger)
-        }
+        let keptMatches = kept?.mostBooks ?? 0
         // One word and nothing else: a book with it in its title, authors, series or subjects ranks above every book
         // with it in the description alone (`inFieldsBoost`), and equal ranks go by id: the order of the word's kept
         // entries (`search_postings`), so that pages read from them and pages read from the rows follow one order.
