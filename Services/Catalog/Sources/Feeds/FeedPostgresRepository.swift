@@ -517,7 +517,8 @@ struct FeedPostgresRepository: Sendable {
     }
 
     /// The word bound at `placeholder` (`$n`) as `search_postings` keeps it: the first lexeme of its vector. Migration
-    /// 25's `search_word_counts_and_page` writes the same expression (a migration's text cannot call this).
+    /// 25's `search_word_counts_and_page` and 26's `search_word_page` and `search_corrected_page` write the same
+    /// expression (a migration's text cannot call this).
     static func postingsTerm(_ placeholder: String) -> String {
         "(tsvector_to_array(to_tsvector('simple', immutable_unaccent(\(placeholder)))))[1]"
     }

@@ -537,7 +537,7 @@ let catalogMigrations: [Migration] = [
     // `search_postings_page` without its candidates materialized: the subquery's LIMIT already keeps it from being
     // merged with the page's conditions, and writing the 1,000 candidates to a tuple store and reading them back was a
     // quarter of its time (`pgbench -M prepared`, 5 clients, a million books: 5,700 calls a second before, 7,600 after).
-    // A page of a word in at most 10,000 books (`FeedPostgresRepository.KeptEntriesPage`, a quarter of the bench's
+    // A page of a word in at most 10,000 books (`FeedPostgresRepository.KeptEntriesPage`, read with its counts since migration 26; a quarter of the bench's
     // random words) moves into a function for the reason migration 22 gave: PostgreSQL planned the named statement
     // again at every run, which cost as much as running it. Its plan for any value reads the word's entries from
     // `search_postings_by_key` in order and stops at the page, as the plans for each value did; the first page and a
