@@ -25,6 +25,13 @@ extension CatalogServiceTests {
             #expect(both.first == daughter)
             // Any corrected word: "eleanr" finds both of Eleanor's books, and "harbr eleanr" puts the one with both first.
             #expect(Set(ids(try await opds2(client, "/opds/search?q=eleanr"))) == [daughter, lights])
+            // A book the patron hid is not among the corrected matches.
+            let lightsID = try #require(UUID(uuidString: lights.replacingOccurrences(of: "urn:uuid:", with: "")))
+            let hiddenLights = try await TestDatabase.withClient(url) { client, logger in
+                let feeds = FeedPostgresRepository(books: BookPostgresRepository(client: client))
+                return try await feeds.search(.init(q: "eleanr"), hidden: [lightsID], logger: logger)
+            }
+            #expect(hiddenLights.books.map { "urn:uuid:" + $0.id.uuidString.lowercased() } == [daughter])
             #expect(ids(try await opds2(client, "/opds/search?q=harbr%20eleanr")).first == lights)
             // A word of a description only is not a catalogue word: nothing corrects "mapps" to "maps".
             #expect(ids(try await opds2(client, "/opds/search?q=maps")).count == 1)
@@ -84,6 +91,13 @@ extension CatalogServiceTests {
                 on: url
             )
             #expect(mentions == mentions.sorted(by: >), "ranked by how often the description has the word")
+            // A book the patron hid is left out, and the list stays full: the next most borrowed match takes its place.
+            let hidden = try #require(UUID(uuidString: title.replacingOccurrences(of: "urn:uuid:", with: "")))
+            let signedIn = try await TestDatabase.withClient(url) { client, logger in
+                try await FeedPostgresRepository(books: BookPostgresRepository(client: client))
+                    .search(.init(q: "harbr", size: 100), hidden: [hidden], logger: logger)
+            }
+            #expect(signedIn.books.count == FeedPostgresRepository.fuzzyLimit && !signedIn.books.contains { $0.id == hidden })
         }
     }
 }
