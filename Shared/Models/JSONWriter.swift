@@ -48,6 +48,38 @@ public struct JSONWriter {
         afterKey = true
     }
 
+    /// An object's key that is not known until run time (escaped as a string is).
+    public mutating func key(_ name: String) {
+        if needsComma { bytes.append(UInt8(ascii: ",")) }
+        needsComma = false
+        string(name)
+        bytes.append(UInt8(ascii: ":"))
+        afterKey = true
+    }
+
+    public mutating func bool(_ value: Bool) {
+        startValue()
+        bytes.append(contentsOf: (value ? "true" : "false").utf8)
+        needsComma = true
+    }
+
+    /// As Foundation's `JSONSerialization` writes a double: its shortest form, without a trailing ".0" (`4`, `4.25`,
+    /// `1e-05`); `null` for what JSON cannot hold (infinities, NaN).
+    public mutating func double(_ value: Double) {
+        startValue()
+        var text = value.isFinite ? value.description : "null"
+        if text.hasSuffix(".0") { text.removeLast(2) }
+        bytes.append(contentsOf: text.utf8)
+        needsComma = true
+    }
+
+    /// Bytes the caller vouches are one JSON value.
+    public mutating func rawValue(_ json: some Sequence<UInt8>) {
+        startValue()
+        bytes.append(contentsOf: json)
+        needsComma = true
+    }
+
     public mutating func string(_ value: String) {
         startValue()
         bytes.append(UInt8(ascii: "\""))

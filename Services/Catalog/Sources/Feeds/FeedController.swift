@@ -356,8 +356,8 @@ struct FeedController: Sendable {
         }
         let entry = Entry(book: book, view: personal.views[id], publicURL: publicURL)
         if FeedRequest.wantsJSON(request) {
-            let data = try JSONSerialization.data(withJSONObject: OPDS2Renderer.publication(entry), options: [.sortedKeys, .withoutEscapingSlashes])
-            return responder.cacheable(ByteBuffer(bytes: data), type: MediaType.opds2Publication, request: request, bookIDs: [id])
+            let document = SortedJSON.bytes(OPDS2Renderer.publication(entry))
+            return responder.cacheable(ByteBuffer(bytes: document), type: MediaType.opds2Publication, request: request, bookIDs: [id])
         }
         return responder.cacheable(AtomRenderer.entryDocument(entry), type: MediaType.entry, request: request, bookIDs: [id])
     }

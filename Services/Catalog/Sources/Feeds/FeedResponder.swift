@@ -13,9 +13,8 @@ struct FeedResponder: Sendable {
     func render(_ feed: Feed, request: Request) throws -> StoredResponse {
         let bookIDs = feed.bookIDs
         if FeedRequest.wantsJSON(request) {
-            let document = OPDS2Renderer.feed(feed, publicURL: publicURL)
-            let data = try JSONSerialization.data(withJSONObject: document, options: [.sortedKeys, .withoutEscapingSlashes])
-            return cacheable(ByteBuffer(bytes: data), type: MediaType.opds2, request: request, bookIDs: bookIDs)
+            let document = SortedJSON.bytes(OPDS2Renderer.feed(feed, publicURL: publicURL))
+            return cacheable(ByteBuffer(bytes: document), type: MediaType.opds2, request: request, bookIDs: bookIDs)
         }
         return cacheable(
             AtomRenderer.feed(feed),

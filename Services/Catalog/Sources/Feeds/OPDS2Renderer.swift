@@ -46,6 +46,24 @@ enum OPDS2Renderer {
         return document
     }
 
+    /// Whether `text` is a date the schema takes: a year, a month or a day (`2001`, `2001-09`, `2001-09-11`, as most
+    /// books have it, checked byte by byte: a regular expression built for each publication was a tenth of catalog's
+    /// time on an OPDS 2.0 page), or a full timestamp.
+    static func isPublicationDate(_ text: String) -> Bool {
+        let utf8 = Array(text.utf8)
+        // Beyond ASCII (other digits) or with a line break at the end (which `$` lets through), the expression decides.
+        if utf8.allSatisfy({ $0 < 0x80 }) && utf8.last != 0x0A && utf8.last != 0x0D {
+            let isDigit = { (byte: UInt8) in (0x30...0x39).contains(byte) }
+            let plain =
+                [4, 7, 10].contains(utf8.count)
+                && utf8.enumerated().allSatisfy { index, byte in index == 4 || index == 7 ? byte == 0x2D : isDigit(byte) }
+            if plain { return true }
+        } else if text.range(of: #"^\d{4}(-\d{2}(-\d{2})?)?$"#, options: .regularExpression) != nil {
+            return true
+        }
+        return WireFormat.parseDate(text) != nil
+    }
+
     static func link(_ link: Feed.Link) -> [String: Any] {
         var result: [String: Any] = [
             "rel": link.rel, "href": link.href,
@@ -83,11 +101,7 @@ enum OPDS2Renderer {
         if let subtitle = book.subtitle { metadata["subtitle"] = subtitle }
         if !book.languages.isEmpty { metadata["language"] = book.languages.count == 1 ? book.languages[0] : book.languages }
         if let publisher = book.publisher { metadata["publisher"] = publisher }
-        if let published = book.published,
-            WireFormat.parseDate(published) != nil || published.range(of: #"^\d{4}(-\d{2}(-\d{2})?)?$"#, options: .regularExpression) != nil
-        {
-            metadata["published"] = published
-        }
+        if let published = book.published, isPublicationDate(published) { metadata["published"] = published }
         if let description = book.description { metadata["description"] = description }
         let subjects =
             book.subjects.map { ["name": $0] }
