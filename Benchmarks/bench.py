@@ -438,6 +438,34 @@ def main():
             log(f"wrk: {name}")
             results[name] = wrk(url, args.duration, headers)
             time.sleep(2)  # let requests that wrk abandoned finish before the next scenario
+        if wanted("lane pages: any lane, sort and facet (page 10)"):
+            # Every fixed lane and four genres, in every sort and order, with no facet, available now and each
+            # accessibility facet: the page reached after nine next links of each (keyset), asked for at random (Atom).
+            log("wrk: lane pages of every lane, sort and facet (finding each one's page 10)")
+            lanes = ["new", "featured", "staff-picks", "popular", "available", "genre-fiction", "genre-mystery", "genre-poetry",
+                     "genre-children"]
+            facets = ["", "&available=now", "&accessibility=screen-reader", "&accessibility=no-hazards"]
+            pages = []
+            for lane in lanes:
+                for sort in ["title", "author", "added", "rating", "popularity", "length"]:
+                    for order in ["asc", "desc"]:
+                        for facet in facets:
+                            page = f"/opds/lanes/{lane}?size=50&sort={sort}&order={order}{facet}"
+                            for _ in range(9):
+                                feed = json.loads(http("GET", gw + page, {"Accept": "application/opds+json"})[1])
+                                after = next((link["href"] for link in feed.get("links", []) if link["rel"] == "next"), None)
+                                if not after:
+                                    break
+                                page = after.replace(gw, "")
+                            # Only pages with books: an empty lane (no featured book, no accessibility facet among the
+                            # generated books) would make the mix look cheaper than it is.
+                            if json.loads(http("GET", gw + page, {"Accept": "application/opds+json"})[1]).get("publications"):
+                                pages.append(page)
+            log(f"{len(pages)} lane pages with books")
+            pages_file = work / "lane_pages.txt"
+            pages_file.write_text("\n".join(pages) + "\n")
+            results["lane pages: any lane, sort and facet (page 10)"] = wrk(
+                gw + "/", args.duration, script=ROOT / "Benchmarks/lane_mix.lua", env=dict(os.environ, URLS_FILE=str(pages_file)))
         if wanted("search: random words, no cache hit"):
             log("wrk: searches for random words")
             # No warm-up with the caches on (it would fill them with the words measured next); with them off (--cold)
