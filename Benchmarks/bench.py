@@ -451,15 +451,15 @@ def main():
                     for order in ["asc", "desc"]:
                         for facet in facets:
                             page = f"/opds/lanes/{lane}?size=50&sort={sort}&order={order}{facet}"
-                            for _ in range(9):
+                            for step in range(10):
                                 feed = json.loads(http("GET", gw + page, {"Accept": "application/opds+json"})[1])
                                 after = next((link["href"] for link in feed.get("links", []) if link["rel"] == "next"), None)
-                                if not after:
+                                if step == 9 or not after:
                                     break
                                 page = after.replace(gw, "")
                             # Only pages with books: an empty lane (no featured book, no accessibility facet among the
                             # generated books) would make the mix look cheaper than it is.
-                            if json.loads(http("GET", gw + page, {"Accept": "application/opds+json"})[1]).get("publications"):
+                            if feed.get("publications"):
                                 pages.append(page)
             log(f"{len(pages)} lane pages with books")
             pages_file = work / "lane_pages.txt"

@@ -370,12 +370,11 @@ struct FeedPostgresRepository: Sendable {
         if let isbn = request.isbn { conditions.append("isbn = \(try sql.bind(ISBN.normalized(isbn) ?? "invalid"))") }
         if request.availableOnly { conditions.append("(open_access OR copies_available > 0)") }
         if let condition = request.accessibility.condition { conditions.append(condition) }
-        let filtered = request.narrowed
         // One word and no filter: what the kept counts say of it (one prepared read, with the page of a word past the
         // bound), which counts its matches and may answer it from its kept entries (`oneWordPage`).
         var kept: KeptWord?
         let window = PageWindow(request)
-        if !filtered, let word = singleWord {
+        if !request.narrowed, let word = singleWord {
             let page = request.sort == nil ? window : nil
             kept = try await keptWord(word, prefix: Self.term(word, last: true) != word, page: page, hidden: hidden, logger: logger)
         }
@@ -387,7 +386,7 @@ struct FeedPostgresRepository: Sendable {
         // One word and nothing else: a book with it in its title, authors, series or subjects ranks above every book
         // with it in the description alone (`inFieldsBoost`), and equal ranks go by id: the order of the word's kept
         // entries (`search_postings`), so that pages read from them and pages read from the rows follow one order.
-        let oneWordOrder = request.sort == nil && !filtered && singleWord != nil
+        let oneWordOrder = request.sort == nil && !request.narrowed && singleWord != nil
         if oneWordOrder, let word = singleWord {
             let term = Self.term(word, last: true)
             let inFields = "to_tsquery('simple', immutable_unaccent(\(try sql.bind(term + (term.hasSuffix(":*") ? "ABC" : ":ABC")))))"

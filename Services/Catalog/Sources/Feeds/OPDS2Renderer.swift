@@ -50,18 +50,13 @@ enum OPDS2Renderer {
     /// books have it, checked byte by byte: a regular expression built for each publication was a tenth of catalog's
     /// time on an OPDS 2.0 page), or a full timestamp.
     static func isPublicationDate(_ text: String) -> Bool {
-        let utf8 = Array(text.utf8)
+        let utf8 = text.utf8
         // Beyond ASCII (other digits) or with a line break at the end (which `$` lets through), the expression decides.
-        if utf8.allSatisfy({ $0 < 0x80 }) && utf8.last != 0x0A && utf8.last != 0x0D {
-            let isDigit = { (byte: UInt8) in (0x30...0x39).contains(byte) }
-            let plain =
-                [4, 7, 10].contains(utf8.count)
-                && utf8.enumerated().allSatisfy { index, byte in index == 4 || index == 7 ? byte == 0x2D : isDigit(byte) }
-            if plain { return true }
-        } else if text.range(of: #"^\d{4}(-\d{2}(-\d{2})?)?$"#, options: .regularExpression) != nil {
-            return true
+        if utf8.contains(where: { $0 >= 0x80 }) || utf8.last == 0x0A || utf8.last == 0x0D {
+            return text.range(of: #"^\d{4}(-\d{2}(-\d{2})?)?$"#, options: .regularExpression) != nil || WireFormat.parseDate(text) != nil
         }
-        return WireFormat.parseDate(text) != nil
+        let plain = [4, 7, 10].contains(utf8.count) && utf8.enumerated().allSatisfy { $0 == 4 || $0 == 7 ? $1 == 0x2D : (0x30...0x39).contains($1) }
+        return plain || WireFormat.parseDate(text) != nil
     }
 
     static func link(_ link: Feed.Link) -> [String: Any] {
