@@ -195,9 +195,10 @@ def seed(stack, args):
     # The GIN search index is built once after the rows are in, not kept up row by row through the bulk insert; the
     # copies bring no new catalogue words but their titles' five endings, added once (the trigger is off meanwhile).
     # The same for the words kept for common-word searches (`search_postings`) and the books per word
-    # (`search_word_counts`): written again in one pass afterwards.
+    # (`search_word_counts`) and the genre lanes' rows (`genre_lane_books`): written again in one pass afterwards.
     psql(stack.pg_port, "catalog", """DROP INDEX books_search; ALTER TABLE books DISABLE TRIGGER books_words;
-        ALTER TABLE books DISABLE TRIGGER books_search_postings; ALTER TABLE books DISABLE TRIGGER books_search_word_counts""")
+        ALTER TABLE books DISABLE TRIGGER books_search_postings; ALTER TABLE books DISABLE TRIGGER books_search_word_counts;
+        ALTER TABLE books DISABLE TRIGGER books_genre_lane_books""")
     psql(stack.pg_port, "catalog", f"""
         WITH source AS (
             SELECT *, (row_number() OVER (ORDER BY id) - 1)::int AS n FROM books WHERE epub_size < 500000),
@@ -229,8 +230,13 @@ def seed(stack, args):
             SELECT w.lexeme, count(*), count(*) FILTER (WHERE w.weights && '{A,B,C}') FROM books b, unnest(b.search) w
             WHERE b.withdrawn_at IS NULL GROUP BY w.lexeme;
         ALTER TABLE books ENABLE TRIGGER books_search_word_counts; ANALYZE search_word_counts""")
-    # Its visibility map set, so that a word's entries are read from the index alone from the first search on.
+    psql(stack.pg_port, "catalog", """TRUNCATE genre_lane_books;
+        INSERT INTO genre_lane_books SELECT g.* FROM books b, genre_lane_books_of(b) g WHERE b.withdrawn_at IS NULL;
+        ALTER TABLE books ENABLE TRIGGER books_genre_lane_books""")
+    # Their visibility maps set, so that a word's entries and a genre lane's rows are read from their indexes alone from
+    # the first search and the first page on.
     psql(stack.pg_port, "catalog", "VACUUM ANALYZE search_postings")
+    psql(stack.pg_port, "catalog", "VACUUM ANALYZE genre_lane_books")
     psql(stack.pg_port, "catalog", """ALTER TABLE books ENABLE TRIGGER books_words;
         INSERT INTO search_words SELECT unnest(ARRAY['returns', 'abroad', 'revisited', 'dawn', 'again']) ON CONFLICT DO NOTHING""")
     return {"files": ingested, "seconds": round(seconds, 1), "files_per_second": round(ingested / seconds, 1), "peak_rss_mb": peak_mb}

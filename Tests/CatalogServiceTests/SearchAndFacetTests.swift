@@ -100,7 +100,7 @@ extension CatalogServiceTests {
             #expect(try await pagedIDs(client, "/opds/search?q=Drowned%20Mount&size=1").flatMap { $0 } == ids(few))
 
             // Every sort facet of a lane, both ways: descending is exactly ascending reversed (ties broken by id).
-            for sort in SortKey.allCases {
+            for sort in try #require(Lane.named("new")).sorts {
                 let up = ids(try await opds2(client, "/opds/lanes/new?sort=\(sort.rawValue)&order=asc&size=100"))
                 let down = ids(try await opds2(client, "/opds/lanes/new?sort=\(sort.rawValue)&order=desc&size=100"))
                 #expect(up.count == books.count + 2 && up == down.reversed(), "\(sort)")

@@ -153,7 +153,9 @@ struct FeedController: Sendable {
         let query = request.uri.queryParameters
         let sort =
             try query.get("sort").map {
-                guard let key = SortKey(rawValue: $0) else { throw Problem.badRequest("sort must be one of \(SortKey.allCases.map(\.rawValue))") }
+                guard let key = SortKey(rawValue: $0), lane.sorts.contains(key) else {
+                    throw Problem.badRequest("sort must be one of \(lane.sorts.map(\.rawValue)) in this lane")
+                }
                 return key
             } ?? lane.defaultSort
         let order =
@@ -198,7 +200,7 @@ struct FeedController: Sendable {
         if let next = page.next {
             feed.links.append(Feed.Link(rel: "next", href: publicURL + current + "&after=\(next.encoded)", type: MediaType.acquisition))
         }
-        for key in SortKey.allCases where key != .seriesPosition || lane.defaultSort == .seriesPosition {
+        for key in lane.sorts {
             for direction in SortOrder.allCases {
                 feed.links.append(
                     Feed.Link(

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
+import PostgresSupport
 import ServiceSupport
 
 /// The SQL behind lanes, groups and search. User input only ever reaches SQL as bind parameters.
@@ -30,10 +31,12 @@ struct FeedPostgresRepository: Sendable {
 
         var query: PostgresQuery { PostgresQuery(unsafeSQL: text, binds: binds) }
 
-        /// The condition that keeps the rows after `cursor` in `sort` and `order` (ties broken by id).
-        mutating func after(_ cursor: PageCursor, sort: SortKey, order: SortOrder) throws -> String {
-            let (expression, type) = sort.expression
-            return "(\(expression), id) \(order == .asc ? ">" : "<") (\(try bind(cursor.value))::\(type), \(try bind(cursor.id)))"
+        /// The condition that keeps the rows after `cursor` in `sort` and `order` (ties broken by id): of books, or
+        /// (`expression` and `id` given) of another table that holds the sort's value.
+        mutating func after(_ cursor: PageCursor, sort: SortKey, order: SortOrder, expression: String? = nil, id: String = "id") throws -> String {
+            let (bookExpression, type) = sort.expression
+            let key = expression ?? bookExpression
+            return "(\(key), \(id)) \(order == .asc ? ">" : "<") (\(try bind(cursor.value))::\(type), \(try bind(cursor.id)))"
         }
     }
 
@@ -49,29 +52,56 @@ struct FeedPostgresRepository: Sendable {
         hidden: [UUID],
         logger: Logger
     ) async throws -> Page {
-        var sql = SQL()
-        let hiddenPlaceholder = hidden.isEmpty ? nil : try sql.bind(hidden)
-        let select = try Self.laneSelect(
-            lane,
-            sort: sort,
-            order: order,
-            availableOnly: availableOnly,
-            accessibility: accessibility,
-            limit: size + 1,
-            after: after,
-            hidden: hiddenPlaceholder,
-            into: &sql
-        )
-        sql.text = select
-        var rows: [(BookDetail, String)] = []
-        for try await row in try await books.client.query(sql.query, logger: logger) {
-            let cells = row.makeRandomAccess()
-            rows.append((try BookPostgresRepository.decodeEntry(cells), try cells[BookPostgresRepository.entryColumnCount].decode(String.self)))
+        let rows: [(BookDetail, String)]
+        if let genre = lane.genre, let column = sort.genreLaneColumn, accessibility == .all {
+            let values: [(any PostgresThrowingDynamicTypeEncodable)?] = [
+                genre, column, order == .desc, availableOnly, hidden, after?.value, after?.id, size + 1,
+            ]
+            rows = try await Self.entriesWithCursors(try await books.client.run(GenreLanePage.self, values: values, logger: logger))
+        } else {
+            var sql = SQL()
+            let hiddenPlaceholder = hidden.isEmpty ? nil : try sql.bind(hidden)
+            sql.text = try Self.laneSelect(
+                lane,
+                sort: sort,
+                order: order,
+                availableOnly: availableOnly,
+                accessibility: accessibility,
+                limit: size + 1,
+                after: after,
+                hidden: hiddenPlaceholder,
+                into: &sql
+            )
+            rows = try await Self.entriesWithCursors(try await books.client.query(sql.query, logger: logger))
         }
         let more = rows.count > size
         let page = Array(rows.prefix(size))
         let next = more ? page.last.map { PageCursor(value: $0.1, id: $0.0.id, sort: sort.rawValue, order: order.rawValue) } : nil
         return Page(books: page.map(\.0), next: next, total: nil)
+    }
+
+    /// $1 genre, $2 the order's column of `genre_lane_books`, $3 descending, $4 available only, $5 the books the patron
+    /// hid, $6 and $7 the cursor's value and id (NULL: the first page), $8 how many: a genre lane's page without an
+    /// accessibility facet, its rows found by `genre_lane_page` (catalog migration 28; planned once per session), each
+    /// book's entry columns and its cursor value. A facet (a rare one is read from its own index) goes through `laneSelect`.
+    enum GenreLanePage: PreparedSQL {
+        static let sql = """
+            SELECT \(BookPostgresRepository.entryColumns), page.cursor_value
+            FROM (SELECT * FROM genre_lane_page($1::text, $2::text, $3::boolean, $4::boolean, $5::uuid[], $6::text, $7::uuid, $8::int4)
+                WITH ORDINALITY) page
+            JOIN books ON books.id = page.book_id
+            ORDER BY page.ordinality
+            """
+    }
+
+    /// The rows of a lane's page: each book's entry and, after its columns, its cursor value.
+    private static func entriesWithCursors(_ rows: some AsyncSequence<PostgresRow, any Error>) async throws -> [(BookDetail, String)] {
+        var entries: [(BookDetail, String)] = []
+        for try await row in rows {
+            let cells = row.makeRandomAccess()
+            entries.append((try BookPostgresRepository.decodeEntry(cells), try cells[BookPostgresRepository.entryColumnCount].decode(String.self)))
+        }
+        return entries
     }
 
     /// The first `size` books of each lane in its default order, in one statement (a grouped feed asks for ~20 lanes:
@@ -119,6 +149,23 @@ struct FeedPostgresRepository: Sendable {
         hidden: String?,
         into sql: inout SQL
     ) throws -> String {
+        let direction = order == .asc ? "ASC" : "DESC"
+        if let genre = lane.genre, let column = sort.genreLaneColumn {
+            // The page's rows read in order from `genre_lane_books`'s index of the genre in the column's order (it keeps
+            // only books on the shelves, with the same facet flags as books'), then those books by id.
+            var conditions = ["genre = \(try sql.bind(genre))"]
+            if availableOnly { conditions.append("available") }
+            if let condition = accessibility.condition { conditions.append(condition) }
+            if let hidden { conditions.append("NOT (book_id = ANY(\(hidden)))") }
+            if let after { conditions.append(try sql.after(after, sort: sort, order: order, expression: column, id: "book_id")) }
+            return """
+                SELECT \(BookPostgresRepository.entryColumns), page.cursor_value FROM (
+                    SELECT book_id, \(column) AS lane_key, \(column)::text AS cursor_value FROM genre_lane_books
+                    WHERE \(conditions.joined(separator: " AND ")) ORDER BY \(column) \(direction), book_id \(direction) LIMIT \(limit)
+                ) page JOIN books ON books.id = page.book_id
+                ORDER BY page.lane_key \(direction), page.book_id \(direction)
+                """
+        }
         let expression = sort.expression.sql
         var condition = lane.condition
         if let value = lane.value { condition = condition.replacingOccurrences(of: "$VALUE", with: try sql.bind(value)) }
@@ -127,7 +174,6 @@ struct FeedPostgresRepository: Sendable {
         if let condition = accessibility.condition { conditions.append(condition) }
         if let hidden { conditions.append("NOT (id = ANY(\(hidden)))") }
         if let after { conditions.append(try sql.after(after, sort: sort, order: order)) }
-        let direction = order == .asc ? "ASC" : "DESC"
         return """
             SELECT \(BookPostgresRepository.entryColumns), (\(expression))::text AS cursor_value FROM books WHERE \(conditions.joined(separator: " AND "))
             ORDER BY \(expression) \(direction), id \(direction) LIMIT \(limit)

@@ -20,6 +20,20 @@ enum SortKey: String, CaseIterable, Sendable {
         }
     }
 
+    /// The column of `genre_lane_books` that holds `expression` (catalog migration 28); nil for series order, which
+    /// only a series lane offers.
+    var genreLaneColumn: String? {
+        switch self {
+        case .title: "sort_title"
+        case .author: "author_key"
+        case .added: "added_at"
+        case .rating: "rating"
+        case .popularity: "popularity"
+        case .length: "word_count"
+        case .seriesPosition: nil
+        }
+    }
+
     var label: String {
         switch self {
         case .title: "Title"
