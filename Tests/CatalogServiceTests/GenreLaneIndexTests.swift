@@ -109,6 +109,30 @@ extension CatalogServiceTests {
                     }
                 }
             }
+            // The grouped feed's rows (every genre lane in one branch of its statement) are each lane's first page.
+            let grouped = [try #require(Lane.genre("fiction")), try #require(Lane.named("new")), lane, try #require(Lane.genre("drama"))]
+            for hiding in [[], [hidden]] {
+                let (groups, pages) = try await TestDatabase.withClient(url) { client, logger in
+                    let feeds = FeedPostgresRepository(books: BookPostgresRepository(client: client))
+                    var pages: [[UUID]] = []
+                    for lane in grouped {
+                        pages.append(
+                            try await feeds.lane(
+                                lane,
+                                sort: lane.defaultSort,
+                                order: lane.defaultOrder,
+                                availableOnly: false,
+                                size: 3,
+                                after: nil,
+                                hidden: hiding,
+                                logger: logger
+                            ).books.map(\.id)
+                        )
+                    }
+                    return (try await feeds.firstBooks(of: grouped, size: 3, hidden: hiding, logger: logger).map { $0.map(\.id) }, pages)
+                }
+                #expect(groups == pages && groups[0].count == 3 && groups[3].isEmpty, "hiding \(hiding.count)")
+            }
             // Series order is a series lane's: no other lane has an index in it.
             let series = try await client.execute(uri: "/opds/lanes/genre-poetry?sort=series", method: .get) { $0.status }
             #expect(series == .badRequest)

@@ -111,7 +111,12 @@ struct FeedPostgresRepository: Sendable {
         var sql = SQL()
         let hiddenPlaceholder = hidden.isEmpty ? nil : try sql.bind(hidden)
         var branches: [String] = []
+        var genreLanes: [(genre: String, index: Int)] = []
         for (index, lane) in lanes.enumerated() {
+            if let genre = lane.genre, lane.defaultSort == .title, lane.defaultOrder == .asc {
+                genreLanes.append((genre, index))
+                continue
+            }
             let select = try Self.laneSelect(
                 lane,
                 sort: lane.defaultSort,
@@ -125,6 +130,21 @@ struct FeedPostgresRepository: Sendable {
             )
             // Numbered in the lane's order, which the union need not keep.
             branches.append("SELECT lane.*, \(index) AS lane_index, row_number() OVER () AS position FROM (\(select)) lane")
+        }
+        if !genreLanes.isEmpty {
+            // Every genre lane in one branch, each genre's first books read from its title index (a branch a genre
+            // was planned at every request: a third of a grouped feed's time in PostgreSQL).
+            let hiddenCondition = hiddenPlaceholder.map { " AND NOT (g.book_id = ANY(\($0)))" } ?? ""
+            branches.append(
+                """
+                SELECT \(BookPostgresRepository.entryColumns), p.sort_title::text AS cursor_value, l.lane_index,
+                    row_number() OVER (PARTITION BY l.lane_index ORDER BY p.sort_title, p.book_id) AS position
+                FROM unnest(\(try sql.bind(genreLanes.map(\.genre)))::text[], \(try sql.bind(genreLanes.map(\.index)))::int8[]) AS l (genre, lane_index)
+                CROSS JOIN LATERAL (SELECT g.book_id, g.sort_title FROM genre_lane_books g WHERE g.genre = l.genre\(hiddenCondition)
+                    ORDER BY g.sort_title, g.book_id LIMIT \(size)) p
+                JOIN books ON books.id = p.book_id
+                """
+            )
         }
         sql.text = branches.map { "(\($0))" }.joined(separator: "\nUNION ALL ") + "\nORDER BY lane_index, position"
         var pages = Array(repeating: [BookDetail](), count: lanes.count)
