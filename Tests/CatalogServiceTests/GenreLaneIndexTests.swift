@@ -133,6 +133,15 @@ extension CatalogServiceTests {
                 }
                 #expect(groups == pages && groups[0].count == 3 && groups[3].isEmpty, "hiding \(hiding.count)")
             }
+            // A cursor edited to carry text where the order has dates or numbers is refused, as any other bad cursor.
+            for (path, sort) in [
+                ("/opds/lanes/genre-poetry", "added"), ("/opds/lanes/genre-poetry", "rating"), ("/opds/lanes/new", "length"),
+                ("/opds/search?q=verse&", "added"),
+            ] {
+                let forged = PageCursor(value: "not a value", id: UUID(), sort: sort, order: "asc").encoded
+                let uri = path + (path.hasSuffix("&") ? "" : "?") + "sort=\(sort)&order=asc&after=\(forged)"
+                #expect(try await client.execute(uri: uri, method: .get) { $0.status } == .badRequest, "\(uri)")
+            }
             // Series order is a series lane's: no other lane has an index in it.
             let series = try await client.execute(uri: "/opds/lanes/genre-poetry?sort=series", method: .get) { $0.status }
             #expect(series == .badRequest)

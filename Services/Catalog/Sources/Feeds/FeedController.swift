@@ -4,6 +4,8 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
+import PostgresNIO
+import PostgresSupport
 import ServiceSupport
 import Shared
 
@@ -148,6 +150,16 @@ struct FeedController: Sendable {
         try await page(of: .author(try FeedRequest.name(context)), request: request, context: context, personal: personal)
     }
 
+    /// `read`'s result; with a cursor, PostgreSQL's refusal of its value (a data exception: a cursor edited to carry
+    /// text where the order has dates or numbers) as a 400 rather than a 500.
+    static func forgedCursorIsBadRequest<T>(_ withCursor: Bool, _ read: () async throws -> T) async throws -> T {
+        do {
+            return try await read()
+        } catch let error as PSQLError where withCursor && error.sqlState?.hasPrefix("22") == true {
+            throw Problem.badRequest("after is not a cursor of this listing")
+        }
+    }
+
     /// One page of `lane` with its facets and paging links.
     func page(of lane: Lane, request: Request, context: BasicRequestContext, personal: PersonalView) async throws -> StoredResponse {
         let query = request.uri.queryParameters
@@ -174,17 +186,19 @@ struct FeedController: Sendable {
             }
             after = cursor
         }
-        let page = try await feeds.lane(
-            lane,
-            sort: sort,
-            order: order,
-            availableOnly: availableOnly,
-            accessibility: accessibility,
-            size: size,
-            after: after,
-            hidden: personal.hidden,
-            logger: context.logger
-        )
+        let page = try await Self.forgedCursorIsBadRequest(after != nil) {
+            try await feeds.lane(
+                lane,
+                sort: sort,
+                order: order,
+                availableOnly: availableOnly,
+                accessibility: accessibility,
+                size: size,
+                after: after,
+                hidden: personal.hidden,
+                logger: context.logger
+            )
+        }
         let base = lane.path
         let facetQuery = { (sort: SortKey, order: SortOrder, available: Bool, accessibility: AccessibilityFacet) in
             "\(base)?sort=\(sort.rawValue)&order=\(order.rawValue)&available=\(available ? "now" : "all")&accessibility=\(accessibility.rawValue)&size=\(size)"
@@ -284,7 +298,9 @@ struct FeedController: Sendable {
             }
             search.after = cursor
         }
-        let page = try await feeds.search(search, hidden: personal.hidden, logger: context.logger)
+        let page = try await Self.forgedCursorIsBadRequest(search.after != nil) {
+            try await feeds.search(search, hidden: personal.hidden, logger: context.logger)
+        }
         let known = FeedRequest.knownQuery(request)
         let selfQuery = known.isEmpty ? "" : "?" + known.joined(separator: "&")
         var feed = Feed(
