@@ -20,6 +20,8 @@ public enum InternalRoute: Sendable, Equatable {
     // Served by patron.
     /// `PUT`: a book's licence (copies, open access) from catalog (outbox).
     case license(UUID)
+    /// `PUT`: several books' licences at once (a JSON array), from catalog's outbox (`OutboxBatch`).
+    case licenses
     /// `GET`: a patron's shelf (book id -> state), for feeds' personal overlay.
     case patronShelf(UUID)
     /// `GET`: whether a patron may download a book now.
@@ -46,6 +48,7 @@ public enum InternalRoute: Sendable, Equatable {
         case .shelfCopy(let id): "/internal/shelves/\(id.lowercased)"
         case .readingOrder(let id): "/internal/books/\(id.lowercased)/reading-order"
         case .license(let id): "/internal/licenses/\(id.lowercased)"
+        case .licenses: "/internal/licenses"
         case .patronShelf(let id): "/internal/patrons/\(id.lowercased)/shelf"
         case .loanCheck(let patron, let book): "/internal/patrons/\(patron.lowercased)/loans/\(book.lowercased)"
         case .bookEvents(let patron, let book): "/internal/patrons/\(patron.lowercased)/books/\(book.lowercased)/events"

@@ -53,7 +53,13 @@ public func buildCatalogApplication(config: ServiceConfig) async throws -> some 
     )
     app.addServices(
         parts.postgres,
-        OutboxDeliverer(client: parts.postgres, destination: parts.patron, schema: schema, logger: parts.logger),
+        OutboxDeliverer(
+            client: parts.postgres,
+            destination: parts.patron,
+            batches: [OutboxBatch(keyPrefix: BookPostgresRepository.licenseKeyPrefix, path: InternalRoute.licenses.path)],
+            schema: schema,
+            logger: parts.logger
+        ),
         sweeper,
         ShelfCopyListener(client: parts.postgres, memory: parts.shelves.memory, logger: parts.logger)
     )

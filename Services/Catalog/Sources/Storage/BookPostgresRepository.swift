@@ -7,6 +7,9 @@ import Shared
 
 /// Books in the catalog database.
 struct BookPostgresRepository: Sendable {
+    /// Licences' outbox keys: `license:<book id>`. The deliverer sends those due together (`InternalRoute.licenses`).
+    static let licenseKeyPrefix = "license:"
+
     let client: PostgresClient
 
     /// The columns a feed entry shows (`AtomRenderer`, `OPDS2Renderer`, `Entry`): what feed pages select, fifty rows a
@@ -226,7 +229,7 @@ struct BookPostgresRepository: Sendable {
                         reading_minutes, epub_sha256, epub_size, cover_sha256, cover_type, cover_source, thumbnail_sha256, thumbnail_type, toc, page_list, landmarks,
                         reading_order, resources, accessibility, screen_reader_friendly, declares_no_hazards, page_count, reader_version,
                         warnings, open_access, featured, copies, copies_available)
-                    VALUES (\(UUID()), \(book.title), \(book.subtitle), \(sortTitle), \(sortAuthor), \(authors), \(contributors)::jsonb,
+                    VALUES (\(UUID.timeOrdered()), \(book.title), \(book.subtitle), \(sortTitle), \(sortAuthor), \(authors), \(contributors)::jsonb,
                         \(book.languages), \(book.publisher), \(book.published), \(book.description), \(book.subjects), \(book.genres), \(book.isbn),
                         \(book.identifiers), \(book.series), \(book.seriesPosition), \(book.pageProgression), \(book.fixedLayout), \(book.wordCount),
                         \(book.readingMinutes), \(epubSHA256), \(Int64(epubSize)), \(images.coverSHA256), \(images.coverType),
@@ -425,7 +428,7 @@ struct BookPostgresRepository: Sendable {
                 hasCover: hasCover
             )
             try await OutboxPostgresRepository.enqueue(
-                key: "license:\(id.lowercased)",
+                key: Self.licenseKeyPrefix + id.lowercased,
                 path: InternalRoute.license(id).path,
                 payload: license,
                 on: connection,

@@ -17,6 +17,7 @@ struct InternalController: Sendable {
         let group = router.group("/internal").add(middleware: ServiceTokenMiddleware(token: token))
         group.post("/auth/basic", use: checkBasic)
         group.put("/licenses/:id", use: putLicense)
+        group.put("/licenses", use: putLicenses)
         group.get("/patrons/:patron/shelf", use: shelf)
         group.get("/patrons/:patron/loans/:id", use: loanCheck)
         group.post("/patrons/:patron/books/:id/events", use: reportEvent)
@@ -59,7 +60,18 @@ struct InternalController: Sendable {
         guard license.bookId == bookID, license.copies >= 0 else {
             throw Problem.badRequest("licence does not match the path or has negative copies")
         }
-        try await circulation.store(license, logger: context.logger)
+        try await circulation.store([license], logger: context.logger)
+        return Response(status: .noContent)
+    }
+
+    /// Stores many books' licences from catalog's outbox (a JSON array) in one transaction: a bulk ingest's licences
+    /// arrive fifty to a request and a commit rather than one each. All or none: one bad licence refuses the batch,
+    /// which the outbox then sends one by one.
+    func putLicenses(request: Request, context: PatronRequestContext) async throws -> Response {
+        let licenses = try await JSONMessages.decode([License].self, from: request, limit: 4 * 1024 * 1024)
+        guard licenses.count <= 1_000 else { throw Problem.badRequest("at most 1,000 licences at once") }
+        guard licenses.allSatisfy({ $0.copies >= 0 }) else { throw Problem.badRequest("a licence has negative copies") }
+        try await circulation.store(licenses, logger: context.logger)
         return Response(status: .noContent)
     }
 
