@@ -206,12 +206,15 @@ def seed(stack, args):
         INSERT INTO books (id, title, sort_title, sort_author, authors, contributors, languages, publisher, published,
             description, subjects, genres, identifiers, word_count, reading_minutes, epub_sha256, epub_size,
             cover_sha256, cover_type, toc, reading_order, resources, copies, copies_available, checkouts, popularity,
-            rating_average, rating_count, added_at)
+            rating_average, rating_count, added_at, featured, staff_pick, screen_reader_friendly, declares_no_hazards)
         SELECT gen_random_uuid(), b.title || ' ' || (ARRAY['Returns','Abroad','Revisited','at Dawn','Again'])[1 + g % 5],
             b.sort_title || ' ' || g, b.sort_author, b.authors, b.contributors, b.languages, b.publisher, b.published,
             b.description, b.subjects, b.genres, '{{}}', b.word_count + g % 997, b.reading_minutes, md5(g::text || random()::text),
             b.epub_size, b.cover_sha256, b.cover_type, b.toc, b.reading_order, b.resources, 1 + g % 4, 1 + g % 4,
-            g % 50, g % 50, 1 + (g % 40) / 10.0, g % 30, now() - make_interval(secs => g)
+            g % 50, g % 50, 1 + (g % 40) / 10.0, g % 30, now() - make_interval(secs => g),
+            -- Books in every lane and facet, so that the lane mix reads them: featured 0.5 %, staff picks 1 %, screen-reader
+            -- friendly 10 %, no hazards declared 20 % (the flags only: the books' accessibility metadata is their source's).
+            g % 200 = 0, g % 100 = 3, g % 10 = 1, g % 5 = 2
         FROM generate_series(1, {bulk}) g, total JOIN source b ON true
         WHERE b.n = g % total.c;
         ANALYZE books;""")
