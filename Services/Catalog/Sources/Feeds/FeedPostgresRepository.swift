@@ -53,9 +53,9 @@ struct FeedPostgresRepository: Sendable {
         logger: Logger
     ) async throws -> Page {
         let rows: [(BookDetail, String)]
-        if let genre = lane.genre, let column = sort.genreLaneColumn, accessibility == .all {
+        if let genre = lane.genre, let column = sort.genreLaneColumn {
             let values: [(any PostgresThrowingDynamicTypeEncodable)?] = [
-                genre, column, order == .desc, availableOnly, hidden, after?.value, after?.id, size + 1,
+                genre, column, accessibility.condition ?? "", order == .desc, availableOnly, hidden, after?.value, after?.id, size + 1,
             ]
             rows = try await Self.entriesWithCursors(try await books.client.run(GenreLanePage.self, values: values, logger: logger))
         } else {
@@ -80,14 +80,14 @@ struct FeedPostgresRepository: Sendable {
         return Page(books: page.map(\.0), next: next, total: nil)
     }
 
-    /// $1 genre, $2 the order's column of `genre_lane_books`, $3 descending, $4 available only, $5 the books the patron
-    /// hid, $6 and $7 the cursor's value and id (NULL: the first page), $8 how many: a genre lane's page without an
-    /// accessibility facet, its rows found by `genre_lane_page` (catalog migration 28; planned once per session), each
-    /// book's entry columns and its cursor value. A facet (a rare one is read from its own index) goes through `laneSelect`.
+    /// $1 genre, $2 the order's column of `genre_lane_books`, $3 the accessibility facet's column ('' for none), $4
+    /// descending, $5 available only, $6 the books the patron hid, $7 and $8 the cursor's value and id (NULL: the first
+    /// page), $9 how many: a genre lane's page, its rows found by `genre_lane_page` (catalog migrations 28 and 30; planned
+    /// once per session, each order and facet from its own index), each book's entry columns and its cursor value.
     enum GenreLanePage: PreparedSQL {
         static let sql = """
             SELECT \(BookPostgresRepository.entryColumns), page.cursor_value
-            FROM (SELECT * FROM genre_lane_page($1::text, $2::text, $3::boolean, $4::boolean, $5::uuid[], $6::text, $7::uuid, $8::int4)
+            FROM (SELECT * FROM genre_lane_page($1::text, $2::text, $3::text, $4::boolean, $5::boolean, $6::uuid[], $7::text, $8::uuid, $9::int4)
                 WITH ORDINALITY) page
             JOIN books ON books.id = page.book_id
             ORDER BY page.ordinality

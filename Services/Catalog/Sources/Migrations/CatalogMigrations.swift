@@ -889,4 +889,77 @@ let catalogMigrations: [Migration] = [
             CREATE INDEX books_no_hazards_length ON books (word_count, id) WHERE declares_no_hazards AND withdrawn_at IS NULL;
             """
     ),
+    // A genre page with an accessibility facet was the general statement, planned at every request and reading the
+    // order's index with each row's facet from the table (or the facet's books of the genre, sorted): PostgreSQL's
+    // share of such a page was 1.1 ms at a million books against 0.44 ms without the facet. Each facet has the genre
+    // lanes' indexes in every order, of its books only, and `genre_lane_page` an overload taking the facet (the column
+    // of `AccessibilityFacet.condition`, or '' for none) with one static statement per order, direction, start and
+    // facet, each reading its index (written by the loop below). The eight-argument function stays for a replica of the
+    // previous version during a rolling upgrade.
+    Migration(
+        version: 30,
+        name: "Genre lanes with an accessibility facet in every order by index",
+        sql: """
+            DO $$
+            DECLARE
+                key record;
+                facet record;
+                body text := '';
+                facet_condition text;
+            BEGIN
+                FOR facet IN SELECT * FROM (VALUES ('screen_reader', 'screen_reader_friendly'), ('no_hazards', 'declares_no_hazards')) f (name, flag)
+                LOOP
+                    FOR key IN SELECT * FROM (VALUES ('title', 'sort_title'), ('author', 'author_key'), ('added', 'added_at'),
+                        ('rating', 'rating'), ('popularity', 'popularity'), ('length', 'word_count')) k (name, column_name)
+                    LOOP
+                        EXECUTE format('CREATE INDEX %I ON genre_lane_books (genre, %I, book_id) INCLUDE (available) WHERE %I',
+                            'genre_lane_books_' || facet.name || '_' || key.name, key.column_name, facet.flag);
+                    END LOOP;
+                END LOOP;
+                FOR facet IN SELECT * FROM (VALUES (''), ('screen_reader_friendly'), ('declares_no_hazards')) f (flag)
+                LOOP
+                    facet_condition := CASE WHEN facet.flag = '' THEN '' ELSE format(' AND g.%I', facet.flag) END;
+                    FOR key IN SELECT * FROM (VALUES ('sort_title', 'text'), ('author_key', 'text'), ('added_at', 'timestamptz'),
+                        ('rating', 'float8'), ('popularity', 'int'), ('word_count', 'int')) k (name, type)
+                    LOOP
+                        body := body || format($branch$
+                            IF lane_key = %1$L AND facet = %3$L THEN
+                                IF after_id IS NULL AND NOT descending THEN
+                                    RETURN QUERY SELECT g.book_id, g.%1$I::text FROM genre_lane_books g
+                                        WHERE g.genre = lane_genre%4$s AND (g.available OR NOT available_only) AND NOT (g.book_id = ANY(hidden))
+                                        ORDER BY g.%1$I, g.book_id LIMIT size;
+                                ELSIF after_id IS NULL THEN
+                                    RETURN QUERY SELECT g.book_id, g.%1$I::text FROM genre_lane_books g
+                                        WHERE g.genre = lane_genre%4$s AND (g.available OR NOT available_only) AND NOT (g.book_id = ANY(hidden))
+                                        ORDER BY g.%1$I DESC, g.book_id DESC LIMIT size;
+                                ELSIF NOT descending THEN
+                                    RETURN QUERY SELECT g.book_id, g.%1$I::text FROM genre_lane_books g
+                                        WHERE g.genre = lane_genre%4$s AND (g.available OR NOT available_only) AND NOT (g.book_id = ANY(hidden))
+                                            AND (g.%1$I, g.book_id) > (after_value::%2$s, after_id)
+                                        ORDER BY g.%1$I, g.book_id LIMIT size;
+                                ELSE
+                                    RETURN QUERY SELECT g.book_id, g.%1$I::text FROM genre_lane_books g
+                                        WHERE g.genre = lane_genre%4$s AND (g.available OR NOT available_only) AND NOT (g.book_id = ANY(hidden))
+                                            AND (g.%1$I, g.book_id) < (after_value::%2$s, after_id)
+                                        ORDER BY g.%1$I DESC, g.book_id DESC LIMIT size;
+                                END IF;
+                                RETURN;
+                            END IF;$branch$, key.name, key.type, facet.flag, facet_condition);
+                    END LOOP;
+                END LOOP;
+                EXECUTE format($function$
+                    CREATE FUNCTION genre_lane_page(lane_genre text, lane_key text, facet text, descending boolean, available_only boolean,
+                            hidden uuid[], after_value text, after_id uuid, size int)
+                        RETURNS TABLE (book_id uuid, cursor_value text)
+                        LANGUAGE plpgsql STABLE ROWS 50 SET plan_cache_mode = force_generic_plan AS $body$
+                        BEGIN %s
+                            RAISE EXCEPTION 'genre_lane_books has no lane order %% with facet %%', lane_key, facet;
+                        END
+                        $body$
+                    $function$, body);
+            END
+            $$;
+            ANALYZE genre_lane_books;
+            """
+    ),
 ]
