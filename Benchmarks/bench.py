@@ -473,8 +473,8 @@ def main():
                                 if step == 9 or not after:
                                     break
                                 page = after.replace(gw, "")
-                            # Only pages with books: an empty page (a lane or facet with fewer books than ten pages'
-                            # worth, e.g. a catalog seeded before the seed flagged books) would make the mix look cheaper.
+                            # Only pages with books (the tenth, or a shorter lane's last): an empty lane or facet (as in a
+                            # catalog seeded before the seed flagged books) would make the mix look cheaper than it is.
                             if feed.get("publications"):
                                 pages.append(page)
             log(f"{len(pages)} lane pages with books")
