@@ -1,8 +1,6 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
-import Logging
-import PostgresNIO
 import TestSupport
 import Testing
 
@@ -37,39 +35,21 @@ extension CatalogServiceTests {
         }
     }
 
-    /// Each of the lane's orders, both ways, has a plan through `index(order)`, read in order (sorting ruled out).
+    /// Each of the lane's orders, both ways, has a plan through `index(order)`, read in order (sorting ruled out: a small
+    /// catalog's few featured books would be read whole and sorted).
     func expectIndexes(_ lane: Lane, accessibility: AccessibilityFacet, url: String, index: (SortKey) -> String) async throws {
         for sort in lane.sorts {
             for order in [SortOrder.asc, .desc] {
-                var sql = FeedPostgresRepository.SQL()
-                sql.text = try FeedPostgresRepository.laneSelect(
+                let plan = try await Self.lanePlan(
                     lane,
                     sort: sort,
                     order: order,
-                    availableOnly: false,
                     accessibility: accessibility,
-                    limit: 51,
-                    after: nil,
-                    hidden: nil,
-                    into: &sql
+                    ruledOut: ["enable_seqscan", "enable_sort"],
+                    url: url
                 )
-                let plan = try await Self.plan(of: PostgresQuery(unsafeSQL: "EXPLAIN " + sql.text, binds: sql.binds), url: url)
                 #expect(plan.contains("using \(index(sort)) on books"), "\(lane.slug) \(accessibility) by \(sort) \(order): \(plan)")
                 #expect(!plan.contains("Seq Scan"), "\(lane.slug) \(accessibility) by \(sort) \(order): \(plan)")
-            }
-        }
-    }
-
-    /// The plan of `query` with reading the whole table and sorting ruled out: a small catalog's table is one page,
-    /// which a plan would read whole and sort; at a million books the planner weighs the same indexes by their sizes.
-    static func plan(of query: PostgresQuery, url: String) async throws -> String {
-        try await TestDatabase.withClient(url) { client, logger in
-            try await client.withConnection { connection in
-                try await connection.query("SET enable_seqscan = off", logger: logger)
-                try await connection.query("SET enable_sort = off", logger: logger)
-                var lines: [String] = []
-                for try await line in try await connection.query(query, logger: logger).decode(String.self) { lines.append(line) }
-                return lines.joined(separator: "\n")
             }
         }
     }

@@ -906,45 +906,41 @@ let catalogMigrations: [Migration] = [
                 facet record;
                 body text := '';
                 facet_condition text;
+                -- %1$I the order's column, %2$s the facet's condition, %3$s the cursor's, %4$s the direction.
+                statement text := $statement$
+                                    RETURN QUERY SELECT g.book_id, g.%1$I::text FROM genre_lane_books g
+                                        WHERE g.genre = lane_genre%2$s AND (g.available OR NOT available_only) AND NOT (g.book_id = ANY(hidden))%3$s
+                                        ORDER BY g.%1$I%4$s, g.book_id%4$s LIMIT size;$statement$;
             BEGIN
-                FOR facet IN SELECT * FROM (VALUES ('screen_reader', 'screen_reader_friendly'), ('no_hazards', 'declares_no_hazards')) f (name, flag)
-                LOOP
-                    FOR key IN SELECT * FROM (VALUES ('title', 'sort_title'), ('author', 'author_key'), ('added', 'added_at'),
-                        ('rating', 'rating'), ('popularity', 'popularity'), ('length', 'word_count')) k (name, column_name)
-                    LOOP
-                        EXECUTE format('CREATE INDEX %I ON genre_lane_books (genre, %I, book_id) INCLUDE (available) WHERE %I',
-                            'genre_lane_books_' || facet.name || '_' || key.name, key.column_name, facet.flag);
-                    END LOOP;
-                END LOOP;
-                FOR facet IN SELECT * FROM (VALUES (''), ('screen_reader_friendly'), ('declares_no_hazards')) f (flag)
+                FOR facet IN SELECT * FROM (VALUES ('', ''), ('screen_reader', 'screen_reader_friendly'), ('no_hazards', 'declares_no_hazards'))
+                    f (name, flag)
                 LOOP
                     facet_condition := CASE WHEN facet.flag = '' THEN '' ELSE format(' AND g.%I', facet.flag) END;
-                    FOR key IN SELECT * FROM (VALUES ('sort_title', 'text'), ('author_key', 'text'), ('added_at', 'timestamptz'),
-                        ('rating', 'float8'), ('popularity', 'int'), ('word_count', 'int')) k (name, type)
+                    FOR key IN SELECT * FROM (VALUES ('title', 'sort_title', 'text'), ('author', 'author_key', 'text'),
+                        ('added', 'added_at', 'timestamptz'), ('rating', 'rating', 'float8'), ('popularity', 'popularity', 'int'),
+                        ('length', 'word_count', 'int')) k (name, column_name, type)
                     LOOP
+                        -- The facet's books in this order (without a facet, migration 28's index).
+                        IF facet.flag <> '' THEN
+                            EXECUTE format('CREATE INDEX %I ON genre_lane_books (genre, %I, book_id) INCLUDE (available) WHERE %I',
+                                'genre_lane_books_' || facet.name || '_' || key.name, key.column_name, facet.flag);
+                        END IF;
+                        -- Its four statements: the first page and after a cursor, each way up, from one template.
                         body := body || format($branch$
-                            IF lane_key = %1$L AND facet = %3$L THEN
-                                IF after_id IS NULL AND NOT descending THEN
-                                    RETURN QUERY SELECT g.book_id, g.%1$I::text FROM genre_lane_books g
-                                        WHERE g.genre = lane_genre%4$s AND (g.available OR NOT available_only) AND NOT (g.book_id = ANY(hidden))
-                                        ORDER BY g.%1$I, g.book_id LIMIT size;
-                                ELSIF after_id IS NULL THEN
-                                    RETURN QUERY SELECT g.book_id, g.%1$I::text FROM genre_lane_books g
-                                        WHERE g.genre = lane_genre%4$s AND (g.available OR NOT available_only) AND NOT (g.book_id = ANY(hidden))
-                                        ORDER BY g.%1$I DESC, g.book_id DESC LIMIT size;
-                                ELSIF NOT descending THEN
-                                    RETURN QUERY SELECT g.book_id, g.%1$I::text FROM genre_lane_books g
-                                        WHERE g.genre = lane_genre%4$s AND (g.available OR NOT available_only) AND NOT (g.book_id = ANY(hidden))
-                                            AND (g.%1$I, g.book_id) > (after_value::%2$s, after_id)
-                                        ORDER BY g.%1$I, g.book_id LIMIT size;
-                                ELSE
-                                    RETURN QUERY SELECT g.book_id, g.%1$I::text FROM genre_lane_books g
-                                        WHERE g.genre = lane_genre%4$s AND (g.available OR NOT available_only) AND NOT (g.book_id = ANY(hidden))
-                                            AND (g.%1$I, g.book_id) < (after_value::%2$s, after_id)
-                                        ORDER BY g.%1$I DESC, g.book_id DESC LIMIT size;
+                            IF lane_key = %1$L AND facet = %2$L THEN
+                                IF after_id IS NULL AND NOT descending THEN %3$s
+                                ELSIF after_id IS NULL THEN %4$s
+                                ELSIF NOT descending THEN %5$s
+                                ELSE %6$s
                                 END IF;
                                 RETURN;
-                            END IF;$branch$, key.name, key.type, facet.flag, facet_condition);
+                            END IF;$branch$, key.column_name, facet.flag,
+                            format(statement, key.column_name, facet_condition, '', ''),
+                            format(statement, key.column_name, facet_condition, '', ' DESC'),
+                            format(statement, key.column_name, facet_condition,
+                                format(' AND (g.%I, g.book_id) > (after_value::%s, after_id)', key.column_name, key.type), ''),
+                            format(statement, key.column_name, facet_condition,
+                                format(' AND (g.%I, g.book_id) < (after_value::%s, after_id)', key.column_name, key.type), ' DESC'));
                     END LOOP;
                 END LOOP;
                 EXECUTE format($function$
