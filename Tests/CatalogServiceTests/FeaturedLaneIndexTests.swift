@@ -9,7 +9,8 @@ import Testing
 /// The featured and staff-picks lanes, and any fixed lane with an accessibility facet, are read from an index of their
 /// own books in every order (catalog migration 29), not by walking the order's index over every book and skipping the
 /// others: at a million books page 1 of featured books by rating read ~42,000 rows (58 ms), the newest books that
-/// declare no hazards ~32,000 (40 ms).
+/// declare no hazards ~32,000 (40 ms). These plans are the general statement's (`laneSelect`); `fixed_lane_page`
+/// (migration 31) runs the same conditions as static statements, and `FixedLanePageTests` compares their pages.
 extension CatalogServiceTests {
     @Test func theFeaturedAndStaffPicksLanesAreReadFromTheirOwnIndexInEveryOrder() async throws {
         let (app, url) = try await appAndDatabase()

@@ -58,6 +58,11 @@ struct FeedPostgresRepository: Sendable {
                 genre, column, accessibility.condition ?? "", order == .desc, availableOnly, hidden, after?.value, after?.id, size + 1,
             ]
             rows = try await Self.entriesWithCursors(try await books.client.run(GenreLanePage.self, values: values, logger: logger))
+        } else if FixedLanePage.serves(lane, sort: sort) {
+            let values: [(any PostgresThrowingDynamicTypeEncodable)?] = [
+                lane.slug, sort.rawValue, accessibility.condition ?? "", order == .desc, availableOnly, hidden, after?.value, after?.id, size + 1,
+            ]
+            rows = try await Self.entriesWithCursors(try await books.client.run(FixedLanePage.self, values: values, logger: logger))
         } else {
             var sql = SQL()
             let hiddenPlaceholder = hidden.isEmpty ? nil : try sql.bind(hidden)
@@ -92,6 +97,29 @@ struct FeedPostgresRepository: Sendable {
             JOIN books ON books.id = page.book_id
             ORDER BY page.ordinality
             """
+    }
+
+    /// $1 a fixed lane's slug, $2 the order (`SortKey`'s raw value), $3 the accessibility facet's column ('' for none), $4
+    /// descending, $5 available only, $6 the books the patron hid, $7 and $8 the cursor's value and id (NULL: the first
+    /// page), $9 how many: a page of one of `Lane.fixed`, its books' rows read by `fixed_lane_page` (catalog migration 31;
+    /// planned once per session, each lane, order and facet from its own index), each book's entry columns and its
+    /// cursor value (the order's expression, as the general statement writes it).
+    enum FixedLanePage: PreparedSQL {
+        static let sql = """
+            SELECT \(BookPostgresRepository.entryColumns), \(cursorValue)
+            FROM fixed_lane_page($1::text, $2::text, $3::text, $4::boolean, $5::boolean, $6::uuid[], $7::text, $8::uuid, $9::int4)
+                WITH ORDINALITY books
+            ORDER BY books.ordinality
+            """
+
+        /// The value of the order $2 names, as text.
+        static let cursorValue =
+            "CASE $2::text " + SortKey.allCases.map { "WHEN '\($0.rawValue)' THEN (\($0.expression.sql))::text " }.joined() + "END"
+
+        /// Whether `fixed_lane_page` has the lane's page in that order (series order: a series lane only).
+        static func serves(_ lane: Lane, sort: SortKey) -> Bool {
+            lane.value == nil && lane.genre == nil && sort != .seriesPosition && Lane.fixed.contains(lane)
+        }
     }
 
     /// The rows of a lane's page: each book's entry and, after its columns, its cursor value.
