@@ -73,7 +73,7 @@ enum AtomRenderer {
         for contributor in book.contributors where contributor.role == "aut" {
             xml.markup("<author>")
             xml.element("<name>", contributor.name, "</name>")
-            xml.element("<uri>", entry.publicURL + Lane.author(contributor.name).path, "</uri>")
+            xml.element("<uri>", Lane.authorRoute(contributor.name).url(entry.publicURL), "</uri>")
             if let sortAs = contributor.sortAs {
                 xml.element("<simplified:sort_name>", sortAs, "</simplified:sort_name>")
             }
@@ -136,7 +136,7 @@ enum AtomRenderer {
             link(
                 Feed.Link(
                     rel: "related",
-                    href: entry.publicURL + Lane.series(series).path,
+                    href: Lane.seriesRoute(series).url(entry.publicURL),
                     type: MediaType.acquisition,
                     title: "Series: \(series)"
                 ),

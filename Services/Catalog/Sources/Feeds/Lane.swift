@@ -32,9 +32,12 @@ struct Lane: Sendable, Equatable {
             defaultSort: .seriesPosition,
             defaultOrder: .asc,
             value: name,
-            customPath: PublicRoute.series(PathSegment.encode(name)).path
+            customPath: seriesRoute(name).path
         )
     }
+
+    /// Where the lane of the series `name` is served (an entry's link to it builds no lane).
+    static func seriesRoute(_ name: String) -> PublicRoute { .series(PathSegment.encode(name)) }
 
     /// The books an author wrote (as `dc:creator` with the author role), by title.
     static func author(_ name: String) -> Lane {
@@ -45,9 +48,12 @@ struct Lane: Sendable, Equatable {
             defaultSort: .title,
             defaultOrder: .asc,
             value: name,
-            customPath: PublicRoute.author(PathSegment.encode(name)).path
+            customPath: authorRoute(name).path
         )
     }
+
+    /// Where the lane of the author `name` is served (an entry's link to it builds no lane).
+    static func authorRoute(_ name: String) -> PublicRoute { .author(PathSegment.encode(name)) }
 
     static let fixed: [Lane] = [
         Lane(slug: "new", title: "New arrivals", condition: "true", defaultSort: .added, defaultOrder: .desc),

@@ -81,7 +81,7 @@ enum OPDS2Renderer {
         let authors = book.contributors.filter { $0.role == "aut" }.map { contributor -> [String: Any] in
             var author: [String: Any] = ["name": contributor.name]
             if let sortAs = contributor.sortAs { author["sortAs"] = sortAs }
-            author["links"] = [["href": entry.publicURL + Lane.author(contributor.name).path, "type": MediaType.opds2]]
+            author["links"] = [["href": Lane.authorRoute(contributor.name).url(entry.publicURL), "type": MediaType.opds2]]
             return author
         }
         if !authors.isEmpty { metadata["author"] = authors }
@@ -105,7 +105,7 @@ enum OPDS2Renderer {
         if let series = book.series {
             var collection: [String: Any] = ["name": series]
             if let position = book.seriesPosition { collection["position"] = position }
-            collection["links"] = [["href": entry.publicURL + Lane.series(series).path, "type": MediaType.opds2]]
+            collection["links"] = [["href": Lane.seriesRoute(series).url(entry.publicURL), "type": MediaType.opds2]]
             metadata["belongsTo"] = ["series": [collection]]
         }
         PublicationMetadata.addExtents(of: book, to: &metadata)

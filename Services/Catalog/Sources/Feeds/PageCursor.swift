@@ -3,7 +3,7 @@ import Shared
 
 /// The opaque `after` cursor of keyset pagination: the sort value and id of the last book of a page, and the
 /// sort it belongs to (for a search by relevance, the rank and the sort title of the last book).
-struct PageCursor: Codable, Equatable, Sendable {
+struct PageCursor: Equatable, Sendable {
     var value: String
     var id: UUID
     var sort: String
@@ -50,12 +50,30 @@ struct PageCursor: Codable, Equatable, Sendable {
         self.order = order
     }
 
-    /// Nil for anything that is not a cursor this server made.
+    /// Nil for anything that is not a cursor this server made. Read by hand (base64url to bytes, then `StoredJSON`), as
+    /// every page after the first reads one: Foundation's string replacements and `JSONDecoder` were a fiftieth of
+    /// catalog's time on a lane page at a million books.
     init?(encoded: String) {
-        guard encoded.count < 2048 else { return nil }
-        var base64 = encoded.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while base64.count % 4 != 0 { base64 += "=" }
-        guard let data = Data(base64Encoded: base64), let cursor = try? JSONDecoder().decode(PageCursor.self, from: data) else { return nil }
-        self = cursor
+        guard encoded.utf8.count < 2048 else { return nil }
+        var base64 = encoded.utf8.map { byte -> UInt8 in
+            switch byte {
+            case UInt8(ascii: "-"): UInt8(ascii: "+")
+            case UInt8(ascii: "_"): UInt8(ascii: "/")
+            default: byte
+            }
+        }
+        while base64.count % 4 != 0 { base64.append(UInt8(ascii: "=")) }
+        guard let data = Data(base64Encoded: Data(base64)), let text = String(bytes: data, encoding: .utf8),
+            let json = try? StoredJSON(parsing: text), let value = json["value"]?.string,
+            let id = json["id"]?.string.flatMap({ UUID(uuidString: $0) }),
+            let sort = json["sort"]?.string, let order = json["order"]?.string
+        else { return nil }
+        let title: String?
+        switch json["title"] {
+        case nil, .null?: title = nil
+        case .string(let text)?: title = text
+        default: return nil
+        }
+        self.init(value: value, id: id, sort: sort, order: order, title: title)
     }
 }

@@ -7,7 +7,22 @@ enum StoredJSON: Equatable {
     case bool(Bool)
     case null
     indirect case array([StoredJSON])
-    indirect case object([String: StoredJSON])
+    indirect case object(Members)
+
+    /// An object's members in their order. The stored objects are small (a contributor's three, accessibility's
+    /// seven), and found by a look along them: a dictionary a contributor hashed every key and allocated a table.
+    struct Members: Equatable, ExpressibleByDictionaryLiteral {
+        var pairs: [(key: String, value: StoredJSON)] = []
+
+        init(dictionaryLiteral elements: (String, StoredJSON)...) { pairs = elements.map { (key: $0.0, value: $0.1) } }
+
+        /// The value of `key` (the last one when a key repeats, as a dictionary kept it).
+        subscript(key: String) -> StoredJSON? { pairs.last { $0.key == key }?.value }
+
+        static func == (left: Members, right: Members) -> Bool {
+            left.pairs.count == right.pairs.count && zip(left.pairs, right.pairs).allSatisfy { $0.key == $1.key && $0.value == $1.value }
+        }
+    }
 
     struct Malformed: Error, CustomStringConvertible {
         var offset: Int
@@ -57,7 +72,7 @@ enum StoredJSON: Equatable {
                 return .array(items)
             case UInt8(ascii: "{"):
                 index += 1
-                var members: [String: StoredJSON] = [:]
+                var members = Members()
                 if try closes(UInt8(ascii: "}")) { return .object(members) }
                 repeat {
                     skipSpace()
@@ -66,7 +81,7 @@ enum StoredJSON: Equatable {
                     skipSpace()
                     guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw Malformed(offset: index) }
                     index += 1
-                    members[key] = try value()
+                    members.pairs.append((key, try value()))
                 } while try separated(closing: UInt8(ascii: "}"))
                 return .object(members)
             case UInt8(ascii: "t"): return try literal("true", .bool(true))
