@@ -14,7 +14,8 @@ public enum Hex {
         text.append(digit(byte & 0x0F))
     }
 
-    private static func digit(_ value: UInt8) -> UInt8 {
+    /// The digit of `value` (below 16).
+    static func digit(_ value: UInt8) -> UInt8 {
         value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10
     }
 }

@@ -59,7 +59,12 @@ import Testing
         for _ in 0..<1_000 {
             let id = UUID()
             #expect(id.lowercased == id.uuidString.lowercased())
+            // At the end of bytes already written (a feed's ids).
+            var text = Array("id: ".utf8)
+            id.appendLowercased(to: &text)
+            #expect(String(decoding: text, as: UTF8.self) == "id: " + id.uuidString.lowercased())
         }
+        #expect(UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)).lowercased == "00000000-0000-0000-0000-000000000000")
         #expect(UUID(uuidString: "2DE8BB49-A4F1-435D-8ACC-3D6367BE7B5E")!.lowercased == "2de8bb49-a4f1-435d-8acc-3d6367be7b5e")
     }
 }

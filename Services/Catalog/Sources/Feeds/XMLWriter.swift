@@ -6,16 +6,18 @@ import Shared
 /// Building a feed from interpolated strings allocated a string per piece and copied each into the next (a fifth of
 /// catalog's time under cold searches, docs/PERFORMANCE.md).
 struct XMLWriter {
-    /// What was written: the response body as it is sent (no copy into a buffer afterwards).
-    private(set) var buffer: ByteBuffer
-    /// A date's or an id's characters on their way into `buffer` (their writers append to an array).
-    private var scratch: [UInt8] = []
+    /// What was written. An array, copied into a buffer once at the end (`buffer`): each small write into a
+    /// `ByteBuffer` checked exclusive access to its storage at run time, a tenth of a feed's rendering.
+    private(set) var bytes: [UInt8] = []
 
-    init(capacity: Int = 4096) { buffer = ByteBufferAllocator().buffer(capacity: capacity) }
+    init(capacity: Int = 4096) { bytes.reserveCapacity(capacity) }
+
+    /// The response body: `bytes` copied into a buffer (read it once, when the document is written).
+    var buffer: ByteBuffer { ByteBuffer(bytes: bytes) }
 
     /// Markup, written as it is.
     mutating func markup(_ text: StaticString) {
-        buffer.writeStaticString(text)
+        text.withUTF8Buffer { bytes.append(contentsOf: $0) }
     }
 
     /// `open`, the value escaped, then `close`: an element's text or an attribute's value between its markup.
@@ -41,32 +43,28 @@ struct XMLWriter {
 
     /// A value the caller knows needs no escaping (ids, relations and media types of our own, numbers).
     mutating func raw(_ text: String) {
-        buffer.writeString(text)
+        bytes.append(contentsOf: text.utf8)
     }
 
     /// Its decimal digits, without making a string of them first.
     mutating func int(_ value: Int) {
-        if value < 0 { buffer.writeInteger(UInt8(ascii: "-")) }
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
         var magnitude = value.magnitude
         var divisor: UInt = 1
         while magnitude / divisor >= 10 { divisor *= 10 }
         repeat {
-            buffer.writeInteger(UInt8(ascii: "0") + UInt8(magnitude / divisor))
+            bytes.append(UInt8(ascii: "0") + UInt8(magnitude / divisor))
             magnitude %= divisor
             divisor /= 10
         } while divisor > 0
     }
 
     mutating func date(_ value: Date) {
-        scratch.removeAll(keepingCapacity: true)
-        WireFormat.appendDate(value, to: &scratch)
-        buffer.writeBytes(scratch)
+        WireFormat.appendDate(value, to: &bytes)
     }
 
     mutating func uuid(_ value: UUID) {
-        scratch.removeAll(keepingCapacity: true)
-        value.appendLowercased(to: &scratch)
-        buffer.writeBytes(scratch)
+        value.appendLowercased(to: &bytes)
     }
 
     /// XML text or an attribute value: `& < > "` escaped, control characters that XML 1.0 forbids dropped, as are
@@ -93,27 +91,27 @@ struct XMLWriter {
                 index += 1
                 continue
             }
-            if runStart < index { buffer.writeBytes(UnsafeBufferPointer(rebasing: utf8[runStart..<index])) }
+            if runStart < index { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index])) }
             var skip = 1
             switch byte {
             case UInt8(ascii: "&"): markup("&amp;")
             case UInt8(ascii: "<"): markup("&lt;")
             case UInt8(ascii: ">"): markup("&gt;")
             case UInt8(ascii: "\""): markup("&quot;")
-            case UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r"): buffer.writeInteger(byte)
+            case UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r"): bytes.append(byte)
             case 0xEF:
                 // U+FFFE and U+FFFF are EF BF BE and EF BF BF: not characters in XML.
                 if index + 2 < count, utf8[index + 1] == 0xBF, utf8[index + 2] == 0xBE || utf8[index + 2] == 0xBF {
                     skip = 3
                 } else {
-                    buffer.writeInteger(byte)
+                    bytes.append(byte)
                 }
             default: break  // another control character: dropped
             }
             index += skip
             runStart = index
         }
-        if runStart < count { buffer.writeBytes(UnsafeBufferPointer(rebasing: utf8[runStart..<count])) }
+        if runStart < count { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<count])) }
     }
 
     /// Whether any of the eight bytes in `word` is one `needsEscaping` names (exact, no false answers either way): a
