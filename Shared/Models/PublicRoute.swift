@@ -70,38 +70,64 @@ public enum PublicRoute: Sendable, Equatable {
         case returnLoan = "return"
     }
 
-    public var path: String {
+    public var path: String { url("") }
+
+    /// The path as the text before the id it names, the id, and the text after it (a route without an id has its
+    /// whole path before): `url` writes them into one string, where interpolating the id and adding the base URL
+    /// allocated three (five links an entry, fifty entries a feed page).
+    private var pieces: (head: String, id: UUID?, tail: String) {
         switch self {
-        case .catalogRoot: "/opds"
-        case .groups: "/opds/groups"
-        case .lane(let slug): "/opds/lanes/\(slug)"
-        case .series(let name): "/opds/series/\(name)"
-        case .author(let name): "/opds/authors/\(name)"
-        case .search: "/opds/search"
-        case .recommended: "/opds/recommended"
-        case .entry(let id): "/opds/books/\(id.lowercased)"
-        case .related(let id): "/opds/books/\(id.lowercased)/related"
-        case .shelfFeed: "/opds/shelf"
-        case .listFeed(let id): "/opds/lists/\(id.lowercased)"
-        case .publication(let id): "/books/\(id.lowercased)" + PublicationPath.folder
-        case .fulfill(let id): "/books/\(id.lowercased)/fulfill"
-        case .cover(let id): "/books/\(id.lowercased)/cover"
-        case .manifest(let id): "/books/\(id.lowercased)/manifest.json"
-        case .authDocument: "/auth/document"
-        case .token: "/auth/token"
-        case .refresh: "/auth/refresh"
-        case .signup: "/auth/signup"
-        case .me: "/me"
-        case .password: "/me/password"
-        case .revokeAllSessions: "/me/sessions/revoke-all"
-        case .myBooks: "/me/books"
-        case .myBook(let id): "/me/books/\(id.lowercased)"
-        case .circulation(let id, let action): "/me/books/\(id.lowercased)/\(action.rawValue)"
-        case .position(let id): "/me/books/\(id.lowercased)/position"
-        case .annotations(let id): "/me/annotations/" + (id?.lowercased ?? "")
+        case .catalogRoot: ("/opds", nil, "")
+        case .groups: ("/opds/groups", nil, "")
+        case .lane(let slug): ("/opds/lanes/" + slug, nil, "")
+        case .series(let name): ("/opds/series/" + name, nil, "")
+        case .author(let name): ("/opds/authors/" + name, nil, "")
+        case .search: ("/opds/search", nil, "")
+        case .recommended: ("/opds/recommended", nil, "")
+        case .entry(let id): ("/opds/books/", id, "")
+        case .related(let id): ("/opds/books/", id, "/related")
+        case .shelfFeed: ("/opds/shelf", nil, "")
+        case .listFeed(let id): ("/opds/lists/", id, "")
+        case .publication(let id): ("/books/", id, PublicationPath.folder)
+        case .fulfill(let id): ("/books/", id, "/fulfill")
+        case .cover(let id): ("/books/", id, "/cover")
+        case .manifest(let id): ("/books/", id, "/manifest.json")
+        case .authDocument: ("/auth/document", nil, "")
+        case .token: ("/auth/token", nil, "")
+        case .refresh: ("/auth/refresh", nil, "")
+        case .signup: ("/auth/signup", nil, "")
+        case .me: ("/me", nil, "")
+        case .password: ("/me/password", nil, "")
+        case .revokeAllSessions: ("/me/sessions/revoke-all", nil, "")
+        case .myBooks: ("/me/books", nil, "")
+        case .myBook(let id): ("/me/books/", id, "")
+        case .circulation(let id, let action): ("/me/books/", id, "/" + action.rawValue)
+        case .position(let id): ("/me/books/", id, "/position")
+        case .annotations(let id): ("/me/annotations/", id, "")
         }
     }
 
     /// The absolute URL under the deployment's public base URL.
-    public func url(_ publicURL: String) -> String { publicURL + path }
+    public func url(_ publicURL: String) -> String {
+        var (head, id, tail) = pieces
+        var base = publicURL
+        let count = base.utf8.count + head.utf8.count + (id == nil ? 0 : 36) + tail.utf8.count
+        return String(unsafeUninitializedCapacity: count) { text in
+            var position = 0
+            func write(_ part: inout String) {
+                part.withUTF8 { bytes in
+                    _ = UnsafeMutableBufferPointer(rebasing: text[position..<position + bytes.count]).initialize(from: bytes)
+                    position += bytes.count
+                }
+            }
+            write(&base)
+            write(&head)
+            if let id {
+                id.writeLowercased(into: UnsafeMutableBufferPointer(rebasing: text[position..<position + 36]))
+                position += 36
+            }
+            write(&tail)
+            return position
+        }
+    }
 }

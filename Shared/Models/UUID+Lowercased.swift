@@ -5,7 +5,7 @@ extension UUID {
     /// through libc's printf, and a feed page writes several ids an entry.
     public var lowercased: String {
         String(unsafeUninitializedCapacity: 36) { text in
-            write(into: UnsafeMutableBufferPointer(rebasing: text[0..<36]))
+            writeLowercased(into: UnsafeMutableBufferPointer(rebasing: text[0..<36]))
             return 36
         }
     }
@@ -14,12 +14,12 @@ extension UUID {
     public func appendLowercased(to text: inout [UInt8]) {
         let start = text.count
         text.append(contentsOf: repeatElement(0, count: 36))
-        text.withUnsafeMutableBufferPointer { write(into: UnsafeMutableBufferPointer(rebasing: $0[start..<start + 36])) }
+        text.withUnsafeMutableBufferPointer { writeLowercased(into: UnsafeMutableBufferPointer(rebasing: $0[start..<start + 36])) }
     }
 
-    /// The 36 characters into `text` (36 bytes), each written once: appending them one by one checked the array's
+    /// The lower-case form's 36 characters into `text` (36 bytes), each written once: appending them one by one checked the array's
     /// capacity and uniqueness at every byte, 6 % of a feed's rendering.
-    private func write(into text: UnsafeMutableBufferPointer<UInt8>) {
+    public func writeLowercased(into text: UnsafeMutableBufferPointer<UInt8>) {
         withUnsafeBytes(of: uuid) { bytes in
             var position = 0
             for (index, byte) in bytes.enumerated() {

@@ -1,0 +1,28 @@
+import Foundation
+import Shared
+import Testing
+
+/// The public paths, written whole: the text before an id, the id in lower case, the text after it.
+@Suite struct PublicRouteTests {
+    @Test func eachRouteHasItsPathAndItsURLUnderTheBase() {
+        let id = UUID(uuidString: "2DE8BB49-A4F1-435D-8ACC-3D6367BE7B5E")!
+        let book = "2de8bb49-a4f1-435d-8acc-3d6367be7b5e"
+        let expected: [(PublicRoute, String)] = [
+            (.catalogRoot, "/opds"), (.groups, "/opds/groups"), (.lane("new"), "/opds/lanes/new"),
+            (.series("Dune%20Chronicles"), "/opds/series/Dune%20Chronicles"), (.author("Frank%20Herbert"), "/opds/authors/Frank%20Herbert"),
+            (.search, "/opds/search"), (.recommended, "/opds/recommended"), (.entry(id), "/opds/books/\(book)"),
+            (.related(id), "/opds/books/\(book)/related"), (.shelfFeed, "/opds/shelf"), (.listFeed(id), "/opds/lists/\(book)"),
+            (.publication(id), "/books/\(book)/publication/"), (.fulfill(id), "/books/\(book)/fulfill"), (.cover(id), "/books/\(book)/cover"),
+            (.manifest(id), "/books/\(book)/manifest.json"), (.authDocument, "/auth/document"), (.token, "/auth/token"),
+            (.refresh, "/auth/refresh"), (.signup, "/auth/signup"), (.me, "/me"), (.password, "/me/password"),
+            (.revokeAllSessions, "/me/sessions/revoke-all"), (.myBooks, "/me/books"), (.myBook(id), "/me/books/\(book)"),
+            (.circulation(id, .returnLoan), "/me/books/\(book)/return"), (.circulation(id, .borrow), "/me/books/\(book)/borrow"),
+            (.position(id), "/me/books/\(book)/position"), (.annotations(id), "/me/annotations/\(book)"), (.annotations(nil), "/me/annotations/"),
+        ]
+        for (route, path) in expected {
+            #expect(route.path == path)
+            #expect(route.url("https://library.example/ébooks") == "https://library.example/ébooks" + path)
+            #expect(route.url("") == path)
+        }
+    }
+}
