@@ -93,31 +93,39 @@ extension CatalogServiceTests {
         }
     }
 
+    /// Twelve books for the lane tests, of two genres (fiction, poetry), with ties in every sort key, a missing rating,
+    /// books on loan, an open-access one, a withdrawn one (the seventh by id), featured and staff-picked books and books
+    /// in each accessibility facet.
+    func ingestLaneBooks(_ client: some TestClientProtocol, url: String) async throws {
+        for number in 1...12 {
+            _ = try await ingestBook(client, title: "Verse \(["A", "B", "C"][number % 3]) \(number)", author: "Poet \(number % 4)")
+        }
+        try await TestDatabase.execute(
+            """
+            WITH numbered AS (SELECT id, row_number() OVER (ORDER BY id) AS n FROM books)
+            UPDATE books b SET
+                genres = CASE WHEN n % 5 = 0 THEN ARRAY['fiction'] WHEN n % 3 = 0 THEN ARRAY['poetry', 'poetry', 'fiction']
+                    ELSE ARRAY['poetry'] END,
+                sort_title = CASE WHEN n % 4 = 0 THEN 'same title' ELSE sort_title END,
+                rating_average = CASE WHEN n % 3 = 0 THEN NULL ELSE (n % 2) + 3.5 END,
+                popularity = n % 3, word_count = 1000 * (n % 2), added_at = timestamptz '2026-01-01' + (n % 4) * interval '1 day',
+                copies_available = CASE WHEN n % 4 = 1 THEN 0 ELSE copies_available END, open_access = n = 5,
+                featured = n % 3 = 0, staff_pick = n % 4 <> 1,
+                screen_reader_friendly = n % 3 = 1, declares_no_hazards = n % 5 = 2,
+                withdrawn_at = CASE WHEN n = 7 THEN now() END
+            FROM numbered WHERE b.id = numbered.id
+            """,
+            on: url
+        )
+    }
+
     /// Books of two genres with ties in every sort key, a missing rating, a book on loan, a withdrawn one and one with
     /// each accessibility facet: `FeedPostgresRepository.lane`'s pages of the poetry lane, followed by keyset, are the
     /// books' order computed on books, in every order, direction and facet, with and without a hidden book.
     @Test func aGenreLaneListsItsBooksInEveryOrderAndFacetAsTheBooksDo() async throws {
         let (app, url) = try await appAndDatabase()
         try await app.testRouter { client in
-            for number in 1...11 {
-                _ = try await ingestBook(client, title: "Verse \(["A", "B", "C"][number % 3]) \(number)", author: "Poet \(number % 4)")
-            }
-            try await TestDatabase.execute(
-                """
-                WITH numbered AS (SELECT id, row_number() OVER (ORDER BY id) AS n FROM books)
-                UPDATE books b SET
-                    genres = CASE WHEN n % 5 = 0 THEN ARRAY['fiction'] WHEN n % 3 = 0 THEN ARRAY['poetry', 'poetry', 'fiction']
-                        ELSE ARRAY['poetry'] END,
-                    sort_title = CASE WHEN n % 4 = 0 THEN 'same title' ELSE sort_title END,
-                    rating_average = CASE WHEN n % 3 = 0 THEN NULL ELSE (n % 2) + 3.5 END,
-                    popularity = n % 3, word_count = 1000 * (n % 2), added_at = timestamptz '2026-01-01' + (n % 4) * interval '1 day',
-                    copies_available = CASE WHEN n % 4 = 1 THEN 0 ELSE copies_available END,
-                    screen_reader_friendly = n % 3 = 1, declares_no_hazards = n = 2,
-                    withdrawn_at = CASE WHEN n = 7 THEN now() END
-                FROM numbered WHERE b.id = numbered.id
-                """,
-                on: url
-            )
+            try await ingestLaneBooks(client, url: url)
             let hidden = try #require(
                 try await TestDatabase.query(
                     "SELECT id::text FROM books WHERE genres @> ARRAY['poetry'] AND withdrawn_at IS NULL ORDER BY id LIMIT 1 OFFSET 2",

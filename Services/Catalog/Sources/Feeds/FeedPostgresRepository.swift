@@ -53,20 +53,18 @@ struct FeedPostgresRepository: Sendable {
         logger: Logger
     ) async throws -> Page {
         let rows: [(BookDetail, String)]
+        // Both functions take the lane, its order, then the same facets, hidden books, cursor and size.
+        func values(_ lane: String, _ key: String) -> [(any PostgresThrowingDynamicTypeEncodable)?] {
+            [lane, key, accessibility.condition ?? "", order == .desc, availableOnly, hidden, after?.value, after?.id, size + 1]
+        }
         if let genre = lane.genre, let column = sort.genreLaneColumn {
-            let values: [(any PostgresThrowingDynamicTypeEncodable)?] = [
-                genre, column, accessibility.condition ?? "", order == .desc, availableOnly, hidden, after?.value, after?.id, size + 1,
-            ]
-            rows = try await Self.entriesWithCursors(try await books.client.run(GenreLanePage.self, values: values, logger: logger))
+            rows = try await Self.entriesWithCursors(try await books.client.run(GenreLanePage.self, values: values(genre, column), logger: logger))
         } else if FixedLanePage.serves(lane, sort: sort) {
-            let values: [(any PostgresThrowingDynamicTypeEncodable)?] = [
-                lane.slug, sort.rawValue, accessibility.condition ?? "", order == .desc, availableOnly, hidden, after?.value, after?.id, size + 1,
-            ]
-            rows = try await Self.entriesWithCursors(try await books.client.run(FixedLanePage.self, values: values, logger: logger))
+            rows = try await Self.entriesWithCursors(
+                try await books.client.run(FixedLanePage.self, values: values(lane.slug, sort.rawValue), logger: logger)
+            )
         } else {
-            var sql = SQL()
-            let hiddenPlaceholder = hidden.isEmpty ? nil : try sql.bind(hidden)
-            sql.text = try Self.laneSelect(
+            rows = try await generalLaneRows(
                 lane,
                 sort: sort,
                 order: order,
@@ -74,15 +72,44 @@ struct FeedPostgresRepository: Sendable {
                 accessibility: accessibility,
                 limit: size + 1,
                 after: after,
-                hidden: hiddenPlaceholder,
-                into: &sql
+                hidden: hidden,
+                logger: logger
             )
-            rows = try await Self.entriesWithCursors(try await books.client.query(sql.query, logger: logger))
         }
         let more = rows.count > size
         let page = Array(rows.prefix(size))
         let next = more ? page.last.map { PageCursor(value: $0.1, id: $0.0.id, sort: sort.rawValue, order: order.rawValue) } : nil
         return Page(books: page.map(\.0), next: next, total: nil)
+    }
+
+    /// At most `limit` rows of `lane` after `after` by the general statement (`laneSelect`, planned for its values at
+    /// every run): the lanes of an author or a series, and any lane in an order its function does not have. Each row is
+    /// a book's entry and its cursor value.
+    func generalLaneRows(
+        _ lane: Lane,
+        sort: SortKey,
+        order: SortOrder,
+        availableOnly: Bool,
+        accessibility: AccessibilityFacet,
+        limit: Int,
+        after: PageCursor?,
+        hidden: [UUID],
+        logger: Logger
+    ) async throws -> [(BookDetail, String)] {
+        var sql = SQL()
+        let hiddenPlaceholder = hidden.isEmpty ? nil : try sql.bind(hidden)
+        sql.text = try Self.laneSelect(
+            lane,
+            sort: sort,
+            order: order,
+            availableOnly: availableOnly,
+            accessibility: accessibility,
+            limit: limit,
+            after: after,
+            hidden: hiddenPlaceholder,
+            into: &sql
+        )
+        return try await Self.entriesWithCursors(try await books.client.query(sql.query, logger: logger))
     }
 
     /// $1 genre, $2 the order's column of `genre_lane_books`, $3 the accessibility facet's column ('' for none), $4
@@ -117,9 +144,7 @@ struct FeedPostgresRepository: Sendable {
             "CASE $2::text " + SortKey.allCases.map { "WHEN '\($0.rawValue)' THEN (\($0.expression.sql))::text " }.joined() + "END"
 
         /// Whether `fixed_lane_page` has the lane's page in that order (series order: a series lane only).
-        static func serves(_ lane: Lane, sort: SortKey) -> Bool {
-            lane.value == nil && lane.genre == nil && sort != .seriesPosition && Lane.fixed.contains(lane)
-        }
+        static func serves(_ lane: Lane, sort: SortKey) -> Bool { sort != .seriesPosition && Lane.fixed.contains(lane) }
     }
 
     /// The rows of a lane's page: each book's entry and, after its columns, its cursor value.
