@@ -100,7 +100,7 @@ import Testing
     @Test func refreshRotatesReuseRevokesTheSessionAndLogoutEndsIt() async throws {
         try await app().testRouter { client in
             let api = PatronTestClient(client: client)
-            let first = try (try await api.call(.post, "/auth/signup", json: #"{"pin":"1111"}"#)).json["tokens"] as? [String: Any]
+            let first = (try await api.call(.post, "/auth/signup", json: #"{"pin":"1111"}"#)).json["tokens"] as? [String: Any]
             let refresh = try #require(first?["refresh_token"] as? String)
             let rotated = try await api.call(.post, "/auth/refresh", json: #"{"refresh_token":"\#(refresh)"}"#)
             #expect(rotated.status == .ok)
@@ -109,7 +109,7 @@ import Testing
             #expect(reuse.status == .unauthorized)
             #expect(try await api.call(.post, "/auth/refresh", json: #"{"refresh_token":"\#(next)"}"#).status == .unauthorized)
 
-            let other = try (try await api.call(.post, "/auth/signup", json: #"{"pin":"2222"}"#)).json["tokens"] as? [String: Any]
+            let other = (try await api.call(.post, "/auth/signup", json: #"{"pin":"2222"}"#)).json["tokens"] as? [String: Any]
             let otherRefresh = try #require(other?["refresh_token"] as? String)
             // The gateway asks whether an access token's session is open: yes until logout, never for a revoked or unknown one.
             func sessionOpen(_ tokens: [String: Any]?) async throws -> Bool {
