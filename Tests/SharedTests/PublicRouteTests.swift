@@ -22,7 +22,6 @@ import Testing
         for (route, path) in expected {
             #expect(route.path == path)
             #expect(route.url("https://library.example/ébooks") == "https://library.example/ébooks" + path)
-            #expect(route.url("") == path)
         }
     }
 }

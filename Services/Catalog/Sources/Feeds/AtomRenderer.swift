@@ -225,6 +225,6 @@ enum AtomRenderer {
     static func escape(_ text: String) -> String {
         var xml = XMLWriter(capacity: text.utf8.count + 16)
         xml.text(text)
-        return String(buffer: xml.buffer)
+        return String(decoding: xml.bytes, as: UTF8.self)
     }
 }
