@@ -1,4 +1,4 @@
-.PHONY: run test bench build lint
+.PHONY: run test compose-test bench build lint
 
 # Start PostgreSQL (.data/postgres, port 5433), build in release mode and run the three services.
 run:
@@ -7,6 +7,11 @@ run:
 # Throwaway PostgreSQL, the whole test suite, exit status of the tests.
 test:
 	scripts/test.sh
+
+# docker compose up with the repository's compose file and Dockerfile (the host's build in the image), driven through
+# the gateway, then removed; installs and starts Docker when missing (scripts/compose-test.sh).
+compose-test:
+	scripts/compose-test.sh
 
 # Benchmarks (never part of make test): make bench BENCH_ARGS="--books 100000 --duration 10"
 bench:

@@ -24,6 +24,8 @@ export JWT_SECRET=${JWT_SECRET:-dev-jwt-secret-change-me-please-0123456789}
 export ADMIN_TOKEN=${ADMIN_TOKEN:-dev-admin-token}
 export BLOB_DIR=${BLOB_DIR:-$PWD/.data/blobs}
 export LOG_LEVEL=${LOG_LEVEL:-info}
+# The example secrets above are accepted only in development (README, "Configuration").
+export BOOKMOBILE_ENV=${BOOKMOBILE_ENV:-development}
 
 # The release build lives in .build-release (as for make bench), so that it never waits on the debug build of make test.
 swift build -c release --scratch-path .build-release
@@ -31,8 +33,10 @@ bin=$(swift build -c release --scratch-path .build-release --show-bin-path)
 pids=()
 stop() { kill "${pids[@]}" 2>/dev/null || true; wait 2>/dev/null || true; scripts/postgres.sh stop "$PWD/.data/postgres"; }
 trap stop EXIT INT TERM
-"$bin/catalog" serve & pids+=($!)
-"$bin/patron" & pids+=($!)
+# Catalog and patron trust the service token: they listen on loopback only, whatever BIND_ADDRESS the caller set for
+# the gateway (default loopback too; BIND_ADDRESS=0.0.0.0 make run shows the gateway to the network).
+BIND_ADDRESS=127.0.0.1 "$bin/catalog" serve & pids+=($!)
+BIND_ADDRESS=127.0.0.1 "$bin/patron" & pids+=($!)
 "$bin/gateway" & pids+=($!)
 echo "Bookmobile is up: $PUBLIC_URL  (admin token: $ADMIN_TOKEN; Ctrl-C stops everything)"
 wait -n "${pids[@]}"

@@ -24,11 +24,24 @@ public struct ServiceConfig: Sendable {
 
     public func string(_ key: String, default value: String) -> String { string(key) ?? value }
 
-    /// A secret with no default: refuses to start without it.
+    /// A secret with no default: refuses to start without it, and with a published example value (`PublishedSecrets`)
+    /// unless `BOOKMOBILE_ENV=development`.
     public func secret(_ key: String) throws -> String {
         guard let value = string(key) else { throw Invalid(description: "\(key) must be set") }
+        if PublishedSecrets.contains(value) && !isDevelopment {
+            throw Invalid(
+                description: "\(key) is a published example value; set it to a secret of your own (for example the output of "
+                    + "`openssl rand -hex 32`), or set BOOKMOBILE_ENV=development to accept example secrets on a development machine"
+            )
+        }
         return value
     }
+
+    /// `BOOKMOBILE_ENV=development` (what `make run` and `.env.example` set): published example secrets are accepted.
+    public var isDevelopment: Bool { string("BOOKMOBILE_ENV") == "development" }
+
+    /// The address the HTTP server listens on: `BIND_ADDRESS`, else loopback only. Containers set `0.0.0.0`.
+    public var bindAddress: String { string("BIND_ADDRESS", default: "127.0.0.1") }
 
     public func int(_ key: String, default value: Int) throws -> Int {
         guard let text = string(key) else { return value }

@@ -14,7 +14,7 @@ import ZIPFoundation
 /// Accessibility metadata in OPDS 2.0 publications, manifests and OPDS 1.2 entries, and the accessibility facet.
 extension CatalogServiceTests {
     /// The corpus books whose package documents declare accessibility metadata, with what they declare.
-    @Test func corpusBooksShowTheAccessibilityTheirPackageDocumentsDeclare() async throws {
+    @Test(.needsCorpus) func corpusBooksShowTheAccessibilityTheirPackageDocumentsDeclare() async throws {
         let expected: [String: String] = [
             // <meta property="dcterms:conformsTo">EPUB Accessibility 1.1 - WCAG 2.2 Level AA</meta>, a summary, two modes,
             // textual sufficient, structural navigation.
@@ -114,7 +114,7 @@ extension CatalogServiceTests {
         }
     }
 
-    @Test func booksIngestedBeforeAreReadAgainFromTheirStoredEPUBByTheOneOffJob() async throws {
+    @Test(.needsCorpus) func booksIngestedBeforeAreReadAgainFromTheirStoredEPUBByTheOneOffJob() async throws {
         let database = try await TestDatabase.create(prefix: "catalog")
         let config = TestConfig.base(["CATALOG_DATABASE_URL": database, "BLOB_DIR": blobs.path])
         try await buildCatalogApplication(config: config).testRouter { client in

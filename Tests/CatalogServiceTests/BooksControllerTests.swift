@@ -13,7 +13,7 @@ import ZIPFoundation
 
 /// `/books/{id}/...`: downloads, covers and thumbnails.
 extension CatalogServiceTests {
-    @Test func downloadsNeedALoanUnlessOpenAccessAndHonourRanges() async throws {
+    @Test(.needsCorpus) func downloadsNeedALoanUnlessOpenAccessAndHonourRanges() async throws {
         let (app, _) = try await app()
         try await app.testRouter { client in
             let file = CorpusBook.all.first { $0.file.lastPathComponent == "idpf-trees.epub" }!.file
@@ -42,7 +42,7 @@ extension CatalogServiceTests {
         }
     }
 
-    @Test func coversHaveAThumbnailAtMost200PixelsHighAndFeedsSayItsType() async throws {
+    @Test(.needsCorpus) func coversHaveAThumbnailAtMost200PixelsHighAndFeedsSayItsType() async throws {
         let (app, _) = try await app()
         try await app.testRouter { client in
             let book = try #require(CorpusBook.all.first { $0.file.lastPathComponent == "bmaupin-basic-v3plus2.epub" })

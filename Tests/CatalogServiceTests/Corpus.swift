@@ -1,5 +1,6 @@
 import Foundation
 import TestSupport
+import Testing
 
 /// The rows of ../shared/epubs/INDEX.tsv.
 struct CorpusBook: Sendable, CustomStringConvertible {
@@ -17,8 +18,13 @@ struct CorpusBook: Sendable, CustomStringConvertible {
         return numbers.count == 2 ? (numbers[0], numbers[1]) : nil
     }
 
+    /// `count` valid books: the corpus's first when it is beside the repository, otherwise generated ones.
+    static func valid(_ count: Int) -> [URL] {
+        TestTools.corpusIsPresent ? all.filter { $0.shouldIngest == "yes" }.prefix(count).map(\.file) : TestTools.generatedBooks(count: count)
+    }
+
     static let all: [CorpusBook] = {
-        let directory = TestDatabase.sharedDirectory.appendingPathComponent("epubs")
+        let directory = TestTools.corpusDirectory
         guard let text = try? String(contentsOf: directory.appendingPathComponent("INDEX.tsv"), encoding: .utf8) else { return [] }
         return text.split(separator: "\n").dropFirst().compactMap { line in
             let columns = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
@@ -26,4 +32,9 @@ struct CorpusBook: Sendable, CustomStringConvertible {
             return CorpusBook(file: directory.appendingPathComponent(columns[0]), shouldIngest: columns[7], title: columns[14], toc: columns[17])
         }
     }()
+}
+
+extension Trait where Self == ConditionTrait {
+    /// A test of particular books of the third-party corpus: skipped, with the reason, when it is not there.
+    static var needsCorpus: Self { .enabled(if: TestTools.corpusIsPresent, Comment(rawValue: TestTools.corpusMissing)) }
 }

@@ -13,7 +13,7 @@ import ZIPFoundation
 
 /// The whole corpus through `POST /admin/books`: every EPUB ingested or refused with a problem document, every feed valid.
 extension CatalogServiceTests {
-    @Test func theWholeCorpusIngestsOrIsRefusedAndFeedsValidate() async throws {
+    @Test(.needsCorpus) func theWholeCorpusIngestsOrIsRefusedAndFeedsValidate() async throws {
         let (app, blobs) = try await app()
         try await app.testRouter { client in
             var ids: [String] = []

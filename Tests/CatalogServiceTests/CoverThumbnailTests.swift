@@ -24,7 +24,7 @@ import Testing
         #expect(size.width == 150, "the aspect ratio is kept")
     }
 
-    @Test func anOpaqueCoverBecomesAJPEG() throws {
+    @Test(.needsCorpus) func anOpaqueCoverBecomesAJPEG() throws {
         let book = try #require(CorpusBook.all.first { $0.file.lastPathComponent == "bmaupin-basic-v3plus2.epub" })
         var parser = try EPUBParser(url: book.file)
         let cover = try #require(try parser.parse().cover)

@@ -11,7 +11,7 @@ import Testing
         return try parser.parse()
     }
 
-    @Test func idpfObfuscatedFontsAreUndoneWithTheUniqueIdentifiersKey() throws {
+    @Test(.needsCorpus) func idpfObfuscatedFontsAreUndoneWithTheUniqueIdentifiersKey() throws {
         let wasteland = try parse("idpf-wasteland-woff-obf.epub")
         let obfuscated = wasteland.resources.filter { $0.obfuscation != nil }
         #expect(
@@ -33,7 +33,7 @@ import Testing
         #expect([Data([0, 1, 0, 0]), Data("OTTO".utf8), Data("true".utf8)].contains(font.prefix(4)), "a TrueType/OpenType header")
     }
 
-    @Test func realEncryptionIsAWarningNotAFont() throws {
+    @Test(.needsCorpus) func realEncryptionIsAWarningNotAFont() throws {
         let book = try parse("epubcheck-epub3-ocf-encryption-unknown-valid.epub")
         #expect(book.resources.allSatisfy { $0.obfuscation == nil })
         #expect(book.warnings.contains { $0.contains("EPUB/content_001.xhtml is encrypted") })

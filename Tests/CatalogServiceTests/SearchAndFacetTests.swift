@@ -9,12 +9,12 @@ import Testing
 @testable import CatalogService
 
 /// Search relevance, fielded search, pagination and the lane facets on a seeded catalog: generated books (with
-/// ISBNs and genres, `../shared/tools/make_epubs.py`) next to real ones from the corpus.
+/// ISBNs and genres, `Tests/tools/make_epubs.py`) next to real ones from the corpus.
 extension CatalogServiceTests {
     /// `count` generated EPUBs in a folder that is removed with the test's blobs.
     func generatedBooks(_ count: Int, seed: Int) async throws -> [URL] {
         let folder = blobs.appendingPathComponent("generated")
-        let script = TestDatabase.sharedDirectory.appendingPathComponent("tools/make_epubs.py").path
+        let script = TestTools.directory.appendingPathComponent("make_epubs.py").path
         let made = try await ChildProcess.run(["python3", script, folder.path, "\(count)", "\(seed)"])
         #expect(made.status == 0, "\(String(decoding: made.output, as: UTF8.self))")
         return try FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil).filter { $0.pathExtension == "epub" }
@@ -33,7 +33,7 @@ extension CatalogServiceTests {
         (document["publications"] as? [[String: Any]] ?? []).compactMap { ($0["metadata"] as? [String: Any])?["identifier"] as? String }
     }
 
-    @Test func anISBNAGenreFilterAndEverySortFindWhatTheyShould() async throws {
+    @Test(.needsCorpus) func anISBNAGenreFilterAndEverySortFindWhatTheyShould() async throws {
         let (app, _) = try await app()
         let files = try await generatedBooks(24, seed: 11)
         try await app.testRouter { client in

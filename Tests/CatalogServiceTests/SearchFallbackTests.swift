@@ -13,7 +13,7 @@ import ZIPFoundation
 
 /// Search by misspelled title, surname and ISBN, and hostile queries.
 extension CatalogServiceTests {
-    @Test func searchFindsByMisspelledTitleSurnameAndISBNAndSurvivesHostileQueries() async throws {
+    @Test(.needsCorpus) func searchFindsByMisspelledTitleSurnameAndISBNAndSurvivesHostileQueries() async throws {
         let (app, _) = try await app()
         try await app.testRouter { client in
             for name in [

@@ -13,7 +13,7 @@ import Glibc
         let folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("sweep-epubs-\(UUID().uuidString.prefix(8))")
         defer { try? FileManager.default.removeItem(at: folder) }
         let made = try await ChildProcess.run([
-            "python3", TestDatabase.sharedDirectory.appendingPathComponent("tools/make_epubs.py").path, folder.path, "60", "11",
+            "python3", TestTools.directory.appendingPathComponent("make_epubs.py").path, folder.path, "60", "11",
         ])
         #expect(made.status == 0)
         let files = try FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil).filter { $0.pathExtension == "epub" }

@@ -5,10 +5,13 @@ import Testing
 
 /// Steps of the end-to-end scenarios that several tests share: ingesting, signing up, validating documents.
 extension Stack {
-    /// The valid books of `../shared/epubs` (INDEX.tsv says `should_ingest` = yes).
+    /// The valid books of `../shared/epubs` (INDEX.tsv says `should_ingest` = yes) when it is beside the repository,
+    /// otherwise 12 books made by `Tests/tools/make_epubs.py`.
     static let corpus: [URL] = {
-        let dir = TestDatabase.sharedDirectory.appendingPathComponent("epubs")
-        guard let index = try? String(contentsOf: dir.appendingPathComponent("INDEX.tsv"), encoding: .utf8) else { return [] }
+        let dir = TestTools.corpusDirectory
+        guard let index = try? String(contentsOf: dir.appendingPathComponent("INDEX.tsv"), encoding: .utf8) else {
+            return TestTools.generatedBooks(count: 12)
+        }
         let rows = index.split(separator: "\n").map { $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init) }
         guard let header = rows.first, let name = header.firstIndex(of: "filename"), let ingest = header.firstIndex(of: "should_ingest") else {
             return []

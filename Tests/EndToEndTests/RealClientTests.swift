@@ -9,7 +9,8 @@ import Testing
         try #require(Stack.corpus.first { $0.lastPathComponent == name }, "\(name) is in ../shared/epubs")
     }
 
-    @Test func palacesParserReadsEveryOPDS2DocumentWithoutErrors() async throws {
+    @Test(.enabled(if: TestTools.corpusIsPresent, Comment(rawValue: TestTools.corpusMissing)))
+    func palacesParserReadsEveryOPDS2DocumentWithoutErrors() async throws {
         try await Stack.run { stack in
             let api = stack.gateway
             let coverless = try await stack.ingest(try Self.corpusFile("bmaupin-minimal-v2.epub"))

@@ -7,8 +7,8 @@ public enum PalaceParser {
     /// nil when no document of `kind` (feed, publication, manifest) has an error, otherwise the errors, one a line.
     public static func problems(in documents: [Data], kind: String) async throws -> String? {
         try await DocumentCheck.problems(
-            python: ProcessInfo.processInfo.environment["TEST_PYTHON"] ?? "python3",
-            script: URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../tools/palace_parse.py").standardized,
+            python: TestTools.python,
+            script: TestTools.directory.appendingPathComponent("palace_parse.py"),
             kind: kind,
             documents: documents
         )

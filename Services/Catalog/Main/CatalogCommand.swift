@@ -20,7 +20,7 @@ struct CatalogCommand: AsyncParsableCommand {
 
         func run() async throws {
             let config = ServiceConfig()
-            let app = try await buildCatalogApplication(config: config)
+            let app = try await exitingOnInvalidConfiguration("catalog") { try await buildCatalogApplication(config: config) }
             try await app.runUntilTerminated(config: config)
         }
     }

@@ -39,7 +39,7 @@ public func buildCatalogApplication(config: ServiceConfig) async throws -> some 
     let parts = try CatalogParts(config: config)
     var app = Application(
         router: catalogRouter(parts),
-        configuration: .init(address: .hostname("0.0.0.0", port: parts.settings.port), serverName: "bookmobile-catalog"),
+        configuration: .init(address: .hostname(parts.settings.bindAddress, port: parts.settings.port), serverName: "bookmobile-catalog"),
         logger: parts.logger
     )
     let schema = SchemaReadiness()

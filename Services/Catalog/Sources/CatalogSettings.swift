@@ -5,6 +5,8 @@ import ServiceSupport
 /// Everything the catalog service reads from its configuration (README, "Configuration").
 struct CatalogSettings: Sendable {
     var port: Int
+    /// `BIND_ADDRESS`: loopback unless configured (containers listen on every interface).
+    var bindAddress: String
     var databaseURL: String
     var databasePool: DatabasePool
     var patronURLs: [String]
@@ -21,6 +23,7 @@ struct CatalogSettings: Sendable {
 
     init(config: ServiceConfig) throws {
         port = try config.int("CATALOG_PORT", default: 8081)
+        bindAddress = config.bindAddress
         databaseURL = config.string("CATALOG_DATABASE_URL", default: "postgres://postgres@127.0.0.1:5433/bookmobile_catalog")
         databasePool = try DatabasePool(config: config, defaultMaximum: DatabasePool.readsDefaultMaximum)
         patronURLs = config.urls("PATRON_URLS", default: "http://127.0.0.1:8082")

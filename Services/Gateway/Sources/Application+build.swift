@@ -91,7 +91,7 @@ public func buildGatewayApplication(
                 idleTimeout: streamIdle
             )
         ),
-        configuration: .init(address: .hostname("0.0.0.0", port: settings.port), serverName: "bookmobile-gateway"),
+        configuration: .init(address: .hostname(settings.bindAddress, port: settings.port), serverName: "bookmobile-gateway"),
         logger: logger
     )
 }

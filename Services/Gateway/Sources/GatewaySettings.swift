@@ -4,6 +4,8 @@ import ServiceSupport
 /// Everything the gateway reads from its configuration (README, "Configuration").
 struct GatewaySettings: Sendable {
     var port: Int
+    /// `BIND_ADDRESS`: loopback unless configured (containers listen on every interface).
+    var bindAddress: String
     var catalogURLs: [String]
     var patronURLs: [String]
     var serviceToken: String
@@ -26,6 +28,7 @@ struct GatewaySettings: Sendable {
 
     init(config: ServiceConfig) throws {
         port = try config.int("GATEWAY_PORT", default: 8080)
+        bindAddress = config.bindAddress
         catalogURLs = config.urls("CATALOG_URLS", default: "http://127.0.0.1:8081")
         patronURLs = config.urls("PATRON_URLS", default: "http://127.0.0.1:8082")
         serviceToken = try config.secret("SERVICE_TOKEN")

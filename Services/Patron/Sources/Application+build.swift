@@ -31,7 +31,7 @@ public func buildPatronApplication(config: ServiceConfig) async throws -> some A
 
     var app = Application(
         router: router,
-        configuration: .init(address: .hostname("0.0.0.0", port: settings.port), serverName: "bookmobile-patron"),
+        configuration: .init(address: .hostname(settings.bindAddress, port: settings.port), serverName: "bookmobile-patron"),
         logger: logger
     )
     app.addServices(

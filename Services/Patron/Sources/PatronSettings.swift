@@ -5,6 +5,8 @@ import ServiceSupport
 /// Everything the patron service reads from its configuration (README, "Configuration").
 struct PatronSettings: Sendable {
     var port: Int
+    /// `BIND_ADDRESS`: loopback unless configured (containers listen on every interface).
+    var bindAddress: String
     var databaseURL: String
     var databasePool: DatabasePool
     var catalogURLs: [String]
@@ -34,6 +36,7 @@ struct PatronSettings: Sendable {
 
     init(config: ServiceConfig) throws {
         port = try config.int("PATRON_PORT", default: 8082)
+        bindAddress = config.bindAddress
         databaseURL = config.string("PATRON_DATABASE_URL", default: "postgres://postgres@127.0.0.1:5433/bookmobile_patron")
         databasePool = try DatabasePool(config: config)
         catalogURLs = config.urls("CATALOG_URLS", default: "http://127.0.0.1:8081")

@@ -44,11 +44,12 @@ struct BookListPostgresRepository: Sendable {
         return result
     }
 
-    /// Featured staff lists, oldest first: lanes of the root and grouped feeds.
+    /// Featured public staff lists, oldest first: lanes of the root and grouped feeds (a private list is staff's alone,
+    /// featured or not).
     func featured(logger: Logger) async throws -> [BookList] {
         var result: [BookList] = []
         let rows = try await client.query(
-            "SELECT \(unescaped: Self.columns) FROM book_lists l WHERE featured AND owner_patron_id IS NULL ORDER BY created_at, id",
+            "SELECT \(unescaped: Self.columns) FROM book_lists l WHERE featured AND public AND owner_patron_id IS NULL ORDER BY created_at, id",
             logger: logger
         )
         for try await row in rows { result.append(try Self.decode(row)) }

@@ -1,0 +1,60 @@
+import Foundation
+
+/// Where the tests find what they run besides Swift: the repository's own tools (`Tests/tools`, always there) and the
+/// third-party EPUB corpus (`../shared/epubs`, only on the project's own machines and in CI).
+public enum TestTools {
+    /// `Tests/tools` of this repository.
+    public static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../tools").standardized
+
+    /// The python that has the tests' packages (`scripts/test-tools.sh` makes it; `TEST_PYTHON`), else `python3`.
+    public static var python: String { ProcessInfo.processInfo.environment["TEST_PYTHON"] ?? "python3" }
+
+    /// `../shared/epubs` (or `SHARED_DIR/epubs`).
+    public static var corpusDirectory: URL { TestDatabase.sharedDirectory.appendingPathComponent("epubs") }
+
+    /// Whether the third-party corpus and its index are beside the repository. Tests of particular corpus books are
+    /// enabled only then, with `corpusMissing` as the reason a bare clone reports them skipped.
+    public static let corpusIsPresent = FileManager.default.isReadableFile(atPath: corpusDirectory.appendingPathComponent("INDEX.tsv").path)
+
+    public static let corpusMissing: String =
+        "the third-party EPUB corpus is not beside the repository (../shared/epubs or SHARED_DIR/epubs): only the project's own machines have it"
+
+    /// `count` synthetic EPUBs from `Tests/tools/make_epubs.py` (EPUB 3 with nav, a quarter EPUB 2 with NCX, covers,
+    /// ISBNs, genres), made once per process and `seed` in a temporary folder; the same seed gives the same books.
+    public static func generatedBooks(count: Int, seed: Int = 7) -> [URL] {
+        generated.withLock { cache in
+            let key = "\(count)-\(seed)"
+            if let books = cache[key] { return books }
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bookmobile-books-\(ProcessInfo.processInfo.processIdentifier)-\(key)")
+            try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = ["python3", directory.appendingPathComponent("make_epubs.py").path, folder.path, "\(count)", "\(seed)"]
+            process.standardOutput = FileHandle.nullDevice
+            do {
+                try process.run()
+                process.waitUntilExit()
+            } catch {
+                return []
+            }
+            let books = ((try? FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)) ?? [])
+                .filter { $0.pathExtension == "epub" }.sorted { $0.lastPathComponent < $1.lastPathComponent }
+            cache[key] = books
+            return books
+        }
+    }
+
+    private static let generated = LockedCache()
+}
+
+/// A lock around the generated books' folders, so that parallel tests make each set once.
+private final class LockedCache: @unchecked Sendable {
+    private let lock = NSLock()
+    private var books: [String: [URL]] = [:]
+
+    func withLock<T>(_ body: (inout [String: [URL]]) -> T) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&books)
+    }
+}
