@@ -18,4 +18,8 @@ public enum InternalHeader {
     /// it back with the patron's next catalog requests, so that a catalog replica whose in-memory copy is older
     /// reads the newer one (read-your-writes across replicas).
     public static let shelfVersion = "X-Internal-Shelf-Version"
+    /// On patron's answer to a sign-out, a secret change, a revocation of every session or an account's deletion: the
+    /// patron whose credentials changed. The gateway forgets its cached verdicts and session answers for that patron at
+    /// once, whatever path or form the request took, and never passes the header on.
+    public static let credentialsChanged = "X-Internal-Credentials-Changed"
 }

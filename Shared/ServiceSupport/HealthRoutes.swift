@@ -1,3 +1,5 @@
+import Crypto
+import Foundation
 import Hummingbird
 import Logging
 import NIOCore
@@ -9,12 +11,30 @@ public struct HealthRoutes<Context: RequestContext>: Sendable {
     /// Checks the service's dependencies; throws when one is not ready.
     public typealias ReadinessCheck = @Sendable (Logger) async throws -> Void
 
+    /// Who may read `/metrics`: anyone who reaches the service (catalog and patron, which only the other services
+    /// reach), or only a request with `Authorization: Bearer <token>` (the public gateway: `METRICS_TOKEN`; without
+    /// one, nobody).
+    public enum MetricsAccess: Sendable {
+        case open
+        case bearer(String?)
+    }
+
     let readiness: ReadinessCheck
     let registry: PrometheusCollectorRegistry
+    let metricsAccess: MetricsAccess
 
-    public init(registry: PrometheusCollectorRegistry, readiness: @escaping ReadinessCheck) {
+    public init(registry: PrometheusCollectorRegistry, metricsAccess: MetricsAccess = .open, readiness: @escaping ReadinessCheck) {
         self.registry = registry
+        self.metricsAccess = metricsAccess
         self.readiness = readiness
+    }
+
+    /// Whether `request` may read the metrics.
+    func mayReadMetrics(_ request: Request) -> Bool {
+        guard case .bearer(let token) = metricsAccess else { return true }
+        guard let token, let sent = request.headers[.authorization], sent.hasPrefix("Bearer ") else { return false }
+        // Compared as digests, so that the time taken says nothing about the token.
+        return SHA256.hash(data: Data(sent.dropFirst(7).utf8)) == SHA256.hash(data: Data(token.utf8))
     }
 
     public func add(to router: Router<Context>) {
@@ -28,7 +48,10 @@ public struct HealthRoutes<Context: RequestContext>: Sendable {
                 return Problem(status: 503, slug: "not-ready", title: "Service unavailable", detail: "A dependency is not reachable").response()
             }
         }
-        router.get("/metrics") { _, _ in
+        router.get("/metrics") { request, _ in
+            guard mayReadMetrics(request) else {
+                return Problem(status: 401, slug: "metrics-token", title: "Metrics need the metrics token").response()
+            }
             var buffer = [UInt8]()
             buffer.reserveCapacity(16_384)
             registry.emit(into: &buffer)

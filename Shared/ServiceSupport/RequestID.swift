@@ -34,4 +34,5 @@ extension HTTPField.Name {
     public static let sharedETag = HTTPField.Name(InternalHeader.sharedETag)!
     public static let sharedPageUsable = HTTPField.Name(InternalHeader.sharedPageUsable)!
     public static let shelfVersion = HTTPField.Name(InternalHeader.shelfVersion)!
+    public static let credentialsChanged = HTTPField.Name(InternalHeader.credentialsChanged)!
 }

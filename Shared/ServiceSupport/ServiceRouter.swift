@@ -6,6 +6,7 @@ import Prometheus
 public enum ServiceRouter {
     public static func make<Context: RequestContext>(
         context: Context.Type = BasicRequestContext.self,
+        metricsAccess: HealthRoutes<Context>.MetricsAccess = .open,
         readiness: @escaping HealthRoutes<Context>.ReadinessCheck
     ) -> Router<Context> {
         let router = Router(context: Context.self)
@@ -13,7 +14,7 @@ public enum ServiceRouter {
         router.add(middleware: AccessLogMiddleware())
         router.add(middleware: MetricsMiddleware())
         router.add(middleware: ProblemMiddleware())
-        HealthRoutes(registry: Observability.bootstrap(), readiness: readiness).add(to: router)
+        HealthRoutes(registry: Observability.bootstrap(), metricsAccess: metricsAccess, readiness: readiness).add(to: router)
         return router
     }
 }

@@ -15,7 +15,10 @@ import ZIPFoundation
 extension CatalogServiceTests {
     /// Every resource a manifest lists, fetched at its href, is the archive's entry byte for byte with the manifest's type
     /// (an obfuscated font as the font itself).
-    @Test(.needsCorpus, arguments: ["idpf-wasteland.epub", "epubcheck-ocf-filepath-utf8-valid.epub", "palace-nestedtoc.epub", "idpf-wasteland-woff-obf.epub"])
+    @Test(
+        .needsCorpus,
+        arguments: ["idpf-wasteland.epub", "epubcheck-ocf-filepath-utf8-valid.epub", "palace-nestedtoc.epub", "idpf-wasteland-woff-obf.epub"]
+    )
     func theManifestsResourcesAreServedFromInsideTheArchive(fileName: String) async throws {
         let (app, _) = try await app()
         try await app.testRouter { client in

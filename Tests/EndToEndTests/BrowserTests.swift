@@ -13,15 +13,28 @@ import Testing
         let chromium = environment["CHROMIUM"] ?? "/usr/bin/chromium"
         try #require(FileManager.default.isExecutableFile(atPath: chromium), "Chromium at \(chromium) (make test installs Debian's)")
         try await Stack.run { stack in
-            _ = try await stack.ingest(try RealClientTests.corpusFile("gutenberg-pg11-alice.epub"), copies: 1)
-            _ = try await stack.ingest(try RealClientTests.corpusFile("palace-charles-dickens_great-expectations.epub"), openAccess: true)
-            let uploads = try ["bmaupin-basic-v3plus2.epub", "idpf-childrens-literature.epub"].map { try RealClientTests.corpusFile($0).path }
+            // Real books from the corpus when it is beside the repository, otherwise generated ones.
+            let books =
+                TestTools.corpusIsPresent
+                ? try [
+                    "gutenberg-pg11-alice.epub", "palace-charles-dickens_great-expectations.epub", "bmaupin-basic-v3plus2.epub",
+                    "idpf-childrens-literature.epub",
+                ].map { try RealClientTests.corpusFile($0) } : TestTools.generatedBooks(count: 4, seed: 21)
+            try #require(books.count == 4)
+            let lent = try await stack.ingest(books[0], copies: 1)
+            let open = try await stack.ingest(books[1], openAccess: true)
+            func title(_ id: String) async throws -> String {
+                let entry = try await stack.gateway.call(.GET, "/opds/books/\(id)", headers: [("Accept", "application/opds+json")])
+                return try #require((entry.json["metadata"] as? [String: Any])?["title"] as? String)
+            }
+            let (lentTitle, openTitle) = (try await title(lent), try await title(open))
+            let uploads = books[2...].map(\.path)
             let script = stack.root.appendingPathComponent("Tests/tools/browser/web_app_test.py")
             var arguments =
                 [
                     script.path, "--artifacts", stack.workDir.deletingLastPathComponent().path, "--base",
                     "http://127.0.0.1:\(stack.ports[.gateway]!)", "--admin-token", Stack.adminToken, "--chromium", chromium,
-                    "--lent-title", "Alice's Adventures in Wonderland", "--open-title", "Great Expectations", "--upload",
+                    "--lent-title", lentTitle, "--open-title", openTitle, "--upload",
                 ] + uploads
             if let folder = environment["BROWSER_SCREENSHOTS"] { arguments += ["--screenshots", folder] }
             let output = stack.workDir.appendingPathComponent("browser.log")

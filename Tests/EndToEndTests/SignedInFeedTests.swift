@@ -115,6 +115,40 @@ import Testing
         }
     }
 
+    /// Patron marks a sign-out and a secret change (`X-Internal-Credentials-Changed`), so the gateway forgets its
+    /// verdicts whatever the path looked like: `/me//password` reaches the same handler as `/me/password`.
+    @Test func signingOutAndEveryPathOfAPasswordChangeEndTheGatewaysVerdictAtOnce() async throws {
+        try await Stack.run(["BASIC_AUTH_CACHE_TTL": "120s", "SESSION_CHECK_TTL": "120s"]) { stack in
+            let api = stack.gateway
+            let (barcode, _) = try await stack.signUp(pin: "1357")
+            let grant = try await api.call(.POST, "/auth/token", as: .basic(barcode, "1357"))
+            let access = try #require(grant.json["access_token"] as? String)
+            let refresh = try #require(grant.json["refresh_token"] as? String)
+            #expect(try await api.call(.GET, "/me", as: .bearer(access)).status == 200, "the session answer is now cached")
+            let out = try await api.call(.POST, "/auth/logout", json: #"{"refresh_token": "\#(refresh)"}"#)
+            #expect(out.status == 204, "\(out.text)")
+            #expect(out.headers.first(name: "x-internal-credentials-changed") == nil, "never passed on")
+            #expect(try await api.call(.GET, "/me", as: .bearer(access)).status == 401, "signed out: the token stops at once")
+
+            var pin = "1357"
+            var changedThrough: [String] = []
+            for (index, path) in ["/me//password", "/me/password/", "//me/password", "/me/./password"].enumerated() {
+                #expect(try await api.call(.GET, "/me", as: .basic(barcode, pin)).status == 200, "the verdict is cached")
+                let next = "24\(60 + index)"
+                let changed = try await api.call(.PUT, path, as: .basic(barcode, pin), json: #"{"current":"\#(pin)","new":"\#(next)"}"#)
+                guard changed.status == 204 else {
+                    #expect(changed.status == 404 || changed.status == 400, "\(path): \(changed.status)")
+                    continue
+                }
+                changedThrough.append(path)
+                #expect(try await api.call(.GET, "/me", as: .basic(barcode, pin)).status == 401, "\(path): the old PIN stops at once")
+                pin = next
+                #expect(try await api.call(.GET, "/me", as: .basic(barcode, pin)).status == 200)
+            }
+            #expect(changedThrough.contains("/me//password"), "the variant the review found: \(changedThrough)")
+        }
+    }
+
     /// A Basic verdict is kept for `BASIC_AUTH_CACHE_TTL` (no bcrypt per request, nor per `SESSION_CHECK_TTL`), yet a
     /// PIN changed where this gateway did not see it (another replica; here the database) stops the old PIN within
     /// `SESSION_CHECK_TTL`, as a revoked session does.

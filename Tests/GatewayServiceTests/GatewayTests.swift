@@ -51,6 +51,26 @@ import Testing
         }
     }
 
+    /// The gateway is public: its metrics answer only to `METRICS_TOKEN` (and to nobody without one).
+    @Test func metricsNeedTheMetricsToken() async throws {
+        try await gateway(catalog: "http://127.0.0.1:1").testRouter { client in
+            for headers: HTTPFields in [[:], [.authorization: "Bearer "]] {
+                try await client.execute(uri: "/metrics", method: .get, headers: headers) { #expect($0.status == .unauthorized) }
+            }
+        }
+        let config = TestConfig.base(["CATALOG_URLS": "http://127.0.0.1:1", "PATRON_URLS": "http://127.0.0.1:1", "METRICS_TOKEN": "scrape-4f1c2a"])
+        try await buildGatewayApplication(config: config).testRouter { client in
+            try await client.execute(uri: "/metrics", method: .get, headers: [.authorization: "Bearer scrape-4f1c"]) {
+                #expect($0.status == .unauthorized)
+            }
+            try await client.execute(uri: "/metrics", method: .get, headers: [.authorization: "Bearer scrape-4f1c2a"]) { response in
+                #expect(response.status == .ok)
+                #expect(String(buffer: response.body).contains("# TYPE"))
+            }
+            try await client.execute(uri: "/health/live", method: .get) { #expect($0.status == .ok, "probes need no token") }
+        }
+    }
+
     @Test func internalRoutesAreNeverExposed() async throws {
         try await gateway(catalog: "http://127.0.0.1:1").testRouter { client in
             try await client.execute(uri: "/internal/auth/basic", method: .post) { response in
@@ -90,7 +110,9 @@ import Testing
         }
     }
 
-    @Test func expiredTamperedAndForeignTokensAreRefusedAndAValidOneReachesTheService() async throws {
+    /// Patron is down here (`PATRON_URLS` refuses): a valid token's session cannot be checked, so it gets a 503 with
+    /// `Retry-After` (the check fails closed); `aTokenOfAClosedSessionIsRefused...` sends a valid one through.
+    @Test func expiredTamperedAndForeignTokensAreRefusedAndAValidOneWaitsForTheSessionCheck() async throws {
         let upstream = echoUpstream()
         try await upstream.test(.live) { live in
             let port = try #require(live.port)
@@ -114,30 +136,33 @@ import Testing
                     }
                 }
                 try await client.execute(uri: "/opds/x", method: .get, headers: [.authorization: "Bearer \(valid)"]) { response in
-                    #expect(response.status == .ok)
-                    let seen = try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: String]
-                    #expect(seen?["x-patron-id"]?.lowercased() == patron.uuidString.lowercased())
+                    #expect(response.status == .serviceUnavailable)
+                    #expect(response.headers[.retryAfter] != nil)
                 }
             }
         }
     }
 
-    @Test func aTokenOfAClosedSessionIsRefusedAndPatronIsAskedOncePerSessionAndTTL() async throws {
+    @Test func aTokenOfAClosedOrAnotherPatronsSessionIsRefusedAndPatronIsAskedOncePerSessionAndTTL() async throws {
         let open = UUID()
         let closed = UUID()
         let asked = Mutex(0)
+        let patronID = UUID()
         let patronRouter = Router()
         patronRouter.get("/internal/sessions/:id") { _, context in
             asked.withLock { $0 += 1 }
-            return try JSONMessages.response(SessionStatus(open: context.parameters.get("id") == open.uuidString.lowercased()))
+            let isOpen = context.parameters.get("id") == open.uuidString.lowercased()
+            return try JSONMessages.response(SessionStatus(open: isOpen, patronId: isOpen ? patronID : nil))
         }
         let patron = Application(router: patronRouter, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
         let keys = await AccessTokenKeys(secret: TestConfig.jwtSecret)
-        let patronID = UUID()
-        func token(_ session: UUID) async throws -> String {
-            try await keys.sign(AccessTokenPayload(patronID: patronID, sessionID: session, issuedAt: Date(), lifetime: 900))
+        func token(_ session: UUID, for owner: UUID = patronID) async throws -> String {
+            try await keys.sign(AccessTokenPayload(patronID: owner, sessionID: session, issuedAt: Date(), lifetime: 900))
         }
         let (openToken, closedToken) = (try await token(open), try await token(closed))
+        // Signed with the key, but naming another patron than the session's owner (a token minted with a leaked key
+        // for someone else's open session).
+        let borrowedSession = try await token(open, for: UUID())
         try await echoUpstream().test(.live) { catalog in
             try await patron.test(.live) { patronLive in
                 let config = TestConfig.base([
@@ -149,6 +174,11 @@ import Testing
                     for _ in 0..<3 {
                         try await client.execute(uri: "/opds/x", method: .get, headers: [.authorization: "Bearer \(openToken)"]) { response in
                             #expect(response.status == .ok)
+                            let seen = try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: String]
+                            #expect(seen?["x-patron-id"]?.lowercased() == patronID.uuidString.lowercased())
+                        }
+                        try await client.execute(uri: "/opds/x", method: .get, headers: [.authorization: "Bearer \(borrowedSession)"]) {
+                            #expect($0.status == .unauthorized)
                         }
                         try await client.execute(uri: "/opds/x", method: .get, headers: [.authorization: "Bearer \(closedToken)"]) { response in
                             #expect(response.status == .unauthorized)

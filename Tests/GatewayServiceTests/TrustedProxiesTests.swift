@@ -33,10 +33,25 @@ import Testing
         #expect(proxies.clientAddress(peer: "10.0.0.1", headers: [:]) == "10.0.0.1")
         #expect(proxies.clientAddress(peer: "10.0.0.1", headers: [.xForwardedFor: "10.0.0.3, 10.0.0.2"]) == "10.0.0.3")
         #expect(proxies.clientAddress(peer: "10.0.0.1", headers: [.xForwardedFor: "garbage, 10.0.0.2"]) == "10.0.0.2")
-        let rfc7239: HTTPFields = [.forwarded: #"for=192.0.2.60;proto=http, for="[2001:db8:cafe::17]:4711""#]
-        #expect(proxies.clientAddress(peer: "10.0.0.1", headers: rfc7239) == "2001:db8:cafe::17")
-        #expect(proxies.clientAddress(peer: "10.0.0.1", headers: [.forwarded: "for=198.51.100.17:8080"]) == "198.51.100.17")
         #expect(try TrustedProxies(parsing: "").clientAddress(peer: "127.0.0.1", headers: forwarded) == "127.0.0.1")
+        let rfc7239: HTTPFields = [.forwarded: #"for=192.0.2.60;proto=http, for="[2001:db8:cafe::17]:4711""#]
+        let forwardedProxies = try TrustedProxies(parsing: "10.0.0.0/8", header: "Forwarded")
+        #expect(forwardedProxies.clientAddress(peer: "10.0.0.1", headers: rfc7239) == "2001:db8:cafe::17")
+        #expect(forwardedProxies.clientAddress(peer: "10.0.0.1", headers: [.forwarded: "for=198.51.100.17:8080"]) == "198.51.100.17")
+        #expect(throws: TrustedProxies.Invalid.self) { try TrustedProxies(parsing: "10.0.0.0/8", header: "X-Real-IP") }
+    }
+
+    /// nginx and ingress-nginx append only `X-Forwarded-For` and pass a client's own `Forwarded` through: with the
+    /// default header, a client's `Forwarded` names nobody, whatever it says.
+    @Test func onlyTheHeaderTheProxyWritesIsRead() throws {
+        let proxies = try TrustedProxies(parsing: "10.0.0.0/8")
+        let spoofed: HTTPFields = [.forwarded: "for=6.6.6.6", .xForwardedFor: "203.0.113.9"]
+        #expect(proxies.clientAddress(peer: "10.0.0.1", headers: spoofed) == "203.0.113.9")
+        #expect(proxies.clientAddress(peer: "10.0.0.1", headers: [.forwarded: "for=6.6.6.6"]) == "10.0.0.1")
+        let forwardedProxies = try TrustedProxies(parsing: "10.0.0.0/8", header: "forwarded")
+        #expect(
+            forwardedProxies.clientAddress(peer: "10.0.0.1", headers: [.forwarded: "for=198.51.100.7", .xForwardedFor: "6.6.6.6"]) == "198.51.100.7"
+        )
     }
 
     func echoUpstream() -> some ApplicationProtocol {

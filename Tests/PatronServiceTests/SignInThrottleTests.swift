@@ -35,13 +35,33 @@ import Testing
         )
     }
 
+    @Test func aSprayingAddressBacksOffForLoginsNewToItOnly() {
+        #expect(policy.decide(login: nil, pair: nil, address: record(19, window: 60), addressIsKnown: false, now: now) == .check)
+        #expect(
+            policy.decide(login: nil, pair: nil, address: record(20, window: 60), addressIsKnown: false, now: now)
+                == .refuse(.address, until: now + 30)
+        )
+        #expect(
+            policy.decide(login: nil, pair: nil, address: record(22, window: 60), addressIsKnown: false, now: now)
+                == .refuse(.address, until: now + 120)
+        )
+        #expect(
+            policy.decide(login: nil, pair: nil, address: record(22, window: 60), addressIsKnown: true, now: now) == .check,
+            "a patron of that address"
+        )
+        #expect(
+            policy.decide(login: nil, pair: nil, address: record(40, ago: 900, window: 601), addressIsKnown: false, now: now) == .check,
+            "window over"
+        )
+    }
+
     @Test func anAddressPastItsLimitKeepsCheckingLoginsItHasNotFailedOn() {
         let busy = record(100, window: 60)
-        #expect(policy.decide(login: nil, pair: nil, address: busy, addressIsKnown: false, now: now) == .check)
-        #expect(policy.decide(login: nil, pair: record(1), address: busy, addressIsKnown: false, now: now) == .refuse(.address, until: now + 540))
-        #expect(policy.decide(login: nil, pair: record(1), address: record(99, window: 60), addressIsKnown: false, now: now) == .check)
+        #expect(policy.decide(login: nil, pair: nil, address: busy, addressIsKnown: true, now: now) == .check)
+        #expect(policy.decide(login: nil, pair: record(1), address: busy, addressIsKnown: true, now: now) == .refuse(.address, until: now + 540))
+        #expect(policy.decide(login: nil, pair: record(1), address: record(99, window: 60), addressIsKnown: true, now: now) == .check)
         #expect(
-            policy.decide(login: nil, pair: record(1), address: record(500, window: 601), addressIsKnown: false, now: now) == .check,
+            policy.decide(login: nil, pair: record(1), address: record(500, ago: 901, window: 901), addressIsKnown: false, now: now) == .check,
             "window over"
         )
     }
@@ -82,6 +102,9 @@ import Testing
             var patrons: [String] = []
             for _ in 0..<5 { patrons.append(try await barcode(api, pin: "2468")) }
             let shared = "198.51.100.50"
+            // The address's own patrons signed in from it before the guessing began.
+            for patron in patrons { #expect(try await attempt(api, patron, "2468", from: shared).status == .ok) }
+            let newcomer = try await barcode(api, pin: "1357")
             var guessed: [String] = []
             for index in 0..<60 {
                 let login = String(format: "2%013d", index * 7919)
@@ -94,6 +117,10 @@ import Testing
             let again = try await attempt(api, guessed[0], "0000", from: shared)
             #expect(again.status == .tooManyRequests)
             #expect(again.json["throttled"] as? String == "address")
+            // A login new to the address waits while it sprays, even with the right PIN; from its own address it signs in.
+            let sprayed = try await attempt(api, newcomer, "1357", from: shared)
+            #expect(sprayed.status == .tooManyRequests && sprayed.json["throttled"] as? String == "address")
+            #expect(try await attempt(api, newcomer, "1357", from: "203.0.113.8").status == .ok)
         }
     }
 

@@ -2,7 +2,9 @@ import ServiceSupport
 import Testing
 
 @Suite struct ServiceConfigTests {
-    @Test(arguments: ["dev-service-token-change-me", "dev-admin-token", "dev-jwt-secret-change-me-please-0123456789", "change-me", "My-Change-Me-Token"])
+    @Test(arguments: [
+        "dev-service-token-change-me", "dev-admin-token", "dev-jwt-secret-change-me-please-0123456789", "change-me", "My-Change-Me-Token",
+    ])
     func aPublishedSecretIsRefusedOutsideDevelopment(value: String) throws {
         for environment in [[:], ["BOOKMOBILE_ENV": "production"], ["BOOKMOBILE_ENV": "Development "]] {
             let config = ServiceConfig(environment: environment, overrides: ["SERVICE_TOKEN": value])

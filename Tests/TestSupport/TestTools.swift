@@ -25,7 +25,9 @@ public enum TestTools {
         generated.withLock { cache in
             let key = "\(count)-\(seed)"
             if let books = cache[key] { return books }
-            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bookmobile-books-\(ProcessInfo.processInfo.processIdentifier)-\(key)")
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "bookmobile-books-\(ProcessInfo.processInfo.processIdentifier)-\(key)"
+            )
             try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")

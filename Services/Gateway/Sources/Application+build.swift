@@ -27,7 +27,8 @@ public func buildGatewayApplication(
     )
     let publicURL = config.string("PUBLIC_URL", default: "http://127.0.0.1:\(settings.port)")
 
-    let router = ServiceRouter.make(context: GatewayContext.self) { logger in
+    // The gateway is public: its metrics answer only to METRICS_TOKEN (catalog's and patron's only to the services).
+    let router = ServiceRouter.make(context: GatewayContext.self, metricsAccess: .bearer(config.string("METRICS_TOKEN"))) { logger in
         // Ready when at least one replica of each upstream answers its own readiness.
         for upstream in [catalog, patron] {
             var ready = false

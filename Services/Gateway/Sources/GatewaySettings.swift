@@ -46,7 +46,7 @@ struct GatewaySettings: Sendable {
         heldFilesBytes = try config.int("HELD_FILES_BYTES", default: 256 << 20)
         streamIdleTimeout = try config.duration("STREAM_IDLE_TIMEOUT", default: 60)
         do {
-            trustedProxies = try TrustedProxies(parsing: config.string("TRUSTED_PROXIES"))
+            trustedProxies = try TrustedProxies(parsing: config.string("TRUSTED_PROXIES"), header: config.string("TRUSTED_PROXY_HEADER"))
         } catch let error as TrustedProxies.Invalid {
             throw ServiceConfig.Invalid(description: error.description)
         }

@@ -67,10 +67,20 @@ final class PatronAuthenticator: Sendable {
             guard let verified = await verify(token) else {
                 return .refused(Problem.unauthorized("The access token is invalid or expired"))
             }
-            guard await sessions.isOpen(verified.session, of: verified.patron, logger: logger) else {
-                return .refused(Problem.unauthorized("This session has ended (signed out or revoked); sign in again"))
+            switch await sessions.check(verified.session, of: verified.patron, logger: logger) {
+            case .open: return .patron(verified.patron)
+            case .closed: return .refused(Problem.unauthorized("This session has ended (signed out or revoked); sign in again"))
+            case .unknown:
+                return .refused(
+                    Problem(
+                        status: 503,
+                        slug: "auth-unavailable",
+                        title: "Service unavailable",
+                        detail: "The session cannot be checked right now",
+                        retryAfter: 5
+                    )
+                )
             }
-            return .patron(verified.patron)
         }
         guard let basic = BasicAuthorization(header: authorization) else {
             return .refused(Problem.unauthorized("Authorization must be Basic or Bearer"))
@@ -131,17 +141,13 @@ final class PatronAuthenticator: Sendable {
         return verified
     }
 
-    /// Forgets the patron's cached Basic verdicts and session answers, after a change of their secret or sessions
-    /// passed through this gateway: the old PIN and the ended sessions are refused from the next request on.
+    /// Forgets the patron's cached Basic verdicts and session answers, after patron said their secret or sessions
+    /// changed (`InternalHeader.credentialsChanged`: a sign-out, a new PIN, every session revoked, the account deleted)
+    /// through this gateway: the old PIN and the ended sessions are refused from the next request on.
     func forget(patron: UUID) {
         verdicts.forget { $1.patron == patron }
         sessions.forget(patron: patron)
         secrets.forget(patron: patron)
     }
 
-    /// The changes after which `forget(patron:)` is due.
-    static func changesCredentials(method: HTTPRequest.Method, path: String) -> Bool {
-        (method == .put && path == PublicRoute.password.path) || (method == .post && path == PublicRoute.revokeAllSessions.path)
-            || (method == .delete && path == PublicRoute.me.path)
-    }
 }

@@ -109,8 +109,9 @@ struct ProxyMiddleware: RouterMiddleware {
             if let patronID, upstream === patron { shelfVersions.remember(version, for: patronID) }
         }
         if upstream === catalog, ![.get, .head, .options].contains(request.method), response.status.code < 400 { edgeCache.clear() }
-        if let patronID, response.status.code < 400, PatronAuthenticator.changesCredentials(method: request.method, path: path) {
-            authenticator.forget(patron: patronID)
+        if let changed = response.headers[.credentialsChanged] {
+            response.headers[.credentialsChanged] = nil
+            if upstream === patron, let owner = UUID(uuidString: changed) { authenticator.forget(patron: owner) }
         }
         return response
     }

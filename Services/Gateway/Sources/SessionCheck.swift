@@ -3,10 +3,11 @@ import Logging
 import ServiceSupport
 import Shared
 
-/// Whether the session an access token belongs to is still open, asked of patron and remembered for `cacheFor`
-/// (`SESSION_CHECK_TTL`): a token of a session that was logged out, revoked or deleted with its account stops working
-/// within that time instead of at its expiry. When patron cannot answer, a validly signed token is accepted (signed-in
-/// browsing survives a patron outage).
+/// Whether the session an access token belongs to is still open and the token's patron's, asked of patron and
+/// remembered for `cacheFor` (`SESSION_CHECK_TTL`): a token of a session that was logged out, revoked or deleted with
+/// its account stops working within that time instead of at its expiry, and a token that names another patron's
+/// session is refused. When patron cannot answer and no answer is remembered, the request gets a 503 with
+/// `Retry-After` (it fails closed: a revoked token is never accepted because patron is down).
 final class SessionCheck: Sendable {
     let patron: InternalClient
     /// By session: whether it is open, and whose it is.
@@ -22,15 +23,20 @@ final class SessionCheck: Sendable {
         answers = ExpiringAnswers(lifetime: cacheFor)
     }
 
-    func isOpen(_ session: UUID, of owner: UUID, logger: Logger) async -> Bool {
-        if let answer = answers[session] { return answer.open }
+    enum Outcome: Sendable, Equatable {
+        case open, closed, unknown
+    }
+
+    func check(_ session: UUID, of owner: UUID, logger: Logger) async -> Outcome {
+        if let answer = answers[session] { return answer.open && answer.patron == owner ? .open : .closed }
         do {
             let status = try await patron.get(InternalRoute.session(session).path, as: SessionStatus.self, logger: logger)
-            answers.remember(Answer(open: status.open, patron: owner), for: session)
-            return status.open
+            // Remembered under the session's real owner: a token naming someone else changes nothing for the owner.
+            answers.remember(Answer(open: status.open, patron: status.patronId ?? owner), for: session)
+            return status.open && status.patronId == owner ? .open : .closed
         } catch {
-            logger.warning("Session check unavailable; accepting the signed token", metadata: ["error": "\(error)"])
-            return true
+            logger.warning("Session check unavailable; the token is not accepted meanwhile", metadata: ["error": "\(error)"])
+            return .unknown
         }
     }
 

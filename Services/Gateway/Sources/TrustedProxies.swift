@@ -8,10 +8,18 @@ import Glibc
 /// The proxies in front of the gateway (`TRUSTED_PROXIES`: comma-separated CIDRs, default none), and the client's
 /// real address derived from them.
 ///
-/// `Forwarded` (RFC 7239) or, without it, `X-Forwarded-For` is read only when the connection comes from a trusted
-/// proxy. The chain is walked from the right, and the first address that is not a trusted proxy is the client: a
-/// client can prepend whatever it likes, but only the hops that trusted proxies appended are believed.
+/// The one header the proxies write (`TRUSTED_PROXY_HEADER`: `X-Forwarded-For`, as nginx, ingress-nginx and most
+/// load balancers append, or `Forwarded`, RFC 7239) is read, and only when the connection comes from a trusted
+/// proxy; the other header is ignored, since a proxy passes a client's own copy of it through untouched. The chain is
+/// walked from the right, and the first address that is not a trusted proxy is the client: a client can prepend
+/// whatever it likes, but only the hops that trusted proxies appended are believed.
 struct TrustedProxies: Sendable, Equatable {
+    /// The header the trusted proxies append the client's address to.
+    enum Header: String, Sendable, Equatable {
+        case xForwardedFor = "x-forwarded-for"
+        case forwarded = "forwarded"
+    }
+
     /// One CIDR block: the network's bytes (4 for IPv4, 16 for IPv6) and its prefix length.
     struct Block: Sendable, Equatable {
         var network: [UInt8]
@@ -43,11 +51,20 @@ struct TrustedProxies: Sendable, Equatable {
     }
 
     var blocks: [Block]
+    var header: Header
 
-    init(blocks: [Block] = []) { self.blocks = blocks }
+    init(blocks: [Block] = [], header: Header = .xForwardedFor) {
+        self.blocks = blocks
+        self.header = header
+    }
 
-    /// Parses `TRUSTED_PROXIES`; throws naming the first entry that is not an address or a CIDR block.
-    init(parsing list: String?) throws {
+    /// Parses `TRUSTED_PROXIES` and `TRUSTED_PROXY_HEADER`; throws naming the first entry that is not an address or a
+    /// CIDR block, or a header that is neither.
+    init(parsing list: String?, header name: String? = nil) throws {
+        guard let header = Header(rawValue: (name ?? Header.xForwardedFor.rawValue).lowercased()) else {
+            throw Invalid(description: "TRUSTED_PROXY_HEADER: '\(name ?? "")' is neither X-Forwarded-For nor Forwarded")
+        }
+        self.header = header
         blocks = try (list ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.map { entry in
             guard let block = Block(entry) else { throw Invalid(description: "TRUSTED_PROXIES: '\(entry)' is not an IP address or CIDR block") }
             return block
@@ -64,7 +81,7 @@ struct TrustedProxies: Sendable, Equatable {
     func clientAddress(peer: String?, headers: HTTPFields) -> String? {
         guard let peer, isTrusted(peer) else { return peer }
         var client = peer
-        for hop in Self.forwardedChain(headers).reversed() {
+        for hop in Self.forwardedChain(headers, header: header).reversed() {
             guard let address = Self.normalised(hop) else { break }
             client = address
             if !isTrusted(address) { break }
@@ -72,11 +89,10 @@ struct TrustedProxies: Sendable, Equatable {
         return client
     }
 
-    /// The addresses a request says it was forwarded for, leftmost (the original client) first.
-    static func forwardedChain(_ headers: HTTPFields) -> [String] {
-        let forwarded = headers[values: .forwarded]
-        if !forwarded.isEmpty {
-            return forwarded.flatMap { $0.split(separator: ",") }.compactMap { element in
+    /// The addresses `header` says a request was forwarded for, leftmost (the original client) first.
+    static func forwardedChain(_ headers: HTTPFields, header: Header) -> [String] {
+        if header == .forwarded {
+            return headers[values: .forwarded].flatMap { $0.split(separator: ",") }.compactMap { element in
                 element.split(separator: ";").lazy.map { $0.trimmingCharacters(in: .whitespaces) }
                     .first { $0.lowercased().hasPrefix("for=") }.map { String($0.dropFirst(4)) } ?? "unknown"
             }

@@ -142,7 +142,11 @@ func patronRouter(
         authenticator: authenticator,
         circulation: circulation,
         shelves: shelves.shelves,
-        taste: TastePostgresRepository(client: postgres),
+        taste: TastePostgresRepository(
+            client: postgres,
+            minimumPatrons: settings.coBorrowingMinimumPatrons,
+            minimumAccountAge: settings.coBorrowingAccountAge
+        ),
         token: token
     ).add(to: router)
     return router

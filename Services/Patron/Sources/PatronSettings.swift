@@ -5,6 +5,10 @@ import ServiceSupport
 /// Everything the patron service reads from its configuration (README, "Configuration").
 struct PatronSettings: Sendable {
     var port: Int
+    /// Co-borrowing ("patrons who borrowed this also borrowed") counts this many distinct patrons at least, each with an
+    /// account older than `coBorrowingAccountAge`.
+    var coBorrowingMinimumPatrons: Int
+    var coBorrowingAccountAge: TimeInterval
     /// `BIND_ADDRESS`: loopback unless configured (containers listen on every interface).
     var bindAddress: String
     var databaseURL: String
@@ -62,6 +66,9 @@ struct PatronSettings: Sendable {
         signInPolicy = SignInThrottlePolicy()
         signInPolicy.addressFailures = try config.int("SIGN_IN_ADDRESS_FAILURES", default: 100)
         signInPolicy.addressWindow = try config.duration("SIGN_IN_ADDRESS_WINDOW", default: 600)
+        signInPolicy.addressFreeFailures = try config.int("SIGN_IN_ADDRESS_FREE_FAILURES", default: 20)
+        coBorrowingMinimumPatrons = max(3, try config.int("CO_BORROWING_MIN_PATRONS", default: 5))
+        coBorrowingAccountAge = try config.duration("CO_BORROWING_ACCOUNT_AGE", default: 30 * 86_400)
         signInPolicy.firstBackOff = try config.duration("SIGN_IN_FIRST_BACK_OFF", default: 30)
         shelfPublishInterval = try config.duration("SHELF_PUBLISH_INTERVAL", default: 0.5)
         logoURL = config.string("LIBRARY_LOGO_URL")

@@ -61,9 +61,13 @@ struct AccountPostgresRepository: Sendable {
     }
 
     /// Whether a sign-in session is still open; an unknown one (deleted with its account) is closed.
-    func isSessionOpen(_ id: UUID, logger: Logger) async throws -> Bool {
-        for try await _ in try await client.query("SELECT 1 FROM sessions WHERE id = \(id) AND revoked_at IS NULL", logger: logger) { return true }
-        return false
+    func openSessionOwner(_ id: UUID, logger: Logger) async throws -> UUID? {
+        for try await owner in try await client.query("SELECT patron_id FROM sessions WHERE id = \(id) AND revoked_at IS NULL", logger: logger)
+            .decode(UUID.self)
+        {
+            return owner
+        }
+        return nil
     }
 
     /// A digest of the patron's stored secret hash, which changes with every new PIN or password; nil when the
@@ -122,17 +126,17 @@ struct AccountPostgresRepository: Sendable {
         }
     }
 
-    /// Revokes the session of a refresh token. Returns false when the token is unknown.
-    func revoke(refreshHash: String, logger: Logger) async throws -> Bool {
+    /// Revokes the session of a refresh token. Returns its patron, or nil when the token is unknown.
+    func revoke(refreshHash: String, logger: Logger) async throws -> UUID? {
         let rows = try await client.query(
             """
             UPDATE sessions SET revoked_at = coalesce(revoked_at, now())
-            WHERE id = (SELECT session_id FROM refresh_tokens WHERE token_hash = \(refreshHash)) RETURNING id
+            WHERE id = (SELECT session_id FROM refresh_tokens WHERE token_hash = \(refreshHash)) RETURNING patron_id
             """,
             logger: logger
         )
-        for try await _ in rows { return true }
-        return false
+        for try await patronID in rows.decode(UUID.self) { return patronID }
+        return nil
     }
 
     /// Counts a sign-up from `address` against `perHour`, under a lock on the address so that parallel sign-ups are

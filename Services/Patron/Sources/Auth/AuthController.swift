@@ -97,9 +97,10 @@ struct AuthController: Sendable {
     /// `POST /auth/logout` `{refresh_token}` → 204; the session's refresh tokens stop working.
     func logout(request: Request, context: PatronRequestContext) async throws -> Response {
         let body = try await JSONMessages.decode(RefreshRequest.self, from: request)
-        guard try await accounts.revoke(refreshHash: AccountPostgresRepository.hashToken(body.refreshToken), logger: context.logger) else {
+        guard let patronID = try await accounts.revoke(refreshHash: AccountPostgresRepository.hashToken(body.refreshToken), logger: context.logger)
+        else {
             throw AuthError.invalidRefreshToken
         }
-        return Response(status: .noContent)
+        return Response(status: .noContent).announcingCredentialsChanged(of: patronID)
     }
 }

@@ -58,7 +58,7 @@ struct SecretController: Sendable {
             throw Problem.conflict("secret-changed", "The PIN or password was changed meanwhile; sign in again")
         }
         context.logger.info("Secret changed", metadata: ["patron.id": "\(patronID)"])
-        return Response(status: .noContent)
+        return Response(status: .noContent).announcingCredentialsChanged(of: patronID)
     }
 
     /// `POST /me/sessions/revoke-all` → `{"revoked": N}`: every session (and its tokens) ends, this one included.
@@ -66,6 +66,6 @@ struct SecretController: Sendable {
         let patronID = context.patronID
         let count = try await accounts.revokeAllSessions(patronID: patronID, logger: context.logger)
         context.logger.info("Sessions revoked", metadata: ["patron.id": "\(patronID)", "count": "\(count)"])
-        return try JSONMessages.response(["revoked": count])
+        return try JSONMessages.response(["revoked": count]).announcingCredentialsChanged(of: patronID)
     }
 }

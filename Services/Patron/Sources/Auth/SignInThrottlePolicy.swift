@@ -9,10 +9,14 @@ import Foundation
 /// - The pair backs off after `pairFreeFailures`: the one client that keeps getting this login wrong waits.
 /// - The login backs off after `loginFreeFailures` from anywhere, but only for addresses this login has not signed
 ///   in from recently (`knownAddressFor`): a patron at home still signs in while someone elsewhere guesses.
-/// - An address past `addressFailures` within `addressWindow` (a shared Wi-Fi, a school, a carrier's NAT) keeps
-///   working for every login it has not failed on; a login it has already failed on gets no further try from it.
-/// So a correct secret, for a login that is not locked, from an address that has not failed on that login, is
-/// always checked and accepted.
+/// - An address past `addressFreeFailures` within `addressWindow` backs off, as a login does, for every login that has
+///   not signed in from it recently: password spraying (one guess at each of many logins, `1234` against every card)
+///   waits longer with each failure, while the patrons who use that address (a school, a library's Wi-Fi, a carrier's
+///   NAT) keep signing in.
+/// - An address past `addressFailures` within `addressWindow` gets no further try from it for a login it has already
+///   failed on, known there or not.
+/// So a correct secret, for a login that is not locked, from an address it signed in from before and has not failed on
+/// since, is always checked and accepted.
 struct SignInThrottlePolicy: Sendable, Equatable {
     var pairFreeFailures = 5
     var loginFreeFailures = 10
@@ -22,6 +26,8 @@ struct SignInThrottlePolicy: Sendable, Equatable {
     /// Failures older than this (with none since) are forgotten.
     var forgetAfter: TimeInterval = 86_400
     var addressFailures = 100
+    /// Failures from one address, for any logins, before it backs off for logins new to it.
+    var addressFreeFailures = 20
     var addressWindow: TimeInterval = 600
     var knownAddressFor: TimeInterval = 90 * 86_400
 
@@ -58,9 +64,16 @@ struct SignInThrottlePolicy: Sendable, Equatable {
         return record.windowStartedAt.addingTimeInterval(addressWindow)
     }
 
+    /// Until when an address that failed for many logins backs off for logins new to it, if it does.
+    func sprayBackOff(_ record: Record?, now: Date) -> Date? {
+        guard let record, record.windowStartedAt > now.addingTimeInterval(-addressWindow) else { return nil }
+        return backOff(record, freeFailures: addressFreeFailures, now: now)
+    }
+
     func decide(login: Record?, pair: Record?, address: Record?, addressIsKnown: Bool, now: Date) -> Decision {
         if let until = backOff(pair, freeFailures: pairFreeFailures, now: now) { return .refuse(.loginAtAddress, until: until) }
         if !addressIsKnown, let until = backOff(login, freeFailures: loginFreeFailures, now: now) { return .refuse(.login, until: until) }
+        if !addressIsKnown, let until = sprayBackOff(address, now: now) { return .refuse(.address, until: until) }
         if let until = addressLimit(address, now: now), (pair?.failures ?? 0) > 0,
             pair.map({ $0.lastFailureAt > now.addingTimeInterval(-forgetAfter) }) == true
         {

@@ -27,10 +27,11 @@ struct InternalController: Sendable {
         group.get("/patrons/:patron/taste", use: patronTaste)
     }
 
-    /// Is this sign-in session still open? Unknown sessions (deleted with their account) are closed.
+    /// Is this sign-in session still open, and whose is it? Unknown sessions (deleted with their account) are closed.
     func sessionStatus(request: Request, context: PatronRequestContext) async throws -> Response {
         let id = try context.uuid("id")
-        return try JSONMessages.response(SessionStatus(open: try await authenticator.accounts.isSessionOpen(id, logger: context.logger)))
+        let owner = try await authenticator.accounts.openSessionOwner(id, logger: context.logger)
+        return try JSONMessages.response(SessionStatus(open: owner != nil, patronId: owner))
     }
 
     /// Checks Basic credentials for the gateway: 200 `{patronId, secretStamp}`, 401 or 429.

@@ -70,7 +70,7 @@ struct ProfileController: Sendable {
         let logger = context.logger
         try await profiles.deleteAccount(patronID: patronID, circulation: circulation, logger: logger)
         logger.info("Patron deleted", metadata: ["patron.id": "\(patronID)"])
-        return Response(status: .noContent)
+        return Response(status: .noContent).announcingCredentialsChanged(of: patronID)
     }
 
     /// `GET /me/settings` → the reader settings (defaults until set).
