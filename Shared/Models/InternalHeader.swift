@@ -4,6 +4,8 @@ import Foundation
 public enum InternalHeader {
     /// The authenticated patron, set by the gateway only.
     public static let patronID = "X-Patron-ID"
+    /// The gateway's signature on `X-Patron-ID` (`PatronIdentity`): without it the patron id is not believed.
+    public static let patronSignature = "X-Patron-Signature"
     /// The client's address as the gateway saw it.
     public static let clientAddress = "X-Client-Address"
     /// The service token, proof that a request comes from inside.

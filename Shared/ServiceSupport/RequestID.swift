@@ -29,6 +29,7 @@ public enum RequestID {
 extension HTTPField.Name {
     public static let requestID = HTTPField.Name(InternalHeader.requestID)!
     public static let patronID = HTTPField.Name(InternalHeader.patronID)!
+    public static let patronSignature = HTTPField.Name(InternalHeader.patronSignature)!
     public static let serviceToken = HTTPField.Name(InternalHeader.serviceToken)!
     public static let clientAddress = HTTPField.Name(InternalHeader.clientAddress)!
     public static let sharedETag = HTTPField.Name(InternalHeader.sharedETag)!

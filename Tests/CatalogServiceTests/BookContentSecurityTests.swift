@@ -124,6 +124,16 @@ extension CatalogServiceTests {
         }
     }
 
+    /// A book's scripts are served as plain text: with `nosniff`, no page of this origin could load one as a script.
+    @Test func aBooksScriptsAreServedAsPlainText() {
+        for type in ["application/javascript", "text/javascript; charset=utf-8", "Application/ECMAScript", "module", "application/wasm"] {
+            #expect(ContentSecurity.servedType(type) == "text/plain; charset=utf-8", "\(type)")
+        }
+        for type in ["application/xhtml+xml", "text/css", "image/svg+xml", "font/woff2", "text/plain"] {
+            #expect(ContentSecurity.servedType(type) == type)
+        }
+    }
+
     @Test func rasterImagesAreKnownByTheirBytes() {
         #expect(RasterImage.type(of: Data([0xFF, 0xD8, 0xFF, 0xE0])) == "image/jpeg")
         #expect(RasterImage.type(of: Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])) == "image/png")

@@ -13,7 +13,10 @@ import Testing
 /// Patrons' own lists and staff lists: the JSON API, who may read which, and the lists as OPDS feeds and lanes.
 extension CatalogServiceTests {
     static func patron(_ id: UUID, json: Bool = true) -> HTTPFields {
-        var fields: HTTPFields = [.serviceToken: TestConfig.serviceToken, .patronID: id.uuidString.lowercased()]
+        var fields: HTTPFields = [
+            .serviceToken: TestConfig.serviceToken, .patronID: id.uuidString.lowercased(),
+            .patronSignature: PatronIdentity(secret: TestConfig.jwtSecret).signature(for: id),
+        ]
         if json { fields[.contentType] = "application/json" }
         return fields
     }

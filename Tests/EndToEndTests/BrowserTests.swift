@@ -42,7 +42,7 @@ import Testing
             let status = await browser.wait()
             let log = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
             #expect(status == 0, "the browser tests failed:\n\(log.suffix(6000))")
-            for step in ["operator uploads", "read to the end", "patron reads and returns", "phone-width audit", "account"] {
+            for step in ["operator uploads", "read to the end", "patron reads and returns", "phone-width audit", "account", "hostile links"] {
                 #expect(log.contains("ok: \(step)\n"), "the browser step '\(step)' did not pass:\n\(log.suffix(3000))")
             }
         }

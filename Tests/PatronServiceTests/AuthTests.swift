@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import ServiceSupport
 import Shared
 import TestSupport
 import Testing
@@ -245,6 +246,26 @@ import Testing
             // Without the service token the patron header is not believed.
             let spoofed = try await client.execute(uri: "/me", method: .get, headers: [.patronID: ann.uuidString]) { $0.status }
             #expect(spoofed == .unauthorized)
+            // With the service token but without the gateway's fresh signature for that patron, it is not believed either.
+            let identity = PatronIdentity(secret: TestConfig.jwtSecret)
+            let stranger = PatronIdentity(secret: "another-jwt-secret-0123456789abcdef0123")
+            let forgeries: [(String, String?)] = [
+                ("no signature", nil), ("another patron's", identity.signature(for: bob)),
+                ("expired", identity.signature(for: ann, now: Date().addingTimeInterval(-PatronIdentity.lifetime - 1))),
+                ("too far ahead", identity.signature(for: ann, now: Date().addingTimeInterval(3600))),
+                ("another key's", stranger.signature(for: ann)), ("garbage", "9999999999.zz"),
+            ]
+            for (what, signature) in forgeries {
+                var headers: HTTPFields = [.serviceToken: TestConfig.serviceToken, .patronID: ann.uuidString.lowercased()]
+                if let signature { headers[.patronSignature] = signature }
+                let status = try await client.execute(uri: "/me", method: .get, headers: headers) { $0.status }
+                #expect(status == .unauthorized, "\(what): \(status)")
+            }
+            let signed: HTTPFields = [
+                .serviceToken: TestConfig.serviceToken, .patronID: ann.uuidString.lowercased(), .patronSignature: identity.signature(for: ann),
+            ]
+            let believed = try await client.execute(uri: "/me", method: .get, headers: signed) { $0.status }
+            #expect(believed == .ok)
             let profile = try await api.call(.get, "/me", patron: ann, headers: [.accept: "application/opds-profile+json"])
             #expect((profile.json["loans"] as? [String: Any])?["total"] as? Int == 10)
         }

@@ -30,7 +30,10 @@ struct PatronTestClient {
         headers extra: HTTPFields = [:]
     ) async throws -> Reply {
         var headers: HTTPFields = [.serviceToken: TestConfig.serviceToken]
-        if let patron { headers[.patronID] = patron.uuidString.lowercased() }
+        if let patron {
+            headers[.patronID] = patron.uuidString.lowercased()
+            headers[.patronSignature] = PatronIdentity(secret: TestConfig.jwtSecret).signature(for: patron)
+        }
         if json != nil { headers[.contentType] = "application/json" }
         for field in extra { headers[field.name] = field.value }
         return try await client.execute(uri: uri, method: method, headers: headers, body: (json ?? body).map { ByteBuffer(string: $0) }) { response in

@@ -28,7 +28,10 @@ struct CatalogParts: Sendable {
         blobs = try DirectoryBlobStore(root: settings.blobDirectory)
         books = BookPostgresRepository(client: postgres)
         ingester = Ingester(client: postgres, blobs: blobs, books: books)
-        token = ServiceToken(settings.serviceToken)
+        token = ServiceToken(
+            settings.serviceToken,
+            identity: PatronIdentity(secret: settings.jwtSecret, previousSecret: settings.jwtPreviousSecret)
+        )
         patron = InternalClient(baseURLs: settings.patronURLs, token: token)
         shelves = ShelfCopyPostgresRepository(client: postgres)
     }

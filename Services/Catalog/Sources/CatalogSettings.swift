@@ -13,6 +13,9 @@ struct CatalogSettings: Sendable {
     var publicURL: String
     var serviceToken: String
     var adminToken: String
+    /// `JWT_SECRET` (and `JWT_PREVIOUS_SECRET`): the key of the gateway's signature on the patron it vouches for.
+    var jwtSecret: String
+    var jwtPreviousSecret: String?
     var blobDirectory: URL
     var blobSweepInterval: TimeInterval
     var blobTemporaryMaxAge: TimeInterval
@@ -30,6 +33,8 @@ struct CatalogSettings: Sendable {
         publicURL = config.string("PUBLIC_URL", default: "http://127.0.0.1:8080")
         serviceToken = try config.secret("SERVICE_TOKEN")
         adminToken = try config.secret("ADMIN_TOKEN")
+        jwtSecret = try config.secret("JWT_SECRET")
+        jwtPreviousSecret = config.string("JWT_PREVIOUS_SECRET")
         blobDirectory = URL(fileURLWithPath: config.string("BLOB_DIR", default: ".data/blobs"))
         blobSweepInterval = try config.duration("BLOB_SWEEP_INTERVAL", default: 3600)
         blobTemporaryMaxAge = try config.duration("BLOB_TEMP_MAX_AGE", default: 3600)

@@ -11,6 +11,18 @@ enum ContentSecurity {
     /// For covers and downloads, which are never documents.
     static let filePolicy = "default-src 'none'; sandbox"
 
+    /// The type a publication resource is served with: a book's scripts as plain text, so that no page of this origin
+    /// (whose policy allows scripts from 'self') could ever load one as a script; with `nosniff`, browsers refuse to.
+    /// Readers that run a book's scripts fetch them and run them in their own sandbox.
+    static func servedType(_ declared: String) -> String {
+        let essence = declared.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+        let scripts: Set<String> = [
+            "application/javascript", "text/javascript", "application/ecmascript", "text/ecmascript", "application/x-javascript",
+            "text/x-javascript", "module", "text/jscript", "application/wasm",
+        ]
+        return scripts.contains(essence) ? "text/plain; charset=utf-8" : declared
+    }
+
     static func add(_ policy: String, to headers: inout HTTPFields) {
         headers[.contentSecurityPolicy] = policy
         headers[.xContentTypeOptions] = "nosniff"

@@ -91,7 +91,9 @@ struct PublicationController: Sendable {
         }
         let etag = "\"\(book.epubSha256.prefix(32))-\(String(entry.checksum, radix: 16))\""
         if request.headers.ifNoneMatch(matches: etag) { return Response(status: .notModified, headers: [.eTag: etag]) }
-        var headers: HTTPFields = [.contentType: resource.type, .eTag: etag, .cacheControl: BookAccess.cacheControl(book)]
+        var headers: HTTPFields = [
+            .contentType: ContentSecurity.servedType(resource.type), .eTag: etag, .cacheControl: BookAccess.cacheControl(book),
+        ]
         ContentSecurity.add(ContentSecurity.publicationPolicy, to: &headers)
         let declared = Int(entry.uncompressedSize)
         if declared > Self.streamedAbove {

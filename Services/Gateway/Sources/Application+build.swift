@@ -14,7 +14,7 @@ public func buildGatewayApplication(
 ) async throws -> some ApplicationProtocol {
     let settings = try GatewaySettings(config: config)
     let logger = Observability.logger(service: "gateway", config: config)
-    let token = ServiceToken(settings.serviceToken)
+    let token = ServiceToken(settings.serviceToken, identity: PatronIdentity(secret: settings.jwtSecret, previousSecret: settings.jwtPreviousSecret))
     let catalog = Upstream(name: "catalog", replicas: settings.catalogURLs, downFor: settings.replicaDownFor)
     let patron = Upstream(name: "patron", replicas: settings.patronURLs, downFor: settings.replicaDownFor)
     let httpClient = HTTPClient.service

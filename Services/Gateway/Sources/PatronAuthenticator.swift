@@ -68,18 +68,8 @@ final class PatronAuthenticator: Sendable {
                 return .refused(Problem.unauthorized("The access token is invalid or expired"))
             }
             switch await sessions.check(verified.session, of: verified.patron, logger: logger) {
-            case .open: return .patron(verified.patron)
+            case .open, .unknown: return .patron(verified.patron)
             case .closed: return .refused(Problem.unauthorized("This session has ended (signed out or revoked); sign in again"))
-            case .unknown:
-                return .refused(
-                    Problem(
-                        status: 503,
-                        slug: "auth-unavailable",
-                        title: "Service unavailable",
-                        detail: "The session cannot be checked right now",
-                        retryAfter: 5
-                    )
-                )
             }
         }
         guard let basic = BasicAuthorization(header: authorization) else {

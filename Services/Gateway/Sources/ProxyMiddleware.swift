@@ -282,6 +282,7 @@ struct ProxyMiddleware: RouterMiddleware {
         headers.add(name: InternalHeader.requestID, value: RequestID.current ?? RequestID.make())
         if let patronID {
             headers.add(name: InternalHeader.patronID, value: patronID.lowercased)
+            if let identity = token.identity { headers.add(name: InternalHeader.patronSignature, value: identity.signature(for: patronID)) }
             if upstream === catalog, let version = shelfVersions[patronID] { headers.add(name: InternalHeader.shelfVersion, value: version) }
         }
         if let clientAddress { headers.add(name: InternalHeader.clientAddress, value: clientAddress) }

@@ -6,8 +6,8 @@ import Shared
 /// Whether the session an access token belongs to is still open and the token's patron's, asked of patron and
 /// remembered for `cacheFor` (`SESSION_CHECK_TTL`): a token of a session that was logged out, revoked or deleted with
 /// its account stops working within that time instead of at its expiry, and a token that names another patron's
-/// session is refused. When patron cannot answer and no answer is remembered, the request gets a 503 with
-/// `Retry-After` (it fails closed: a revoked token is never accepted because patron is down).
+/// session is refused. When patron cannot answer, a validly signed token is accepted (signed-in browsing survives a
+/// patron outage; docs/SECURITY.md, "Sessions", says what that costs and why it was chosen).
 final class SessionCheck: Sendable {
     let patron: InternalClient
     /// By session: whether it is open, and whose it is.
@@ -35,7 +35,7 @@ final class SessionCheck: Sendable {
             answers.remember(Answer(open: status.open, patron: status.patronId ?? owner), for: session)
             return status.open && status.patronId == owner ? .open : .closed
         } catch {
-            logger.warning("Session check unavailable; the token is not accepted meanwhile", metadata: ["error": "\(error)"])
+            logger.warning("Session check unavailable; accepting the signed token", metadata: ["error": "\(error)"])
             return .unknown
         }
     }

@@ -62,7 +62,7 @@ func patronRouter(
     throttle: SignInThrottlePostgresRepository,
     shelves: ShelfPublisher
 ) async -> Router<PatronRequestContext> {
-    let token = ServiceToken(settings.serviceToken)
+    let token = ServiceToken(settings.serviceToken, identity: PatronIdentity(secret: settings.jwtSecret, previousSecret: settings.jwtPreviousSecret))
     let accounts = AccountPostgresRepository(client: postgres)
     let hasher = PasswordHasher(cost: settings.bcryptCost)
     let authenticator = Authenticator(

@@ -435,6 +435,7 @@ def main():
             ("patron reads and returns", lambda: patron_reads_and_returns(browser, args.base, args.lent_title, {"width": 1280, "height": 800}, True)),
             ("phone-width audit", lambda: phone_audit(browser, args.base, args.open_title)),
             ("account", lambda: patron_account(browser, args.base, args.lent_title, {"width": 1024, "height": 768})),
+            ("hostile links", lambda: hostile_links(browser, args.base)),
         ]
         if args.screenshots:
             steps.append(("screenshots", lambda: screenshots(browser, args.base, args.admin_token, args.open_title, args.screenshots)))
@@ -460,6 +461,32 @@ def main():
     for failure in failures:
         print(f"- {failure}")
     sys.exit(1 if failures else 0)
+
+
+def hostile_links(browser, base):
+    """The web app's own guards, in the page: a feed link to another origin is not followed with the token, and a
+    chapter's `java&#9;script:` link is a script URL (docs/SECURITY.md, "The web app's pages")."""
+    watched = Watched(browser, "hostile links", {"width": 1024, "height": 768})
+    page = watched.page
+    page.goto(base + "/")
+    results = page.evaluate(
+        """async () => {
+            const api = await import('/web/js/api.js');
+            const chapter = await import('/web/js/reader/chapter.js');
+            const doc = new DOMParser().parseFromString('<a href="java&#9;script:alert(1)">x</a><a href="ch2.xhtml">y</a>', 'text/html');
+            return {
+                paths: ['//evil.example/x', '/' + String.fromCharCode(92) + 'evil.example/x', 'https://evil.example/opds', '/opds/lanes/new'].map(api.sameOriginPath),
+                scripts: [...doc.querySelectorAll('a')].map((a) => chapter.isScriptURL(a.getAttribute('href'))),
+            };
+        }"""
+    )
+    check(results["paths"] == [None, None, None, "/opds/lanes/new"], f"in-app paths: {results['paths']}")
+    check(results["scripts"] == [True, False], f"script URLs: {results['scripts']}")
+    page.goto(base + "/#/feed?href=" + "%2F%2Fevil.example%2Fopds")
+    page.wait_for_timeout(500)
+    check(page.url.startswith(base + "/"), f"the app stays on its origin: {page.url}")
+    check(page.get_by_text("No feed was named.").count() > 0, "a feed of another origin is not loaded")
+    watched.context.close()
 
 
 def phone_audit(browser, base, open_title):

@@ -38,8 +38,23 @@ export function local(href) {
   } catch { return href; }
 }
 
+/**
+ * `href` as a path of this origin, or null: `//host/x`, `/\\host/x` and other origins are not the app's, whatever they
+ * start with (browsers read a backslash as a slash).
+ */
+export function sameOriginPath(href) {
+  if (typeof href !== 'string') return null;
+  const path = local(href);
+  try {
+    const url = new URL(path, location.href);
+    return url.origin === location.origin && /^\/(?![\/\\])/.test(path) ? url.pathname + url.search + url.hash : null;
+  } catch { return null; }
+}
+
 async function send(path, options, token) {
   const headers = { Accept: options.accept || 'application/json', ...(options.headers || {}) };
+  // The patron's token goes to this origin only, whatever a feed's link says.
+  if (token && sameOriginPath(path) === null) throw new Error('A link to another site was not followed.');
   if (token) headers.Authorization = `Bearer ${token}`;
   let body = options.body;
   if (body !== undefined && !(body instanceof Blob) && !(body instanceof ArrayBuffer) && typeof body !== 'string') {

@@ -45,11 +45,20 @@ function parse(text, type) {
   return parser.parseFromString(text, 'text/html');
 }
 
+/**
+ * Whether an attribute's value is a script URL as a browser reads it: URL parsing drops ASCII tabs and newlines anywhere
+ * and leading control characters and spaces, so `java&#9;script:` (a tab once the markup is parsed) is `javascript:`.
+ */
+export function isScriptURL(value) {
+  const scheme = String(value).replace(/[\u0000-\u0020\u007f]/g, '').toLowerCase();
+  return scheme.startsWith('javascript:') || scheme.startsWith('vbscript:');
+}
+
 function clean(doc) {
   for (const element of doc.querySelectorAll('script, iframe, object, embed, base, meta[http-equiv]')) element.remove();
   for (const element of doc.querySelectorAll('*')) {
     for (const attribute of [...element.attributes]) {
-      if (attribute.name.toLowerCase().startsWith('on') || /^\s*javascript:/i.test(attribute.value)) element.removeAttribute(attribute.name);
+      if (attribute.name.toLowerCase().startsWith('on') || isScriptURL(attribute.value)) element.removeAttribute(attribute.name);
     }
   }
 }

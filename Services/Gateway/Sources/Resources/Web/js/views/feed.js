@@ -1,5 +1,5 @@
 // One feed (a lane, an author, a series, a list, a search): its books, its facets as choices, and paging.
-import { opds } from '../api.js';
+import { opds, sameOriginPath } from '../api.js';
 import { field, h, heading, show } from '../dom.js';
 import { card, feedRoute } from '../publication.js';
 
@@ -33,8 +33,8 @@ export function renderFeed(main, feed, title, extra = []) {
 }
 
 export async function feedView(main, { query }) {
-  const href = query.get('href');
-  if (!href || !href.startsWith('/')) throw new Error('No feed was named.');
+  const href = sameOriginPath(query.get('href'));
+  if (!href) throw new Error('No feed was named.');
   const feed = await opds(href);
   renderFeed(main, feed, feed.metadata?.title || 'Books');
 }
