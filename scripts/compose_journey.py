@@ -54,7 +54,7 @@ def download(gateway, book, token, epub):
     expect(status == 200, f"the Readium manifest: {status} {manifest[:200]!r}")
     first = json.loads(manifest)["readingOrder"][0]["href"]
     status, headers, resource = call("GET", first if first.startswith("http") else f"{gateway}{first}", token)
-    expect(status == 200 and len(resource) > 0, f"a publication resource ({first}): {status}")
+    expect(status == 200 and len(resource) > 0, f"a publication resource, {status} for {first}")
 
 
 def main():
