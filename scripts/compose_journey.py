@@ -34,7 +34,7 @@ def call(method, url, token=None, body=None, content_type=None, accept=None):
 def expect(condition, what):
     if not condition:
         sys.exit(f"compose journey: {what}")
-    print(f"  ok: {what.split(':')[0]}", file=sys.stderr)
+    print(f"  ok: {what.split(': ')[0]}", file=sys.stderr)
 
 
 def eventually(what, check, seconds=60):
