@@ -202,6 +202,19 @@ import Testing
         #expect(answers[4] == nil, "an answer past its lifetime is not given")
     }
 
+    /// A full map drops its older half, not every answer (a client that fills it cannot sign everyone out at once).
+    @Test func aFullMapOfAnswersDropsItsOlderHalf() async throws {
+        let answers = ExpiringAnswers<Int, Int>(lifetime: 60, limit: 100)
+        for key in 0..<100 {
+            answers.remember(key, for: key)
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        answers.remember(100, for: 100)
+        let kept = (0...100).filter { answers[$0] != nil }
+        #expect(kept.count >= 40 && kept.count <= 60, "\(kept.count) kept")
+        #expect(kept.contains(100) && kept.contains(99) && !kept.contains(0), "the newest kept, the oldest dropped")
+    }
+
     @Test func oversizedBodiesAreRefused() async throws {
         try await gateway(catalog: "http://127.0.0.1:1").testRouter { client in
             let body = ByteBuffer(repeating: 0x41, count: 2 << 20)
