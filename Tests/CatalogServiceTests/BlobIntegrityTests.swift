@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdTesting
 import NIOCore
 import Shared
+import Synchronization
 import TestSupport
 import Testing
 
@@ -11,6 +12,21 @@ import Testing
 /// A blob is checked against its hash the first time a process serves it: damaged bytes are never sent, and the
 /// next ingest of the same file repairs it.
 extension CatalogServiceTests {
+    /// After a restart nothing is known to be sound: twenty requests at once for one blob hash it once, not twenty times.
+    @Test func concurrentFirstRequestsForABlobHashItOnce() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("blobs-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let data = Data((0..<(8 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 7) })
+        let (hash, created) = try DirectoryBlobStore(root: root).put(data)
+        #expect(created)
+        let restarted = try DirectoryBlobStore(root: root)
+        try await withThrowingTaskGroup(of: URL.self) { group in
+            for _ in 0..<20 { group.addTask { try await restarted.verified(hash) } }
+            for try await url in group { #expect(url == restarted.url(for: hash)) }
+        }
+        #expect(restarted.checked.hashings.withLock { $0 } == 1)
+    }
+
     @Test func aDamagedBlobIsNeverServedAfterARestartAndTheSameFileRepairsIt() async throws {
         let config = TestConfig.base(["CATALOG_DATABASE_URL": try await TestDatabase.create(prefix: "integrity"), "BLOB_DIR": blobs.path])
         let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) + Data(repeating: 0, count: 64)

@@ -53,6 +53,29 @@ import Testing
 }
 
 extension ShelfCopyMemoryTests {
+    /// Copies are held within a byte budget, whatever their number: past it the older half goes, never every copy.
+    @Test func copiesStayWithinTheirBytesAndTheOlderHalfGoesFirst() {
+        let large = { (version: Int64) in
+            ShelfCopy(version: version, shelf: PatronShelf(books: [], ignored: (0..<500).map { _ in UUID() }, waitingForAction: 0))
+        }
+        let size = ShelfCopyMemory.bytes(of: large(1))
+        let memory = ShelfCopyMemory(byteLimit: size * 10)
+        memory.startedListening()
+        let patrons = (0..<25).map { _ in UUID() }
+        for patron in patrons {
+            memory.keep(large(1), for: patron)
+            #expect(memory.heldBytes <= size * 10)
+        }
+        let held = patrons.filter { memory.lookup($0).copy != nil }
+        #expect(held.count >= 5, "never emptied: \(held.count) held")
+        #expect(held.contains(patrons.last!) && !held.contains(patrons.first!), "the newest kept, the oldest dropped")
+        // A small copy costs little: many more of them fit in the same budget.
+        let small = ShelfCopyMemory(byteLimit: size * 10)
+        small.startedListening()
+        for patron in patrons { small.keep(Self.copy(1), for: patron) }
+        #expect(patrons.allSatisfy { small.lookup($0).copy != nil })
+    }
+
     /// Tuples are not Equatable; compare the parts.
     func equal(_ lhs: (copy: ShelfCopy?, trusted: Bool), _ rhs: (ShelfCopy?, Bool)) -> Bool { lhs.copy == rhs.0 && lhs.trusted == rhs.1 }
 }

@@ -37,7 +37,9 @@ struct BooksController: Sendable {
             throw Problem.notFound("No cover for book \(id)")
         }
         if request.headers.ifNoneMatch(matches: "\"\(image.hash)\"") { return Response(status: .notModified, headers: [.eTag: "\"\(image.hash)\""]) }
-        let data = try Data(contentsOf: try await blobs.served(image.hash, logger: context.logger))
+        let url = try await blobs.served(image.hash, logger: context.logger)
+        // A cover is read whole (up to 16 MB): off Swift's cooperative threads, as hashing is.
+        let data = try await BlockingWork.run { try Data(contentsOf: url) }
         var headers: HTTPFields = [.contentType: type, .eTag: "\"\(image.hash)\"", .cacheControl: "public, max-age=86400"]
         ContentSecurity.add(ContentSecurity.filePolicy, to: &headers)
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))

@@ -12,7 +12,7 @@ import Synchronization
 struct DirectoryBlobStore: BlobStore {
     let root: URL
     /// Hashes checked since start-up, forgotten wholesale past `verifiedLimit` (a check again costs only time).
-    private let checked = CheckedHashes()
+    let checked = CheckedHashes()
     private static let verifiedLimit = 200_000
     var temporaryFolder: URL { root.appendingPathComponent(".tmp") }
 
@@ -56,8 +56,8 @@ struct DirectoryBlobStore: BlobStore {
     func verified(_ sha256: String) async throws -> URL {
         let url = url(for: sha256)
         if checked.hashes.withLock({ $0.contains(sha256) }) { return url }
-        // Hashing a large book takes a while: off the request threads.
-        let sound = try await BlockingWork.run { isSound(sha256) }
+        // Hashing a large book takes a while: off the request threads, once for every request that waits for it.
+        let sound = try await checked.sharedCheck(sha256) { try await BlockingWork.run { isSound(sha256) } }
         guard sound else { throw BlobDamaged(sha256: sha256, missing: !FileManager.default.fileExists(atPath: url.path)) }
         return url
     }
@@ -68,6 +68,7 @@ struct DirectoryBlobStore: BlobStore {
         let url = url(for: hash)
         guard FileManager.default.fileExists(atPath: url.path) else { return false }
         if checked.hashes.withLock({ $0.contains(hash) }) { return true }
+        checked.hashings.withLock { $0 += 1 }
         guard (try? Self.sha256(of: url)) == hash else {
             try? FileManager.default.removeItem(at: url)
             return false

@@ -9,12 +9,26 @@ import Synchronization
 /// least every `heartbeatTimeout`. A copy older than a version announced, or than the version the gateway says the
 /// patron has seen (`X-Internal-Shelf-Version`), is not trusted: the caller reads PostgreSQL. Copies read while not
 /// listening are dropped when listening starts (announcements may have been missed meanwhile).
+///
+/// The copies are held within `byteLimit` (a copy's size grows with the patron's shelf: up to 500 saved and 500
+/// ignored books): past it, the older half of the copies, by when they were kept, is dropped, never all of them.
 final class ShelfCopyMemory: Sendable {
+    /// Announcements remembered at most (each a few dozen bytes).
     let limit: Int
+    let byteLimit: Int
     let heartbeatTimeout: TimeInterval
 
+    private struct Held {
+        var copy: ShelfCopy
+        var bytes: Int
+        /// When it was kept, as a count: the older half goes first.
+        var kept: Int
+    }
+
     private struct State {
-        var copies: [UUID: ShelfCopy] = [:]
+        var held: [UUID: Held] = [:]
+        var bytes = 0
+        var keptCount = 0
         /// Versions announced lately, kept a minute: a read that began before an announcement must not store the
         /// older copy it got.
         var announced: [UUID: (version: Int64, at: Date)] = [:]
@@ -23,15 +37,24 @@ final class ShelfCopyMemory: Sendable {
     }
     private let state = Mutex(State())
 
-    init(limit: Int = 50_000, heartbeatTimeout: TimeInterval = 6) {
+    init(limit: Int = 50_000, byteLimit: Int = 64 << 20, heartbeatTimeout: TimeInterval = 6) {
         self.limit = limit
+        self.byteLimit = byteLimit
         self.heartbeatTimeout = heartbeatTimeout
     }
+
+    /// What a copy costs in memory, roughly: its books' views and ignored ids, and a dictionary entry.
+    static func bytes(of copy: ShelfCopy) -> Int {
+        128 + copy.shelf.books.count * (MemoryLayout<PatronBookView>.stride + 16) + copy.shelf.ignored.count * MemoryLayout<UUID>.stride
+    }
+
+    /// The bytes held now (for tests and metrics).
+    var heldBytes: Int { state.withLock { $0.bytes } }
 
     /// The copy held for the patron, and whether it may be used without asking PostgreSQL.
     func lookup(_ patronID: UUID, atLeast seen: Int64? = nil, now: Date = Date()) -> (copy: ShelfCopy?, trusted: Bool) {
         state.withLock { state in
-            guard let copy = state.copies[patronID] else { return (nil, false) }
+            guard let copy = state.held[patronID]?.copy else { return (nil, false) }
             let current = state.listening && now.timeIntervalSince(state.lastHeard) < heartbeatTimeout
             let newest = max(state.announced[patronID]?.version ?? 0, seen ?? 0)
             return (copy, current && copy.version >= newest)
@@ -42,9 +65,12 @@ final class ShelfCopyMemory: Sendable {
     func keep(_ copy: ShelfCopy, for patronID: UUID, now: Date = Date()) {
         state.withLock { state in
             if let announced = state.announced[patronID], announced.version > copy.version { return }
-            if let held = state.copies[patronID], held.version > copy.version { return }
-            if state.copies.count >= limit, state.copies[patronID] == nil { state.copies.removeAll(keepingCapacity: true) }
-            state.copies[patronID] = copy
+            if let held = state.held[patronID], held.copy.version > copy.version { return }
+            let bytes = Self.bytes(of: copy)
+            state.bytes += bytes - (state.held[patronID]?.bytes ?? 0)
+            state.keptCount += 1
+            state.held[patronID] = Held(copy: copy, bytes: bytes, kept: state.keptCount)
+            if state.bytes > byteLimit { Self.dropOlderHalf(&state) }
         }
     }
 
@@ -54,7 +80,10 @@ final class ShelfCopyMemory: Sendable {
             state.lastHeard = now
             if state.announced.count >= limit { state.announced = state.announced.filter { now.timeIntervalSince($0.value.at) < 60 } }
             if (state.announced[patronID]?.version ?? 0) < version { state.announced[patronID] = (version, now) }
-            if let held = state.copies[patronID], held.version < version { state.copies[patronID] = nil }
+            if let held = state.held[patronID], held.copy.version < version {
+                state.held[patronID] = nil
+                state.bytes -= held.bytes
+            }
         }
     }
 
@@ -64,11 +93,19 @@ final class ShelfCopyMemory: Sendable {
     /// Listening began: what was read before may have missed announcements.
     func startedListening(now: Date = Date()) {
         state.withLock { state in
-            state.copies.removeAll()
+            state.held.removeAll()
+            state.bytes = 0
             state.listening = true
             state.lastHeard = now
         }
     }
 
     func stoppedListening() { state.withLock { $0.listening = false } }
+
+    /// Drops the copies kept before the middle one: half the copies, the older ones.
+    private static func dropOlderHalf(_ state: inout State) {
+        let middle = state.held.values.map(\.kept).sorted()[state.held.count / 2]
+        state.held = state.held.filter { $0.value.kept >= middle }
+        state.bytes = state.held.values.reduce(0) { $0 + $1.bytes }
+    }
 }
