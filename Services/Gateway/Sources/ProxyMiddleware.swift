@@ -231,11 +231,37 @@ struct ProxyMiddleware: RouterMiddleware {
         return held.response(to: request)
     }
 
-    /// Where a 200 with an ETag that catalog sends is kept on its way through (read whole, then answered from memory).
+    /// Where a 200 with an ETag that catalog sends is kept on its way through.
     struct KeptCopy {
         let cache: ResponseCache
         let key: String
         let maxBytes: Int
+    }
+
+    /// Catalog's answer sent on as it arrives, each part also added to a copy that is kept once the last byte has
+    /// gone out: the client's first byte does not wait for the whole file (up to 16 MB), and a download cut off
+    /// keeps nothing.
+    static func sentAndKept(
+        _ body: HTTPClientResponse.Body,
+        status: HTTPResponse.Status,
+        headers: HTTPFields,
+        length: Int,
+        in keep: KeptCopy
+    ) -> Response {
+        Response(
+            status: status,
+            headers: headers,
+            body: ResponseBody(contentLength: length) { writer in
+                var copy = ByteBuffer()
+                copy.reserveCapacity(length)
+                for try await part in body {
+                    copy.writeImmutableBuffer(part)
+                    try await writer.write(part)
+                }
+                if copy.readableBytes == length { keep.cache.put(keep.key, StoredResponse(body: copy, headers: headers)) }
+                try await writer.finish(nil)
+            }
+        )
     }
 
     /// Forwards the request with the gateway's headers. An upload (`POST /admin/books`) is streamed through within
@@ -431,9 +457,7 @@ struct ProxyMiddleware: RouterMiddleware {
                 let length = fields[.contentLength].flatMap(Int.init)
                 if let keep, response.status == .ok, fields[.eTag] != nil, let length, length <= keep.maxBytes {
                     fields[.requestID] = nil
-                    let stored = StoredResponse(body: try await response.body.collect(upTo: keep.maxBytes), headers: fields)
-                    keep.cache.put(keep.key, stored)
-                    return stored.response(to: request)
+                    return Self.sentAndKept(response.body, status: status, headers: fields, length: length, in: keep)
                 }
                 // Read whole: an upload's answer (see `forward` above), and any answer up to `answerReadWholeBytes`, sent
                 // on in one write (streamed, each part the upstream connection read was another hop between threads).
