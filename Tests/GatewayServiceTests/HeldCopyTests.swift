@@ -71,6 +71,50 @@ import Testing
         #expect(seen.all == ["bytes", "304", "refused", "range"], "the file crossed once; every download was asked: \(seen.all)")
     }
 
+    /// Concurrent first downloads of one file: the file crosses the hop once; the other requests wait for that copy and
+    /// are each still allowed by catalog (304 to the copy's ETag).
+    @Test func concurrentFirstDownloadsOfAFileFetchItOnce() async throws {
+        let seen = Seen()
+        let ann = UUID()
+        let file = String(repeating: "the EPUB's bytes ", count: 20_000)
+        let router = Router()
+        router.get("/books/:id/fulfill") { request, _ in
+            if request.headers[.ifNoneMatch] == "\"f2\"" {
+                seen.add("304")
+                return Response(status: .notModified, headers: [.eTag: "\"f2\"", .cacheControl: "private, no-store"])
+            }
+            seen.add("bytes")
+            try await Task.sleep(for: .milliseconds(300))  // a file on its way: the other requests arrive meanwhile
+            return Response(
+                status: .ok,
+                headers: [.eTag: "\"f2\"", .contentType: MediaType.epub, .cacheControl: "private, no-store"],
+                body: .init(byteBuffer: ByteBuffer(string: file))
+            )
+        }
+        let catalog = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        try await catalog.test(.live) { catalogServer in
+            let config = TestConfig.base([
+                "CATALOG_URLS": "http://127.0.0.1:\(try #require(catalogServer.port))", "PATRON_URLS": "http://127.0.0.1:1",
+                "GATEWAY_PORT": "0",
+            ])
+            let headers: HTTPFields = [.authorization: "Bearer \(try await Self.token(for: ann))"]
+            let path = "/books/\(UUID().lowercased)/fulfill"
+            try await buildGatewayApplication(config: config).test(.live) { client in
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for _ in 0..<4 {
+                        group.addTask {
+                            try await client.execute(uri: path, method: .get, headers: headers) { response in
+                                #expect(response.status == .ok && String(buffer: response.body) == file)
+                            }
+                        }
+                    }
+                    try await group.waitForAll()
+                }
+            }
+        }
+        #expect(seen.all.sorted() == ["304", "304", "304", "bytes"], "the file crossed once, every download was asked: \(seen.all)")
+    }
+
     @Test func concurrentRequestsWithTheSameBasicCredentialsCostOneCheck() async throws {
         let checks = Atomic(0)
         let patronID = UUID()

@@ -38,6 +38,8 @@ struct ProxyMiddleware: RouterMiddleware {
     /// (asked with the copy's ETag, it answers 304 to a patron it allows), and the gateway sends its copy instead of
     /// catalog sending the file across the hop again.
     let heldFiles: ResponseCache
+    /// First fetches of held files under way: concurrent first requests for one file wait for one copy.
+    let firstFetches = FirstFetches()
     /// The newest shelf version patron reported for a patron after a change through this gateway, passed on to
     /// catalog with that patron's requests for a while (catalog's replicas learn of new versions a moment later).
     let shelfVersions = ExpiringAnswers<UUID, String>(lifetime: 60)
@@ -181,16 +183,30 @@ struct ProxyMiddleware: RouterMiddleware {
     /// A book's EPUB from the copy this gateway holds, once catalog allowed the download (304 to the copy's ETag);
     /// catalog's own answer otherwise (the file, kept for the next download, or a refusal).
     func bookFile(_ request: Request, patronID: UUID?, clientAddress: String?, context: Context) async throws -> Response {
-        try await throughHeldCopy(
-            request,
-            key: request.uri.path,
-            in: heldFiles,
-            maxBytes: EdgeCachePolicy.maxFileBytes,
-            answerFresh: false,
-            patronID: patronID,
-            clientAddress: clientAddress,
-            context: context
-        )
+        let key = request.uri.path
+        var first: FirstFetch?
+        if heldFiles.get(key) == nil && heldFiles.stale(key) == nil {
+            first = firstFetches.begin(key)
+            if first == nil { await firstFetches.wait(for: key) }
+        }
+        do {
+            let response = try await throughHeldCopy(
+                request,
+                key: key,
+                in: heldFiles,
+                maxBytes: EdgeCachePolicy.maxFileBytes,
+                answerFresh: false,
+                patronID: patronID,
+                clientAddress: clientAddress,
+                first: first,
+                context: context
+            )
+            if first?.isStreaming == false { first?.end() }
+            return response
+        } catch {
+            first?.end()
+            throw error
+        }
     }
 
     /// Catalog's answer to `request`, asked with the ETag of the copy `cache` holds under `key`: a 304 renews the copy
@@ -206,6 +222,7 @@ struct ProxyMiddleware: RouterMiddleware {
         patronID: UUID?,
         clientAddress: String?,
         extra: [(String, String)] = [],
+        first: FirstFetch? = nil,
         context: Context
     ) async throws -> Response {
         if answerFresh, var copy = cache.get(key) {
@@ -220,7 +237,7 @@ struct ProxyMiddleware: RouterMiddleware {
             clientAddress: clientAddress,
             keepAuthorization: false,
             cacheKey: nil,
-            keep: KeptCopy(cache: cache, key: key, maxBytes: maxBytes),
+            keep: KeptCopy(cache: cache, key: key, maxBytes: maxBytes, first: first),
             extra: extra + (held?.headers[.eTag].map { [("If-None-Match", $0)] } ?? []),
             withoutConditions: true,
             context: context
@@ -236,6 +253,8 @@ struct ProxyMiddleware: RouterMiddleware {
         let cache: ResponseCache
         let key: String
         let maxBytes: Int
+        /// The first fetch of a held file this answer is, ended once the copy is kept.
+        var first: FirstFetch? = nil
     }
 
     /// Catalog's answer sent on as it arrives, each part also added to a copy that is kept once the last byte has
@@ -252,6 +271,7 @@ struct ProxyMiddleware: RouterMiddleware {
             status: status,
             headers: headers,
             body: ResponseBody(contentLength: length) { writer in
+                defer { keep.first?.end() }
                 var copy = ByteBuffer()
                 copy.reserveCapacity(length)
                 for try await part in body {
@@ -457,6 +477,7 @@ struct ProxyMiddleware: RouterMiddleware {
                 let length = fields[.contentLength].flatMap(Int.init)
                 if let keep, response.status == .ok, fields[.eTag] != nil, let length, length <= keep.maxBytes {
                     fields[.requestID] = nil
+                    keep.first?.streamingStarted()
                     return Self.sentAndKept(response.body, status: status, headers: fields, length: length, in: keep)
                 }
                 // Read whole: an upload's answer (see `forward` above), and any answer up to `answerReadWholeBytes`, sent
