@@ -38,6 +38,18 @@ import Testing
         #expect(thumbnail.data.count < cover.data.count)
     }
 
+    /// The same on a generated book (an opaque 300x450 cover of noise), so that it runs without the corpus too.
+    @Test func aGeneratedOpaqueCoverBecomesASmallerJPEG() throws {
+        let file = try #require(TestTools.generatedBooks(count: 1, seed: 5, options: ["--large-covers"]).first)
+        var parser = try EPUBParser(url: file)
+        let cover = try #require(try parser.parse().cover)
+        let thumbnail = try #require(try CoverThumbnail.make(from: cover.data))
+        #expect(thumbnail.type == "image/jpeg")
+        let size = try #require(ImageSize.of(thumbnail.data))
+        #expect(size.height == 200 && size.width == 133)
+        #expect(thumbnail.data.count < cover.data.count)
+    }
+
     @Test func aCoverNoHigherThan200PixelsIsItsOwnThumbnail() throws {
         let thumbnail = try #require(try CoverThumbnail.make(from: Self.transparentPNG))
         #expect(try CoverThumbnail.make(from: thumbnail.data) == nil)

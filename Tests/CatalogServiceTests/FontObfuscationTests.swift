@@ -33,6 +33,18 @@ import Testing
         #expect([Data([0, 1, 0, 0]), Data("OTTO".utf8), Data("true".utf8)].contains(font.prefix(4)), "a TrueType/OpenType header")
     }
 
+    /// The IDPF scheme on a generated book (`make_epubs.py --obfuscated-fonts`), so that it runs without the corpus too.
+    @Test func aGeneratedIDPFObfuscatedFontIsUndone() throws {
+        let file = try #require(TestTools.generatedBooks(count: 1, seed: 5, options: ["--obfuscated-fonts"]).first)
+        var parser = try EPUBParser(url: file)
+        let book = try parser.parse()
+        let font = try #require(book.resources.first { $0.obfuscation != nil })
+        #expect(font.href == "OEBPS/fonts/font.woff")
+        let stored = try #require(try SafeArchive(url: file).read(font.href))
+        #expect(stored.prefix(4) != Data("wOFF".utf8), "stored obfuscated")
+        #expect(font.obfuscation!.apply(to: stored).prefix(4) == Data("wOFF".utf8))
+    }
+
     @Test(.needsCorpus) func realEncryptionIsAWarningNotAFont() throws {
         let book = try parse("epubcheck-epub3-ocf-encryption-unknown-valid.epub")
         #expect(book.resources.allSatisfy { $0.obfuscation == nil })

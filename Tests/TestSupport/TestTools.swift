@@ -21,9 +21,10 @@ public enum TestTools {
 
     /// `count` synthetic EPUBs from `Tests/tools/make_epubs.py` (EPUB 3 with nav, a quarter EPUB 2 with NCX, covers,
     /// ISBNs, genres), made once per process and `seed` in a temporary folder; the same seed gives the same books.
-    public static func generatedBooks(count: Int, seed: Int = 7) -> [URL] {
+    /// `options` are the generator's (`--large-covers`, `--obfuscated-fonts`).
+    public static func generatedBooks(count: Int, seed: Int = 7, options: [String] = []) -> [URL] {
         generated.withLock { cache in
-            let key = "\(count)-\(seed)"
+            let key = "\(count)-\(seed)" + options.joined()
             if let books = cache[key] { return books }
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
                 "bookmobile-books-\(ProcessInfo.processInfo.processIdentifier)-\(key)"
@@ -31,7 +32,7 @@ public enum TestTools {
             try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["python3", directory.appendingPathComponent("make_epubs.py").path, folder.path, "\(count)", "\(seed)"]
+            process.arguments = ["python3", directory.appendingPathComponent("make_epubs.py").path, folder.path, "\(count)", "\(seed)"] + options
             process.standardOutput = FileHandle.nullDevice
             do {
                 try process.run()
