@@ -40,6 +40,21 @@ import ZIPFoundation
         }
     }
 
+    /// Generated books (EPUB 3 with a nav document, a quarter EPUB 2 with an NCX, a third with two nested parts) parse
+    /// with their title, ISBN, cover and whole table of contents, with or without the corpus.
+    @Test func generatedBooksParseWithTheirNavOrNCXAndCover() throws {
+        var depths: Set<Int> = []
+        for file in TestTools.generatedBooks(count: 12) {
+            var parser = try EPUBParser(url: file)
+            let book = try parser.parse()
+            #expect(!book.title.isEmpty && book.isbn != nil && book.cover != nil, "\(file.lastPathComponent)")
+            let depth = book.toc.map(\.depth).max() ?? 0
+            depths.insert(depth)
+            #expect(book.toc.reduce(0) { $0 + $1.count } == (depth == 2 ? 12 : 10), "\(file.lastPathComponent): \(book.toc.count) entries")
+        }
+        #expect(depths == [1, 2], "flat and nested tables of contents among the twelve")
+    }
+
     @Test func isbnsAreValidatedAndNormalised() {
         #expect(ISBN.normalized("0-306-40615-2") == "9780306406157")
         #expect(ISBN.normalized("urn:isbn:978-0-306-40615-7") == "9780306406157")
