@@ -3,8 +3,7 @@ import Synchronization
 
 /// Answers remembered for a fixed time (the gateway's Basic verdicts, session checks and verified tokens; catalog's
 /// decoded shelf copies). At most `limit` entries: when full, the expired ones are dropped, and if none had expired,
-/// the older half (a client that fills the map with answers of its own pushes out old answers, never every patron's
-/// at once, and the sort this costs comes once per `limit / 2` new answers).
+/// the older half (`newerHalf`).
 public final class ExpiringAnswers<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     public let lifetime: TimeInterval
     public let limit: Int
@@ -34,10 +33,7 @@ public final class ExpiringAnswers<Key: Hashable & Sendable, Value: Sendable>: S
         entries.withLock { entries in
             if entries.count >= limit {
                 entries = entries.filter { $0.value.until > now }
-                if entries.count >= limit {
-                    let middle = entries.values.map(\.until).sorted()[entries.count / 2]
-                    entries = entries.filter { $0.value.until > middle }
-                }
+                if entries.count >= limit { entries = entries.newerHalf(by: \.until) }
             }
             entries[key] = (value, now.addingTimeInterval(lifetime))
         }

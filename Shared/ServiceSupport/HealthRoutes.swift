@@ -1,5 +1,3 @@
-import Crypto
-import Foundation
 import Hummingbird
 import Logging
 import NIOCore
@@ -32,9 +30,8 @@ public struct HealthRoutes<Context: RequestContext>: Sendable {
     /// Whether `request` may read the metrics.
     func mayReadMetrics(_ request: Request) -> Bool {
         guard case .bearer(let token) = metricsAccess else { return true }
-        guard let token, let sent = request.headers[.authorization], sent.hasPrefix("Bearer ") else { return false }
-        // Compared as digests, so that the time taken says nothing about the token.
-        return SHA256.hash(data: Data(sent.dropFirst(7).utf8)) == SHA256.hash(data: Data(token.utf8))
+        guard let token else { return false }
+        return ServiceToken(token).matches(BasicAuthorization.bearer(request.headers[.authorization]))
     }
 
     public func add(to router: Router<Context>) {

@@ -21,6 +21,11 @@ import Testing
         var all: [String] { value.withLock { $0 } }
     }
 
+    /// A gateway in front of the catalog stand-in on `port` (patron down: tokens are accepted without their session check).
+    static func gatewayConfig(catalog port: Int) -> ServiceConfig {
+        TestConfig.base(["CATALOG_URLS": "http://127.0.0.1:\(port)", "PATRON_URLS": "http://127.0.0.1:1", "GATEWAY_PORT": "0"])
+    }
+
     static func token(for patron: UUID) async throws -> String {
         let keys = await AccessTokenKeys(secret: TestConfig.jwtSecret)
         return try await keys.sign(AccessTokenPayload(patronID: patron, sessionID: UUID(), issuedAt: Date(), lifetime: 900))
@@ -48,10 +53,7 @@ import Testing
         }
         let catalog = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
         try await catalog.test(.live) { catalogServer in
-            let config = TestConfig.base([
-                "CATALOG_URLS": "http://127.0.0.1:\(try #require(catalogServer.port))", "PATRON_URLS": "http://127.0.0.1:1",
-                "GATEWAY_PORT": "0",
-            ])
+            let config = Self.gatewayConfig(catalog: try #require(catalogServer.port))
             let annHeaders: HTTPFields = [.authorization: "Bearer \(try await Self.token(for: ann))"]
             let bobHeaders: HTTPFields = [.authorization: "Bearer \(try await Self.token(for: UUID()))"]
             let path = "/books/\(UUID().lowercased)/fulfill"
@@ -93,10 +95,7 @@ import Testing
         }
         let catalog = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
         try await catalog.test(.live) { catalogServer in
-            let config = TestConfig.base([
-                "CATALOG_URLS": "http://127.0.0.1:\(try #require(catalogServer.port))", "PATRON_URLS": "http://127.0.0.1:1",
-                "GATEWAY_PORT": "0",
-            ])
+            let config = Self.gatewayConfig(catalog: try #require(catalogServer.port))
             let headers: HTTPFields = [.authorization: "Bearer \(try await Self.token(for: ann))"]
             let path = "/books/\(UUID().lowercased)/fulfill"
             try await buildGatewayApplication(config: config).test(.live) { client in

@@ -27,7 +27,7 @@ final class PatronAuthenticator: Sendable {
     let secrets: SecretCheck
     /// Basic checks under way, by the same digest: concurrent requests with the same credentials (an app loading a
     /// page and its covers) wait for one check instead of each costing patron a bcrypt.
-    private let checks = Mutex<[Data: Task<Verdict, Never>]>([:])
+    private let checks = SharedTasks<Data, Verdict>()
     /// Verified access tokens' claims by a digest of the token, each until the token's own expiry.
     private let verifiedTokens = ExpiringAnswers<Data, VerifiedToken>(lifetime: 15 * 60, limit: 200_000)
 
@@ -91,31 +91,25 @@ final class PatronAuthenticator: Sendable {
     /// Asks patron whether the credentials hold, once for every request that asks while it is under way; remembers a
     /// yes, and forgets an earlier yes on a no (the PIN was changed elsewhere: the background check finds it out).
     private func check(_ basic: BasicAuthorization, key: Data, clientAddress: String?, logger: Logger) -> Task<Verdict, Never> {
-        checks.withLock { running in
-            if let task = running[key] { return task }
-            let task = Task<Verdict, Never> {
-                defer { _ = checks.withLock { $0.removeValue(forKey: key) } }
-                do {
-                    let answer = try await patron.send(
-                        .POST,
-                        InternalRoute.basicCredentials.path,
-                        body: BasicCredentials(login: basic.login, secret: basic.secret, clientAddress: clientAddress),
-                        as: AuthenticatedPatron.self,
-                        logger: logger
-                    )
-                    verdicts.remember(BasicVerdict(patron: answer.patronId, secretStamp: answer.secretStamp), for: key)
-                    return .patron(answer.patronId)
-                } catch InternalClient.Failure.status(let code, let problem) {
-                    if code == 401 { verdicts.forget(key) }
-                    return .refused(problem ?? Problem(status: code, slug: nil, title: "Unauthorized"))
-                } catch {
-                    return .refused(
-                        Problem(status: 503, slug: "auth-unavailable", title: "Service unavailable", detail: "Sign-in cannot be checked right now")
-                    )
-                }
+        checks.task(for: key) { [patron, verdicts] in
+            do {
+                let answer = try await patron.send(
+                    .POST,
+                    InternalRoute.basicCredentials.path,
+                    body: BasicCredentials(login: basic.login, secret: basic.secret, clientAddress: clientAddress),
+                    as: AuthenticatedPatron.self,
+                    logger: logger
+                )
+                verdicts.remember(BasicVerdict(patron: answer.patronId, secretStamp: answer.secretStamp), for: key)
+                return .patron(answer.patronId)
+            } catch InternalClient.Failure.status(let code, let problem) {
+                if code == 401 { verdicts.forget(key) }
+                return .refused(problem ?? Problem(status: code, slug: nil, title: "Unauthorized"))
+            } catch {
+                return .refused(
+                    Problem(status: 503, slug: "auth-unavailable", title: "Service unavailable", detail: "Sign-in cannot be checked right now")
+                )
             }
-            running[key] = task
-            return task
         }
     }
 

@@ -57,7 +57,7 @@ struct DirectoryBlobStore: BlobStore {
         let url = url(for: sha256)
         if checked.hashes.withLock({ $0.contains(sha256) }) { return url }
         // Hashing a large book takes a while: off the request threads, once for every request that waits for it.
-        let sound = try await checked.sharedCheck(sha256) { try await BlockingWork.run { isSound(sha256) } }
+        let sound = await checked.underWay.task(for: sha256) { (try? await BlockingWork.run { isSound(sha256) }) ?? false }.value
         guard sound else { throw BlobDamaged(sha256: sha256, missing: !FileManager.default.fileExists(atPath: url.path)) }
         return url
     }

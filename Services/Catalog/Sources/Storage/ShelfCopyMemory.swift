@@ -70,7 +70,10 @@ final class ShelfCopyMemory: Sendable {
             state.bytes += bytes - (state.held[patronID]?.bytes ?? 0)
             state.keptCount += 1
             state.held[patronID] = Held(copy: copy, bytes: bytes, kept: state.keptCount)
-            if state.bytes > byteLimit { Self.dropOlderHalf(&state) }
+            if state.bytes > byteLimit {
+                state.held = state.held.newerHalf(by: \.kept)
+                state.bytes = state.held.values.reduce(0) { $0 + $1.bytes }
+            }
         }
     }
 
@@ -102,10 +105,4 @@ final class ShelfCopyMemory: Sendable {
 
     func stoppedListening() { state.withLock { $0.listening = false } }
 
-    /// Drops the copies kept before the middle one: half the copies, the older ones.
-    private static func dropOlderHalf(_ state: inout State) {
-        let middle = state.held.values.map(\.kept).sorted()[state.held.count / 2]
-        state.held = state.held.filter { $0.value.kept >= middle }
-        state.bytes = state.held.values.reduce(0) { $0 + $1.bytes }
-    }
 }
