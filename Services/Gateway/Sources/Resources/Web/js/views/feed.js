@@ -33,8 +33,9 @@ export function renderFeed(main, feed, title, extra = []) {
 }
 
 export async function feedView(main, { query }) {
-  const href = sameOriginPath(query.get('href'));
-  if (!href) throw new Error('No feed was named.');
+  const requested = query.get('href');
+  const href = sameOriginPath(requested);
+  if (!href) throw new Error(requested ? 'That feed is on another site, so it was not opened.' : 'No feed was named.');
   const feed = await opds(href);
   renderFeed(main, feed, feed.metadata?.title || 'Books');
 }
