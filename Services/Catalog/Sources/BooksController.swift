@@ -92,7 +92,7 @@ struct BooksController: Sendable {
                 var remaining = length
                 var offset = range.lowerBound
                 while remaining > 0 {
-                    let chunk = try FileChunk.read(handle, at: offset, upTo: min(remaining, FileChunk.size))
+                    let chunk = try await FileChunk.read(handle.fileDescriptor, at: offset, upTo: min(remaining, FileChunk.size))
                     guard chunk.readableBytes > 0 else { break }
                     remaining -= chunk.readableBytes
                     offset += chunk.readableBytes

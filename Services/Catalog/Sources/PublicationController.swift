@@ -85,8 +85,9 @@ struct PublicationController: Sendable {
             throw Problem.notFound("This book has no resource '\(path.prefix(200))'")
         }
         _ = try await access.check(book, request: request, logger: context.logger)
-        let archive = try directories.archive(sha256: book.epubSha256, at: try await blobs.served(book.epubSha256, logger: context.logger))
-        guard let entry = archive.entries[path] else {
+        let url = try await blobs.served(book.epubSha256, logger: context.logger)
+        let directory = try await directories.directory(sha256: book.epubSha256, at: url)
+        guard let entry = directory.entries[path] else {
             throw Problem.notFound("The resource '\(path.prefix(200))' is listed by the book but missing from its file")
         }
         let etag = "\"\(book.epubSha256.prefix(32))-\(String(entry.checksum, radix: 16))\""
@@ -105,7 +106,8 @@ struct PublicationController: Sendable {
             case .part(let part): (range, status) = (part, .partialContent)
             case .unsatisfiable(let response): return response
             }
-            guard let chunks = archive.chunks(of: path, range: range, obfuscation: resource.obfuscation) else {
+            let opened = try await BlockingWork.run { HandedOver(try SafeArchive(url: url, directory: directory)) }
+            guard let chunks = opened.value.chunks(of: path, range: range, obfuscation: resource.obfuscation) else {
                 throw Problem.notFound("The resource '\(path.prefix(200))' is missing from the book's file")
             }
             let body = ResponseBody(contentLength: range.count) { writer in
@@ -118,7 +120,8 @@ struct PublicationController: Sendable {
             }
             return Response(status: status, headers: headers, body: body)
         }
-        guard let stored = try archive.read(path) else {
+        // Opening the file and inflating block their thread: not one of Swift's cooperative ones.
+        guard let stored = try await BlockingWork.run({ try SafeArchive(url: url, directory: directory).read(path) }) else {
             throw Problem.notFound("The resource '\(path.prefix(200))' is listed by the book but missing from its file")
         }
         let data = resource.obfuscation?.apply(to: stored) ?? stored

@@ -1,4 +1,5 @@
 import Foundation
+import ServiceSupport
 import Synchronization
 
 /// The checked central directories of stored EPUBs, by blob hash, so that a reader paging through a book does not
@@ -10,22 +11,23 @@ final class ArchiveDirectories: Sendable {
 
     init(maxEntries: Int = 200_000) { self.maxEntries = maxEntries }
 
-    /// The archive of blob `sha256` stored at `url`, its directory read once.
-    func archive(sha256: String, at url: URL) throws -> SafeArchive {
-        if let directory = state.withLock({ $0.directories[sha256] }) { return try SafeArchive(url: url, directory: directory) }
-        let archive = try SafeArchive(url: url)
-        let size = archive.entries.count
+    /// The checked central directory of blob `sha256` stored at `url`: kept from before, or read (on a blocking thread,
+    /// `BlockingWork`) and kept.
+    func directory(sha256: String, at url: URL) async throws -> SafeArchive.Directory {
+        if let directory = state.withLock({ $0.directories[sha256] }) { return directory }
+        let directory = try await BlockingWork.run { try SafeArchive(url: url).directory }
+        let size = directory.entries.count
         state.withLock { state in
             guard state.directories[sha256] == nil, size <= maxEntries else { return }
             while state.entries + size > maxEntries, !state.order.isEmpty {
                 let oldest = state.order.removeFirst()
                 state.entries -= state.directories.removeValue(forKey: oldest)?.entries.count ?? 0
             }
-            state.directories[sha256] = archive.directory
+            state.directories[sha256] = directory
             state.order.append(sha256)
             state.entries += size
         }
-        return archive
+        return directory
     }
 
     var count: Int { state.withLock { $0.directories.count } }

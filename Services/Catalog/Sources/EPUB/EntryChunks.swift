@@ -17,13 +17,11 @@ final class EntryChunks: Sendable {
     var inflatingEnded: Bool { credits.isEnded }
 
     private struct Finished: Error {}
-    /// The archive moves to the inflating thread, which alone uses it from then on.
-    private struct Handed<Value>: @unchecked Sendable { let value: Value }
 
     init(archive: Archive, entry: ZIPFoundation.Entry, path: String, range: Range<Int>, obfuscation: FontObfuscation?) {
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: ByteBuffer.self)
         self.stream = stream
-        let handed = Handed(value: (archive, entry))
+        let handed = HandedOver((archive, entry))  // the inflating thread alone uses the archive from here on
         let declared = Int(entry.uncompressedSize)
         continuation.onTermination = { [credits] _ in credits.close() }
         Thread.detachNewThread { [credits] in
