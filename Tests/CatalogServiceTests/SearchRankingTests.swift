@@ -450,14 +450,13 @@ extension CatalogServiceTests {
     }
 
     /// The pages of a word in many books are read in order from the index of the kept entries by the search's key: the
-    /// index's expression (migration 20) must be the one `search_kept_entries_page` (migration 24) orders by in each of
+    /// index's expression (migration 20) must be the one `search_kept_entries_page` orders by in each of
     /// its statements (else every entry is read and sorted again), and both must add `inFieldsBoost`.
     @Test func theKeptEntriesAreIndexedByTheKeyTheirPagesAreReadIn() {
         let boost = FeedPostgresRepository.inFieldsBoost
-        let index = catalogMigrations.first { $0.version == 20 }?.sql ?? ""
+        let index = CatalogMigration.keptSearchEntriesInTheOrderOfAOneWordSearch.sql
         #expect(index.contains("search_postings (word, ((rank + \(boost))::real) DESC, book_id)"))
-        let function = catalogMigrations.first { $0.version == 24 }?.sql ?? ""
-        let page = function[(function.range(of: "CREATE FUNCTION search_kept_entries_page")?.lowerBound ?? function.endIndex)...]
+        let page = CatalogFunction.searchKeptEntriesPage.sql
         #expect(page.components(separatedBy: "ORDER BY (p.rank + \(boost))::real DESC, p.book_id LIMIT").count == 3, "both statements")
     }
 

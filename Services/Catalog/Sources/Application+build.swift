@@ -67,7 +67,7 @@ public func buildCatalogApplication(config: ServiceConfig) async throws -> some 
         ShelfCopyListener(client: parts.postgres, memory: parts.shelves.memory, logger: parts.logger)
     )
     app.beforeServerStarts {
-        try await applyMigrations(catalogMigrations, client: parts.postgres, logger: parts.logger)
+        try await catalogSchema.apply(client: parts.postgres, logger: parts.logger)
         schema.markReady()
     }
     return app

@@ -48,7 +48,7 @@ public func buildPatronApplication(config: ServiceConfig) async throws -> some A
         shelves
     )
     app.beforeServerStarts {
-        try await applyMigrations(patronMigrations, client: postgres, logger: logger)
+        try await patronSchema.apply(client: postgres, logger: logger)
         schema.markReady()
     }
     return app

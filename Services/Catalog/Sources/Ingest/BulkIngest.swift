@@ -28,7 +28,7 @@ public enum BulkIngest {
         var summary = Summary()
         try await withThrowingTaskGroup(of: Void.self) { outer in
             outer.addTask { await parts.postgres.run() }
-            try await applyMigrations(catalogMigrations, client: parts.postgres, logger: parts.logger)
+            try await catalogSchema.apply(client: parts.postgres, logger: parts.logger)
             try await withThrowingTaskGroup(of: (String, Result<IngestResult.Outcome, any Error>).self) { group in
                 var iterator = files.makeIterator()
                 func launch() {

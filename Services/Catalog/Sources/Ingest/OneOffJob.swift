@@ -18,7 +18,7 @@ enum OneOffJob {
                 await parts.postgres.run()
                 return nil
             }
-            try await applyMigrations(catalogMigrations, client: parts.postgres, logger: parts.logger)
+            try await catalogSchema.apply(client: parts.postgres, logger: parts.logger)
             let result = try await body(parts) { count in
                 parts.logger.info(what, metadata: ["count": "\(count)", "seconds": "\(Int(Date().timeIntervalSince(start)))"])
             }
