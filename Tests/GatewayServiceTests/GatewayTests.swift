@@ -242,7 +242,7 @@ import Testing
         try await Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0))).test(.live) { upstream in
             let port = try #require(upstream.port)
             try await gateway(catalog: "http://127.0.0.1:\(port)").testRouter { client in
-                let bound = ProxyMiddleware.answerReadWholeBytes
+                let bound = UpstreamSender.answerReadWholeBytes
                 for count in [0, 1_000, bound, bound + 1, 3 << 20] {
                     try await client.execute(uri: "/opds/bytes/\(count)", method: .get) { response in
                         #expect(response.status == .ok)

@@ -47,28 +47,27 @@ public func buildGatewayApplication(
             if !ready { throw Problem(status: 503, slug: "upstream-down", title: "\(upstream.name) is not ready") }
         }
     }
-    router.add(
-        middleware: ProxyMiddleware(
+    // The proxy to catalog and patron, one middleware per purpose, in this order (`ProxyMiddleware`).
+    let edgeCache = ResponseCache(
+        name: "edge",
+        lifetime: .seconds(settings.edgeCacheLifetime),
+        capacityBytes: settings.edgeCacheBytes,
+        now: cacheClock
+    )
+    let sender = UpstreamSender(httpClient: httpClient, settings: settings, token: token, edgeCache: edgeCache)
+    router.addMiddleware {
+        AuthenticationMiddleware(
             catalog: catalog,
             patron: patron,
             authenticator: authenticator,
-            token: token,
-            httpClient: httpClient,
-            settings: settings,
             authDocument: AuthDocumentCache(patron: patron, httpClient: httpClient, publicURL: publicURL),
-            edgeCache: ResponseCache(
-                name: "edge",
-                lifetime: .seconds(settings.edgeCacheLifetime),
-                capacityBytes: settings.edgeCacheBytes,
-                now: cacheClock
-            ),
-            sharedVerdicts: ExpiringAnswers(lifetime: settings.sharedVerdictLifetime),
-            personalPages: ResponseCache(
-                name: "personal",
-                lifetime: .seconds(settings.sharedVerdictLifetime),
-                capacityBytes: settings.edgeCacheBytes,
-                now: cacheClock
-            ),
+            trustedProxies: settings.trustedProxies
+        )
+        ShelfVersionMiddleware(patron: patron, catalog: catalog)
+        EdgeCacheMiddleware(catalog: catalog, edgeCache: edgeCache)
+        HeldFilesMiddleware(
+            catalog: catalog,
+            sender: sender,
             // Every use is decided by catalog again (304), so a copy may live long: an hour, and as long again stale.
             heldFiles: ResponseCache(
                 name: "files",
@@ -78,7 +77,20 @@ public func buildGatewayApplication(
                 now: cacheClock
             )
         )
-    )
+        PersonalPagesMiddleware(
+            catalog: catalog,
+            sender: sender,
+            edgeCache: edgeCache,
+            sharedVerdicts: ExpiringAnswers(lifetime: settings.sharedVerdictLifetime),
+            personalPages: ResponseCache(
+                name: "personal",
+                lifetime: .seconds(settings.sharedVerdictLifetime),
+                capacityBytes: settings.edgeCacheBytes,
+                now: cacheClock
+            )
+        )
+        ProxyMiddleware(sender: sender)
+    }
     WebAppRoutes(web: WebAssets(directory: WebAssets.directory(webRoot: config.string("WEB_ROOT")))).add(to: router)
     router.get("/openapi.yaml") { _, _ in
         Response(status: .ok, headers: [.contentType: "application/yaml"], body: .init(byteBuffer: .init(string: OpenAPIDocument.yaml)))

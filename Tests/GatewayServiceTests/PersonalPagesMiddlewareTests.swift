@@ -13,7 +13,7 @@ import Testing
 
 /// A signed-in feed page from the gateway's copy of the shared page: catalog is asked only whether the page is the
 /// patron's, and the shared bytes never cross the hop again.
-@Suite struct SharedPageTests {
+@Suite struct PersonalPagesMiddlewareTests {
     /// What reached the catalog stand-in.
     final class Seen: Sendable {
         private let value = Mutex<[String]>([])

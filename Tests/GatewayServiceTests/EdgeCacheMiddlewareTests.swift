@@ -13,7 +13,7 @@ import Testing
 
 /// The gateway's edge cache (`EdgeCachePolicy` over a `ResponseCache`): what it keeps, for whom, for how long, and when
 /// it lets go.
-@Suite struct EdgeCacheTests {
+@Suite struct EdgeCacheMiddlewareTests {
     /// How many requests reached the upstream.
     final class Count: Sendable {
         private let value = Mutex(0)

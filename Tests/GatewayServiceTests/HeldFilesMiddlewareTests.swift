@@ -14,7 +14,7 @@ import Testing
 /// What the gateway keeps so that catalog and patron need not do the same work again: a downloaded EPUB, sent again
 /// only when catalog allows the download (304 to the held copy's ETag), and a Basic check, asked once for concurrent
 /// requests with the same credentials.
-@Suite struct HeldCopyTests {
+@Suite struct HeldFilesMiddlewareTests {
     final class Seen: Sendable {
         private let value = Mutex<[String]>([])
         func add(_ what: String) { value.withLock { $0.append(what) } }
