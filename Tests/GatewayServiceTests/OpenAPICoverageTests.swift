@@ -37,7 +37,7 @@ import Testing
     /// The routes (method, path pattern) catalog and patron register, `/internal/` ones included.
     static func registered() async throws -> (catalog: [(String, String)], patron: [(String, String)]) {
         let config = TestConfig.base(["BLOB_DIR": FileManager.default.temporaryDirectory.appendingPathComponent("openapi-blobs").path])
-        let parts = try CatalogParts(config: config)
+        let parts = try CatalogDependencies(config: config)
         let catalog = catalogRouter(parts)
         // Listing routes runs no query: catalog's (never connected) client serves patron's routes here.
         let rules = CirculationRules(loanPeriod: 1, offerPeriod: 1, publicURL: "")

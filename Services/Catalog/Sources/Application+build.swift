@@ -7,7 +7,7 @@ import ServiceSupport
 import Shared
 
 /// The parts of the catalog service, shared by the HTTP server and the `ingest` command.
-struct CatalogParts: Sendable {
+struct CatalogDependencies: Sendable {
     let settings: CatalogSettings
     let logger: Logger
     let postgres: PostgresClient
@@ -39,7 +39,7 @@ struct CatalogParts: Sendable {
 
 /// Builds the catalog service: ingest, feeds, search, covers, downloads, and the outbox to patron.
 public func buildCatalogApplication(config: ServiceConfig) async throws -> some ApplicationProtocol {
-    let parts = try CatalogParts(config: config)
+    let parts = try CatalogDependencies(config: config)
     var app = Application(
         router: catalogRouter(parts),
         configuration: .init(address: .hostname(parts.settings.bindAddress, port: parts.settings.port), serverName: "bookmobile-catalog"),
@@ -74,7 +74,7 @@ public func buildCatalogApplication(config: ServiceConfig) async throws -> some 
 }
 
 /// Every route of the catalog service, public, admin and internal.
-func catalogRouter(_ parts: CatalogParts) -> Router<BasicRequestContext> {
+func catalogRouter(_ parts: CatalogDependencies) -> Router<BasicRequestContext> {
     let router = ServiceRouter.make(readiness: HealthRoutes<BasicRequestContext>.database(parts.postgres))
     let feedCache = ResponseCache(name: "feed", lifetime: .seconds(parts.settings.feedCacheLifetime), capacityBytes: parts.settings.feedCacheBytes)
     let admin = router.group("/admin").add(middleware: AdminTokenMiddleware(token: ServiceToken(parts.settings.adminToken)))

@@ -106,7 +106,7 @@ func patronRouter(
         middleware: VouchedPatronMiddleware(token: token, accounts: accounts, changesFindThePatronThemselves: true)
     ).group(context: SignedInRequestContext.self)
     CirculationController(circulation: circulation).add(to: circulationRoutes)
-    CirculationFiguresController(circulation: circulation).add(to: admin)
+    CirculationDashboardController(circulation: circulation).add(to: admin)
     SecretController(accounts: accounts, hasher: hasher, throttle: throttle, token: token).add(to: me)
     let bookmarks = BookmarkPostgresRepository(client: postgres)
     let positions = PositionPostgresRepository(client: postgres)

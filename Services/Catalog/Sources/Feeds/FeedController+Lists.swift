@@ -13,10 +13,10 @@ extension FeedController {
         guard let (list, owner) = try await lists.list(id, logger: context.logger), list.isPublic || (owner != nil && owner == caller) else {
             throw Problem.notFound("No list \(id.lowercased)")
         }
-        var personal = PersonalView.anonymous
+        var personal = PatronOverlay.anonymous
         if let caller {
             let copy = try await shelves.shelf(patronID: caller, seen: request.shelfVersionSeen, logger: context.logger)
-            personal = PersonalView(shelf: copy.shelf, version: copy.version)
+            personal = PatronOverlay(shelf: copy.shelf, version: copy.version)
         }
         let query = request.uri.queryParameters
         let size =

@@ -11,7 +11,7 @@ import Shared
 
 /// `/opds`, `/opds/groups`, `/opds/lanes/{lane}`, `/opds/search` and `/opds/books/{id}`: OPDS 1.2 Atom by default,
 /// OPDS 2.0 for `Accept: application/opds+json`; personalised for a signed-in patron from catalog's copy of their shelf
-/// (`PersonalView`), without a call to patron.
+/// (`PatronOverlay`), without a call to patron.
 struct FeedController: Sendable {
     static let groupSize = 10
 
@@ -60,12 +60,12 @@ struct FeedController: Sendable {
         router.get("/opds/lists/:id", use: listFeed)
     }
 
-    func entries(_ books: [BookDetail], _ personal: PersonalView) -> [Entry] {
+    func entries(_ books: [BookDetail], _ personal: PatronOverlay) -> [Entry] {
         let views = personal.views
         return books.map { Entry(book: $0, view: views[$0.id], publicURL: publicURL) }
     }
 
-    func root(request: Request, context: BasicRequestContext, personal: PersonalView) async throws -> StoredResponse {
+    func root(request: Request, context: BasicRequestContext, personal: PatronOverlay) async throws -> StoredResponse {
         var feed = Feed(
             id: PublicRoute.catalogRoot.url(publicURL),
             title: "Bookmobile",
@@ -103,7 +103,7 @@ struct FeedController: Sendable {
         return try responder.render(feed, request: request)
     }
 
-    func groups(request: Request, context: BasicRequestContext, personal: PersonalView) async throws -> StoredResponse {
+    func groups(request: Request, context: BasicRequestContext, personal: PatronOverlay) async throws -> StoredResponse {
         var feed = Feed(
             id: PublicRoute.groups.url(publicURL),
             title: "Browse",
@@ -134,19 +134,19 @@ struct FeedController: Sendable {
         return try responder.render(feed, request: request)
     }
 
-    func lane(request: Request, context: BasicRequestContext, personal: PersonalView) async throws -> StoredResponse {
+    func lane(request: Request, context: BasicRequestContext, personal: PatronOverlay) async throws -> StoredResponse {
         let slug = context.parameters.get("lane") ?? ""
         guard let lane = Lane.named(slug) else { throw Problem.notFound("No lane '\(slug)'") }
         return try await page(of: lane, request: request, context: context, personal: personal)
     }
 
     /// `GET /opds/series/{name}`: the series' books in series order.
-    func series(request: Request, context: BasicRequestContext, personal: PersonalView) async throws -> StoredResponse {
+    func series(request: Request, context: BasicRequestContext, personal: PatronOverlay) async throws -> StoredResponse {
         try await page(of: .series(try FeedRequest.name(context)), request: request, context: context, personal: personal)
     }
 
     /// `GET /opds/authors/{name}`: the author's books by title.
-    func author(request: Request, context: BasicRequestContext, personal: PersonalView) async throws -> StoredResponse {
+    func author(request: Request, context: BasicRequestContext, personal: PatronOverlay) async throws -> StoredResponse {
         try await page(of: .author(try FeedRequest.name(context)), request: request, context: context, personal: personal)
     }
 
@@ -161,7 +161,7 @@ struct FeedController: Sendable {
     }
 
     /// One page of `lane` with its facets and paging links.
-    func page(of lane: Lane, request: Request, context: BasicRequestContext, personal: PersonalView) async throws -> StoredResponse {
+    func page(of lane: Lane, request: Request, context: BasicRequestContext, personal: PatronOverlay) async throws -> StoredResponse {
         let query = request.uri.queryParameters
         let sort =
             try query.get("sort").map {
@@ -257,7 +257,7 @@ struct FeedController: Sendable {
         return try responder.render(feed, request: request)
     }
 
-    func search(request: Request, context: BasicRequestContext, personal: PersonalView) async throws -> StoredResponse {
+    func search(request: Request, context: BasicRequestContext, personal: PatronOverlay) async throws -> StoredResponse {
         let query = request.uri.queryParameters
         // `query` is what OPDS 2.0's templated search link (`/opds/search{?query}`) sends; `q` is OpenSearch's.
         let fields = ["q", "query", "title", "author", "genre", "publisher", "language", "isbn"]
@@ -349,7 +349,7 @@ struct FeedController: Sendable {
             throw Problem.badRequest("page must be a whole number from 1")
         }
         let copy = try await shelves.shelf(patronID: patronID, seen: request.shelfVersionSeen, logger: context.logger)
-        let personal = PersonalView(shelf: copy.shelf, version: copy.version)
+        let personal = PatronOverlay(shelf: copy.shelf, version: copy.version)
         let page = ShelfPage(copy.shelf.books, page: number, size: Self.shelfPageSize)
         let books = try await feeds.books.entries(ids: page.books.map(\.bookId), logger: context.logger)
         let path = PublicRoute.shelfFeed.path + (number == 1 ? "" : "?page=\(number)")
@@ -367,7 +367,7 @@ struct FeedController: Sendable {
         return personal.personalised(try responder.render(feed, request: request)).response(to: request)
     }
 
-    func book(request: Request, context: BasicRequestContext, personal: PersonalView) async throws -> StoredResponse {
+    func book(request: Request, context: BasicRequestContext, personal: PatronOverlay) async throws -> StoredResponse {
         let id = try context.uuid("id")
         guard let book = try await feeds.books.detail(id: id, logger: context.logger), !book.withdrawn, !personal.hidden.contains(id) else {
             throw Problem.notFound("No book \(id)")
@@ -382,7 +382,7 @@ struct FeedController: Sendable {
 
     /// `GET /opds/books/{id}/related`: a grouped feed of the rest of the book's series in order, more by its first
     /// author and more of its first genre, without the book itself or books the patron ignores.
-    func related(request: Request, context: BasicRequestContext, personal: PersonalView) async throws -> StoredResponse {
+    func related(request: Request, context: BasicRequestContext, personal: PatronOverlay) async throws -> StoredResponse {
         let id = try context.uuid("id")
         guard let book = try await feeds.books.detail(id: id, logger: context.logger), !book.withdrawn, !personal.hidden.contains(id) else {
             throw Problem.notFound("No book \(id)")

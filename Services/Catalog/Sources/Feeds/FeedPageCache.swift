@@ -14,7 +14,7 @@ struct FeedPageCache: Sendable {
     /// shelf's version, so that any change to either makes a new entry: an app reloading a page pays once.
     let personalCache: ResponseCache
 
-    typealias PageHandler = @Sendable (Request, BasicRequestContext, PersonalView) async throws -> StoredResponse
+    typealias PageHandler = @Sendable (Request, BasicRequestContext, PatronOverlay) async throws -> StoredResponse
 
     /// A page's shared part is computed once for everyone and kept in the feed cache (`FEED_CACHE_TTL`, stale for as
     /// long again); this replica's admin changes clear it. An anonymous visitor gets it as it is. A signed-in patron
@@ -32,7 +32,7 @@ struct FeedPageCache: Sendable {
                 }
             }
             let copy = try await shelves.shelf(patronID: patronID, seen: request.shelfVersionSeen, logger: context.logger)
-            let personal = PersonalView(shelf: copy.shelf, version: copy.version)
+            let personal = PatronOverlay(shelf: copy.shelf, version: copy.version)
             func personalPage(key personalKey: String) async throws -> Response {
                 if let page = personalCache.get(personalKey) { return page.response(to: request) }
                 let page = personal.personalised(try await handler(request, context, personal))

@@ -25,7 +25,7 @@ struct FeedResponder: Sendable {
     }
 
     /// A strong ETag over the bytes, public caching, and gzip when the client accepts it (a different representation,
-    /// so a different ETag). A patron's copy is made private by `PersonalView.personalised`.
+    /// so a different ETag). A patron's copy is made private by `PatronOverlay.personalised`.
     func cacheable(_ data: ByteBuffer, type: String, request: Request, bookIDs: Set<UUID>) -> StoredResponse {
         var body = data
         var etag = data.withUnsafeReadableBytes { PageFingerprint.hex(of: $0) }

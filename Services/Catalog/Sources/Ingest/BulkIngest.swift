@@ -20,7 +20,7 @@ public enum BulkIngest {
         concurrency: Int,
         config: ServiceConfig
     ) async throws -> Summary {
-        let parts = try CatalogParts(config: config)
+        let parts = try CatalogDependencies(config: config)
         let files = collect(paths)
         let options = Ingester.Options(copies: copies, openAccess: openAccess, featured: false, replace: replace)
         let terminal = isatty(STDERR_FILENO) == 1

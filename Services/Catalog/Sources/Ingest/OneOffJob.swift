@@ -9,9 +9,9 @@ enum OneOffJob {
     static func run<Result: Sendable>(
         config: ServiceConfig,
         what: Logger.Message,
-        _ body: @Sendable (CatalogParts, _ progress: @escaping (Int) -> Void) async throws -> Result
+        _ body: @Sendable (CatalogDependencies, _ progress: @escaping (Int) -> Void) async throws -> Result
     ) async throws -> (result: Result, seconds: Double) {
-        let parts = try CatalogParts(config: config)
+        let parts = try CatalogDependencies(config: config)
         let start = Date()
         let result = try await withThrowingTaskGroup(of: Result?.self) { group in
             group.addTask {

@@ -28,7 +28,7 @@ extension CirculationPostgresRepository {
         return books
     }
 
-    struct CirculationFigures: Codable, Sendable {
+    struct CirculationDashboard: Codable, Sendable {
         var patrons: Int
         var loans: Int
         var holds: Int
@@ -38,7 +38,7 @@ extension CirculationPostgresRepository {
 
     /// The console's dashboard figures: patrons, active loans, holds waiting, offers open, loans taken in the last 24 hours
     /// (returned ones too: from the loan history).
-    func figures(logger: Logger) async throws -> CirculationFigures {
+    func dashboard(logger: Logger) async throws -> CirculationDashboard {
         let rows = try await client.query(
             """
             SELECT (SELECT count(*) FROM patrons)::int,
@@ -50,8 +50,8 @@ extension CirculationPostgresRepository {
             logger: logger
         )
         for try await (patrons, loans, holds, offers, today) in rows.decode((Int, Int, Int, Int, Int).self) {
-            return CirculationFigures(patrons: patrons, loans: loans, holds: holds, offers: offers, loansToday: today)
+            return CirculationDashboard(patrons: patrons, loans: loans, holds: holds, offers: offers, loansToday: today)
         }
-        return CirculationFigures(patrons: 0, loans: 0, holds: 0, offers: 0, loansToday: 0)
+        return CirculationDashboard(patrons: 0, loans: 0, holds: 0, offers: 0, loansToday: 0)
     }
 }

@@ -307,40 +307,6 @@ struct CirculationPostgresRepository: Sendable {
         return result
     }
 
-    /// Stores books' licences from catalog, each unless a newer version is stored; a changed licence offers the book
-    /// to the hold queue at once (more copies, or open access) and marks its figures due. One transaction for all,
-    /// taking the books in id order, so that two batches lock their common books in one order.
-    func store(_ licenses: [License], logger: Logger) async throws {
-        let newest = Dictionary(licenses.map { ($0.bookId, $0) }) { $0.version >= $1.version ? $0 : $1 }
-        let sorted = newest.values.sorted { $0.bookId < $1.bookId }
-        guard !sorted.isEmpty else { return }
-        try await client.transaction(logger: logger) { connection in
-            for license in sorted { try await store(license, on: connection, logger: logger) }
-        }
-    }
-
-    private func store(_ license: License, on connection: PostgresConnection, logger: Logger) async throws {
-        let authors = String(decoding: try JSONEncoder().encode(license.authors), as: UTF8.self)
-        let rows = try await connection.query(
-            """
-            INSERT INTO licenses AS l (book_id, copies, open_access, withdrawn, title, authors, version, has_cover)
-            VALUES (\(license.bookId), \(license.copies), \(license.openAccess), \(license.withdrawn), \(license.title), \(authors)::jsonb,
-                \(license.version), \(license.hasCover))
-            ON CONFLICT (book_id) DO UPDATE SET copies = EXCLUDED.copies, open_access = EXCLUDED.open_access,
-                withdrawn = EXCLUDED.withdrawn, title = EXCLUDED.title, authors = EXCLUDED.authors, version = EXCLUDED.version,
-                has_cover = EXCLUDED.has_cover
-            WHERE l.version < EXCLUDED.version
-            RETURNING 1
-            """,
-            logger: logger
-        )
-        var changed = false
-        for try await _ in rows { changed = true }
-        guard changed else { return }
-        try await promoteHolds(bookID: license.bookId, copies: license.copies, openAccess: license.openAccess, on: connection, logger: logger)
-        try await FiguresPostgresRepository.markDue(bookID: license.bookId, on: connection, logger: logger)
-    }
-
     // MARK: steps
 
     struct LicenseRow {
@@ -386,39 +352,6 @@ struct CirculationPostgresRepository: Sendable {
         return locked.row?.state ?? .none
     }
 
-    /// Hides the book from the patron's feeds (or shows it again), within `rules.ignoredLimit` under the patron's lock.
-    func setIgnored(_ ignored: Bool, patronID: UUID, bookID: UUID, logger: Logger) async throws {
-        try await client.transaction(logger: logger) { connection in
-            guard try await lockPatronLimits(patronID: patronID, on: connection, logger: logger) != nil else { throw AuthenticationRequired() }
-            guard ignored else {
-                try await connection.query("DELETE FROM ignored_books WHERE patron_id = \(patronID) AND book_id = \(bookID)", logger: logger)
-                return
-            }
-            var known = false
-            for try await _ in try await connection.query("SELECT 1 FROM licenses WHERE book_id = \(bookID)", logger: logger) { known = true }
-            guard known else { throw CirculationError.unknownBook(bookID) }
-            let rows = try await connection.query(
-                "SELECT count(*)::int FROM ignored_books WHERE patron_id = \(patronID) AND book_id <> \(bookID)",
-                logger: logger
-            )
-            for try await count in rows.decode(Int.self) where count >= rules.ignoredLimit {
-                throw CirculationError.listLimit(list: "ignored", limit: rules.ignoredLimit)
-            }
-            try await connection.query(
-                "INSERT INTO ignored_books (patron_id, book_id) VALUES (\(patronID), \(bookID)) ON CONFLICT DO NOTHING",
-                logger: logger
-            )
-        }
-    }
-
-    /// Locks the patron's row for the rest of the transaction (hiding a book: the count of hidden ones cannot change
-    /// under it); nil when the patron is gone. Hiding takes no licence's lock, so no lock order can cross it.
-    private func lockPatronLimits(patronID: UUID, on connection: PostgresConnection, logger: Logger) async throws -> (loans: Int, holds: Int)? {
-        for try await row in try await connection.run(LockPatronLimits.self, patronID, logger: logger) { return try row.decode((Int, Int).self) }
-        return nil
-    }
-
-    /// Throws when the patron has reached their hold limit, counted after the patron's lock (`LockPatronAndRow`).
     private func checkHoldLimit(_ limit: Int, patronID: UUID, on connection: PostgresConnection, logger: Logger) async throws {
         let rows = try await connection.query(
             "SELECT count(*)::int FROM patron_books WHERE patron_id = \(patronID) AND state IN ('waiting_for_loan', 'loan_offered')",
@@ -486,66 +419,10 @@ struct CirculationPostgresRepository: Sendable {
         throw Problem.internalError
     }
 
-    /// Ends a deleted account's every relation to a book, in the deletion's transaction: loans returned, holds
-    /// cancelled, offers declined, then the rows removed. Returns the books whose free copies changed.
-    func endCirculation(of patronID: UUID, on connection: PostgresConnection, logger: Logger) async throws -> [UUID] {
-        // The licences of the patron's books first, in book order, then (in `apply`) the patron: the order every
-        // circulation request takes them in. Licence by licence, an ending held the patron while it waited for the
-        // next licence, which the patron's own return held while it waited for the patron: a deadlock.
-        try await connection.query(
-            """
-            SELECT book_id FROM licenses WHERE book_id IN (SELECT book_id FROM patron_books WHERE patron_id = \(patronID))
-            ORDER BY book_id FOR UPDATE
-            """,
-            logger: logger
-        )
-        let rows = try await connection.query(
-            "SELECT book_id, state FROM patron_books WHERE patron_id = \(patronID) ORDER BY book_id",
-            logger: logger
-        )
-        var books: [(UUID, String)] = []
-        for try await row in rows.decode((UUID, String).self) { books.append(row) }
-        for (bookID, raw) in books {
-            let state = BookState(rawValue: raw) ?? .none
-            let event: BookEvent? =
-                state.isOnLoan
-                ? (BookMachine.allowedEvents(from: state).contains(.returnLoan) ? .returnLoan : nil)
-                : state == .waitingForLoan ? .cancelHold : state == .loanOffered ? .decline : nil
-            if let event {
-                _ = try await apply(event, patronID: patronID, bookID: bookID, on: connection, logger: logger)
-            }
-        }
-        // Loans in a download state cannot be returned by the machine; they free their copy here all the same.
-        let freed = try await connection.query(
-            "DELETE FROM patron_books WHERE patron_id = \(patronID) RETURNING book_id, state",
-            logger: logger
-        )
-        var affected: [UUID] = []
-        for try await (bookID, state) in freed.decode((UUID, String).self) where BookState(rawValue: state)?.occupiesCopy == true {
-            affected.append(bookID)
-        }
-        return affected
-    }
-
-    /// After a deleted account is gone: offers each of `books`' freed copies to the next patrons waiting and marks the
-    /// book's figures due for catalog.
-    func releaseCopies(of books: Set<UUID>, on connection: PostgresConnection, logger: Logger) async throws {
-        for bookID in books {
-            let licence = try await connection.query(
-                "SELECT copies, open_access FROM licenses WHERE book_id = \(bookID) FOR UPDATE",
-                logger: logger
-            )
-            for try await (copies, openAccess) in licence.decode((Int, Bool).self) {
-                try await promoteHolds(bookID: bookID, copies: copies, openAccess: openAccess, on: connection, logger: logger)
-            }
-            try await FiguresPostgresRepository.markDue(bookID: bookID, on: connection, logger: logger)
-        }
-    }
-
     /// Offers the book to the patrons who have waited longest, one per free copy, passing over suspended holds (they
     /// keep their place); an open-access book (no copy to wait for) to every one of them. The one rule for every
     /// caller, which holds the licence's lock and passes what it read of it.
-    private func promoteHolds(bookID: UUID, copies: Int, openAccess: Bool, on connection: PostgresConnection, logger: Logger) async throws {
+    func promoteHolds(bookID: UUID, copies: Int, openAccess: Bool, on connection: PostgresConnection, logger: Logger) async throws {
         let rows = try await connection.run(
             PromoteHolds.self,
             bookID,

@@ -5,13 +5,13 @@ import Shared
 
 /// What a signed-in patron sees differently on a feed page: their books' states (links, availability) and the books
 /// they ignore (left out). Read from catalog's copy of their shelf (`ShelfCopyPostgresRepository`), never from patron.
-struct PersonalView: Sendable {
+struct PatronOverlay: Sendable {
     /// nil for an anonymous visitor.
     var shelf: PatronShelf?
     /// The version of the shelf copy: part of every personalised ETag.
     var version: Int64 = 0
 
-    static let anonymous = PersonalView(shelf: nil)
+    static let anonymous = PatronOverlay(shelf: nil)
 
     var views: [UUID: PatronBookView] { Dictionary(shelf?.books.map { ($0.bookId, $0) } ?? [], uniquingKeysWith: { $1 }) }
     var hidden: [UUID] { shelf?.ignored ?? [] }

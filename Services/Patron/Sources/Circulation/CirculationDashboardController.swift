@@ -4,13 +4,13 @@ import ServiceSupport
 import Shared
 
 /// `GET /admin/circulation`: the operator console's counts of patrons, loans, holds and offers (admin token).
-struct CirculationFiguresController: Sendable {
+struct CirculationDashboardController: Sendable {
     let circulation: CirculationPostgresRepository
 
     /// Registers the route on `admin`, the `/admin` group behind `AdminTokenMiddleware`.
     func add(to admin: RouterGroup<PatronRequestContext>) {
         admin.get("/circulation") { request, context in
-            try JSONMessages.response(try await circulation.figures(logger: context.logger), headers: [.cacheControl: "no-store"])
+            try JSONMessages.response(try await circulation.dashboard(logger: context.logger), headers: [.cacheControl: "no-store"])
         }
     }
 }
