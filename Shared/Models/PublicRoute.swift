@@ -110,24 +110,6 @@ public enum PublicRoute: Sendable, Equatable {
     /// The absolute URL under the deployment's public base URL.
     public func url(_ publicURL: String) -> String {
         let (head, id, tail) = pieces
-        let count = publicURL.utf8.count + head.utf8.count + (id == nil ? 0 : 36) + tail.utf8.count
-        return String(unsafeUninitializedCapacity: count) { text in
-            var position = 0
-            func write(_ part: String) {
-                var part = part
-                part.withUTF8 { bytes in
-                    _ = UnsafeMutableBufferPointer(rebasing: text[position..<position + bytes.count]).initialize(from: bytes)
-                    position += bytes.count
-                }
-            }
-            write(publicURL)
-            write(head)
-            if let id {
-                id.writeLowercased(into: UnsafeMutableBufferPointer(rebasing: text[position..<position + 36]))
-                position += 36
-            }
-            write(tail)
-            return position
-        }
+        return publicURL + head + (id?.lowercased ?? "") + tail
     }
 }

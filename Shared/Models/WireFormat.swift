@@ -5,38 +5,7 @@ public enum WireFormat {
     /// Encodes `value` as Bookmobile JSON. UUIDs come out lower-case, as in every URL and feed (Foundation
     /// writes them upper-case), so that an id compares equal wherever a client meets it.
     public static func encode<T: Encodable>(_ value: T) throws -> Data {
-        lowercasingUUIDs(try encoder().encode(value))
-    }
-
-    /// Lower-cases every JSON string that is exactly an upper-case UUID (`"8-4-4-4-12"` hex digits).
-    static func lowercasingUUIDs(_ json: Data) -> Data {
-        var bytes = [UInt8](json)
-        let quote = UInt8(ascii: "\"")
-        let dash = UInt8(ascii: "-")
-        var index = 0
-        while index + 37 < bytes.count {
-            guard bytes[index] == quote, bytes[index + 37] == quote else {
-                index += 1
-                continue
-            }
-            let body = (index + 1)...(index + 36)
-            let isUUID = body.allSatisfy { i in
-                let offset = i - index - 1
-                return [8, 13, 18, 23].contains(offset) ? bytes[i] == dash : isHexDigit(bytes[i])
-            }
-            if isUUID {
-                for i in body where (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(bytes[i]) { bytes[i] += 32 }
-                index += 38
-            } else {
-                index += 1
-            }
-        }
-        return Data(bytes)
-    }
-
-    private static func isHexDigit(_ byte: UInt8) -> Bool {
-        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte)
-            || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+        try encoder().encode(value)
     }
 
     private static func encoder() -> JSONEncoder {
