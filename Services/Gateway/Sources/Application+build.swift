@@ -63,8 +63,8 @@ public func buildGatewayApplication(
             authDocument: AuthDocumentCache(patron: patron, httpClient: httpClient, publicURL: publicURL),
             trustedProxies: settings.trustedProxies
         )
-        ShelfVersionMiddleware(patron: patron, catalog: catalog)
         EdgeCacheMiddleware(catalog: catalog, edgeCache: edgeCache)
+        ShelfVersionMiddleware(patron: patron, catalog: catalog)
         HeldFilesMiddleware(
             catalog: catalog,
             sender: sender,

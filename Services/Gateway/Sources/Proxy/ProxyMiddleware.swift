@@ -4,7 +4,8 @@ import Shared
 
 /// The last of the proxy's middlewares: a public request none of the others answered goes to its service as the
 /// others left it (`UpstreamCall`, `UpstreamSender`). The chain, in order (`Application+build.swift`):
-/// `AuthenticationMiddleware`, `ShelfVersionMiddleware`, `EdgeCacheMiddleware`, `HeldFilesMiddleware`,
+/// `AuthenticationMiddleware`, `EdgeCacheMiddleware` (an anonymous page's hit ends there), `ShelfVersionMiddleware`,
+/// `HeldFilesMiddleware`,
 /// `PersonalPagesMiddleware`, then this.
 struct ProxyMiddleware: RouterMiddleware {
     typealias Context = GatewayContext

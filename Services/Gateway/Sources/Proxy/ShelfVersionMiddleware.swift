@@ -15,15 +15,24 @@ struct ShelfVersionMiddleware: RouterMiddleware {
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard var call = context.upstreamCall else { return try await next(request, context) }
-        var context = context
-        if let patronID = call.patronID, call.upstream === catalog {
-            call.shelfVersion = versions[patronID]
-            context.upstreamCall = call
+        guard let patronID = call.patronID else {
+            // Only a patron has a shelf; the header, internal, never reaches a client all the same.
+            var response = try await next(request, context)
+            response.headers[.shelfVersion] = nil
+            return response
         }
-        var response = try await next(request, context)
+        var response: Response
+        if call.upstream === catalog, let version = versions[patronID] {
+            call.shelfVersion = version
+            var context = context
+            context.upstreamCall = call
+            response = try await next(request, context)
+        } else {
+            response = try await next(request, context)
+        }
         if let version = response.headers[.shelfVersion] {
             response.headers[.shelfVersion] = nil
-            if let patronID = call.patronID, call.upstream === patron { versions.remember(version, for: patronID) }
+            if call.upstream === patron { versions.remember(version, for: patronID) }
         }
         return response
     }

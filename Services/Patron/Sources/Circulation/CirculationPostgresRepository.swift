@@ -94,38 +94,23 @@ struct CirculationPostgresRepository: Sendable {
     ) async throws -> Outcome {
         let (limits, current) = (patron.limits, patron.row)
         let state = current?.state ?? .none
-
-        if (event == .borrow && state.isOnLoan) || (event == .save && state == .saved) || (event == .unsave && state == .none)
-            || BookMachine.isRepeat(event, in: state)
-        {
+        let decision = try CirculationDecision.decide(event, in: state, license: license, bookID: bookID, limits: limits, rules: rules)
+        guard case .change(let change) = decision else {
             return Outcome(status: try await status(patronID: patronID, bookID: bookID, on: connection, logger: logger), changed: false)
         }
-        let next: BookState
-        do { next = try BookMachine.next(from: state, on: event) } catch { throw CirculationError.illegal(error) }
-
-        // The loan limit and the free copies are checked in the write's own statement (`InsertRow`, `UpdateRow`).
-        var limit = WriteLimit()
-        switch event {
-        case .borrow:
-            guard !license.withdrawn else { throw CirculationError.unknownBook(bookID) }
-            limit = WriteLimit(loans: limits.loans, copies: license.openAccess ? nil : license.copies)
-        case .hold:
-            guard !license.withdrawn else { throw CirculationError.unknownBook(bookID) }
-            guard !license.openAccess else { throw CirculationError.openAccess }
-            try await checkHoldLimit(limits.holds, patronID: patronID, on: connection, logger: logger)
-        case .accept:
-            limit = WriteLimit(loans: limits.loans)
-        case .save:
+        let next = change.next
+        if let holdLimit = change.holdLimit { try await checkHoldLimit(holdLimit, patronID: patronID, on: connection, logger: logger) }
+        if let savedLimit = change.savedLimit {
             let rows = try await connection.query(
                 "SELECT count(*)::int FROM patron_books WHERE patron_id = \(patronID) AND state = 'saved'",
                 logger: logger
             )
-            for try await count in rows.decode(Int.self) where count >= rules.savedLimit {
-                throw CirculationError.listLimit(list: "saved", limit: rules.savedLimit)
+            for try await count in rows.decode(Int.self) where count >= savedLimit {
+                throw CirculationError.listLimit(list: "saved", limit: savedLimit)
             }
-        default: break
         }
-
+        // The loan limit and the free copies are checked in the write's own statement (`InsertRow`, `UpdateRow`).
+        let limit = WriteLimit(loans: change.loanLimit, copies: change.copies)
         let (written, stamp) = try await write(
             next,
             after: event,
@@ -139,10 +124,10 @@ struct CirculationPostgresRepository: Sendable {
         if written == nil && next != .none {
             try await refuse(limit, patronID: patronID, bookID: bookID, on: connection, logger: logger)
         }
-        if [.returnLoan, .loanExpired, .decline, .offerExpired, .cancelHold, .hold].contains(event) {
+        if change.promotesHolds {
             try await promoteHolds(bookID: bookID, copies: license.copies, openAccess: license.openAccess, on: connection, logger: logger)
         }
-        if let kind = NotificationKind(after: event) {
+        if let kind = change.notification {
             try await NotificationPostgresRepository.record(
                 kind,
                 patronID: patronID,
