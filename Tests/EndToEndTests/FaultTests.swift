@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 
@@ -70,15 +71,20 @@ import Glibc
         // A real bcrypt cost keeps each signup in flight long enough for SIGTERM to meet some of them.
         try await Stack.run(["BCRYPT_COST": "10"]) { stack in
             let api = stack.gateway
+            let answered = SignupsAnswered()
             let outcomes = try await withThrowingTaskGroup(of: (pin: String, barcode: String?, status: Int, problem: Bool).self) { group in
                 for n in 0..<24 {
                     group.addTask {
                         let pin = String(format: "%04d", 1000 + n)
                         let reply = try await api.call(.POST, "/auth/signup", json: #"{"pin": "\#(pin)"}"#)
+                        answered.count.add(1, ordering: .relaxed)
                         return (pin, (reply.json["patron"] as? [String: Any])?["barcode"] as? String, reply.status, reply.isProblem)
                     }
                 }
-                try await Task.sleep(for: .milliseconds(150))
+                // SIGTERM once the first signup is answered, not after a fixed time (on a loaded machine none had reached
+                // patron 150 ms after they were sent): the others, each a bcrypt on patron's cores, are still in flight.
+                let deadline = ContinuousClock.now + .seconds(20)
+                while answered.count.load(ordering: .relaxed) == 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
                 let status = await stack.stop(.patron, signal: SIGTERM)
                 #expect(status == 0, "patron exits cleanly on SIGTERM")
                 return try await group.reduce(into: []) { $0.append($1) }
@@ -97,4 +103,9 @@ import Glibc
             }
         }
     }
+}
+
+/// How many of the signups `sigtermLetsRequestsInFlightFinishAndHalfWritesNothing` sends have been answered.
+final class SignupsAnswered: Sendable {
+    let count = Atomic<Int>(0)
 }
