@@ -8,6 +8,8 @@ final class FirstFetches: Sendable {
     /// How long a request waits for another's first fetch before fetching the file itself.
     let patience: Duration
     private struct Fetch {
+        /// Which request's fetch this is: a fetch taken over ends only its own entry.
+        var id = UUID()
         var started: ContinuousClock.Instant
         var waiters: [UUID: CheckedContinuation<Void, Never>] = [:]
     }
@@ -19,14 +21,15 @@ final class FirstFetches: Sendable {
     /// than `patience` (its client went away before its answer was sent) is taken over.
     func begin(_ key: String) -> FirstFetch? {
         let now = ContinuousClock.now
-        let (first, abandoned) = waiting.withLock { fetches -> (Bool, [CheckedContinuation<Void, Never>]) in
-            if let fetch = fetches[key], now - fetch.started < patience { return (false, []) }
+        let (id, abandoned) = waiting.withLock { fetches -> (UUID?, [CheckedContinuation<Void, Never>]) in
+            if let fetch = fetches[key], now - fetch.started < patience { return (nil, []) }
             let abandoned = fetches[key].map { Array($0.waiters.values) } ?? []
-            fetches[key] = Fetch(started: now)
-            return (true, abandoned)
+            let fetch = Fetch(started: now)
+            fetches[key] = fetch
+            return (fetch.id, abandoned)
         }
         for continuation in abandoned { continuation.resume() }
-        return first ? FirstFetch(key: key, fetches: self) : nil
+        return id.map { FirstFetch(key: key, id: $0, fetches: self) }
     }
 
     /// Returns once the fetch of `key` under way has ended, or after `patience`.
@@ -46,20 +49,27 @@ final class FirstFetches: Sendable {
         }
     }
 
-    /// The fetch of `key` ended (its copy kept, or no copy to keep): every request waiting for it goes on.
-    fileprivate func end(_ key: String) {
-        for continuation in (waiting.withLock { $0.removeValue(forKey: key) }?.waiters ?? [:]).values { continuation.resume() }
+    /// Fetch `id` of `key` ended (its copy kept, or no copy to keep): every request waiting for it goes on. A fetch
+    /// that another request took over ends nothing of the newer one.
+    fileprivate func end(_ key: String, id: UUID) {
+        let waiters = waiting.withLock { fetches -> [UUID: CheckedContinuation<Void, Never>] in
+            guard fetches[key]?.id == id else { return [:] }
+            return fetches.removeValue(forKey: key)?.waiters ?? [:]
+        }
+        for continuation in waiters.values { continuation.resume() }
     }
 }
 
 /// One first fetch: ended once, when its copy is kept, or at once when catalog's answer is not a file to keep.
 final class FirstFetch: Sendable {
     let key: String
+    private let id: UUID
     private let fetches: FirstFetches
     private let state = Mutex((streaming: false, ended: false))
 
-    fileprivate init(key: String, fetches: FirstFetches) {
+    fileprivate init(key: String, id: UUID, fetches: FirstFetches) {
         self.key = key
+        self.id = id
         self.fetches = fetches
     }
 
@@ -73,6 +83,6 @@ final class FirstFetch: Sendable {
             state.ended = true
             return true
         }
-        if first { fetches.end(key) }
+        if first { fetches.end(key, id: id) }
     }
 }
