@@ -27,7 +27,7 @@ extension CatalogFunction {
                                 LanePages.statements(
                                     when: "facet = '\(facet)'",
                                     select: "books.* FROM books",
-                                    condition: "withdrawn_at IS NULL AND \(lane.condition)\(facet.isEmpty ? "" : " AND \(facet)")"
+                                    filter: "withdrawn_at IS NULL AND \(lane.condition)\(facet.isEmpty ? "" : " AND \(facet)")"
                                         + " AND (open_access OR copies_available > 0 OR NOT available_only) AND NOT (id = ANY(hidden))",
                                     key: key.expression.sql,
                                     type: key.expression.type,
@@ -61,7 +61,7 @@ extension CatalogFunction {
                         LanePages.statements(
                             when: "lane_key = '\(column)' AND facet = '\(facet)'",
                             select: "g.book_id, g.\(column)::text FROM genre_lane_books g",
-                            condition: "g.genre = lane_genre\(facet.isEmpty ? "" : " AND g.\(facet)")"
+                            filter: "g.genre = lane_genre\(facet.isEmpty ? "" : " AND g.\(facet)")"
                                 + " AND (g.available OR NOT available_only) AND NOT (g.book_id = ANY(hidden))",
                             key: "g.\(column)",
                             type: key.expression.type,
@@ -99,12 +99,12 @@ enum LanePages {
         "IF \(condition) THEN\n\(inner.joined(separator: "\n"))\nEND IF;"
     }
 
-    static func statements(when condition: String, select: String, condition where: String, key: String, type: String, id: String) -> String {
+    static func statements(when branch: String, select: String, filter: String, key: String, type: String, id: String) -> String {
         func query(_ cursor: String, _ direction: String) -> String {
-            "RETURN QUERY SELECT \(select) WHERE \(`where`)\(cursor) ORDER BY \(key)\(direction), \(id)\(direction) LIMIT size;"
+            "RETURN QUERY SELECT \(select) WHERE \(filter)\(cursor) ORDER BY \(key)\(direction), \(id)\(direction) LIMIT size;"
         }
         return """
-            IF \(condition) THEN
+            IF \(branch) THEN
                 IF after_id IS NULL AND NOT descending THEN \(query("", ""))
                 ELSIF after_id IS NULL THEN \(query("", " DESC"))
                 ELSIF NOT descending THEN \(query(" AND (\(key), \(id)) > (after_value::\(type), after_id)", ""))
