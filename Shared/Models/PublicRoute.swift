@@ -1,44 +1,71 @@
 import Foundation
 
-/// The public API's paths, defined once (the Swift Package Index's `SiteURL` is the model): every link a service
-/// writes into a feed, a document or a header is built from these, whichever service serves the path.
-/// `SharedRoutesTests` checks that each is a route of the service `PublicService.serving` names.
+/// The public API's paths, defined once (the Swift Package Index's `SiteURL` is the model): a service registers each
+/// route from its case with `.key` parameters (`router.get(.cover(.key), use: ...)`), and every link a service writes
+/// into a feed, a document or a header is built from the same case with values (`PublicRoute.cover(id).url(base)`).
+/// `PublicService.serving` says which service answers a path; `SharedRoutesTests` checks each case against it.
 public enum PublicRoute: Sendable, Equatable {
+    public typealias ID = RouteParameter<UUID>
+    public typealias Name = RouteParameter<String>
+
     // Catalog: feeds.
     /// `/opds`: the root navigation feed.
     case catalogRoot
     /// `/opds/groups`: every lane's first books.
     case groups
-    /// `/opds/lanes/{slug}`.
-    case lane(String)
+    /// `/opds/lanes/{lane}`.
+    case lane(Name)
     /// `/opds/series/{name}`, the name already percent-encoded as one path segment.
-    case series(String)
+    case series(Name)
     /// `/opds/authors/{name}`, the name already percent-encoded as one path segment.
-    case author(String)
-    /// `/opds/search` (the query is the caller's).
+    case author(Name)
+    /// `/opds/search` (its query: `SearchQuery`).
     case search
     /// `/opds/recommended`.
     case recommended
     /// `/opds/books/{id}`: a book's OPDS entry.
-    case entry(UUID)
+    case entry(ID)
     /// `/opds/books/{id}/related`.
-    case related(UUID)
+    case related(ID)
     /// `/opds/shelf`: the patron's books as an OPDS feed.
     case shelfFeed
     /// `/opds/lists/{id}`: a list as a feed.
-    case listFeed(UUID)
+    case listFeed(ID)
 
     // Catalog: a book's files.
-    /// `/books/{id}/publication/`: the folder of a book's resources (each resource's path follows it).
-    case publication(UUID)
+    /// `/books/{id}/publication/{resource}`: a resource of the book by its path in the EPUB; with an empty resource,
+    /// the folder the Readium manifest's hrefs are relative to; the router's placeholder takes the whole rest.
+    case publication(ID, resource: Name)
     /// `/books/{id}/fulfill`: the EPUB.
-    case fulfill(UUID)
+    case fulfill(ID)
     /// `/books/{id}/cover`.
-    case cover(UUID)
+    case cover(ID)
     /// `/books/{id}/manifest.json`: the Readium manifest.
-    case manifest(UUID)
+    case manifest(ID)
+    /// `/books/{id}/toc`: the table of contents as JSON.
+    case tableOfContents(ID)
 
-    // Patron.
+    // Catalog: lists, a patron's (`/me/lists`) or the staff's (`/admin/lists`).
+    /// `/me/lists` or `/admin/lists`.
+    case lists(ListOwner)
+    /// `.../lists/{id}`.
+    case list(ListOwner, ID)
+    /// `.../lists/{id}/books`.
+    case listBooks(ListOwner, ID)
+    /// `.../lists/{id}/books/{book}`.
+    case listBook(ListOwner, ID, book: ID)
+
+    // Catalog: the operator's books.
+    /// `/admin/books`: upload (POST) and the console's list (GET).
+    case adminBooks
+    /// `/admin/books/{id}`.
+    case adminBook(ID)
+    /// `/admin/books/{id}/cover`.
+    case adminCover(ID)
+    /// `/admin/figures`: the catalog's totals.
+    case catalogFigures
+
+    // Patron: accounts.
     /// `/auth/document`: the Authentication for OPDS document.
     case authDocument
     /// `/auth/token`.
@@ -47,69 +74,145 @@ public enum PublicRoute: Sendable, Equatable {
     case refresh
     /// `/auth/signup`.
     case signup
+    /// `/auth/logout`.
+    case logout
     /// `/me`: the profile; `DELETE` deletes the account.
     case me
+    /// `/me/settings`.
+    case settings
+    /// `/me/notifications`.
+    case notifications
+    /// `/me/notifications/{id}/read`.
+    case notificationRead(ID)
     /// `/me/password`.
     case password
     /// `/me/sessions/revoke-all`.
     case revokeAllSessions
+    /// `/me/export`: everything kept about the patron.
+    case export
+
+    // Patron: circulation.
     /// `/me/books`: the patron's books as JSON.
     case myBooks
     /// `/me/books/{id}`: one book's circulation state and actions.
-    case myBook(UUID)
+    case myBook(ID)
     /// `/me/books/{id}/{action}`: a circulation action on one book.
-    case circulation(UUID, CirculationAction)
+    case circulation(ID, CirculationAction)
+    /// `/me/ignored`: the books the patron asked not to be shown.
+    case ignoredBooks
+    /// `/admin/circulation`: the console's circulation dashboard.
+    case circulationDashboard
+
+    // Patron: reading.
     /// `/me/books/{id}/position`.
-    case position(UUID)
-    /// `/me/annotations/{bookId}`, or every book's without one.
-    case annotations(UUID?)
+    case position(ID)
+    /// `/me/books/{id}/bookmarks`.
+    case bookmarks(ID)
+    /// `/me/bookmarks/{id}`: one bookmark.
+    case bookmark(ID)
+    /// `/me/books/{id}/rating`.
+    case rating(ID)
+    /// `/me/favorites/{id}`: a book marked as a favourite.
+    case favorite(ID)
+    /// `/me/annotations/`: every book's annotations (W3C Web Annotations).
+    case annotations
+    /// `/me/annotations/{id}`: a book's annotations (GET), or one bookmark (DELETE).
+    case annotation(ID)
+    /// `/feedback`.
+    case feedback
+    /// `/admin/feedback`: the console's feedback list.
+    case feedbackList
 
     /// The actions on a patron's book that have a path of their own under `/me/books/{id}/`.
-    public enum CirculationAction: String, Sendable {
-        case borrow, hold, accept, decline, dismiss, renew, suspend, resume
+    public enum CirculationAction: String, Sendable, CaseIterable {
+        case borrow, hold, accept, decline, dismiss, renew, suspend, resume, events, saved, ignored
         case returnLoan = "return"
     }
 
-    public var path: String { url("") }
+    /// Whose lists: a signed-in patron's own, or the library staff's.
+    public enum ListOwner: String, Sendable {
+        case patron = "/me/lists"
+        case staff = "/admin/lists"
+    }
 
-    /// The path as the text before the id it names, the id, and the text after it (a route without an id has its
-    /// whole path before): `url` writes them into one string, where interpolating the id and adding the base URL
-    /// allocated three (five links an entry, fifty entries a feed page).
-    private var pieces: (head: String, id: UUID?, tail: String) {
+    /// The path, with `:name` placeholders where the route was made with `.key`.
+    public var path: String {
         switch self {
-        case .catalogRoot: ("/opds", nil, "")
-        case .groups: ("/opds/groups", nil, "")
-        case .lane(let slug): ("/opds/lanes/" + slug, nil, "")
-        case .series(let name): ("/opds/series/" + name, nil, "")
-        case .author(let name): ("/opds/authors/" + name, nil, "")
-        case .search: ("/opds/search", nil, "")
-        case .recommended: ("/opds/recommended", nil, "")
-        case .entry(let id): ("/opds/books/", id, "")
-        case .related(let id): ("/opds/books/", id, "/related")
-        case .shelfFeed: ("/opds/shelf", nil, "")
-        case .listFeed(let id): ("/opds/lists/", id, "")
-        case .publication(let id): ("/books/", id, PublicationPath.folder)
-        case .fulfill(let id): ("/books/", id, "/fulfill")
-        case .cover(let id): ("/books/", id, "/cover")
-        case .manifest(let id): ("/books/", id, "/manifest.json")
-        case .authDocument: ("/auth/document", nil, "")
-        case .token: ("/auth/token", nil, "")
-        case .refresh: ("/auth/refresh", nil, "")
-        case .signup: ("/auth/signup", nil, "")
-        case .me: ("/me", nil, "")
-        case .password: ("/me/password", nil, "")
-        case .revokeAllSessions: ("/me/sessions/revoke-all", nil, "")
-        case .myBooks: ("/me/books", nil, "")
-        case .myBook(let id): ("/me/books/", id, "")
-        case .circulation(let id, let action): ("/me/books/", id, "/" + action.rawValue)
-        case .position(let id): ("/me/books/", id, "/position")
-        case .annotations(let id): ("/me/annotations/", id, "")
+        case .catalogRoot: "/opds"
+        case .groups: "/opds/groups"
+        case .lane(let slug): "/opds/lanes/" + slug.segment(or: ":lane")
+        case .series(let name): "/opds/series/" + name.segment(or: ":name")
+        case .author(let name): "/opds/authors/" + name.segment(or: ":name")
+        case .search: "/opds/search"
+        case .recommended: "/opds/recommended"
+        case .entry(let id): "/opds/books/" + id.segment(or: ":id")
+        case .related(let id): "/opds/books/" + id.segment(or: ":id") + "/related"
+        case .shelfFeed: "/opds/shelf"
+        case .listFeed(let id): "/opds/lists/" + id.segment(or: ":id")
+        case .publication(let id, let resource): "/books/" + id.segment(or: ":id") + PublicationPath.folder + resource.segment(or: "**")
+        case .fulfill(let id): "/books/" + id.segment(or: ":id") + "/fulfill"
+        case .cover(let id): "/books/" + id.segment(or: ":id") + "/cover"
+        case .manifest(let id): "/books/" + id.segment(or: ":id") + "/manifest.json"
+        case .tableOfContents(let id): "/books/" + id.segment(or: ":id") + "/toc"
+        case .lists(let owner): owner.rawValue
+        case .list(let owner, let id): owner.rawValue + "/" + id.segment(or: ":id")
+        case .listBooks(let owner, let id): owner.rawValue + "/" + id.segment(or: ":id") + "/books"
+        case .listBook(let owner, let id, let book): owner.rawValue + "/" + id.segment(or: ":id") + "/books/" + book.segment(or: ":book")
+        case .adminBooks: "/admin/books"
+        case .adminBook(let id): "/admin/books/" + id.segment(or: ":id")
+        case .adminCover(let id): "/admin/books/" + id.segment(or: ":id") + "/cover"
+        case .catalogFigures: "/admin/figures"
+        case .authDocument: "/auth/document"
+        case .token: "/auth/token"
+        case .refresh: "/auth/refresh"
+        case .signup: "/auth/signup"
+        case .logout: "/auth/logout"
+        case .me: "/me"
+        case .settings: "/me/settings"
+        case .notifications: "/me/notifications"
+        case .notificationRead(let id): "/me/notifications/" + id.segment(or: ":id") + "/read"
+        case .password: "/me/password"
+        case .revokeAllSessions: "/me/sessions/revoke-all"
+        case .export: "/me/export"
+        case .myBooks: "/me/books"
+        case .myBook(let id): "/me/books/" + id.segment(or: ":id")
+        case .circulation(let id, let action): "/me/books/" + id.segment(or: ":id") + "/" + action.rawValue
+        case .ignoredBooks: "/me/ignored"
+        case .circulationDashboard: "/admin/circulation"
+        case .position(let id): "/me/books/" + id.segment(or: ":id") + "/position"
+        case .bookmarks(let id): "/me/books/" + id.segment(or: ":id") + "/bookmarks"
+        case .bookmark(let id): "/me/bookmarks/" + id.segment(or: ":id")
+        case .rating(let id): "/me/books/" + id.segment(or: ":id") + "/rating"
+        case .favorite(let id): "/me/favorites/" + id.segment(or: ":id")
+        case .annotations: "/me/annotations/"
+        case .annotation(let id): "/me/annotations/" + id.segment(or: ":id")
+        case .feedback: "/feedback"
+        case .feedbackList: "/admin/feedback"
         }
     }
 
     /// The absolute URL under the deployment's public base URL.
-    public func url(_ publicURL: String) -> String {
-        let (head, id, tail) = pieces
-        return publicURL + head + (id?.lowercased ?? "") + tail
-    }
+    public func url(_ publicURL: String) -> String { publicURL + path }
+}
+
+/// The cases with values, as links are built: `PublicRoute.cover(book.id)`.
+extension PublicRoute {
+    public static func lane(_ slug: String) -> Self { .lane(.value(slug)) }
+    public static func series(_ name: String) -> Self { .series(.value(name)) }
+    public static func author(_ name: String) -> Self { .author(.value(name)) }
+    public static func entry(_ id: UUID) -> Self { .entry(.value(id)) }
+    public static func related(_ id: UUID) -> Self { .related(.value(id)) }
+    public static func listFeed(_ id: UUID) -> Self { .listFeed(.value(id)) }
+    /// The folder of the book's resources.
+    public static func publication(_ id: UUID) -> Self { .publication(.value(id), resource: .value("")) }
+    public static func fulfill(_ id: UUID) -> Self { .fulfill(.value(id)) }
+    public static func cover(_ id: UUID) -> Self { .cover(.value(id)) }
+    public static func manifest(_ id: UUID) -> Self { .manifest(.value(id)) }
+    public static func myBook(_ id: UUID) -> Self { .myBook(.value(id)) }
+    public static func circulation(_ id: UUID, _ action: CirculationAction) -> Self { .circulation(.value(id), action) }
+    public static func position(_ id: UUID) -> Self { .position(.value(id)) }
+    /// `?size=thumbnail` after a cover's URL: its thumbnail.
+    public static let thumbnailQuery = QueryString().adding("size", "thumbnail").suffix
+    /// A book's annotations, or every book's without one.
+    public static func annotations(_ id: UUID?) -> Self { id.map { .annotation(.value($0)) } ?? .annotations }
 }

@@ -5,7 +5,7 @@ import Prometheus
 /// `/health/live`, `/health/ready` and `/metrics`.
 public enum ServiceRouter {
     public static func make<Context: RequestContext>(
-        context: Context.Type = BasicRequestContext.self,
+        context: Context.Type,
         metricsAccess: HealthRoutes<Context>.MetricsAccess = .open,
         readiness: @escaping HealthRoutes<Context>.ReadinessCheck
     ) -> Router<Context> {

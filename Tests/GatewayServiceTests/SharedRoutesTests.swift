@@ -2,8 +2,8 @@ import Foundation
 import Shared
 import Testing
 
-/// Every path built from the shared route definitions is a route its service registers, and the gateway's routing
-/// table sends each public one to that service.
+/// Every route definition with values is a route its service registers (services register them with `.key`), and the
+/// gateway's routing table sends each public one to that service. Adding a case to `PublicRoute` means adding it here.
 @Suite struct SharedRoutesTests {
     static let book = UUID()
     static let patron = UUID()
@@ -13,18 +13,27 @@ import Testing
             (.catalogRoot, .catalog), (.groups, .catalog), (.lane("new"), .catalog), (.series("Dune%20Chronicles"), .catalog),
             (.author("Frank%20Herbert"), .catalog), (.search, .catalog), (.recommended, .catalog), (.entry(book), .catalog),
             (.related(book), .catalog), (.shelfFeed, .catalog), (.listFeed(book), .catalog), (.publication(book), .catalog),
-            (.fulfill(book), .catalog), (.cover(book), .catalog), (.manifest(book), .catalog),
-            (.authDocument, .patron), (.token, .patron), (.refresh, .patron), (.signup, .patron), (.me, .patron), (.password, .patron),
-            (.revokeAllSessions, .patron), (.myBooks, .patron), (.myBook(book), .patron), (.position(book), .patron),
-            (.annotations(book), .patron), (.annotations(nil), .patron),
-        ] + [.borrow, .hold, .accept, .decline, .dismiss, .renew, .suspend, .resume, .returnLoan].map { (.circulation(book, $0), .patron) }
+            (.publication(.value(book), resource: .value("OEBPS/ch%201.xhtml")), .catalog), (.fulfill(book), .catalog),
+            (.cover(book), .catalog), (.manifest(book), .catalog), (.tableOfContents(.value(book)), .catalog),
+            (.lists(.patron), .catalog), (.list(.patron, .value(book)), .catalog), (.listBooks(.patron, .value(book)), .catalog),
+            (.listBook(.patron, .value(book), book: .value(book)), .catalog), (.lists(.staff), .catalog),
+            (.list(.staff, .value(book)), .catalog), (.listBooks(.staff, .value(book)), .catalog),
+            (.listBook(.staff, .value(book), book: .value(book)), .catalog), (.adminBooks, .catalog), (.adminBook(.value(book)), .catalog),
+            (.adminCover(.value(book)), .catalog), (.catalogFigures, .catalog),
+            (.authDocument, .patron), (.token, .patron), (.refresh, .patron), (.signup, .patron), (.logout, .patron), (.me, .patron),
+            (.settings, .patron), (.notifications, .patron), (.notificationRead(.value(book)), .patron), (.password, .patron),
+            (.revokeAllSessions, .patron), (.export, .patron), (.myBooks, .patron), (.myBook(book), .patron), (.ignoredBooks, .patron),
+            (.circulationDashboard, .patron), (.position(book), .patron), (.bookmarks(.value(book)), .patron),
+            (.bookmark(.value(book)), .patron), (.rating(.value(book)), .patron), (.favorite(.value(book)), .patron),
+            (.annotations(book), .patron), (.annotations(nil), .patron), (.feedback, .patron), (.feedbackList, .patron),
+        ] + PublicRoute.CirculationAction.allCases.map { (.circulation(book, $0), .patron) }
 
     static let internalRoutes: [(InternalRoute, PublicService)] = [
-        (.bookFigures(book), .catalog), (.patronErasure(patron), .catalog), (.patronLists(patron), .catalog), (.shelfCopy(patron), .catalog),
-        (.readingOrder(book), .catalog), (.license(book), .patron), (.patronShelf(patron), .patron),
-        (.loanCheck(patron: patron, book: book), .patron), (.bookEvents(patron: patron, book: book), .patron),
-        (.coBorrowed(book, limit: 20), .patron), (.taste(patron), .patron), (.session(UUID()), .patron), (.basicCredentials, .patron),
-        (.secretStamp(patron), .patron),
+        (.bookFigures(book), .catalog), (.figures, .catalog), (.patronErasure(patron), .catalog), (.patronLists(patron), .catalog),
+        (.shelfCopy(patron), .catalog), (.readingOrder(book), .catalog), (.license(book), .patron), (.licenses, .patron),
+        (.patronShelf(patron), .patron), (.loanCheck(patron: patron, book: book), .patron),
+        (.bookEvents(patron: patron, book: book), .patron), (.coBorrowed(book), .patron), (.taste(patron), .patron),
+        (.session(UUID()), .patron), (.basicCredentials, .patron), (.secretStamp(patron), .patron),
     ]
 
     /// Whether `path` (query left out) fits `pattern`, where a `:name` or `{name}` segment fits any one segment and a

@@ -24,4 +24,15 @@ import Testing
             #expect(route.url("https://library.example/ébooks") == "https://library.example/ébooks" + path)
         }
     }
+
+    /// The same definitions give the router its paths: `.key` writes the placeholder the handler reads.
+    @Test func aRouteWithKeysIsTheRoutersPath() {
+        let expected: [(PublicRoute, String)] = [
+            (.lane(.key), "/opds/lanes/:lane"), (.entry(.key), "/opds/books/:id"), (.publication(.key, resource: .key), "/books/:id/publication/**"),
+            (.circulation(.key, .returnLoan), "/me/books/:id/return"), (.listBook(.staff, .key, book: .key), "/admin/lists/:id/books/:book"),
+            (.annotation(.key), "/me/annotations/:id"),
+        ]
+        for (route, path) in expected { #expect(route.path == path) }
+        #expect(InternalRoute.loanCheck(patron: .key, book: .key).path == "/internal/patrons/:patron/loans/:id")
+    }
 }

@@ -74,15 +74,16 @@ public func buildCatalogApplication(config: ServiceConfig) async throws -> some 
 }
 
 /// Every route of the catalog service, public, admin and internal.
-func catalogRouter(_ parts: CatalogDependencies) -> Router<BasicRequestContext> {
-    let router = ServiceRouter.make(readiness: HealthRoutes<BasicRequestContext>.database(parts.postgres))
+func catalogRouter(_ parts: CatalogDependencies) -> Router<CatalogRequestContext> {
+    let router = ServiceRouter.make(context: CatalogRequestContext.self, readiness: HealthRoutes<CatalogRequestContext>.database(parts.postgres))
     let feedCache = ResponseCache(name: "feed", lifetime: .seconds(parts.settings.feedCacheLifetime), capacityBytes: parts.settings.feedCacheBytes)
-    let admin = router.group("/admin").add(middleware: AdminTokenMiddleware(token: ServiceToken(parts.settings.adminToken)))
+    router.add(middleware: CallerMiddleware(token: parts.token))
+    let admin = router.group().add(middleware: AdminTokenMiddleware(token: ServiceToken(parts.settings.adminToken)))
     AdminController(ingester: parts.ingester, maxIngestBytes: parts.settings.maxIngestBytes, feedCache: feedCache).add(to: admin)
     let shelves = PatronShelves(copies: parts.shelves, patron: parts.patron)
     let lists = BookListPostgresRepository(client: parts.postgres)
-    ListsController(lists: lists, token: parts.token, publicURL: parts.settings.publicURL, feedCache: feedCache).add(to: router, admin: admin)
-    let access = BookAccess(patron: parts.patron, shelves: shelves, token: parts.token)
+    ListsController(lists: lists, publicURL: parts.settings.publicURL, feedCache: feedCache).add(to: router, admin: admin)
+    let access = BookAccess(patron: parts.patron, shelves: shelves)
     BooksController(books: parts.books, blobs: parts.blobs, access: access).add(to: router)
     PublicationController(books: parts.books, blobs: parts.blobs, access: access, publicURL: parts.settings.publicURL).add(to: router)
     FeedController(
@@ -90,7 +91,6 @@ func catalogRouter(_ parts: CatalogDependencies) -> Router<BasicRequestContext> 
         shelves: shelves,
         discovery: PatronDiscovery(patron: parts.patron),
         lists: lists,
-        token: parts.token,
         publicURL: parts.settings.publicURL,
         cache: feedCache,
         personalCache: ResponseCache(

@@ -11,20 +11,19 @@ import Shared
 struct BookAccess: Sendable {
     let patron: InternalClient
     let shelves: PatronShelves
-    let token: ServiceToken
 
     /// The patron and their loan's state, nil for an open-access book. Throws 401 without a patron, 403 without an active loan.
-    func check(_ book: BookDetail, request: Request, logger: Logger) async throws -> (patronID: UUID, state: BookState)? {
+    func check(_ book: BookDetail, request: Request, context: CatalogRequestContext) async throws -> (patronID: UUID, state: BookState)? {
         guard !book.openAccess else { return nil }
-        guard let patronID = Caller(request: request, token: token).patronID else {
+        guard let patronID = context.patronID else {
             throw Problem.unauthorized("Sign in and borrow this book to read it")
         }
-        let copy = try await shelves.shelf(patronID: patronID, seen: request.shelfVersionSeen, logger: logger)
+        let copy = try await shelves.shelf(patronID: patronID, seen: request.shelfVersionSeen, logger: context.logger)
         if let view = copy.shelf.books.first(where: { $0.bookId == book.id }), view.state.isOnLoan { return (patronID, view.state) }
         let check = try await patron.get(
             InternalRoute.loanCheck(patron: patronID, book: book.id).path,
             as: LoanCheck.self,
-            logger: logger
+            logger: context.logger
         )
         guard check.active else { throw Problem.forbidden("You have no active loan of this book (its state is '\(check.state.rawValue)')") }
         return (patronID, check.state)

@@ -13,13 +13,13 @@ struct BooksController: Sendable {
     let blobs: any BlobStore
     let access: BookAccess
 
-    func add(to router: Router<BasicRequestContext>) {
-        router.get("/books/:id/toc", use: toc)
-        router.get("/books/:id/cover", use: cover)
-        router.get("/books/:id/fulfill", use: fulfill)
+    func add(to router: Router<CatalogRequestContext>) {
+        router.get(.tableOfContents(.key), use: toc)
+        router.get(.cover(.key), use: cover)
+        router.get(.fulfill(.key), use: fulfill)
     }
 
-    func toc(request: Request, context: BasicRequestContext) async throws -> Response {
+    func toc(request: Request, context: CatalogRequestContext) async throws -> Response {
         try JSONMessages.response(
             try await books.available(id: try context.uuid("id"), logger: context.logger).toc ?? [],
             headers: [.cacheControl: "public, max-age=3600"]
@@ -27,7 +27,7 @@ struct BooksController: Sendable {
     }
 
     /// The cover image, or with `?size=thumbnail` its thumbnail (at most 200 px high; the cover itself when none could be made).
-    func cover(request: Request, context: BasicRequestContext) async throws -> Response {
+    func cover(request: Request, context: CatalogRequestContext) async throws -> Response {
         let id = try context.uuid("id")
         let thumbnail = request.uri.queryParameters.get("size") == "thumbnail"
         // A cover stored before covers had to be raster images (an SVG) is never served.
@@ -49,11 +49,10 @@ struct BooksController: Sendable {
     /// patron, `DownloadReport`). Supports one `Range`; a range that reaches the end completes a download. A request
     /// whose `If-None-Match` names the file gets 304 once allowed, and completes the download too (the gateway sends
     /// the copy it holds).
-    func fulfill(request: Request, context: BasicRequestContext) async throws -> Response {
+    func fulfill(request: Request, context: CatalogRequestContext) async throws -> Response {
         let book = try await books.available(id: try context.uuid("id"), logger: context.logger)
         var report: DownloadReport?
-        if let (patronID, state) = try await access.check(book, request: request, logger: context.logger), DownloadReport.reportedFrom.contains(state)
-        {
+        if let (patronID, state) = try await access.check(book, request: request, context: context), DownloadReport.reportedFrom.contains(state) {
             report = DownloadReport(patron: access.patron, patronID: patronID, bookID: book.id, logger: context.logger)
             if state != .downloading { await report?.send(.downloadStarted) }
         }

@@ -18,13 +18,13 @@ struct PublicationController: Sendable {
     /// Entries declared larger than this are inflated as they are sent (`EntryChunks`), not held whole.
     static let streamedAbove = 1 << 20
 
-    func add(to router: Router<BasicRequestContext>) {
-        router.get("/books/:id/manifest.json", use: manifest)
-        router.get("/books/:id/publication/**", use: resource)
+    func add(to router: Router<CatalogRequestContext>) {
+        router.get(.manifest(.key), use: manifest)
+        router.get(.publication(.key, resource: .key), use: resource)
     }
 
     /// A Readium Web Publication Manifest of the book. Hrefs are absolute, under `/publication/`.
-    func manifest(request: Request, context: BasicRequestContext) async throws -> Response {
+    func manifest(request: Request, context: CatalogRequestContext) async throws -> Response {
         let book = try await books.available(id: try context.uuid("id"), logger: context.logger)
         let content = PublicRoute.publication(book.id).url(publicURL)
         var metadata: [String: Any] = [
@@ -77,14 +77,14 @@ struct PublicationController: Sendable {
 
     /// One resource of the manifest, read from the stored EPUB (obfuscated fonts as the font itself). Files the
     /// package does not list are not served.
-    func resource(request: Request, context: BasicRequestContext) async throws -> Response {
+    func resource(request: Request, context: CatalogRequestContext) async throws -> Response {
         let book = try await books.available(id: try context.uuid("id"), logger: context.logger)
         let segments = context.parameters.getCatchAll().map { String($0).removingPercentEncoding ?? String($0) }
         let path = segments.joined(separator: "/")
         guard let resource = (book.resources ?? []).first(where: { $0.href == path }) else {
             throw Problem.notFound("This book has no resource '\(path.prefix(200))'")
         }
-        _ = try await access.check(book, request: request, logger: context.logger)
+        _ = try await access.check(book, request: request, context: context)
         let url = try await blobs.served(book.epubSha256, logger: context.logger)
         let directory = try await directories.directory(sha256: book.epubSha256, at: url)
         guard let entry = directory.entries[path] else {

@@ -81,10 +81,10 @@ func patronRouter(
     router.add(middleware: AuthenticationRequiredMiddleware(document: document))
     router.add(middleware: ShelfPublishMiddleware(publisher: shelves, token: token))
     // One authentication step per group: `/me` routes run only for a signed-in patron, `/admin` ones only with the admin token.
-    let me = router.group("/me").add(middleware: VouchedPatronMiddleware(token: token, accounts: accounts)).group(
+    let me = router.group().add(middleware: VouchedPatronMiddleware(token: token, accounts: accounts)).group(
         context: SignedInRequestContext.self
     )
-    let admin = router.group("/admin").add(middleware: AdminTokenMiddleware(token: ServiceToken(settings.adminToken)))
+    let admin = router.group().add(middleware: AdminTokenMiddleware(token: ServiceToken(settings.adminToken)))
     AuthController(
         accounts: accounts,
         profiles: profiles,
@@ -102,7 +102,7 @@ func patronRouter(
         publicURL: settings.publicURL
     ).add(to: me)
     // Circulation's changes find the patron in their own transaction (a round trip less on every borrow and return).
-    let circulationRoutes = router.group("/me").add(
+    let circulationRoutes = router.group().add(
         middleware: VouchedPatronMiddleware(token: token, accounts: accounts, changesFindThePatronThemselves: true)
     ).group(context: SignedInRequestContext.self)
     CirculationController(circulation: circulation).add(to: circulationRoutes)

@@ -147,7 +147,11 @@ enum AtomRenderer {
             let cover = PublicRoute.cover(book.id).url(entry.publicURL)
             link(Feed.Link(rel: "http://opds-spec.org/image", href: cover, type: book.coverType ?? "image/jpeg"), into: &xml)
             link(
-                Feed.Link(rel: "http://opds-spec.org/image/thumbnail", href: cover + "?size=thumbnail", type: book.thumbnailType ?? "image/jpeg"),
+                Feed.Link(
+                    rel: "http://opds-spec.org/image/thumbnail",
+                    href: cover + PublicRoute.thumbnailQuery,
+                    type: book.thumbnailType ?? "image/jpeg"
+                ),
                 into: &xml
             )
         }

@@ -7,9 +7,9 @@ import Shared
 /// `/opds/lists/{id}`: a book list as an acquisition feed, in list order, paged by position. A private list is only
 /// its owner's (404 to anyone else, as a list that does not exist); a public one anyone's with the link.
 extension FeedController {
-    func listFeed(request: Request, context: BasicRequestContext) async throws -> Response {
+    func listFeed(request: Request, context: CatalogRequestContext) async throws -> Response {
         let id = try context.uuid("id")
-        let caller = Caller(request: request, token: token).patronID
+        let caller = context.patronID
         guard let (list, owner) = try await lists.list(id, logger: context.logger), list.isPublic || (owner != nil && owner == caller) else {
             throw Problem.notFound("No list \(id.lowercased)")
         }
@@ -31,14 +31,16 @@ extension FeedController {
             } ?? 0
         let (books, next) = try await lists.page(id, after: after, size: size, hidden: personal.hidden, logger: context.logger)
         let path = PublicRoute.listFeed(id).path
+        // The first page is the list's own URL, without a query.
+        func link(after: Int) -> String { path + (after > 0 ? QueryString().adding("after", String(after)).adding("size", String(size)).suffix : "") }
         var feed = Feed(
             id: publicURL + path,
             title: list.title,
             kind: .acquisition,
-            links: baseLinks(self: after > 0 ? "\(path)?after=\(after)&size=\(size)" : path, type: MediaType.acquisition)
+            links: baseLinks(self: link(after: after), type: MediaType.acquisition)
         )
         if let next {
-            feed.links.append(Feed.Link(rel: "next", href: "\(publicURL)\(path)?after=\(next)&size=\(size)", type: MediaType.acquisition))
+            feed.links.append(Feed.Link(rel: "next", href: publicURL + link(after: next), type: MediaType.acquisition))
         }
         feed.entries = entries(books, personal)
         var page = try responder.render(feed, request: request)

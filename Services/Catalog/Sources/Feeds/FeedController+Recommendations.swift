@@ -21,7 +21,7 @@ extension FeedController {
     /// The title of the recommendations for this visitor.
     func recommendationsTitle(_ personal: PatronOverlay) -> String { personal.shelf == nil ? "Popular" : "Recommended for you" }
 
-    func recommended(request: Request, context: BasicRequestContext, personal: PatronOverlay) async throws -> StoredResponse {
+    func recommended(request: Request, context: CatalogRequestContext, personal: PatronOverlay) async throws -> StoredResponse {
         let size = min(50, max(1, request.uri.queryParameters.get("size").flatMap { Int($0) } ?? 20))
         var feed = Feed(
             id: publicURL + Self.recommendedPath,
@@ -29,16 +29,16 @@ extension FeedController {
             kind: .acquisition,
             links: baseLinks(self: Self.recommendedPath, type: MediaType.acquisition)
         )
-        let books = try await recommendedBooks(request: request, personal: personal, size: size, logger: context.logger)
+        let books = try await recommendedBooks(patronID: context.patronID, personal: personal, size: size, logger: context.logger)
         feed.entries = entries(books, personal)
         return try responder.render(feed, request: request)
     }
 
     /// For a signed-in patron, books like those they liked (`FeedPostgresRepository.recommended`), never one they liked, had, have
     /// on their shelf or ignore; popular books for anyone else, or when the patron's taste says nothing yet.
-    func recommendedBooks(request: Request, personal: PatronOverlay, size: Int, logger: Logger) async throws -> [BookDetail] {
+    func recommendedBooks(patronID: UUID?, personal: PatronOverlay, size: Int, logger: Logger) async throws -> [BookDetail] {
         var excluding = personal.hidden
-        if let patronID = Caller(request: request, token: token).patronID, let taste = await discovery.taste(of: patronID, logger: logger) {
+        if let patronID, let taste = await discovery.taste(of: patronID, logger: logger) {
             excluding += taste.liked + taste.had + (personal.shelf?.books.map(\.bookId) ?? [])
             let books = try await feeds.recommended(
                 liked: taste.liked,

@@ -19,7 +19,6 @@ struct FeedController: Sendable {
     let shelves: PatronShelves
     let discovery: PatronDiscovery
     let lists: BookListPostgresRepository
-    let token: ServiceToken
     let publicURL: String
     let pages: FeedPageCache
     let responder: FeedResponder
@@ -29,7 +28,6 @@ struct FeedController: Sendable {
         shelves: PatronShelves,
         discovery: PatronDiscovery,
         lists: BookListPostgresRepository,
-        token: ServiceToken,
         publicURL: String,
         cache: ResponseCache,
         personalCache: ResponseCache
@@ -38,26 +36,24 @@ struct FeedController: Sendable {
         self.shelves = shelves
         self.discovery = discovery
         self.lists = lists
-        self.token = token
         self.publicURL = publicURL
-        self.pages = FeedPageCache(shelves: shelves, token: token, cache: cache, personalCache: personalCache)
+        self.pages = FeedPageCache(shelves: shelves, cache: cache, personalCache: personalCache)
         self.responder = FeedResponder(publicURL: publicURL)
     }
 
-    /// Routes without a book id are registered from `PublicRoute`, as their links are built; `:name` fills a parameter.
-    func add(to router: Router<BasicRequestContext>) {
-        router.get(RouterPath(PublicRoute.catalogRoot.path), use: pages.serve(root, alwaysPersonal: true))
+    func add(to router: Router<CatalogRequestContext>) {
+        router.get(.catalogRoot, use: pages.serve(root, alwaysPersonal: true))
         // Personal for a signed-in patron: the first group is their recommendations.
-        router.get(RouterPath(PublicRoute.groups.path), use: pages.serve(groups, alwaysPersonal: true))
-        router.get(RouterPath(PublicRoute.recommended.path), use: pages.serve(recommended, alwaysPersonal: true))
-        router.get(RouterPath(PublicRoute.lane(":lane").path), use: pages.serve(lane))
-        router.get(RouterPath(PublicRoute.series(":name").path), use: pages.serve(series))
-        router.get(RouterPath(PublicRoute.author(":name").path), use: pages.serve(author))
-        router.get(RouterPath(PublicRoute.search.path), use: pages.serve(search))
-        router.get("/opds/books/:id", use: pages.serve(book))
-        router.get("/opds/books/:id/related", use: pages.serve(related))
-        router.get(RouterPath(PublicRoute.shelfFeed.path), use: shelf)
-        router.get("/opds/lists/:id", use: listFeed)
+        router.get(.groups, use: pages.serve(groups, alwaysPersonal: true))
+        router.get(.recommended, use: pages.serve(recommended, alwaysPersonal: true))
+        router.get(.lane(.key), use: pages.serve(lane))
+        router.get(.series(.key), use: pages.serve(series))
+        router.get(.author(.key), use: pages.serve(author))
+        router.get(.search, use: pages.serve(search))
+        router.get(.entry(.key), use: pages.serve(book))
+        router.get(.related(.key), use: pages.serve(related))
+        router.group(context: SignedInRequestContext.self).get(.shelfFeed, use: shelf)
+        router.get(.listFeed(.key), use: listFeed)
     }
 
     func entries(_ books: [BookDetail], _ personal: PatronOverlay) -> [Entry] {
@@ -65,7 +61,7 @@ struct FeedController: Sendable {
         return books.map { Entry(book: $0, view: views[$0.id], publicURL: publicURL) }
     }
 
-    func root(request: Request, context: BasicRequestContext, personal: PatronOverlay) async throws -> StoredResponse {
+    func root(request: Request, context: CatalogRequestContext, personal: PatronOverlay) async throws -> StoredResponse {
         var feed = Feed(
             id: PublicRoute.catalogRoot.url(publicURL),
             title: "Bookmobile",
@@ -103,7 +99,7 @@ struct FeedController: Sendable {
         return try responder.render(feed, request: request)
     }
 
-    func groups(request: Request, context: BasicRequestContext, personal: PatronOverlay) async throws -> StoredResponse {
+    func groups(request: Request, context: CatalogRequestContext, personal: PatronOverlay) async throws -> StoredResponse {
         var feed = Feed(
             id: PublicRoute.groups.url(publicURL),
             title: "Browse",
@@ -114,7 +110,7 @@ struct FeedController: Sendable {
         // The lanes' pages are read meanwhile the recommendations and featured lists are.
         async let lanePages = feeds.firstBooks(of: lanes, size: Self.groupSize, hidden: personal.hidden, logger: context.logger)
         if personal.shelf != nil {
-            let books = try await recommendedBooks(request: request, personal: personal, size: Self.groupSize, logger: context.logger)
+            let books = try await recommendedBooks(patronID: context.patronID, personal: personal, size: Self.groupSize, logger: context.logger)
             if !books.isEmpty {
                 feed.groups.append(
                     Feed.Group(title: recommendationsTitle(personal), href: publicURL + Self.recommendedPath, entries: entries(books, personal))
@@ -134,19 +130,19 @@ struct FeedController: Sendable {
         return try responder.render(feed, request: request)
     }
 
-    func lane(request: Request, context: BasicRequestContext, personal: PatronOverlay) async throws -> StoredResponse {
+    func lane(request: Request, context: CatalogRequestContext, personal: PatronOverlay) async throws -> StoredResponse {
         let slug = context.parameters.get("lane") ?? ""
         guard let lane = Lane.named(slug) else { throw Problem.notFound("No lane '\(slug)'") }
         return try await page(of: lane, request: request, context: context, personal: personal)
     }
 
     /// `GET /opds/series/{name}`: the series' books in series order.
-    func series(request: Request, context: BasicRequestContext, personal: PatronOverlay) async throws -> StoredResponse {
+    func series(request: Request, context: CatalogRequestContext, personal: PatronOverlay) async throws -> StoredResponse {
         try await page(of: .series(try FeedRequest.name(context)), request: request, context: context, personal: personal)
     }
 
     /// `GET /opds/authors/{name}`: the author's books by title.
-    func author(request: Request, context: BasicRequestContext, personal: PatronOverlay) async throws -> StoredResponse {
+    func author(request: Request, context: CatalogRequestContext, personal: PatronOverlay) async throws -> StoredResponse {
         try await page(of: .author(try FeedRequest.name(context)), request: request, context: context, personal: personal)
     }
 
@@ -161,69 +157,38 @@ struct FeedController: Sendable {
     }
 
     /// One page of `lane` with its facets and paging links.
-    func page(of lane: Lane, request: Request, context: BasicRequestContext, personal: PatronOverlay) async throws -> StoredResponse {
-        let query = request.uri.queryParameters
-        let sort =
-            try query.get("sort").map {
-                guard let key = SortKey(rawValue: $0), lane.sorts.contains(key) else {
-                    throw Problem.badRequest("sort must be one of \(lane.sorts.map(\.rawValue)) in this lane")
-                }
-                return key
-            } ?? lane.defaultSort
-        let order =
-            try query.get("order").map {
-                guard let value = SortOrder(rawValue: $0) else { throw Problem.badRequest("order must be asc or desc") }
-                return value
-            }
-            ?? (query.get("sort") == nil ? lane.defaultOrder : .asc)
-        let availableOnly = try FeedRequest.availableOnly(query.get("available"))
-        let accessibility = try AccessibilityFacet(parameter: query.get("accessibility"))
-        let size = try FeedRequest.pageSize(query.get("size"))
-        var after: PageCursor?
-        if let text = query.get("after") {
-            guard let cursor = PageCursor(encoded: text), cursor.sort == sort.rawValue, cursor.order == order.rawValue else {
-                throw Problem.badRequest("after is not a cursor of this listing")
-            }
-            after = cursor
-        }
-        let page = try await Self.forgedCursorIsBadRequest(after != nil) {
+    func page(of lane: Lane, request: Request, context: CatalogRequestContext, personal: PatronOverlay) async throws -> StoredResponse {
+        let query = try LaneQuery(request, lane: lane)
+        let page = try await Self.forgedCursorIsBadRequest(query.after != nil) {
             try await feeds.lane(
                 lane,
-                sort: sort,
-                order: order,
-                availableOnly: availableOnly,
-                accessibility: accessibility,
-                size: size,
-                after: after,
+                sort: query.sort,
+                order: query.order,
+                availableOnly: query.availableOnly,
+                accessibility: query.accessibility,
+                size: query.size,
+                after: query.after,
                 hidden: personal.hidden,
                 logger: context.logger
             )
         }
         let base = lane.path
-        let facetQuery = { (sort: SortKey, order: SortOrder, available: Bool, accessibility: AccessibilityFacet) in
-            "\(base)?sort=\(sort.rawValue)&order=\(order.rawValue)&available=\(available ? "now" : "all")&accessibility=\(accessibility.rawValue)&size=\(size)"
-        }
-        let current = facetQuery(sort, order, availableOnly, accessibility)
-        var feed = Feed(
-            id: publicURL + base,
-            title: lane.title,
-            kind: .acquisition,
-            links: baseLinks(self: current + (after.map { "&after=\($0.encoded)" } ?? ""), type: MediaType.acquisition)
-        )
-        feed.links.append(Feed.Link(rel: "first", href: publicURL + current, type: MediaType.acquisition))
+        func link(_ query: LaneQuery) -> String { base + query.queryString.suffix }
+        var feed = Feed(id: publicURL + base, title: lane.title, kind: .acquisition, links: baseLinks(self: link(query), type: MediaType.acquisition))
+        feed.links.append(Feed.Link(rel: "first", href: publicURL + link(query.first()), type: MediaType.acquisition))
         if let next = page.next {
-            feed.links.append(Feed.Link(rel: "next", href: publicURL + current + "&after=\(next.encoded)", type: MediaType.acquisition))
+            feed.links.append(Feed.Link(rel: "next", href: publicURL + link(query.next(next)), type: MediaType.acquisition))
         }
         for key in lane.sorts {
             for direction in SortOrder.allCases {
                 feed.links.append(
                     Feed.Link(
                         rel: "http://opds-spec.org/facet",
-                        href: publicURL + facetQuery(key, direction, availableOnly, accessibility),
+                        href: publicURL + link(query.first(sort: key, order: direction)),
                         type: MediaType.acquisition,
                         title: "\(key.label) (\(direction == .asc ? "ascending" : "descending"))",
                         facetGroup: "Sort by",
-                        activeFacet: key == sort && direction == order
+                        activeFacet: key == query.sort && direction == query.order
                     )
                 )
             }
@@ -232,11 +197,11 @@ struct FeedController: Sendable {
             feed.links.append(
                 Feed.Link(
                     rel: "http://opds-spec.org/facet",
-                    href: publicURL + facetQuery(sort, order, available, accessibility),
+                    href: publicURL + link(query.first(availableOnly: available)),
                     type: MediaType.acquisition,
                     title: available ? "Available now" : "All",
                     facetGroup: "Availability",
-                    activeFacet: available == availableOnly
+                    activeFacet: available == query.availableOnly
                 )
             )
         }
@@ -244,86 +209,47 @@ struct FeedController: Sendable {
             feed.links.append(
                 Feed.Link(
                     rel: "http://opds-spec.org/facet",
-                    href: publicURL + facetQuery(sort, order, availableOnly, facet),
+                    href: publicURL + link(query.first(accessibility: facet)),
                     type: MediaType.acquisition,
                     title: facet.label,
                     facetGroup: AccessibilityFacet.group,
-                    activeFacet: facet == accessibility
+                    activeFacet: facet == query.accessibility
                 )
             )
         }
         feed.entries = entries(page.books, personal)
-        feed.itemsPerPage = size
+        feed.itemsPerPage = query.size
         return try responder.render(feed, request: request)
     }
 
-    func search(request: Request, context: BasicRequestContext, personal: PatronOverlay) async throws -> StoredResponse {
-        let query = request.uri.queryParameters
-        // `query` is what OPDS 2.0's templated search link (`/opds/search{?query}`) sends; `q` is OpenSearch's.
-        let fields = ["q", "query", "title", "author", "genre", "publisher", "language", "isbn"]
-        guard fields.contains(where: { query.get($0) != nil }) else { return OpenSearchDescription.response(publicURL: publicURL) }
-        var search = FeedPostgresRepository.SearchRequest()
-        for field in fields {
-            if let value = query.get(field), value.count > 1000 || value.unicodeScalars.contains(where: { $0.value < 0x20 }) {
-                throw Problem.badRequest("\(field) must be at most 1000 printable characters")
-            }
-        }
-        search.q = query.get("q") ?? query.get("query")
-        search.title = query.get("title")
-        search.author = query.get("author")
-        search.genre = query.get("genre")
-        search.publisher = query.get("publisher")
-        search.language = query.get("language")
-        search.isbn = query.get("isbn")
-        search.availableOnly = try FeedRequest.availableOnly(query.get("available"))
-        search.accessibility = try AccessibilityFacet(parameter: query.get("accessibility"))
-        if let sort = query.get("sort"), sort != "relevance" {
-            guard let key = SortKey(rawValue: sort) else {
-                throw Problem.badRequest("sort must be relevance or one of \(SortKey.allCases.map(\.rawValue))")
-            }
-            search.sort = key
-        }
-        if let order = query.get("order") {
-            guard let value = SortOrder(rawValue: order) else { throw Problem.badRequest("order must be asc or desc") }
-            search.order = value
-        }
-        search.size = try FeedRequest.pageSize(query.get("size"))
-        if let page = query.get("page") {
-            guard let value = Int(page), (1...10_000).contains(value) else { throw Problem.badRequest("page must be from 1 to 10000") }
-            search.page = value
-        }
-        if let text = query.get("after") {
-            guard let cursor = PageCursor(encoded: text), cursor.sort == search.cursorSort, cursor.order == search.order.rawValue else {
-                throw Problem.badRequest("after is not a cursor of this search")
-            }
-            search.after = cursor
-        }
+    func search(request: Request, context: CatalogRequestContext, personal: PatronOverlay) async throws -> StoredResponse {
+        guard FeedPostgresRepository.SearchRequest.searches(request) else { return OpenSearchDescription.response(publicURL: publicURL) }
+        let search = try FeedPostgresRepository.SearchRequest(request)
         let page = try await Self.forgedCursorIsBadRequest(search.after != nil) {
             try await feeds.search(search, hidden: personal.hidden, logger: context.logger)
         }
-        let known = FeedRequest.knownQuery(request)
-        let selfQuery = known.isEmpty ? "" : "?" + known.joined(separator: "&")
+        let path = PublicRoute.search.path
         var feed = Feed(
-            id: PublicRoute.search.url(publicURL) + selfQuery,
+            id: publicURL + path + search.pageQueryString.suffix,
             title: "Search results",
             kind: .acquisition,
-            links: baseLinks(self: PublicRoute.search.path + selfQuery, type: MediaType.acquisition)
+            links: baseLinks(self: path + search.pageQueryString.suffix, type: MediaType.acquisition)
         )
-        // The request's own query, still percent-encoded, continuing after this page's last book (books added meanwhile
-        // neither repeat nor push one off the next page), or, for the short list of look-alike titles, by number.
-        if let next = page.next.map({ "after=\($0.encoded)" }) ?? page.nextPage.map({ "page=\($0)" }) {
-            let items = known.filter { !$0.hasPrefix("page=") && !$0.hasPrefix("after=") } + [next]
-            feed.links.append(
-                Feed.Link(rel: "next", href: PublicRoute.search.url(publicURL) + "?" + items.joined(separator: "&"), type: MediaType.acquisition)
-            )
+        // Continuing after this page's last book (books added meanwhile neither repeat nor push one off the next page),
+        // or, for the short list of look-alike titles, by number.
+        if let next = page.next.map({ search.queryString.adding("after", $0.encoded) })
+            ?? page.nextPage.map({ search.queryString.adding("page", String($0)) })
+        {
+            feed.links.append(Feed.Link(rel: "next", href: publicURL + path + next.suffix, type: MediaType.acquisition))
         }
-        // The accessibility facet of these results: the same query, from page 1, with each choice.
-        let unfaceted = known.filter { !$0.hasPrefix("page=") && !$0.hasPrefix("after=") && !$0.hasPrefix("accessibility=") }
+        // The accessibility facet of these results: the same search, from page 1, with each choice.
         for facet in AccessibilityFacet.allCases {
+            var faceted = search
+            faceted.accessibility = facet
             feed.links.append(
                 Feed.Link(
                     rel: "http://opds-spec.org/facet",
-                    href: PublicRoute.search.url(publicURL) + "?" + (unfaceted + ["accessibility=\(facet.rawValue)"]).joined(separator: "&"),
+                    href: publicURL + path + faceted.queryString.adding("accessibility", facet == .all ? "all" : nil).suffix,
                     type: MediaType.acquisition,
                     title: facet.label,
                     facetGroup: AccessibilityFacet.group,
@@ -343,8 +269,8 @@ struct FeedController: Sendable {
     /// `GET /opds/shelf[?page=N]`: "My books" as an OPDS acquisition feed (the `http://opds-spec.org/shelf` of the
     /// root feed): every book the signed-in patron borrows or holds on the first page, then the saved books a page
     /// at a time (`ShelfPage`), newest change first, with their links.
-    func shelf(request: Request, context: BasicRequestContext) async throws -> Response {
-        guard let patronID = Caller(request: request, token: token).patronID else { throw Problem.unauthorized("Sign in to see your books") }
+    func shelf(request: Request, context: SignedInRequestContext) async throws -> Response {
+        let patronID = context.patronID
         guard let number = request.uri.queryParameters.get("page").map({ Int($0) }) ?? 1, (1...100_000).contains(number) else {
             throw Problem.badRequest("page must be a whole number from 1")
         }
@@ -352,22 +278,25 @@ struct FeedController: Sendable {
         let personal = PatronOverlay(shelf: copy.shelf, version: copy.version)
         let page = ShelfPage(copy.shelf.books, page: number, size: Self.shelfPageSize)
         let books = try await feeds.books.entries(ids: page.books.map(\.bookId), logger: context.logger)
-        let path = PublicRoute.shelfFeed.path + (number == 1 ? "" : "?page=\(number)")
-        var feed = Feed(id: publicURL + path, title: "My books", kind: .acquisition, links: baseLinks(self: path, type: MediaType.acquisition))
+        // Page 1 is the feed's own URL, without a query.
+        func link(_ number: Int) -> String { PublicRoute.shelfFeed.path + QueryString().adding("page", number == 1 ? nil : String(number)).suffix }
+        var feed = Feed(
+            id: publicURL + link(number),
+            title: "My books",
+            kind: .acquisition,
+            links: baseLinks(self: link(number), type: MediaType.acquisition)
+        )
         if page.hasNext {
-            feed.links.append(
-                Feed.Link(rel: "next", href: PublicRoute.shelfFeed.url(publicURL) + "?page=\(number + 1)", type: MediaType.acquisition)
-            )
+            feed.links.append(Feed.Link(rel: "next", href: publicURL + link(number + 1), type: MediaType.acquisition))
         }
         if number > 1 {
-            let previous = PublicRoute.shelfFeed.path + (number == 2 ? "" : "?page=\(number - 1)")
-            feed.links.append(Feed.Link(rel: "previous", href: publicURL + previous, type: MediaType.acquisition))
+            feed.links.append(Feed.Link(rel: "previous", href: publicURL + link(number - 1), type: MediaType.acquisition))
         }
         feed.entries = entries(books, personal)
         return personal.personalised(try responder.render(feed, request: request)).response(to: request)
     }
 
-    func book(request: Request, context: BasicRequestContext, personal: PatronOverlay) async throws -> StoredResponse {
+    func book(request: Request, context: CatalogRequestContext, personal: PatronOverlay) async throws -> StoredResponse {
         let id = try context.uuid("id")
         guard let book = try await feeds.books.detail(id: id, logger: context.logger), !book.withdrawn, !personal.hidden.contains(id) else {
             throw Problem.notFound("No book \(id)")
@@ -382,7 +311,7 @@ struct FeedController: Sendable {
 
     /// `GET /opds/books/{id}/related`: a grouped feed of the rest of the book's series in order, more by its first
     /// author and more of its first genre, without the book itself or books the patron ignores.
-    func related(request: Request, context: BasicRequestContext, personal: PatronOverlay) async throws -> StoredResponse {
+    func related(request: Request, context: CatalogRequestContext, personal: PatronOverlay) async throws -> StoredResponse {
         let id = try context.uuid("id")
         guard let book = try await feeds.books.detail(id: id, logger: context.logger), !book.withdrawn, !personal.hidden.contains(id) else {
             throw Problem.notFound("No book \(id)")

@@ -8,23 +8,23 @@ import ServiceSupport
 /// a page computed for them, kept in the personal cache.
 struct FeedPageCache: Sendable {
     let shelves: PatronShelves
-    let token: ServiceToken
     let cache: ResponseCache
     /// Pages computed for one patron (their shelf touches the page), kept under the shared page's ETag and the
     /// shelf's version, so that any change to either makes a new entry: an app reloading a page pays once.
     let personalCache: ResponseCache
 
-    typealias PageHandler = @Sendable (Request, BasicRequestContext, PatronOverlay) async throws -> StoredResponse
+    typealias PageHandler = @Sendable (Request, CatalogRequestContext, PatronOverlay) async throws -> StoredResponse
 
     /// A page's shared part is computed once for everyone and kept in the feed cache (`FEED_CACHE_TTL`, stale for as
     /// long again); this replica's admin changes clear it. An anonymous visitor gets it as it is. A signed-in patron
     /// gets the same bytes (private, under an ETag that covers their shelf's version) when no book on the page is on
     /// their shelf or ignored by them; otherwise, and for pages whose feed-level parts are personal (`alwaysPersonal`),
     /// the page is computed for them.
-    func serve(_ handler: @escaping PageHandler, alwaysPersonal: Bool = false) -> @Sendable (Request, BasicRequestContext) async throws -> Response {
+    func serve(_ handler: @escaping PageHandler, alwaysPersonal: Bool = false) -> @Sendable (Request, CatalogRequestContext) async throws -> Response
+    {
         { request, context in
             let key = cacheKey(request)
-            guard let patronID = Caller(request: request, token: token).patronID else {
+            guard let patronID = context.patronID else {
                 return try await cache.respond(to: request, key: key) {
                     let page = try await handler(request, context, .anonymous)
                     cache.put(key, page)

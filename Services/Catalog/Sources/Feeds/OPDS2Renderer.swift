@@ -139,7 +139,8 @@ enum OPDS2Renderer {
             publication["images"] = [
                 ["href": PublicRoute.cover(book.id).url(entry.publicURL), "type": book.coverType ?? "image/jpeg", "rel": "cover"],
                 [
-                    "href": PublicRoute.cover(book.id).url(entry.publicURL) + "?size=thumbnail", "type": book.thumbnailType ?? "image/jpeg",
+                    "href": PublicRoute.cover(book.id).url(entry.publicURL) + PublicRoute.thumbnailQuery,
+                    "type": book.thumbnailType ?? "image/jpeg",
                     "rel": "http://opds-spec.org/image/thumbnail",
                 ],
             ]

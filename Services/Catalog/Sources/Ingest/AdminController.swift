@@ -13,20 +13,20 @@ struct AdminController: Sendable {
     /// Cleared after every change, so that an operator sees the change in the feeds at once.
     let feedCache: ResponseCache
 
-    /// Registers the routes on `admin`, the `/admin` group behind `AdminTokenMiddleware`.
-    func add(to admin: RouterGroup<BasicRequestContext>) {
-        admin.post("/books", use: ingest)
-        admin.get("/books", use: list)
-        admin.get("/figures", use: figures)
-        admin.get("/books/:id", use: get)
-        admin.patch("/books/:id", use: edit)
-        admin.delete("/books/:id", use: withdraw)
-        admin.put("/books/:id/cover", use: replaceCover)
+    /// Registers the routes on `admin`, a group behind `AdminTokenMiddleware`.
+    func add(to admin: RouterGroup<CatalogRequestContext>) {
+        admin.post(.adminBooks, use: ingest)
+        admin.get(.adminBooks, use: list)
+        admin.get(.catalogFigures, use: figures)
+        admin.get(.adminBook(.key), use: get)
+        admin.patch(.adminBook(.key), use: edit)
+        admin.delete(.adminBook(.key), use: withdraw)
+        admin.put(.adminCover(.key), use: replaceCover)
     }
 
     /// `POST /admin/books?copies=N&open_access=&featured=&replace=` with an EPUB body → 201 new, 200 known file or new
     /// edition (only with `replace=true`; otherwise a file with an existing book's ISBN is a 409 naming that book).
-    func ingest(request: Request, context: BasicRequestContext) async throws -> Response {
+    func ingest(request: Request, context: CatalogRequestContext) async throws -> Response {
         var options = Ingester.Options()
         let query = request.uri.queryParameters
         if let copies = query.get("copies") {
@@ -71,7 +71,7 @@ struct AdminController: Sendable {
 
     /// `GET /admin/books?q=&size=&after=` → `{"books": [...], "next"?: id}`: every book, withdrawn ones too, newest
     /// first, whose title or an author contains `q`.
-    func list(request: Request, context: BasicRequestContext) async throws -> Response {
+    func list(request: Request, context: CatalogRequestContext) async throws -> Response {
         let query = request.uri.queryParameters
         let words = String(query.get("q") ?? "").trimmingCharacters(in: .whitespaces)
         guard words.count <= 200 else { throw Problem.badRequest("q is at most 200 characters") }
@@ -90,11 +90,11 @@ struct AdminController: Sendable {
     }
 
     /// `GET /admin/figures` → the catalog's counts for the console's dashboard.
-    func figures(request: Request, context: BasicRequestContext) async throws -> Response {
+    func figures(request: Request, context: CatalogRequestContext) async throws -> Response {
         try JSONMessages.response(try await ingester.books.figures(logger: context.logger), headers: [.cacheControl: "no-store"])
     }
 
-    func get(request: Request, context: BasicRequestContext) async throws -> Response {
+    func get(request: Request, context: CatalogRequestContext) async throws -> Response {
         let id = try context.uuid("id")
         guard let book = try await ingester.books.detail(id: id, logger: context.logger) else { throw Problem.notFound("No book \(id)") }
         return try JSONMessages.response(book)
@@ -119,7 +119,7 @@ struct AdminController: Sendable {
     }
 
     /// `PATCH /admin/books/{id}` `{copies?, featured?, staffPick?, openAccess?}` → the book; the licence goes to patron.
-    func edit(request: Request, context: BasicRequestContext) async throws -> Response {
+    func edit(request: Request, context: CatalogRequestContext) async throws -> Response {
         let id = try context.uuid("id")
         let edit = try await JSONMessages.decode(Edit.self, from: request)
         if let copies = edit.copies, !(0...100_000).contains(copies) { throw Problem.badRequest("copies must be from 0 to 100000") }
@@ -138,7 +138,7 @@ struct AdminController: Sendable {
     }
 
     /// `DELETE /admin/books/{id}` → 204: the book leaves every feed; loans in progress end at their due date.
-    func withdraw(request: Request, context: BasicRequestContext) async throws -> Response {
+    func withdraw(request: Request, context: CatalogRequestContext) async throws -> Response {
         let id = try context.uuid("id")
         guard try await ingester.books.withdraw(id: id, logger: context.logger) else { throw Problem.notFound("No book \(id)") }
         feedCache.clear()
@@ -150,7 +150,7 @@ extension AdminController {
     /// `PUT /admin/books/{id}/cover` with a JPEG, PNG, GIF or WebP body → the book: the image replaces the cover and
     /// its thumbnail (a generated one, or the EPUB's own). 415 for another type, 422 for an image libvips cannot use,
     /// 413 over 16 MB, 404 for an unknown book; nothing changes on a refusal.
-    func replaceCover(request: Request, context: BasicRequestContext) async throws -> Response {
+    func replaceCover(request: Request, context: CatalogRequestContext) async throws -> Response {
         let id = try context.uuid("id")
         let data = try await JSONMessages.body(of: request, limit: CoverImages.maxUploadBytes)
         let book = try await ingester.replaceCover(of: id, with: data, logger: context.logger)

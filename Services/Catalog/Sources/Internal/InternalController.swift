@@ -10,29 +10,29 @@ struct InternalController: Sendable {
     let lists: BookListPostgresRepository
     let token: ServiceToken
 
-    func add(to router: Router<BasicRequestContext>) {
-        let group = router.group("/internal").add(middleware: ServiceTokenMiddleware(token: token))
-        group.put("/books/:id/figures") { request, context in
+    func add(to router: Router<CatalogRequestContext>) {
+        let group = router.group().add(middleware: ServiceTokenMiddleware(token: token))
+        group.put(.bookFigures(.key)) { request, context in
             let figures = try await JSONMessages.decode(CirculationFigures.self, from: request)
             guard figures.bookId == (try context.uuid("id")) else { throw Problem.badRequest("figures do not match the path") }
             try await books.applyFigures([figures], logger: context.logger)
             return Response(status: .noContent)
         }
         // Many books' figures at once: what patron's outbox sends (`OutboxBatch`).
-        group.put("/figures") { request, context in
+        group.put(.figures) { request, context in
             let figures = try await JSONMessages.decode([CirculationFigures].self, from: request)
             guard figures.count <= 1_000 else { throw Problem.badRequest("at most 1,000 books' figures at once") }
             try await books.applyFigures(figures, logger: context.logger)
             return Response(status: .noContent)
         }
         // Patron's copy of a patron's shelf, for personalised feeds (`ShelfPublisher` on patron's side).
-        group.put("/shelves/:patron") { request, context in
+        group.put(.shelfCopy(.key)) { request, context in
             let copy = try await JSONMessages.decode(ShelfCopy.self, from: request)
             try await shelves.store(copy, patronID: try context.uuid("patron"), logger: context.logger)
             return Response(status: .noContent)
         }
         // An account was deleted: its lists and shelf copy go too (idempotent; patron's outbox may send it twice).
-        group.put("/patrons/:patron/erasure") { request, context in
+        group.put(.patronErasure(.key)) { request, context in
             let patronID = try context.uuid("patron")
             guard try await JSONMessages.decode(PatronErasure.self, from: request).patronId == patronID else {
                 throw Problem.badRequest("erasure does not match the path")
@@ -42,7 +42,7 @@ struct InternalController: Sendable {
             return Response(status: .noContent)
         }
         // The patron's own lists with their books, for their data export.
-        group.get("/patrons/:patron/lists") { request, context in
+        group.get(.patronLists(.key)) { request, context in
             let patronID = try context.uuid("patron")
             var exported: [ExportedLists.List] = []
             for list in try await lists.lists(owner: patronID, logger: context.logger) {
@@ -61,7 +61,7 @@ struct InternalController: Sendable {
             }
             return try JSONMessages.response(ExportedLists(lists: exported))
         }
-        group.get("/books/:id/reading-order") { request, context in
+        group.get(.readingOrder(.key)) { request, context in
             let id = try context.uuid("id")
             guard let book = try await books.detail(id: id, logger: context.logger) else { throw Problem.notFound("No book \(id)") }
             return try JSONMessages.response((book.readingOrder ?? []).map(\.href))

@@ -7,63 +7,65 @@ import Shared
 /// API over lists of different owners. Each list is also an OPDS feed, `/opds/lists/{id}` (`FeedController`).
 struct ListsController: Sendable {
     let lists: BookListPostgresRepository
-    let token: ServiceToken
     let publicURL: String
     /// Cleared when a staff list changes: featured ones are lanes of the root and grouped feeds.
     let feedCache: ResponseCache
 
-    /// `admin` is the `/admin` group behind `AdminTokenMiddleware`.
-    func add(to router: Router<BasicRequestContext>, admin: RouterGroup<BasicRequestContext>) {
-        routes(router.group("/me/lists"), staff: false)
-        routes(admin.group("/lists"), staff: true)
+    /// A patron's lists are the signed-in patron's (401 for anyone else); the staff's have no owner, behind `admin`,
+    /// a group behind `AdminTokenMiddleware`.
+    func add(to router: Router<CatalogRequestContext>, admin: RouterGroup<CatalogRequestContext>) {
+        routes(router.group(context: SignedInRequestContext.self), of: .patron) { $0.patronID }
+        routes(admin, of: .staff) { _ in nil }
     }
 
-    private func routes(_ group: RouterGroup<BasicRequestContext>, staff: Bool) {
-        group.get { request, context in try await index(try owner(request, staff: staff), context: context) }
-        group.post { request, context in try await create(request, context: context, owner: try owner(request, staff: staff), staff: staff) }
-        group.get("/:id") { request, context in
+    private func routes<Context: RequestContext>(
+        _ group: some RouterMethods<Context>,
+        of listOwner: PublicRoute.ListOwner,
+        owner: @escaping @Sendable (Context) -> UUID?
+    ) {
+        let staff = listOwner == .staff
+        group.get(.lists(listOwner)) { request, context in try await index(owner(context), context: context) }
+        group.post(.lists(listOwner)) { request, context in
+            try await create(request, context: context, owner: owner(context), staff: staff)
+        }
+        group.get(.list(listOwner, .key)) { request, context in
             try respond(
-                try await translated { try await lists.owned(try context.uuid("id"), by: try owner(request, staff: staff), logger: context.logger) }
+                try await translated { try await lists.owned(try context.uuid("id"), by: owner(context), logger: context.logger) }
             )
         }
-        group.patch("/:id") { request, context in try await update(request, context: context, owner: try owner(request, staff: staff), staff: staff) }
-        group.delete("/:id") { request, context in
-            let owner = try owner(request, staff: staff)
+        group.patch(.list(listOwner, .key)) { request, context in
+            try await update(request, context: context, owner: owner(context), staff: staff)
+        }
+        group.delete(.list(listOwner, .key)) { request, context in
+            let owner = owner(context)
             try await translated { try await lists.delete(try context.uuid("id"), owner: owner, logger: context.logger) }
             if staff { feedCache.clear() }
             return Response(status: .noContent)
         }
-        group.put("/:id/books") { request, context in
-            let owner = try owner(request, staff: staff)
+        group.put(.listBooks(listOwner, .key)) { request, context in
+            let owner = owner(context)
             let books = try await JSONMessages.decode(BooksRequest.self, from: request).books
             guard Set(books).count == books.count else { throw Problem.badRequest("books lists a book twice") }
             let list = try await translated { try await lists.setBooks(try context.uuid("id"), owner: owner, books: books, logger: context.logger) }
             if staff { feedCache.clear() }
             return try respond(list)
         }
-        group.post("/:id/books") { request, context in
-            let owner = try owner(request, staff: staff)
+        group.post(.listBooks(listOwner, .key)) { request, context in
+            let owner = owner(context)
             let book = try await JSONMessages.decode(AddRequest.self, from: request).bookId
             let id = try context.uuid("id")
             let added = try await translated { try await lists.addBook(book, to: id, owner: owner, logger: context.logger) }
             if staff { feedCache.clear() }
             return try respond(try await lists.owned(id, by: owner, logger: context.logger), status: added ? .created : .ok)
         }
-        group.delete("/:id/books/:book") { request, context in
-            let owner = try owner(request, staff: staff)
+        group.delete(.listBook(listOwner, .key, book: .key)) { request, context in
+            let owner = owner(context)
             try await translated {
                 try await lists.removeBook(try context.uuid("book"), from: try context.uuid("id"), owner: owner, logger: context.logger)
             }
             if staff { feedCache.clear() }
             return Response(status: .noContent)
         }
-    }
-
-    /// The patron (401 without one), or the staff (nil; the admin group checked the token).
-    private func owner(_ request: Request, staff: Bool) throws -> UUID? {
-        if staff { return nil }
-        guard let patronID = Caller(request: request, token: token).patronID else { throw Problem.unauthorized("Sign in to keep lists") }
-        return patronID
     }
 
     struct ListRequest: Decodable {
@@ -102,12 +104,12 @@ struct ListsController: Sendable {
         var bookId: UUID
     }
 
-    func index(_ owner: UUID?, context: BasicRequestContext) async throws -> Response {
+    func index(_ owner: UUID?, context: some RequestContext) async throws -> Response {
         let found = try await lists.lists(owner: owner, logger: context.logger).map(withFeed)
         return try JSONMessages.response(["lists": found], headers: [.cacheControl: "private, no-store"])
     }
 
-    func create(_ request: Request, context: BasicRequestContext, owner: UUID?, staff: Bool) async throws -> Response {
+    func create(_ request: Request, context: some RequestContext, owner: UUID?, staff: Bool) async throws -> Response {
         let body = try await JSONMessages.decode(ListRequest.self, from: request).validated(staff: staff, creating: true)
         let list = try await translated {
             try await lists.create(
@@ -123,7 +125,7 @@ struct ListsController: Sendable {
         return try respond(list, status: .created)
     }
 
-    func update(_ request: Request, context: BasicRequestContext, owner: UUID?, staff: Bool) async throws -> Response {
+    func update(_ request: Request, context: some RequestContext, owner: UUID?, staff: Bool) async throws -> Response {
         let body = try await JSONMessages.decode(ListRequest.self, from: request).validated(staff: staff, creating: false)
         let list = try await translated {
             try await lists.update(

@@ -21,7 +21,7 @@ struct PatronDiscovery: Sendable {
     func coBorrowed(with bookID: UUID, logger: Logger) async -> [UUID] {
         if let known = coBorrowedAnswers[bookID] { return known }
         do {
-            let books = try await patron.get(InternalRoute.coBorrowed(bookID, limit: 20).path, as: CoBorrowedBooks.self, logger: logger).books
+            let books = try await patron.get(InternalRoute.coBorrowed(bookID).path, as: CoBorrowedBooks.self, logger: logger).books
             coBorrowedAnswers.remember(books, for: bookID)
             return books
         } catch {

@@ -15,11 +15,11 @@ struct AuthController: Sendable {
     let signupsPerHour: Int
 
     func add(to router: Router<PatronRequestContext>) {
-        router.get(RouterPath(PublicRoute.authDocument.path)) { _, _ in try document.response() }
-        router.post(RouterPath(PublicRoute.signup.path), use: signup)
-        router.post(RouterPath(PublicRoute.token.path), use: issueToken)
-        router.post(RouterPath(PublicRoute.refresh.path), use: issueToken)
-        router.post("/auth/logout", use: logout)
+        router.get(.authDocument) { _, _ in try document.response() }
+        router.post(.signup, use: signup)
+        router.post(.token, use: issueToken)
+        router.post(.refresh, use: issueToken)
+        router.post(.logout, use: logout)
     }
 
     struct SignupResponse: Encodable {

@@ -14,8 +14,8 @@ struct SecretController: Sendable {
     let token: ServiceToken
 
     func add(to me: some RouterMethods<SignedInRequestContext>) {
-        me.put("/password", use: change)
-        me.post("/sessions/revoke-all", use: revokeAll)
+        me.put(.password, use: change)
+        me.post(.revokeAllSessions, use: revokeAll)
     }
 
     struct Change: Decodable {

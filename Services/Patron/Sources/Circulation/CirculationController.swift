@@ -8,25 +8,25 @@ struct CirculationController: Sendable {
     let circulation: CirculationPostgresRepository
 
     func add(to me: some RouterMethods<SignedInRequestContext>) {
-        let books = me.group("/books")
-        books.get(use: list)
-        books.get("/:id", use: get)
-        for (path, event) in [
-            ("borrow", BookEvent.borrow), ("accept", .accept), ("decline", .decline), ("return", .returnLoan), ("dismiss", .dismiss),
+        me.get(.myBooks, use: list)
+        me.get(.myBook(.key), use: get)
+        for (action, event) in [
+            (PublicRoute.CirculationAction.borrow, BookEvent.borrow), (.accept, .accept), (.decline, .decline), (.returnLoan, .returnLoan),
+            (.dismiss, .dismiss),
         ] {
-            books.post("/:id/\(path)") { request, context in try await perform(event, request: request, context: context) }
+            me.post(.circulation(.key, action)) { request, context in try await perform(event, request: request, context: context) }
         }
-        books.post("/:id/hold") { request, context in try await perform(.hold, request: request, context: context) }
-        books.delete("/:id/hold") { request, context in try await perform(.cancelHold, request: request, context: context) }
-        books.put("/:id/saved") { request, context in try await perform(.save, request: request, context: context) }
-        books.delete("/:id/saved") { request, context in try await perform(.unsave, request: request, context: context) }
-        books.post("/:id/renew", use: renew)
-        books.post("/:id/suspend", use: suspend)
-        books.post("/:id/resume", use: resume)
-        books.post("/:id/events", use: reportEvent)
-        books.put("/:id/ignored") { request, context in try await ignore(true, request: request, context: context) }
-        books.delete("/:id/ignored") { request, context in try await ignore(false, request: request, context: context) }
-        me.get("/ignored", use: ignoredBooks)
+        me.post(.circulation(.key, .hold)) { request, context in try await perform(.hold, request: request, context: context) }
+        me.delete(.circulation(.key, .hold)) { request, context in try await perform(.cancelHold, request: request, context: context) }
+        me.put(.circulation(.key, .saved)) { request, context in try await perform(.save, request: request, context: context) }
+        me.delete(.circulation(.key, .saved)) { request, context in try await perform(.unsave, request: request, context: context) }
+        me.post(.circulation(.key, .renew), use: renew)
+        me.post(.circulation(.key, .suspend), use: suspend)
+        me.post(.circulation(.key, .resume), use: resume)
+        me.post(.circulation(.key, .events), use: reportEvent)
+        me.put(.circulation(.key, .ignored)) { request, context in try await ignore(true, request: request, context: context) }
+        me.delete(.circulation(.key, .ignored)) { request, context in try await ignore(false, request: request, context: context) }
+        me.get(.ignoredBooks, use: ignoredBooks)
     }
 
     /// `GET /me/ignored` → `{"books": [{bookId, title, authors, ignoredAt}]}`: the books the patron hid, to show again.

@@ -7,9 +7,9 @@ import Shared
 struct CirculationDashboardController: Sendable {
     let circulation: CirculationPostgresRepository
 
-    /// Registers the route on `admin`, the `/admin` group behind `AdminTokenMiddleware`.
+    /// Registers the route on `admin`, a group behind `AdminTokenMiddleware`.
     func add(to admin: RouterGroup<PatronRequestContext>) {
-        admin.get("/circulation") { request, context in
+        admin.get(.circulationDashboard) { request, context in
             try JSONMessages.response(try await circulation.dashboard(logger: context.logger), headers: [.cacheControl: "no-store"])
         }
     }

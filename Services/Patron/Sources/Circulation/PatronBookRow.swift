@@ -41,7 +41,7 @@ struct PatronBookRow: Sendable {
             title: title,
             authors: authors,
             coverUrl: cover,
-            thumbnailUrl: cover.map { $0 + "?size=thumbnail" }
+            thumbnailUrl: cover.map { $0 + PublicRoute.thumbnailQuery }
         )
     }
 }

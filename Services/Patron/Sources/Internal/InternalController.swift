@@ -14,17 +14,17 @@ struct InternalController: Sendable {
     let token: ServiceToken
 
     func add(to router: Router<PatronRequestContext>) {
-        let group = router.group("/internal").add(middleware: ServiceTokenMiddleware(token: token))
-        group.post("/auth/basic", use: checkBasic)
-        group.put("/licenses/:id", use: putLicense)
-        group.put("/licenses", use: putLicenses)
-        group.get("/patrons/:patron/shelf", use: shelf)
-        group.get("/patrons/:patron/loans/:id", use: loanCheck)
-        group.post("/patrons/:patron/books/:id/events", use: reportEvent)
-        group.get("/sessions/:id", use: sessionStatus)
-        group.get("/patrons/:patron/secret-stamp", use: secretStamp)
-        group.get("/books/:id/co-borrowed", use: coBorrowed)
-        group.get("/patrons/:patron/taste", use: patronTaste)
+        let group = router.group().add(middleware: ServiceTokenMiddleware(token: token))
+        group.post(.basicCredentials, use: checkBasic)
+        group.put(.license(.key), use: putLicense)
+        group.put(.licenses, use: putLicenses)
+        group.get(.patronShelf(.key), use: shelf)
+        group.get(.loanCheck(patron: .key, book: .key), use: loanCheck)
+        group.post(.bookEvents(patron: .key, book: .key), use: reportEvent)
+        group.get(.session(.key), use: sessionStatus)
+        group.get(.secretStamp(.key), use: secretStamp)
+        group.get(.coBorrowed(.key), use: coBorrowed)
+        group.get(.taste(.key), use: patronTaste)
     }
 
     /// Is this sign-in session still open, and whose is it? Unknown sessions (deleted with their account) are closed.

@@ -14,13 +14,13 @@ struct ProfileController: Sendable {
     let publicURL: String
 
     func add(to me: some RouterMethods<SignedInRequestContext>) {
-        me.get(use: get)
-        me.patch(use: edit)
-        me.delete(use: delete)
-        me.get("/settings", use: getSettings)
-        me.put("/settings", use: putSettings)
-        me.get("/notifications", use: notifications)
-        me.post("/notifications/:id/read", use: markRead)
+        me.get(.me, use: get)
+        me.patch(.me, use: edit)
+        me.delete(.me, use: delete)
+        me.get(.settings, use: getSettings)
+        me.put(.settings, use: putSettings)
+        me.get(.notifications, use: notifications)
+        me.post(.notificationRead(.key), use: markRead)
     }
 
     /// `GET /me` → the profile (JSON, or OPDS User Profile for `Accept: application/opds-profile+json`).

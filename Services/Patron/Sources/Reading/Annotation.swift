@@ -103,7 +103,7 @@ enum Annotation {
     static func collection(first: [String: Any], id: String, total: Int, lastPage: Int) -> [String: Any] {
         [
             "@context": [context, "http://www.w3.org/ns/ldp.jsonld"], "id": id, "type": ["BasicContainer", "AnnotationCollection"],
-            "total": total, "first": first, "last": id + "?page=\(lastPage)",
+            "total": total, "first": first, "last": id + pageQuery(lastPage),
         ]
     }
 
@@ -111,12 +111,15 @@ enum Annotation {
     /// collection's `startIndex`th.
     static func page(_ items: [[String: Any]], collection: String, number: Int, startIndex: Int, hasNext: Bool) -> [String: Any] {
         var page: [String: Any] = [
-            "id": collection + "?page=\(number)", "type": "AnnotationPage", "partOf": collection, "startIndex": startIndex, "items": items,
+            "id": collection + pageQuery(number), "type": "AnnotationPage", "partOf": collection, "startIndex": startIndex, "items": items,
         ]
-        if hasNext { page["next"] = collection + "?page=\(number + 1)" }
-        if number > 1 { page["prev"] = collection + "?page=\(number - 1)" }
+        if hasNext { page["next"] = collection + pageQuery(number + 1) }
+        if number > 1 { page["prev"] = collection + pageQuery(number - 1) }
         return page
     }
+
+    /// `?page=N`: the W3C protocol names every page, the first included.
+    private static func pageQuery(_ number: Int) -> String { QueryString().adding("page", String(number)).suffix }
 
     private static func document(
         id: String,

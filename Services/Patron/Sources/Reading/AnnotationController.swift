@@ -13,10 +13,10 @@ struct AnnotationController: Sendable {
     let publicURL: String
 
     func add(to me: some RouterMethods<SignedInRequestContext>) {
-        me.get("/annotations", use: list)
-        me.get("/annotations/:id", use: list)
-        me.post("/annotations", use: create)
-        me.delete("/annotations/:id", use: delete)
+        me.get(.annotations, use: list)
+        me.get(.annotation(.key), use: list)
+        me.post(.annotations, use: create)
+        me.delete(.annotation(.key), use: delete)
     }
 
     /// Annotations per page. Palace/SimplyE read only the first page of a collection, so a page holds every

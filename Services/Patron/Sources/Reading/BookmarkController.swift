@@ -11,9 +11,9 @@ struct BookmarkController: Sendable {
     let sync: ReadingSync
 
     func add(to me: some RouterMethods<SignedInRequestContext>) {
-        me.get("/books/:id/bookmarks", use: listBookmarks)
-        me.post("/books/:id/bookmarks", use: addBookmark)
-        me.delete("/bookmarks/:id", use: deleteBookmark)
+        me.get(.bookmarks(.key), use: listBookmarks)
+        me.post(.bookmarks(.key), use: addBookmark)
+        me.delete(.bookmark(.key), use: deleteBookmark)
     }
 
     /// `GET /me/books/{id}/bookmarks`: the book's bookmarks (at most `BOOKMARK_LIMIT` exist).

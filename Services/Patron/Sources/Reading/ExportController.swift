@@ -16,7 +16,7 @@ struct ExportController: Sendable {
     let catalog: InternalClient
 
     func add(to me: some RouterMethods<SignedInRequestContext>) {
-        me.get("/export", use: export)
+        me.get(.export, use: export)
     }
 
     /// `GET /me/export` → every piece of the patron's data in one JSON document, written as it is read: the parts

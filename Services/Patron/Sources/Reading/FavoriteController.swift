@@ -11,8 +11,8 @@ struct FavoriteController: Sendable {
     let sync: ReadingSync
 
     func add(to me: some RouterMethods<SignedInRequestContext>) {
-        me.put("/favorites/:id") { request, context in try await favorite(true, request: request, context: context) }
-        me.delete("/favorites/:id") { request, context in try await favorite(false, request: request, context: context) }
+        me.put(.favorite(.key)) { request, context in try await favorite(true, request: request, context: context) }
+        me.delete(.favorite(.key)) { request, context in try await favorite(false, request: request, context: context) }
     }
 
     func favorite(_ on: Bool, request: Request, context: SignedInRequestContext) async throws -> Response {

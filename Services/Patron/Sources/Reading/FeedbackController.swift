@@ -10,10 +10,10 @@ struct FeedbackController: Sendable {
     let token: ServiceToken
     let perHour: Int
 
-    /// `admin` is the `/admin` group behind `AdminTokenMiddleware`.
+    /// `admin` is a group behind `AdminTokenMiddleware`.
     func add(to router: Router<PatronRequestContext>, admin: RouterGroup<PatronRequestContext>) {
-        router.post("/feedback", use: submit)
-        admin.get("/feedback", use: list)
+        router.post(.feedback, use: submit)
+        admin.get(.feedbackList, use: list)
     }
 
     struct Submission: Codable {
@@ -83,7 +83,10 @@ struct FeedbackController: Sendable {
             var feedback: [Stored]
             var next: String?
         }
-        let next = items.count == size ? items.last.map { "/admin/feedback?size=\(size)&after=\($0.id.lowercased)" } : nil
+        let next =
+            items.count == size
+            ? items.last.map { PublicRoute.feedbackList.path + QueryString().adding("size", String(size)).adding("after", $0.id.lowercased).suffix }
+            : nil
         return try JSONMessages.response(Page(feedback: items, next: next))
     }
 }

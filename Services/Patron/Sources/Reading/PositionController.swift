@@ -10,8 +10,8 @@ struct PositionController: Sendable {
     let sync: ReadingSync
 
     func add(to me: some RouterMethods<SignedInRequestContext>) {
-        me.get("/books/:id/position", use: getPosition)
-        me.put("/books/:id/position", use: putPosition)
+        me.get(.position(.key), use: getPosition)
+        me.put(.position(.key), use: putPosition)
     }
 
     func getPosition(request: Request, context: SignedInRequestContext) async throws -> Response {

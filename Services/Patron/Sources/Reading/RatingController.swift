@@ -11,9 +11,9 @@ struct RatingController: Sendable {
     let sync: ReadingSync
 
     func add(to me: some RouterMethods<SignedInRequestContext>) {
-        me.put("/books/:id/rating", use: putRating)
-        me.delete("/books/:id/rating", use: deleteRating)
-        me.get("/books/:id/rating", use: getRating)
+        me.put(.rating(.key), use: putRating)
+        me.delete(.rating(.key), use: deleteRating)
+        me.get(.rating(.key), use: getRating)
     }
 
     struct Rating: Codable {
