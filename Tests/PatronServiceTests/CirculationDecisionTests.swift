@@ -11,11 +11,11 @@ import Testing
     let book = UUID()
     let limits = (loans: 5, holds: 3)
 
-    func license(copies: Int = 2, openAccess: Bool = false, withdrawn: Bool = false) -> CirculationPostgresRepository.LicenseRow {
+    func license(copies: Int = 2, openAccess: Bool = false, withdrawn: Bool = false) -> LicenseRow {
         .init(copies: copies, openAccess: openAccess, withdrawn: withdrawn, title: "A", authors: [], hasCover: true)
     }
 
-    func decide(_ event: BookEvent, in state: BookState, _ license: CirculationPostgresRepository.LicenseRow? = nil) throws -> CirculationDecision {
+    func decide(_ event: BookEvent, in state: BookState, _ license: LicenseRow? = nil) throws -> CirculationDecision {
         try CirculationDecision.decide(event, in: state, license: license ?? self.license(), bookID: book, limits: limits, rules: rules)
     }
 

@@ -67,7 +67,7 @@ struct PublicationController: Sendable {
         ]
         if let pageList = book.pageList, !pageList.isEmpty { document["pageList"] = links(pageList) }
         if let landmarks = book.landmarks, !landmarks.isEmpty { document["landmarks"] = links(landmarks) }
-        let data = SortedJSON.bytes(document)
+        let data = JSONWriter.bytes(document)
         return Response(
             status: .ok,
             headers: [.contentType: MediaType.webPublication, .cacheControl: "public, max-age=300"],

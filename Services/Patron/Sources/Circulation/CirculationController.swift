@@ -6,6 +6,8 @@ import Shared
 /// `/me/books/...`: the patron's books, circulation actions and client-reported events.
 struct CirculationController: Sendable {
     let circulation: CirculationPostgresRepository
+    /// The book machine over the same store.
+    var changes: Circulation { Circulation(store: circulation, rules: circulation.rules) }
 
     func add(to me: some RouterMethods<SignedInRequestContext>) {
         me.get(.myBooks, use: list)
@@ -68,7 +70,7 @@ struct CirculationController: Sendable {
     func perform(_ event: BookEvent, request: Request, context: SignedInRequestContext) async throws -> Response {
         let patronID = context.patronID
         let bookID = try context.uuid("id")
-        let outcome = try await circulation.apply(event, patronID: patronID, bookID: bookID, logger: context.logger)
+        let outcome = try await changes.apply(event, patronID: patronID, bookID: bookID, logger: context.logger)
         let creates = event == .borrow || event == .hold
         return JSONMessages.response(writing: outcome.status, status: creates && outcome.changed ? .created : .ok, headers: outcome.stampHeader)
     }
@@ -130,7 +132,7 @@ struct CirculationController: Sendable {
         let bookID = try context.uuid("id")
         let name = try await JSONMessages.decode(EventRequest.self, from: request).event
         guard let event = BookEvent(rawValue: name), BookEvent.clientReported.contains(event) else { throw CirculationError.notClientEvent(name) }
-        let outcome = try await circulation.apply(event, patronID: patronID, bookID: bookID, logger: context.logger)
+        let outcome = try await changes.apply(event, patronID: patronID, bookID: bookID, logger: context.logger)
         return JSONMessages.response(writing: outcome.status, headers: outcome.stampHeader)
     }
 
@@ -143,7 +145,7 @@ struct CirculationController: Sendable {
     }
 }
 
-extension CirculationPostgresRepository.Outcome {
+extension Circulation.Outcome {
     /// The change's shelf stamp for `ShelfPublishMiddleware`, which then needs no statement of its own.
     var stampHeader: HTTPFields { shelfStamp.map { [.shelfVersion: String($0)] } ?? [:] }
 }

@@ -31,7 +31,7 @@ enum CirculationDecision: Equatable {
     static func decide(
         _ event: BookEvent,
         in state: BookState,
-        license: CirculationPostgresRepository.LicenseRow,
+        license: LicenseRow,
         bookID: UUID,
         limits: (loans: Int, holds: Int),
         rules: CirculationRules

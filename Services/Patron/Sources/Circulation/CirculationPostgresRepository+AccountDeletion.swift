@@ -33,7 +33,8 @@ extension CirculationPostgresRepository {
                 ? (BookMachine.allowedEvents(from: state).contains(.returnLoan) ? .returnLoan : nil)
                 : state == .waitingForLoan ? .cancelHold : state == .loanOffered ? .decline : nil
             if let event {
-                _ = try await apply(event, patronID: patronID, bookID: bookID, on: connection, logger: logger)
+                let transaction = Transaction(repository: self, connection: connection, logger: logger)
+                _ = try await Circulation(store: self, rules: rules).apply(event, patronID: patronID, bookID: bookID, in: transaction, logger: logger)
             }
         }
         // Loans in a download state cannot be returned by the machine; they free their copy here all the same.

@@ -20,7 +20,7 @@ extension CirculationPostgresRepository {
     }
 
     func store(_ license: License, on connection: PostgresConnection, logger: Logger) async throws {
-        let authors = String(decoding: try JSONEncoder().encode(license.authors), as: UTF8.self)
+        let authors = String(decoding: try WireFormat.encode(license.authors), as: UTF8.self)
         let rows = try await connection.query(
             """
             INSERT INTO licenses AS l (book_id, copies, open_access, withdrawn, title, authors, version, has_cover)

@@ -5,7 +5,9 @@ import PostgresSupport
 import ServiceSupport
 import Shared
 
-/// Loans, holds, offers and the per-book state of each patron, in PostgreSQL.
+/// Loans, holds, offers and the per-book state of each patron, in PostgreSQL: circulation's store
+/// (`CirculationStore`, in `+Transaction.swift`), its reads, and the changes outside the book machine (renewals,
+/// suspensions).
 ///
 /// Every change runs in one transaction that first locks the book's licence row: changes to one book are
 /// serialised across every replica, so copies are never over-lent and the hold queue advances exactly once.
@@ -15,151 +17,6 @@ struct CirculationPostgresRepository: Sendable {
 
     static let occupyingStates = BookState.allCases.filter(\.occupiesCopy).map(\.rawValue)
     static let loanStates = BookState.onLoan.map(\.rawValue)
-
-    struct Outcome: Sendable {
-        var status: BookStatus
-        /// False when the request changed nothing (an idempotent repeat).
-        var changed: Bool
-        /// The shelf stamp the change's write drew (`X-Internal-Shelf-Version`, see `ShelfPublishMiddleware`).
-        var shelfStamp: Int64? = nil
-    }
-
-    /// Applies `event` to the patron's book in a transaction of its own.
-    @discardableResult
-    func apply(_ event: BookEvent, patronID: UUID, bookID: UUID, logger: Logger) async throws -> Outcome {
-        try await client.transaction(logger: logger) { connection in
-            try await apply(event, patronID: patronID, bookID: bookID, on: connection, logger: logger)
-        }
-    }
-
-    /// Expires an offer (`offerExpired`) whose deadline has passed by `dueBy`; nil, changing nothing, when it has not
-    /// or the state moved on (another replica was first).
-    func expireOffer(patronID: UUID, bookID: UUID, dueBy: Date, logger: Logger) async throws -> Outcome? {
-        try await client.transaction(logger: logger) { connection in
-            try await applyIfDue(.offerExpired, patronID: patronID, bookID: bookID, dueBy: dueBy, on: connection, logger: logger)
-        }
-    }
-
-    /// Expires a loan due by `dueBy`, as `expireOffer` does. A download still queued or under way when the loan ends
-    /// (the machine has no expiry from those states) is first recorded as failed, then the loan expires: both in one
-    /// transaction.
-    func expireLoan(patronID: UUID, bookID: UUID, dueBy: Date, logger: Logger) async throws -> Outcome? {
-        try await client.transaction(logger: logger) { connection in
-            if let expired = try await applyIfDue(.loanExpired, patronID: patronID, bookID: bookID, dueBy: dueBy, on: connection, logger: logger) {
-                return expired
-            }
-            guard try await applyIfDue(.downloadFailed, patronID: patronID, bookID: bookID, dueBy: dueBy, on: connection, logger: logger) != nil
-            else { return nil }
-            return try await apply(.loanExpired, patronID: patronID, bookID: bookID, on: connection, logger: logger)
-        }
-    }
-
-    /// `event` only if the row's deadline (the offer's for `offerExpired`, the loan's otherwise) has passed by `dueBy`
-    /// and the state allows it; nil otherwise. Takes the locks `apply` takes, once.
-    private func applyIfDue(
-        _ event: BookEvent,
-        patronID: UUID,
-        bookID: UUID,
-        dueBy: Date,
-        on connection: PostgresConnection,
-        logger: Logger
-    )
-        async throws -> Outcome?
-    {
-        guard let license = try await lockLicense(bookID, on: connection, logger: logger),
-            let patron = try await lockPatronAndRow(patronID: patronID, bookID: bookID, on: connection, logger: logger),
-            let current = patron.row, let due = event == .offerExpired ? current.offerExpiresAt : current.dueAt, due <= dueBy,
-            (try? BookMachine.next(from: current.state, on: event)) != nil
-        else { return nil }
-        return try await apply(event, patronID: patronID, bookID: bookID, license: license, patron: patron, on: connection, logger: logger)
-    }
-
-    func apply(_ event: BookEvent, patronID: UUID, bookID: UUID, on connection: PostgresConnection, logger: Logger) async throws -> Outcome {
-        guard let license = try await lockLicense(bookID, on: connection, logger: logger) else { throw CirculationError.unknownBook(bookID) }
-        guard let patron = try await lockPatronAndRow(patronID: patronID, bookID: bookID, on: connection, logger: logger) else {
-            throw AuthenticationRequired()
-        }
-        return try await apply(event, patronID: patronID, bookID: bookID, license: license, patron: patron, on: connection, logger: logger)
-    }
-
-    /// `event` under the licence's and the patron's locks, with what they read.
-    private func apply(
-        _ event: BookEvent,
-        patronID: UUID,
-        bookID: UUID,
-        license: LicenseRow,
-        patron: LockedPatron,
-        on connection: PostgresConnection,
-        logger: Logger
-    ) async throws -> Outcome {
-        let (limits, current) = (patron.limits, patron.row)
-        let state = current?.state ?? .none
-        let decision = try CirculationDecision.decide(event, in: state, license: license, bookID: bookID, limits: limits, rules: rules)
-        guard case .change(let change) = decision else {
-            return Outcome(status: try await status(patronID: patronID, bookID: bookID, on: connection, logger: logger), changed: false)
-        }
-        let next = change.next
-        if let holdLimit = change.holdLimit { try await checkHoldLimit(holdLimit, patronID: patronID, on: connection, logger: logger) }
-        if let savedLimit = change.savedLimit {
-            let rows = try await connection.query(
-                "SELECT count(*)::int FROM patron_books WHERE patron_id = \(patronID) AND state = 'saved'",
-                logger: logger
-            )
-            for try await count in rows.decode(Int.self) where count >= savedLimit {
-                throw CirculationError.listLimit(list: "saved", limit: savedLimit)
-            }
-        }
-        // The loan limit and the free copies are checked in the write's own statement (`InsertRow`, `UpdateRow`).
-        let limit = WriteLimit(loans: change.loanLimit, copies: change.copies)
-        let (written, stamp) = try await write(
-            next,
-            after: event,
-            exists: current != nil,
-            limit: limit,
-            patronID: patronID,
-            bookID: bookID,
-            on: connection,
-            logger: logger
-        )
-        if written == nil && next != .none {
-            try await refuse(limit, patronID: patronID, bookID: bookID, on: connection, logger: logger)
-        }
-        if change.promotesHolds {
-            try await promoteHolds(bookID: bookID, copies: license.copies, openAccess: license.openAccess, on: connection, logger: logger)
-        }
-        if let kind = change.notification {
-            try await NotificationPostgresRepository.record(
-                kind,
-                patronID: patronID,
-                bookID: bookID,
-                reference: "\(Date().timeIntervalSince1970)",
-                on: connection,
-                logger: logger
-            )
-        }
-        logger.info(
-            "Book state changed",
-            metadata: [
-                "patron.id": "\(patronID)", "book.id": "\(bookID)", "event": "\(event.rawValue)", "from": "\(state.rawValue)",
-                "to": "\(next.rawValue)",
-            ]
-        )
-        // The answer needs no query but for a hold, whose place in the queue is counted (and which `promoteHolds` may
-        // just have offered a copy): every other row is as written, and nothing after the write touches it.
-        guard next != .waitingForLoan else {
-            return Outcome(
-                status: try await status(patronID: patronID, bookID: bookID, on: connection, logger: logger),
-                changed: true,
-                shelfStamp: stamp
-            )
-        }
-        var row = written ?? PatronBookRow(bookID: bookID, state: .none, copies: 0)
-        row.copies = license.copies
-        row.title = license.title
-        row.authors = license.title == nil ? nil : license.authors
-        row.hasCover = license.hasCover
-        return Outcome(status: row.status(rules: rules), changed: true, shelfStamp: stamp)
-    }
 
     /// Extends an active loan by a loan period when nobody is waiting for the book.
     func renew(patronID: UUID, bookID: UUID, logger: Logger) async throws -> BookStatus {
@@ -294,16 +151,7 @@ struct CirculationPostgresRepository: Sendable {
 
     // MARK: steps
 
-    struct LicenseRow {
-        var copies: Int
-        var openAccess: Bool
-        var withdrawn: Bool
-        var title: String?
-        var authors: [String]
-        var hasCover: Bool
-    }
-
-    private func lockLicense(_ bookID: UUID, on connection: PostgresConnection, logger: Logger) async throws -> LicenseRow? {
+    func lockLicense(_ bookID: UUID, on connection: PostgresConnection, logger: Logger) async throws -> LicenseRow? {
         for try await row in try await connection.run(LockLicense.self, bookID, logger: logger) {
             let (copies, openAccess, withdrawn, title, authors, hasCover) = try row.decode((Int, Bool, Bool, String?, [String], Bool).self)
             return LicenseRow(copies: copies, openAccess: openAccess, withdrawn: withdrawn, title: title, authors: authors, hasCover: hasCover)
@@ -311,14 +159,8 @@ struct CirculationPostgresRepository: Sendable {
         return nil
     }
 
-    /// What the patron's lock read: their limits and their row for the book (nil without one).
-    struct LockedPatron {
-        var limits: (loans: Int, holds: Int)
-        var row: PatronBookRow?
-    }
-
     /// The patron's limits and row for the book under the patron's lock (`LockPatronAndRow`); nil when the patron is gone.
-    private func lockPatronAndRow(patronID: UUID, bookID: UUID, on connection: PostgresConnection, logger: Logger) async throws -> LockedPatron? {
+    func lockPatronAndRow(patronID: UUID, bookID: UUID, on connection: PostgresConnection, logger: Logger) async throws -> LockedPatron? {
         for try await row in try await connection.run(LockPatronAndRow.self, patronID, bookID, logger: logger) {
             let (loans, holds, state, due, offer) = try row.decode((Int, Int, String?, Date?, Date?).self)
             let current = state.map {
@@ -337,26 +179,12 @@ struct CirculationPostgresRepository: Sendable {
         return locked.row?.state ?? .none
     }
 
-    private func checkHoldLimit(_ limit: Int, patronID: UUID, on connection: PostgresConnection, logger: Logger) async throws {
-        let rows = try await connection.query(
-            "SELECT count(*)::int FROM patron_books WHERE patron_id = \(patronID) AND state IN ('waiting_for_loan', 'loan_offered')",
-            logger: logger
-        )
-        for try await count in rows.decode(Int.self) where count >= limit { throw CirculationError.holdLimit(limit) }
-    }
-
     /// The events after which a book's figures (copies free, holds) are due again.
     static let figuresEvents: Set<BookEvent> = [.borrow, .hold, .cancelHold, .accept, .decline, .returnLoan, .offerExpired, .loanExpired]
 
-    /// What a write checks before it writes (nil: not checked): the patron's loan limit, the book's copies.
-    struct WriteLimit {
-        var loans: Int?
-        var copies: Int?
-    }
-
     /// Writes the row's new state with the loan's history (`InsertRow`, `UpdateRow`, `DeleteRow`) if `limit` allows;
     /// the row as written (nil when it is gone or a limit was reached) and the shelf stamp the write drew.
-    private func write(
+    func write(
         _ next: BookState,
         after event: BookEvent,
         exists: Bool,
@@ -390,18 +218,6 @@ struct CirculationPostgresRepository: Sendable {
             return (nil, nil)
         }
         return exists ? try await written(UpdateRow.self) : try await written(InsertRow.self)
-    }
-
-    /// After a write that `limit` stopped: which limit, counted again under the same locks.
-    private func refuse(_ limit: WriteLimit, patronID: UUID, bookID: UUID, on connection: PostgresConnection, logger: Logger) async throws {
-        let rows = try await connection.run(LoanCounts.self, patronID, Self.loanStates, bookID, Self.occupyingStates, logger: logger)
-        for try await row in rows {
-            let (loans, occupied) = try row.decode((Int, Int).self)
-            if let most = limit.loans, loans >= most { throw CirculationError.loanLimit(most) }
-            if let copies = limit.copies, occupied >= copies { throw CirculationError.noCopiesAvailable(bookID, publicURL: rules.publicURL) }
-        }
-        // Under the licence's and the patron's locks the row cannot have gone: a defect, not the patron's doing.
-        throw Problem.internalError
     }
 
     /// Offers the book to the patrons who have waited longest, one per free copy, passing over suspended holds (they

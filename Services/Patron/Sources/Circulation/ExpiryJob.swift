@@ -13,6 +13,8 @@ import Shared
 struct ExpiryJob: Service {
     let client: PostgresClient
     let circulation: CirculationPostgresRepository
+    /// The book machine over the same store.
+    var changes: Circulation { Circulation(store: circulation, rules: circulation.rules) }
     let throttle: SignInThrottlePostgresRepository
     let interval: TimeInterval
     let schema: SchemaReadiness
@@ -33,8 +35,8 @@ struct ExpiryJob: Service {
         for due in try await circulation.dueExpiries(now: now, logger: logger) {
             let outcome =
                 switch due.kind {
-                case .offer: try await circulation.expireOffer(patronID: due.patronID, bookID: due.bookID, dueBy: now, logger: logger)
-                case .loan: try await circulation.expireLoan(patronID: due.patronID, bookID: due.bookID, dueBy: now, logger: logger)
+                case .offer: try await changes.expireOffer(patronID: due.patronID, bookID: due.bookID, dueBy: now, logger: logger)
+                case .loan: try await changes.expireLoan(patronID: due.patronID, bookID: due.bookID, dueBy: now, logger: logger)
                 }
             if outcome != nil { applied += 1 }
         }

@@ -9,6 +9,8 @@ import Shared
 struct InternalController: Sendable {
     let authenticator: Authenticator
     let circulation: CirculationPostgresRepository
+    /// The book machine over the same store.
+    var changes: Circulation { Circulation(store: circulation, rules: circulation.rules) }
     let shelves: ShelfPostgresRepository
     let taste: TastePostgresRepository
     let token: ServiceToken
@@ -101,7 +103,7 @@ struct InternalController: Sendable {
     func reportEvent(request: Request, context: PatronRequestContext) async throws -> Response {
         let event = try await JSONMessages.decode(ReportedEvent.self, from: request).event
         guard BookEvent.clientReported.contains(event) else { throw CirculationError.notClientEvent(event.rawValue) }
-        let outcome = try await circulation.apply(event, patronID: try context.uuid("patron"), bookID: try context.uuid("id"), logger: context.logger)
+        let outcome = try await changes.apply(event, patronID: try context.uuid("patron"), bookID: try context.uuid("id"), logger: context.logger)
         return try JSONMessages.response(outcome.status)
     }
 

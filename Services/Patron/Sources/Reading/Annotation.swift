@@ -134,7 +134,7 @@ enum Annotation {
         if let progression = locator.locations.progression { place["progressWithinChapter"] = progression }
         if let total = locator.locations.totalProgression { place["progressWithinBook"] = total }
         if let title { place["title"] = title }
-        let value = (try? JSONSerialization.data(withJSONObject: place, options: [.sortedKeys])).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        let value = String(decoding: JSONWriter.bytes(place), as: UTF8.self)
         var body: [String: Any] = [timeKey: WireFormat.formatDate(time)]
         if let device { body[deviceKey] = device }
         return [

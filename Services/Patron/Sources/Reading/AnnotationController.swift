@@ -84,11 +84,10 @@ struct AnnotationController: Sendable {
     }
 
     private func respond(_ document: [String: Any], status: HTTPResponse.Status) throws -> Response {
-        let data = try JSONSerialization.data(withJSONObject: document, options: [.sortedKeys, .withoutEscapingSlashes])
-        return Response(
+        Response(
             status: status,
             headers: [.contentType: Annotation.contentType, .cacheControl: "private, no-store"],
-            body: .init(byteBuffer: ByteBuffer(data: data))
+            body: .init(byteBuffer: ByteBuffer(bytes: JSONWriter.bytes(document)))
         )
     }
 }

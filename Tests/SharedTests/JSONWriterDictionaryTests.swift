@@ -1,11 +1,11 @@
 import Foundation
 import Testing
 
-@testable import CatalogService
+@testable import Shared
 
-/// OPDS 2.0 documents and Readium manifests are written by `SortedJSON`, byte for byte as `JSONSerialization` with
+/// OPDS 2.0 documents and Readium manifests are written by `JSONWriter.bytes`, byte for byte as `JSONSerialization` with
 /// sorted keys and unescaped slashes wrote them (the same ETags across the change and across replicas).
-@Suite struct SortedJSONTests {
+@Suite struct JSONWriterDictionaryTests {
     static func foundation(_ object: [String: Any]) throws -> [UInt8] {
         Array(try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
     }
@@ -21,7 +21,7 @@ import Testing
             "links": [["rel": "self", "href": "https://example.org/opds/lanes/new?sort=title&order=asc", "type": "application/opds+json"]],
             "publications": [] as [Any], "empty": [:] as [String: Any],
         ]
-        #expect(SortedJSON.bytes(document) == (try Self.foundation(document)))
+        #expect(JSONWriter.bytes(document) == (try Self.foundation(document)))
     }
 
     /// JSONSerialization's key order ignores case, reads a run of digits as its number, and puts lower case first
@@ -34,6 +34,6 @@ import Testing
             "indirectAcquisition", "availability", "holds", "copies", "images", "publications", "groups", "navigation", "facets",
         ]
         let object = Dictionary(uniqueKeysWithValues: keys.map { ($0, 1 as Any) })
-        #expect(String(decoding: SortedJSON.bytes(object), as: UTF8.self) == String(decoding: try Self.foundation(object), as: UTF8.self))
+        #expect(String(decoding: JSONWriter.bytes(object), as: UTF8.self) == String(decoding: try Self.foundation(object), as: UTF8.self))
     }
 }
