@@ -45,9 +45,9 @@ swift build --build-tests
 # The end-to-end tests start the three executables that this build made.
 BOOKMOBILE_BIN_DIR="$(swift build --show-bin-path)"
 export BOOKMOBILE_BIN_DIR
-# The suite takes minutes. A run that stalls (seen once under heavy load: every test task waiting, no thread busy)
-# is stopped with SIGQUIT after TEST_STALL_LIMIT seconds, so that the Swift runtime prints every thread's backtrace,
-# the tests that never ended are named, and the suite runs once more; CI's log shows all of it.
+# The suite takes minutes. A run that stalls (every test task waiting, no thread busy: last seen on 2026-11-26) is
+# stopped with SIGQUIT after TEST_STALL_LIMIT seconds, so that the Swift runtime prints every thread's backtrace and the
+# tests that never ended are named; the run fails. Nothing is run again: a test that fails, fails the run.
 run_suite() {
     set +e
     stalled=0
@@ -83,43 +83,17 @@ run_suite() {
     set -e
 }
 run_suite "$@"
-# Up to five more runs after a stall: it came in four of nine runs on 2026-11-24 (~2 minutes in, every test task
-# waiting, no thread busy, no database connection) and in three of seven on 2026-11-26 (one patron router test never
-# ending); its cause is not known (README, "Tests and benchmarks"). A whole run takes ~120-140 s here (up to ~200 s
-# on slower machines), so a stall is cut at 300 s: six runs and the build stay well inside CI's 90 minutes.
-stalls=0
-while [ "$stalled" -eq 1 ] && [ "$stalls" -lt 5 ]; do
-    stalls=$((stalls + 1))
+if [ "$stalled" -eq 1 ]; then
     echo "==== STALL: the test run was stopped after ${TEST_STALL_LIMIT:-300} s; tests that started and never ended: ===="
     { grep -a -E "^◇ Test .* started" "$tmp/test.log" || true; } | sed -E 's/^◇ Test (.*) started\.$/\1/' | sort -u > "$tmp/started"
     { grep -a -E "^(✔|✘) Test " "$tmp/test.log" || true; } | sed -E 's/^. Test ([^ ]*\)).*/\1/' | sort -u > "$tmp/ended"
     comm -23 "$tmp/started" "$tmp/ended" | { grep -v "^case passing" || true; }
-    cp "$tmp/test.log" "$tmp/stalled.log"
-    echo "==== running the suite once more ===="
-    run_suite "$@"
-done
+    [ "$status" -ne 0 ] || status=1
+fi
 failures() {
     grep -a -E -A4 "recorded an issue|error:|Fatal error|✘ Test [^r]*failed|crashed" "$1" | grep -a -v -E "level=|✔" | tail -60 || true
 }
-# A few tests that failed (not a broken build, not half the suite) run once more on their own: on a loaded machine a
-# timing-sensitive test can fail once. They are named loudly either way; a test that fails again fails the run.
-flaky=""
-if [ "$status" -ne 0 ] && [ "$stalled" -eq 0 ]; then
-    failed=$({ grep -a -E "^✘ Test [A-Za-z0-9_]+\(.*\) failed" "$tmp/test.log" || true; } | sed -E 's/^✘ Test ([A-Za-z0-9_]+)\(.*/\1/' | sort -u)
-    count=$(printf "%s" "$failed" | grep -c . || true)
-    if [ "$count" -ge 1 ] && [ "$count" -le 5 ]; then
-        cp "$tmp/test.log" "$tmp/first.log"
-        flaky=$(printf "%s" "$failed" | paste -sd'|')
-        echo "==== running the failed tests once more: $flaky ===="
-        run_suite --filter "$flaky"
-    fi
-fi
 # CI shows only the end of the output: repeat what failed there, with the lines that say why.
-if [ -n "$flaky" ]; then
-    echo "==== failures of the first run (repeated from above) ===="
-    failures "$tmp/first.log"
-    if [ "$status" -eq 0 ]; then echo "==== FLAKY: failed once, passed when run again: $flaky ===="; fi
-fi
 if [ "$status" -ne 0 ]; then
     echo "==== failures (repeated from above) ===="
     failures "$tmp/test.log"
