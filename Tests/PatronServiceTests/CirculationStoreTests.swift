@@ -149,4 +149,36 @@ import Testing
             #expect(ended?.status.state == .loanExpired)
         }
     }
+
+    @Test(arguments: Store.allCases) func aLoanIsRenewedOnlyWhileNobodyWaitsAndASuspendedHoldIsPassedOver(store: Store) async throws {
+        try await run(store) { fixture in
+            let book = try await fixture.addBook(1)
+            var patrons: [UUID] = []
+            for _ in 0..<3 { patrons.append(try await fixture.addPatron()) }
+            let (owner, away, next) = (patrons[0], patrons[1], patrons[2])
+            let logger = Self.logger
+            _ = try await fixture.apply(.borrow, owner, book)
+            #expect(try await fixture.circulation.renew(patronID: owner, bookID: book, logger: logger).state == .notDownloaded)
+            _ = try await fixture.apply(.hold, away, book)
+            await #expect(throws: CirculationError.holdsWaiting) {
+                try await fixture.circulation.renew(patronID: owner, bookID: book, logger: logger)
+            }
+            await #expect(throws: CirculationError.notOnLoan(.waitingForLoan)) {
+                try await fixture.circulation.renew(patronID: away, bookID: book, logger: logger)
+            }
+
+            let until = Date().addingTimeInterval(7 * 86_400)
+            #expect(try await fixture.circulation.suspendHold(until: until, patronID: away, bookID: book, logger: logger).suspendedUntil != nil)
+            _ = try await fixture.apply(.hold, next, book)
+            _ = try await fixture.apply(.returnLoan, owner, book)
+            #expect(try await fixture.status(next, book).state == .loanOffered, "a suspended hold is passed over")
+            #expect(try await fixture.status(away, book).state == .waitingForLoan, "and keeps its place")
+            #expect(try await fixture.circulation.suspendHold(until: nil, patronID: away, bookID: book, logger: logger).state == .waitingForLoan)
+            _ = try await fixture.apply(.decline, next, book)
+            #expect(try await fixture.status(away, book).state == .loanOffered)
+            await #expect(throws: CirculationError.self) {
+                try await fixture.circulation.suspendHold(until: until, patronID: owner, bookID: book, logger: logger)
+            }
+        }
+    }
 }

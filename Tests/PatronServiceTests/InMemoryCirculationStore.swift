@@ -142,6 +142,21 @@ final class InMemoryCirculationStore: CirculationStore, @unchecked Sendable {
             contents.notifications.append((kind, patronID, bookID))
         }
 
+        func queueLength(bookID: UUID) async throws -> Int {
+            contents.rows.filter { $0.key.book == bookID && [.waitingForLoan, .loanOffered].contains($0.value.state) }.count
+        }
+
+        func extendLoan(patronID: UUID, bookID: UUID) async throws {
+            contents.rows[Key(patron: patronID, book: bookID)]?.dueAt = now.addingTimeInterval(rules.loanPeriod)
+        }
+
+        func suspendHold(patronID: UUID, bookID: UUID, until: Date?) async throws {
+            contents.rows[Key(patron: patronID, book: bookID)]?.suspendedUntil = until
+        }
+
+        /// No catalog to tell.
+        func figuresChanged(bookID: UUID) async throws {}
+
         func status(patronID: UUID, bookID: UUID) async throws -> BookStatus {
             guard let license = contents.licenses[bookID], !license.withdrawn else { throw CirculationError.unknownBook(bookID) }
             let row = contents.rows[Key(patron: patronID, book: bookID)]

@@ -48,6 +48,46 @@ struct Circulation: Sendable {
         }
     }
 
+    /// Extends an active loan by a loan period when nobody is waiting for the book.
+    func renew(patronID: UUID, bookID: UUID, logger: Logger) async throws -> BookStatus {
+        try await store.transaction(logger: logger) { transaction in
+            guard try await transaction.lockLicense(bookID) != nil else { throw CirculationError.unknownBook(bookID) }
+            let state = try await lockedState(patronID: patronID, bookID: bookID, in: transaction)
+            guard state.isOnLoan else { throw CirculationError.notOnLoan(state) }
+            guard try await transaction.queueLength(bookID: bookID) == 0 else { throw CirculationError.holdsWaiting }
+            try await transaction.extendLoan(patronID: patronID, bookID: bookID)
+            return try await transaction.status(patronID: patronID, bookID: bookID)
+        }
+    }
+
+    /// Suspends the patron's hold until `until` (or moves the date), or ends the suspension (`until` nil). The hold
+    /// keeps its place in the queue; while it is suspended no offer goes to it (`promoteHolds`). Ending it offers a
+    /// copy that is free at once.
+    func suspendHold(until: Date?, patronID: UUID, bookID: UUID, logger: Logger) async throws -> BookStatus {
+        try await store.transaction(logger: logger) { transaction in
+            guard let license = try await transaction.lockLicense(bookID) else { throw CirculationError.unknownBook(bookID) }
+            let state = try await lockedState(patronID: patronID, bookID: bookID, in: transaction)
+            let event: BookEvent = until == nil ? .resume : .suspend
+            do throws(IllegalTransition) { _ = try BookMachine.next(from: state, on: event) } catch { throw CirculationError.illegal(error) }
+            try await transaction.suspendHold(patronID: patronID, bookID: bookID, until: until)
+            if until == nil {
+                try await transaction.promoteHolds(bookID: bookID, license: license)
+                try await transaction.figuresChanged(bookID: bookID)
+            }
+            logger.info(
+                until == nil ? "Hold resumed" : "Hold suspended",
+                metadata: ["patron.id": "\(patronID)", "book.id": "\(bookID)", "until": "\(until.map(WireFormat.formatDate) ?? "-")"]
+            )
+            return try await transaction.status(patronID: patronID, bookID: bookID)
+        }
+    }
+
+    /// The state of the patron's row for the book under the patron's lock; 401 when the patron is gone.
+    private func lockedState(patronID: UUID, bookID: UUID, in transaction: any CirculationTransaction) async throws -> BookState {
+        guard let locked = try await transaction.lockPatron(patronID, bookID: bookID) else { throw AuthenticationRequired() }
+        return locked.row?.state ?? .none
+    }
+
     /// `event` only if the row's deadline (the offer's for `offerExpired`, the loan's otherwise) has passed by `dueBy`
     /// and the state allows it; nil otherwise. Takes the locks `apply` takes, once.
     private func applyIfDue(

@@ -79,7 +79,7 @@ struct CirculationController: Sendable {
     func renew(request: Request, context: SignedInRequestContext) async throws -> Response {
         let patronID = context.patronID
         let bookID = try context.uuid("id")
-        return JSONMessages.response(writing: try await circulation.renew(patronID: patronID, bookID: bookID, logger: context.logger))
+        return JSONMessages.response(writing: try await changes.renew(patronID: patronID, bookID: bookID, logger: context.logger))
     }
 
     struct SuspendRequest: Decodable {
@@ -102,7 +102,7 @@ struct CirculationController: Sendable {
             throw Problem.badRequest("until must be in the future and at most a year ahead")
         }
         return JSONMessages.response(
-            writing: try await circulation.suspendHold(until: until, patronID: patronID, bookID: bookID, logger: context.logger)
+            writing: try await changes.suspendHold(until: until, patronID: patronID, bookID: bookID, logger: context.logger)
         )
     }
 
@@ -111,7 +111,7 @@ struct CirculationController: Sendable {
         let patronID = context.patronID
         let bookID = try context.uuid("id")
         return JSONMessages.response(
-            writing: try await circulation.suspendHold(until: nil, patronID: patronID, bookID: bookID, logger: context.logger)
+            writing: try await changes.suspendHold(until: nil, patronID: patronID, bookID: bookID, logger: context.logger)
         )
     }
 

@@ -7,6 +7,9 @@ import Shared
 /// PostgreSQL as circulation's store: a change's transaction is a database transaction, its locks row locks
 /// (`LockLicense`, then `LockPatronAndRow`), its limits counted in the statements that write.
 extension CirculationPostgresRepository: CirculationStore {
+    /// The events after which a book's figures (copies free, holds) are due again.
+    static let figuresEvents: Set<BookEvent> = [.borrow, .hold, .cancelHold, .accept, .decline, .returnLoan, .offerExpired, .loanExpired]
+
     func transaction<T: Sendable>(logger: Logger, _ body: (any CirculationTransaction) async throws -> T) async throws -> T {
         try await client.transaction(logger: logger) { connection in
             try await body(Transaction(repository: self, connection: connection, logger: logger))
@@ -42,6 +45,8 @@ extension CirculationPostgresRepository: CirculationStore {
             return 0
         }
 
+        /// Writes the row's new state with the loan's history (`InsertRow`, `UpdateRow`, `DeleteRow`) if `limit` allows:
+        /// the limits are counted in the writing statement itself.
         func write(
             _ next: BookState,
             after event: BookEvent,
@@ -50,16 +55,46 @@ extension CirculationPostgresRepository: CirculationStore {
             patronID: UUID,
             bookID: UUID
         ) async throws -> (row: PatronBookRow?, stamp: Int64?) {
-            try await repository.write(
-                next,
-                after: event,
-                exists: exists,
-                limit: limit,
-                patronID: patronID,
-                bookID: bookID,
-                on: connection,
-                logger: logger
-            )
+            let startsLoan = event == .borrow || event == .accept
+            let endsLoan = event == .returnLoan || event == .loanExpired ? event.rawValue : nil
+            let movesFigures = CirculationPostgresRepository.figuresEvents.contains(event)
+            guard next != .none else {
+                var stamp: Int64?
+                for try await row in try await connection.run(
+                    CirculationPostgresRepository.DeleteRow.self,
+                    patronID,
+                    bookID,
+                    endsLoan,
+                    movesFigures,
+                    logger: logger
+                ) {
+                    stamp = try row.decode(Int64.self)
+                }
+                return (nil, stamp)
+            }
+            // `InsertRow` and `UpdateRow` take the same parameters and answer the same columns.
+            let values: [(any PostgresThrowingDynamicTypeEncodable)?] = [
+                patronID, bookID, next.rawValue, startsLoan, repository.rules.loanPeriod, endsLoan, limit.loans, limit.copies,
+                CirculationPostgresRepository.loanStates,
+                CirculationPostgresRepository.occupyingStates, movesFigures,
+            ]
+            func written<Statement: PreparedSQL>(_ statement: Statement.Type) async throws -> (row: PatronBookRow?, stamp: Int64?) {
+                for try await row in try await connection.run(statement, values: values, logger: logger) {
+                    let (due, offer, suspendedUntil, stamp) = try row.decode((Date?, Date?, Date?, Int64).self)
+                    let written = PatronBookRow(
+                        bookID: bookID,
+                        state: next,
+                        dueAt: due,
+                        offerExpiresAt: offer,
+                        suspendedUntil: suspendedUntil,
+                        copies: 0
+                    )
+                    return (written, stamp)
+                }
+                return (nil, nil)
+            }
+            return exists
+                ? try await written(CirculationPostgresRepository.UpdateRow.self) : try await written(CirculationPostgresRepository.InsertRow.self)
         }
 
         func loanCounts(patronID: UUID, bookID: UUID) async throws -> (loans: Int, occupied: Int) {
@@ -88,6 +123,33 @@ extension CirculationPostgresRepository: CirculationStore {
                 on: connection,
                 logger: logger
             )
+        }
+
+        func queueLength(bookID: UUID) async throws -> Int {
+            try await count(
+                "SELECT count(*)::int FROM patron_books WHERE book_id = \(bookID) AND state IN ('waiting_for_loan', 'loan_offered')"
+            )
+        }
+
+        func extendLoan(patronID: UUID, bookID: UUID) async throws {
+            try await connection.query(
+                """
+                UPDATE patron_books SET due_at = now() + make_interval(secs => \(repository.rules.loanPeriod)), updated_at = now()
+                WHERE patron_id = \(patronID) AND book_id = \(bookID)
+                """,
+                logger: logger
+            )
+        }
+
+        func suspendHold(patronID: UUID, bookID: UUID, until: Date?) async throws {
+            try await connection.query(
+                "UPDATE patron_books SET suspended_until = \(until), updated_at = now() WHERE patron_id = \(patronID) AND book_id = \(bookID)",
+                logger: logger
+            )
+        }
+
+        func figuresChanged(bookID: UUID) async throws {
+            try await FiguresPostgresRepository.markDue(bookID: bookID, on: connection, logger: logger)
         }
 
         func status(patronID: UUID, bookID: UUID) async throws -> BookStatus {

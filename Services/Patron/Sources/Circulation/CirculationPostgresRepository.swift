@@ -6,8 +6,7 @@ import ServiceSupport
 import Shared
 
 /// Loans, holds, offers and the per-book state of each patron, in PostgreSQL: circulation's store
-/// (`CirculationStore`, in `+Transaction.swift`), its reads, and the changes outside the book machine (renewals,
-/// suspensions).
+/// (`CirculationStore`, in `+Transaction.swift`), its reads, and the expiry job's passes over many books.
 ///
 /// Every change runs in one transaction that first locks the book's licence row: changes to one book are
 /// serialised across every replica, so copies are never over-lent and the hold queue advances exactly once.
@@ -17,53 +16,6 @@ struct CirculationPostgresRepository: Sendable {
 
     static let occupyingStates = BookState.allCases.filter(\.occupiesCopy).map(\.rawValue)
     static let loanStates = BookState.onLoan.map(\.rawValue)
-
-    /// Extends an active loan by a loan period when nobody is waiting for the book.
-    func renew(patronID: UUID, bookID: UUID, logger: Logger) async throws -> BookStatus {
-        try await client.transaction(logger: logger) { connection in
-            guard try await lockLicense(bookID, on: connection, logger: logger) != nil else { throw CirculationError.unknownBook(bookID) }
-            let state = try await lockedState(patronID: patronID, bookID: bookID, on: connection, logger: logger)
-            guard state.isOnLoan else { throw CirculationError.notOnLoan(state) }
-            let waiting = try await connection.query(
-                "SELECT count(*)::int FROM patron_books WHERE book_id = \(bookID) AND state IN ('waiting_for_loan', 'loan_offered')",
-                logger: logger
-            )
-            for try await count in waiting.decode(Int.self) where count > 0 { throw CirculationError.holdsWaiting }
-            try await connection.query(
-                """
-                UPDATE patron_books SET due_at = now() + make_interval(secs => \(rules.loanPeriod)), updated_at = now()
-                WHERE patron_id = \(patronID) AND book_id = \(bookID)
-                """,
-                logger: logger
-            )
-            return try await status(patronID: patronID, bookID: bookID, on: connection, logger: logger)
-        }
-    }
-
-    /// Suspends the patron's hold until `until` (or moves the date), or ends the suspension (`until` nil). The hold
-    /// keeps its place in the queue; while it is suspended no offer goes to it (`promoteHolds`). Ending it offers a
-    /// copy that is free at once.
-    func suspendHold(until: Date?, patronID: UUID, bookID: UUID, logger: Logger) async throws -> BookStatus {
-        try await client.transaction(logger: logger) { connection in
-            guard let license = try await lockLicense(bookID, on: connection, logger: logger) else { throw CirculationError.unknownBook(bookID) }
-            let state = try await lockedState(patronID: patronID, bookID: bookID, on: connection, logger: logger)
-            let event: BookEvent = until == nil ? .resume : .suspend
-            do throws(IllegalTransition) { _ = try BookMachine.next(from: state, on: event) } catch { throw CirculationError.illegal(error) }
-            try await connection.query(
-                "UPDATE patron_books SET suspended_until = \(until), updated_at = now() WHERE patron_id = \(patronID) AND book_id = \(bookID)",
-                logger: logger
-            )
-            if until == nil {
-                try await promoteHolds(bookID: bookID, copies: license.copies, openAccess: license.openAccess, on: connection, logger: logger)
-                try await FiguresPostgresRepository.markDue(bookID: bookID, on: connection, logger: logger)
-            }
-            logger.info(
-                until == nil ? "Hold resumed" : "Hold suspended",
-                metadata: ["patron.id": "\(patronID)", "book.id": "\(bookID)", "until": "\(until.map(WireFormat.formatDate) ?? "-")"]
-            )
-            return try await status(patronID: patronID, bookID: bookID, on: connection, logger: logger)
-        }
-    }
 
     /// Ends the suspensions whose date has passed by `dueBy` and offers the copies free for those holds, book by book
     /// under the licence's lock (another replica doing the same finds nothing left). Returns how many holds it woke.
@@ -169,55 +121,6 @@ struct CirculationPostgresRepository: Sendable {
             return LockedPatron(limits: (loans, holds), row: current)
         }
         return nil
-    }
-
-    /// The state of the patron's row for the book under the patron's lock; 401 when the patron is gone.
-    private func lockedState(patronID: UUID, bookID: UUID, on connection: PostgresConnection, logger: Logger) async throws -> BookState {
-        guard let locked = try await lockPatronAndRow(patronID: patronID, bookID: bookID, on: connection, logger: logger) else {
-            throw AuthenticationRequired()
-        }
-        return locked.row?.state ?? .none
-    }
-
-    /// The events after which a book's figures (copies free, holds) are due again.
-    static let figuresEvents: Set<BookEvent> = [.borrow, .hold, .cancelHold, .accept, .decline, .returnLoan, .offerExpired, .loanExpired]
-
-    /// Writes the row's new state with the loan's history (`InsertRow`, `UpdateRow`, `DeleteRow`) if `limit` allows;
-    /// the row as written (nil when it is gone or a limit was reached) and the shelf stamp the write drew.
-    func write(
-        _ next: BookState,
-        after event: BookEvent,
-        exists: Bool,
-        limit: WriteLimit,
-        patronID: UUID,
-        bookID: UUID,
-        on connection: PostgresConnection,
-        logger: Logger
-    ) async throws -> (row: PatronBookRow?, stamp: Int64?) {
-        let startsLoan = event == .borrow || event == .accept
-        let endsLoan = event == .returnLoan || event == .loanExpired ? event.rawValue : nil
-        let movesFigures = Self.figuresEvents.contains(event)
-        guard next != .none else {
-            var stamp: Int64?
-            for try await row in try await connection.run(DeleteRow.self, patronID, bookID, endsLoan, movesFigures, logger: logger) {
-                stamp = try row.decode(Int64.self)
-            }
-            return (nil, stamp)
-        }
-        // `InsertRow` and `UpdateRow` take the same parameters and answer the same columns.
-        let values: [(any PostgresThrowingDynamicTypeEncodable)?] = [
-            patronID, bookID, next.rawValue, startsLoan, rules.loanPeriod, endsLoan, limit.loans, limit.copies, Self.loanStates,
-            Self.occupyingStates, movesFigures,
-        ]
-        func written<Statement: PreparedSQL>(_ statement: Statement.Type) async throws -> (row: PatronBookRow?, stamp: Int64?) {
-            for try await row in try await connection.run(statement, values: values, logger: logger) {
-                let (due, offer, suspendedUntil, stamp) = try row.decode((Date?, Date?, Date?, Int64).self)
-                let written = PatronBookRow(bookID: bookID, state: next, dueAt: due, offerExpiresAt: offer, suspendedUntil: suspendedUntil, copies: 0)
-                return (written, stamp)
-            }
-            return (nil, nil)
-        }
-        return exists ? try await written(UpdateRow.self) : try await written(InsertRow.self)
     }
 
     /// Offers the book to the patrons who have waited longest, one per free copy, passing over suspended holds (they

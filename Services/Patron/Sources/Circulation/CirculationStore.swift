@@ -39,6 +39,14 @@ protocol CirculationTransaction {
     func promoteHolds(bookID: UUID, license: LicenseRow) async throws
     /// Records a notification for the patron.
     func notify(_ kind: NotificationKind, patronID: UUID, bookID: UUID) async throws
+    /// The holds on the book (waiting or offered).
+    func queueLength(bookID: UUID) async throws -> Int
+    /// Extends the patron's loan of the book to a loan period from now.
+    func extendLoan(patronID: UUID, bookID: UUID) async throws
+    /// Suspends the patron's hold until `until` (nil: ends the suspension).
+    func suspendHold(patronID: UUID, bookID: UUID, until: Date?) async throws
+    /// The book's circulation figures (free copies, holds) are due to be sent to catalog again.
+    func figuresChanged(bookID: UUID) async throws
     /// The patron's relation to the book, as the answer shows it.
     func status(patronID: UUID, bookID: UUID) async throws -> BookStatus
 }
