@@ -106,7 +106,7 @@ for kind in account container object proxy; do
     setsid env --default-signal "swift-$kind-server" "$dir/etc/$kind-server.conf" > "$dir/log/$kind.log" 2>&1 &
     echo $! > "$dir/run/$kind.pid"
 done
-for _ in $(seq 1 100); do
+for _ in $(seq 1 300); do
     if curl -fsS "http://127.0.0.1:$port/healthcheck" > /dev/null 2>&1; then exit 0; fi
     sleep 0.2
 done
