@@ -2,7 +2,7 @@ import Foundation
 
 /// The `/internal` paths one service calls (with the service token) and another serves, defined once. The serving
 /// controller registers the same paths under its `/internal` group.
-public enum InternalRoute: Sendable, Equatable {
+public enum InternalRoute: RouteDefinition, Equatable {
     public typealias ID = RouteParameter<UUID>
 
     // Served by catalog.

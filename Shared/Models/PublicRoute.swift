@@ -4,7 +4,7 @@ import Foundation
 /// route from its case with `.key` parameters (`router.get(.cover(.key), use: ...)`), and every link a service writes
 /// into a feed, a document or a header is built from the same case with values (`PublicRoute.cover(id).url(base)`).
 /// `PublicService.serving` says which service answers a path; `SharedRoutesTests` checks each case against it.
-public enum PublicRoute: Sendable, Equatable {
+public enum PublicRoute: RouteDefinition, Equatable {
     public typealias ID = RouteParameter<UUID>
     public typealias Name = RouteParameter<String>
 

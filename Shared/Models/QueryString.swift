@@ -1,5 +1,3 @@
-import Foundation
-
 /// A URL's query written from typed values (`LaneQuery`, `SearchQuery`...): items in the order added, each value
 /// percent-encoded, so no link glues a query by hand.
 public struct QueryString: Sendable, CustomStringConvertible {
@@ -24,12 +22,9 @@ public struct QueryString: Sendable, CustomStringConvertible {
 
     /// `a=1&b=2`, without the question mark.
     public var description: String {
-        items.map { $0.name + "=" + ($0.value.addingPercentEncoding(withAllowedCharacters: Self.unreserved) ?? "") }.joined(separator: "&")
+        items.map { $0.name + "=" + PercentEncoding.encode($0.value, keeping: .unreserved) }.joined(separator: "&")
     }
 
     /// `?a=1&b=2` to follow a path, or nothing for an empty query.
     public var suffix: String { items.isEmpty ? "" : "?" + description }
-
-    /// RFC 3986's unreserved characters: everything else in a value is percent-encoded.
-    private static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 }

@@ -16,6 +16,11 @@ public enum RouteParameter<Value: RouteParameterValue>: Sendable, Equatable {
     }
 }
 
+/// A route: its path, with `:name` placeholders where it was made with `.key` (what the router registers).
+public protocol RouteDefinition: Sendable {
+    var path: String { get }
+}
+
 /// A value that can be one segment of a path.
 public protocol RouteParameterValue: Sendable, Equatable {
     var pathSegment: String { get }
@@ -27,6 +32,6 @@ extension UUID: RouteParameterValue {
 }
 
 extension String: RouteParameterValue {
-    /// The text as given: the caller percent-encodes a name (`PathSegment`) or a resource path.
+    /// The text as given: the caller percent-encodes a name (`PercentEncoding.pathSegment`) or a resource path.
     public var pathSegment: String { self }
 }

@@ -7,20 +7,12 @@ import Shared
 extension RouterMethods {
     public typealias Handler<Output> = @Sendable (Request, Context) async throws -> Output
 
+    /// The methods below name the two route types so that their cases can be written `.cover(.key)`.
     @discardableResult
     public func on<Output: ResponseGenerator>(
-        _ route: PublicRoute,
+        _ route: some RouteDefinition,
         method: HTTPRequest.Method,
-        use handler: @Sendable @escaping (Request, Context) async throws -> Output
-    ) -> Self {
-        on(RouterPath(route.path), method: method, use: handler)
-    }
-
-    @discardableResult
-    public func on<Output: ResponseGenerator>(
-        _ route: InternalRoute,
-        method: HTTPRequest.Method,
-        use handler: @Sendable @escaping (Request, Context) async throws -> Output
+        use handler: @escaping Handler<Output>
     ) -> Self {
         on(RouterPath(route.path), method: method, use: handler)
     }

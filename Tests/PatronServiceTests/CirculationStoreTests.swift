@@ -26,6 +26,8 @@ import Testing
         var circulation: Circulation
         var addBook: @Sendable (_ copies: Int) async throws -> UUID
         var addPatron: @Sendable () async throws -> UUID
+        /// The kinds of notification a patron was left, oldest first.
+        var notified: @Sendable (UUID) async throws -> [NotificationKind]
 
         func apply(_ event: BookEvent, _ patron: UUID, _ book: UUID) async throws -> Circulation.Outcome {
             try await circulation.apply(event, patronID: patron, bookID: book, logger: CirculationStoreTests.logger)
@@ -53,7 +55,8 @@ import Testing
                         let id = UUID()
                         memory.addPatron(id, loans: limit, holds: limit)
                         return id
-                    }
+                    },
+                    notified: { memory.notified($0) }
                 )
             )
         case .postgres:
@@ -73,7 +76,11 @@ import Testing
                                 try await api.license(id, copies: copies)
                                 return id
                             },
-                            addPatron: { try await api.newPatron() }
+                            addPatron: { try await api.newPatron() },
+                            notified: { patron in
+                                try await NotificationPostgresRepository(client: postgres).list(patronID: patron, logger: Self.logger)
+                                    .sorted { $0.createdAt < $1.createdAt }.map(\.kind)
+                            }
                         )
                     )
                 }
@@ -122,6 +129,8 @@ import Testing
 
             _ = try await fixture.apply(.returnLoan, owner, book)
             #expect(try await fixture.status(first, book).state == .loanOffered, "the copy goes to the patron who waited longest")
+            #expect(try await fixture.notified(first) == [.loanOffered], "and they are told")
+            #expect(try await fixture.notified(second).isEmpty)
             #expect(try await fixture.status(second, book).holdPosition == 1)
 
             _ = try await fixture.apply(.decline, first, book)
@@ -138,6 +147,7 @@ import Testing
                 logger: logger
             )
             #expect(expired?.status.state == .loanOfferExpired)
+            #expect(try await fixture.notified(second) == [.loanOffered, .offerExpired])
             #expect(try await fixture.status(third, book).state == .loanOffered)
             #expect(try await fixture.apply(.accept, third, book).status.state == .notDownloaded)
             let ended = try await fixture.circulation.expireLoan(
@@ -147,6 +157,7 @@ import Testing
                 logger: logger
             )
             #expect(ended?.status.state == .loanExpired)
+            #expect(try await fixture.notified(third) == [.loanOffered, .loanExpired])
         }
     }
 

@@ -7,9 +7,11 @@ import ServiceSupport
 extension ExpiryJob {
     /// A job over a migrated database with `rules` and the default sign-in policy, as one replica runs it.
     static func forTests(_ postgres: PostgresClient, rules: CirculationRules, logger: Logger) -> ExpiryJob {
-        ExpiryJob(
+        let circulation = CirculationPostgresRepository(client: postgres, rules: rules)
+        return ExpiryJob(
             client: postgres,
-            circulation: .init(client: postgres, rules: rules),
+            circulation: circulation,
+            changes: Circulation(store: circulation, rules: rules),
             throttle: SignInThrottlePostgresRepository(client: postgres, policy: .init()),
             interval: 1,
             schema: .migrated,

@@ -6,7 +6,7 @@ import Shared
 
 /// Circulation's store in memory, for running the book machine without PostgreSQL: licences, patrons' limits and
 /// rows in dictionaries. A transaction works on a copy and keeps it only when its body returns (nothing is kept when
-/// it throws), one at a time.
+/// it throws); the tests run changes one after another (nothing here locks between them).
 final class InMemoryCirculationStore: CirculationStore, @unchecked Sendable {
     struct Row {
         var state: BookState
@@ -31,8 +31,8 @@ final class InMemoryCirculationStore: CirculationStore, @unchecked Sendable {
 
     private let lock = NSLock()
     private var contents = Contents()
-    /// The clock the store writes with; a test moves it.
-    var now = Date()
+    /// The clock the store writes with.
+    let now = Date()
     let rules: CirculationRules
 
     init(rules: CirculationRules) { self.rules = rules }
@@ -49,7 +49,8 @@ final class InMemoryCirculationStore: CirculationStore, @unchecked Sendable {
         lock.withLock { contents.limits[id] = (loans, holds) }
     }
 
-    func state(_ patron: UUID, _ book: UUID) -> BookState { current.rows[Key(patron: patron, book: book)]?.state ?? .none }
+    /// The kinds of notification the patron was left, oldest first.
+    func notified(_ patron: UUID) -> [NotificationKind] { current.notifications.filter { $0.patron == patron }.map(\.kind) }
 
     func transaction<T: Sendable>(logger: Logger, _ body: (any CirculationTransaction) async throws -> T) async throws -> T {
         let transaction = Transaction(contents: current, now: now, rules: rules)

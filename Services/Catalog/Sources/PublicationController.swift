@@ -135,7 +135,9 @@ struct PublicationController: Sendable {
     /// A path inside the archive as a URL path (each segment percent-encoded, `#fragment` kept).
     static func encode(_ href: String) -> String {
         let parts = href.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)
-        let path = parts[0].split(separator: "/", omittingEmptySubsequences: false).map(PathSegment.encode).joined(separator: "/")
+        let path = parts[0].split(separator: "/", omittingEmptySubsequences: false).map { PercentEncoding.encode($0, keeping: .pathSegment) }.joined(
+            separator: "/"
+        )
         return parts.count > 1 ? path + "#" + parts[1] : path
     }
 }

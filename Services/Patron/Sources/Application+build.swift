@@ -36,7 +36,15 @@ public func buildPatronApplication(config: ServiceConfig) async throws -> some A
     )
     app.addServices(
         postgres,
-        ExpiryJob(client: postgres, circulation: circulation, throttle: throttle, interval: settings.expiryInterval, schema: schema, logger: logger),
+        ExpiryJob(
+            client: postgres,
+            circulation: circulation,
+            changes: Circulation(store: circulation, rules: rules),
+            throttle: throttle,
+            interval: settings.expiryInterval,
+            schema: schema,
+            logger: logger
+        ),
         OutboxDeliverer(
             client: postgres,
             destination: catalog,
@@ -102,10 +110,11 @@ func patronRouter(
         publicURL: settings.publicURL
     ).add(to: me)
     // Circulation's changes find the patron in their own transaction (a round trip less on every borrow and return).
+    let changes = Circulation(store: circulation, rules: circulation.rules)
     let circulationRoutes = router.group().add(
         middleware: VouchedPatronMiddleware(token: token, accounts: accounts, changesFindThePatronThemselves: true)
     ).group(context: SignedInRequestContext.self)
-    CirculationController(circulation: circulation).add(to: circulationRoutes)
+    CirculationController(circulation: circulation, changes: changes).add(to: circulationRoutes)
     CirculationDashboardController(circulation: circulation).add(to: admin)
     SecretController(accounts: accounts, hasher: hasher, throttle: throttle, token: token).add(to: me)
     let bookmarks = BookmarkPostgresRepository(client: postgres)
@@ -141,6 +150,7 @@ func patronRouter(
     InternalController(
         authenticator: authenticator,
         circulation: circulation,
+        changes: changes,
         shelves: shelves.shelves,
         taste: TastePostgresRepository(
             client: postgres,

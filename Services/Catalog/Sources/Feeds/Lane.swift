@@ -37,7 +37,7 @@ struct Lane: Sendable, Equatable {
     }
 
     /// Where the lane of the series `name` is served (an entry's link to it builds no lane).
-    static func seriesRoute(_ name: String) -> PublicRoute { .series(PathSegment.encode(name)) }
+    static func seriesRoute(_ name: String) -> PublicRoute { .series(PercentEncoding.encode(name, keeping: .pathSegment)) }
 
     /// The books an author wrote (as `dc:creator` with the author role), by title.
     static func author(_ name: String) -> Lane {
@@ -53,7 +53,7 @@ struct Lane: Sendable, Equatable {
     }
 
     /// Where the lane of the author `name` is served (an entry's link to it builds no lane).
-    static func authorRoute(_ name: String) -> PublicRoute { .author(PathSegment.encode(name)) }
+    static func authorRoute(_ name: String) -> PublicRoute { .author(PercentEncoding.encode(name, keeping: .pathSegment)) }
 
     static let fixed: [Lane] = [
         Lane(slug: "new", title: "New arrivals", condition: "true", defaultSort: .added, defaultOrder: .desc),

@@ -7,7 +7,7 @@ import Shared
 struct CirculationController: Sendable {
     let circulation: CirculationPostgresRepository
     /// The book machine over the same store.
-    var changes: Circulation { Circulation(store: circulation, rules: circulation.rules) }
+    let changes: Circulation
 
     func add(to me: some RouterMethods<SignedInRequestContext>) {
         me.get(.myBooks, use: list)

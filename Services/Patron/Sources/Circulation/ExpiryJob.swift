@@ -14,7 +14,7 @@ struct ExpiryJob: Service {
     let client: PostgresClient
     let circulation: CirculationPostgresRepository
     /// The book machine over the same store.
-    var changes: Circulation { Circulation(store: circulation, rules: circulation.rules) }
+    let changes: Circulation
     let throttle: SignInThrottlePostgresRepository
     let interval: TimeInterval
     let schema: SchemaReadiness

@@ -10,7 +10,7 @@ struct InternalController: Sendable {
     let authenticator: Authenticator
     let circulation: CirculationPostgresRepository
     /// The book machine over the same store.
-    var changes: Circulation { Circulation(store: circulation, rules: circulation.rules) }
+    let changes: Circulation
     let shelves: ShelfPostgresRepository
     let taste: TastePostgresRepository
     let token: ServiceToken

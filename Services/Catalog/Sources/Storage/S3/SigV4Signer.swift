@@ -90,17 +90,7 @@ struct SigV4Signer: Sendable {
     }
 
     /// RFC 3986 percent-encoding as SigV4 wants it: every byte but the unreserved characters, upper-case hex.
-    static func encode(_ text: String) -> String {
-        var encoded = ""
-        for byte in text.utf8 {
-            if unreserved.contains(byte) {
-                encoded.unicodeScalars.append(UnicodeScalar(byte))
-            } else {
-                encoded += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
-            }
-        }
-        return encoded
-    }
+    static func encode(_ text: String) -> String { PercentEncoding.encode(text, keeping: .unreserved) }
 
     /// An object key as a path: each segment percent-encoded, the slashes kept.
     static func path(bucket: String?, key: String) -> String {
@@ -109,8 +99,6 @@ struct SigV4Signer: Sendable {
             .joined(separator: "/")
     }
 
-    private static let unreserved = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.~".utf8)
-
     /// `yyyymmddThhmmssZ` in UTC.
     static func timestamp(_ date: Date) -> String {
         let text = WireFormat.formatDate(date)  // 2013-05-24T00:00:00.000Z
@@ -118,8 +106,4 @@ struct SigV4Signer: Sendable {
         let time = text.dropFirst(11).prefix(8).replacingOccurrences(of: ":", with: "")
         return day + "T" + time + "Z"
     }
-}
-
-extension String {
-    fileprivate func leftPadded(to length: Int) -> String { String(repeating: "0", count: max(0, length - count)) + self }
 }
