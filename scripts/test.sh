@@ -20,8 +20,10 @@ tmp=$(mktemp -d /tmp/bookmobile-test.XXXXXX)
 stop_leftover_stacks() {
     pkill -KILL -f "^${BOOKMOBILE_BIN_DIR:-/nonexistent}/(catalog|patron|gateway)" || true
     pkill -KILL -f "postgres -D ${TMPDIR:-/tmp}/bookmobile-e2e-" || true
+    # The S3 servers (OpenStack Swift, `ObjectStorageServer`) of tests that never reached their end.
+    pkill -KILL -f "swift-[a-z]*-server ${TMPDIR:-/tmp}/bookmobile-s3-" || true
     sleep 1
-    rm -rf "${TMPDIR:-/tmp}"/bookmobile-e2e-*
+    rm -rf "${TMPDIR:-/tmp}"/bookmobile-e2e-* "${TMPDIR:-/tmp}"/bookmobile-s3-*
 }
 cleanup() { stop_leftover_stacks; scripts/postgres.sh stop "$tmp"; rm -rf "$tmp"; }
 trap cleanup EXIT
@@ -93,27 +95,7 @@ fi
 failures() {
     grep -a -E -A4 "recorded an issue|error:|Fatal error|✘ Test [^r]*failed|crashed" "$1" | grep -a -v -E "level=|✔" | tail -60 || true
 }
-# Two gateway tests still fail now and then on a loaded machine (GatewayTests.noReplicaUpIsA502ProblemThenA503WhileMarkedDown,
-# HeldFilesMiddlewareTests.concurrentFirstDownloadsOfAFileFetchItOnce: both failed in one CI run of 2026-11-27 while the
-# catalog and patron suites had passed twenty runs in a row). Until they are steady, up to five failed tests (not a stall,
-# not a broken build) run once more on their own; they are named loudly either way, and one that fails again fails the run.
-flaky=""
-if [ "$status" -ne 0 ] && [ "$stalled" -eq 0 ]; then
-    failed=$({ grep -a -E "^✘ Test [A-Za-z0-9_]+\(.*\) failed" "$tmp/test.log" || true; } | sed -E 's/^✘ Test ([A-Za-z0-9_]+)\(.*/\1/' | sort -u)
-    count=$(printf "%s" "$failed" | grep -c . || true)
-    if [ "$count" -ge 1 ] && [ "$count" -le 5 ]; then
-        cp "$tmp/test.log" "$tmp/first.log"
-        flaky=$(printf "%s" "$failed" | paste -sd'|')
-        echo "==== running the failed tests once more: $flaky ===="
-        run_suite --filter "$flaky"
-    fi
-fi
 # CI shows only the end of the output: repeat what failed there, with the lines that say why.
-if [ -n "$flaky" ]; then
-    echo "==== failures of the first run (repeated from above) ===="
-    failures "$tmp/first.log"
-    if [ "$status" -eq 0 ]; then echo "==== FLAKY: failed once, passed when run again: $flaky ===="; fi
-fi
 if [ "$status" -ne 0 ]; then
     echo "==== failures (repeated from above) ===="
     failures "$tmp/test.log"

@@ -17,7 +17,7 @@ extension CatalogServiceTests {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("blobs-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: root) }
         let data = Data((0..<(8 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 7) })
-        let (hash, created) = try DirectoryBlobStore(root: root).put(data)
+        let (hash, created) = try await DirectoryBlobStore(root: root).put(data)
         #expect(created)
         let restarted = try DirectoryBlobStore(root: root)
         try await withThrowingTaskGroup(of: URL.self) { group in
@@ -40,7 +40,7 @@ extension CatalogServiceTests {
             return id
         }
         // A power loss tore the file: same size, other bytes.
-        let blob = try DirectoryBlobStore(root: blobs).url(for: try DirectoryBlobStore.sha256(of: file))
+        let blob = try DirectoryBlobStore(root: blobs).url(for: try BlobHash.of(file: file))
         var torn = original
         torn.replaceSubrange(original.count / 2..<original.count, with: Data(repeating: 0, count: original.count - original.count / 2))
         try torn.write(to: blob)

@@ -13,34 +13,30 @@ import Testing
 /// SigV4 as AWS does. Signed requests create a bucket, store, read, read a range of, list and delete an object whose
 /// key needs percent-encoding; a presigned URL reads it; a wrong secret is refused.
 @Suite(.serialized) struct SigV4SignerSwiftTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
-    /// Swift on four ports picked at random, under a folder of its own; stopped when `body` ends.
-    static func withSwift(_ body: (String) async throws -> Void) async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bookmobile-s3-\(UUID().uuidString)").path
-        let port = 30_000 + Int.random(in: 0..<500) * 4
-        let script = root.appendingPathComponent("scripts/s3.sh").path
-        let started = try await ChildProcess.run([script, "start", folder, String(port)])
-        func stop() async {
-            _ = try? await ChildProcess.run([script, "stop", folder])
-            try? FileManager.default.removeItem(atPath: folder)
+    /// Creates `bucket` (the operator's job in production), trying again while a server just started answers 503.
+    static func makeBucket(_ bucket: String, host: String) async throws {
+        let signer = SigV4Signer(
+            accessKeyID: ObjectStorageServer.accessKeyID,
+            secretAccessKey: ObjectStorageServer.secretAccessKey,
+            region: "us-east-1"
+        )
+        var status: HTTPResponseStatus = .serviceUnavailable
+        for _ in 0..<20 where status == .serviceUnavailable {
+            var request = HTTPClientRequest(url: "http://\(host)/\(bucket)")
+            request.method = .PUT
+            for (name, value) in signer.headers(for: .init(method: "PUT", host: host, path: "/\(bucket)"), at: Date()) {
+                request.headers.add(name: name, value: value)
+            }
+            let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+            _ = try await response.body.collect(upTo: 1 << 20)
+            status = response.status
+            if status == .serviceUnavailable { try await Task.sleep(for: .milliseconds(500)) }
         }
-        guard started.status == 0 else {
-            await stop()
-            Issue.record("Swift did not start: \(String(decoding: started.output, as: UTF8.self))")
-            return
-        }
-        do {
-            try await body("127.0.0.1:\(port)")
-        } catch {
-            await stop()
-            throw error
-        }
-        await stop()
+        #expect(status == .ok, "bucket \(bucket) created")
     }
 
     @Test func signedAndPresignedRequestsAreAcceptedAndAWrongSecretIsNot() async throws {
-        try await Self.withSwift { host in
+        try await ObjectStorageServer.run { host in
             let signer = SigV4Signer(accessKeyID: "test:tester", secretAccessKey: "testing", region: "us-east-1")
             func call(
                 _ method: String,
@@ -62,7 +58,7 @@ import Testing
                 return (response.status.code, String(buffer: try await response.body.collect(upTo: 1 << 20)))
             }
             let key = SigV4Signer.path(bucket: "books", key: "blobs/ab/a book.epub")
-            #expect(try await call("PUT", "/books").status == 200)
+            try await Self.makeBucket("books", host: host)
             #expect(try await call("PUT", key, body: Array("hello object".utf8)).status == 200)
             #expect(try await call("GET", key) == (200, "hello object"))
             #expect(try await call("GET", key, range: "bytes=0-4") == (206, "hello"))

@@ -23,9 +23,13 @@ import Testing
         return Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
     }
 
+    /// A replica that refused stays marked down for a minute: longer than any test here, however loaded the machine
+    /// (with the default two seconds, a slow machine saw the second request try the replica again: 502, not 503).
     func gateway(catalog: String) async throws -> some ApplicationProtocol {
         try await buildGatewayApplication(
-            config: TestConfig.base(["CATALOG_URLS": catalog, "PATRON_URLS": "http://127.0.0.1:1", "GATEWAY_PORT": "0"])
+            config: TestConfig.base([
+                "CATALOG_URLS": catalog, "PATRON_URLS": "http://127.0.0.1:1", "GATEWAY_PORT": "0", "REPLICA_DOWN_FOR": "60",
+            ])
         )
     }
 

@@ -11,7 +11,7 @@ struct CatalogDependencies: Sendable {
     let settings: CatalogSettings
     let logger: Logger
     let postgres: PostgresClient
-    let blobs: DirectoryBlobStore
+    let blobs: any BlobStore
     let books: BookPostgresRepository
     let ingester: Ingester
     let patron: InternalClient
@@ -25,7 +25,19 @@ struct CatalogDependencies: Sendable {
             configuration: try DatabaseURL.configuration(settings.databaseURL, pool: settings.databasePool),
             backgroundLogger: logger
         )
-        blobs = try DirectoryBlobStore(root: settings.blobDirectory)
+        let folder = try DirectoryBlobStore(root: settings.blobDirectory)
+        if let location = settings.objectStorage {
+            blobs = S3BlobStore(
+                client: S3Client(location: location),
+                cache: folder,
+                cacheMaxBytes: settings.blobCacheMaxBytes,
+                redirects: settings.blobRedirects,
+                redirectLifetime: settings.blobRedirectLifetime,
+                logger: logger
+            )
+        } else {
+            blobs = folder
+        }
         books = BookPostgresRepository(client: postgres)
         ingester = Ingester(client: postgres, blobs: blobs, books: books)
         token = ServiceToken(
@@ -69,6 +81,7 @@ public func buildCatalogApplication(config: ServiceConfig) async throws -> some 
     app.beforeServerStarts {
         try await catalogSchema.apply(client: parts.postgres, logger: parts.logger)
         schema.markReady()
+        if let objects = parts.blobs as? S3BlobStore { objects.probeInBackground() }
     }
     return app
 }

@@ -16,7 +16,16 @@ struct CatalogSettings: Sendable {
     /// `JWT_SECRET` (and `JWT_PREVIOUS_SECRET`): the key of the gateway's signature on the patron it vouches for.
     var jwtSecret: String
     var jwtPreviousSecret: String?
+    /// `BLOB_DIR`: the blobs themselves, or with object storage (`BLOB_STORE`) this replica's local copies of them.
     var blobDirectory: URL
+    /// `BLOB_STORE=s3://bucket/prefix` and `S3_*`; nil for the local folder.
+    var objectStorage: S3Location?
+    /// `BLOB_CACHE_MAX_BYTES`: how much of the object storage's blobs a replica keeps on its disk.
+    var blobCacheMaxBytes: Int
+    /// `BLOB_REDIRECT=presigned`: downloads (`/fulfill`) answered with a short-lived presigned URL of the object.
+    var blobRedirects: Bool
+    /// `BLOB_REDIRECT_TTL`: how long such a URL works.
+    var blobRedirectLifetime: Int
     var blobSweepInterval: TimeInterval
     var blobTemporaryMaxAge: TimeInterval
     var maxIngestBytes: Int
@@ -36,6 +45,19 @@ struct CatalogSettings: Sendable {
         jwtSecret = try config.secret("JWT_SECRET")
         jwtPreviousSecret = config.string("JWT_PREVIOUS_SECRET")
         blobDirectory = URL(fileURLWithPath: config.string("BLOB_DIR", default: ".data/blobs"))
+        objectStorage = try S3Location.configured(config)
+        blobCacheMaxBytes = try config.int("BLOB_CACHE_MAX_BYTES", default: 2 << 30)
+        switch config.string("BLOB_REDIRECT", default: "none") {
+        case "none": blobRedirects = false
+        case "presigned":
+            guard objectStorage != nil else { throw ServiceConfig.Invalid(description: "BLOB_REDIRECT=presigned needs BLOB_STORE=s3://…") }
+            blobRedirects = true
+        default: throw ServiceConfig.Invalid(description: "BLOB_REDIRECT must be none or presigned")
+        }
+        blobRedirectLifetime = Int(try config.duration("BLOB_REDIRECT_TTL", default: 300))
+        guard (1...604_800).contains(blobRedirectLifetime) else {
+            throw ServiceConfig.Invalid(description: "BLOB_REDIRECT_TTL must be between 1 second and 7 days")
+        }
         blobSweepInterval = try config.duration("BLOB_SWEEP_INTERVAL", default: 3600)
         blobTemporaryMaxAge = try config.duration("BLOB_TEMP_MAX_AGE", default: 3600)
         maxIngestBytes = try config.int("INGEST_MAX_BYTES", default: 200 << 20)

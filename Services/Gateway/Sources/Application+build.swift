@@ -75,7 +75,8 @@ public func buildGatewayApplication(
                 capacityBytes: settings.heldFilesBytes,
                 maxEntries: 10_000,
                 now: cacheClock
-            )
+            ),
+            firstFetches: FirstFetches(patience: .milliseconds(Int(settings.heldFileWait * 1000)))
         )
         PersonalPagesMiddleware(
             catalog: catalog,

@@ -22,6 +22,8 @@ struct GatewaySettings: Sendable {
     var sharedVerdictLifetime: TimeInterval
     var edgeCacheBytes: Int
     var heldFilesBytes: Int
+    /// `HELD_FILE_WAIT`: how long a download waits for another request's first fetch of the same file.
+    var heldFileWait: TimeInterval
     var trustedProxies: TrustedProxies
     /// How long a response's write may wait for the client before the connection is closed.
     var streamIdleTimeout: TimeInterval
@@ -44,6 +46,7 @@ struct GatewaySettings: Sendable {
         sharedVerdictLifetime = try config.duration("SHARED_PAGE_VERDICT_TTL", default: 1)
         edgeCacheBytes = try config.int("EDGE_CACHE_BYTES", default: 64 << 20)
         heldFilesBytes = try config.int("HELD_FILES_BYTES", default: 256 << 20)
+        heldFileWait = try config.duration("HELD_FILE_WAIT", default: 5)
         streamIdleTimeout = try config.duration("STREAM_IDLE_TIMEOUT", default: 60)
         do {
             trustedProxies = try TrustedProxies(parsing: config.string("TRUSTED_PROXIES"), header: config.string("TRUSTED_PROXY_HEADER"))

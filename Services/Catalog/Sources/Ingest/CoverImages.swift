@@ -75,16 +75,16 @@ struct CoverImages: Sendable {
 
     private static func columns(cover: Data, type: String, source: CoverSource, thumbnail: CoverThumbnail?) -> StoredImages {
         StoredImages(
-            coverSHA256: DirectoryBlobStore.sha256(of: cover),
+            coverSHA256: BlobHash.of(cover),
             coverType: type,
             coverSource: source,
-            thumbnailSHA256: thumbnail.map { DirectoryBlobStore.sha256(of: $0.data) },
+            thumbnailSHA256: thumbnail.map { BlobHash.of($0.data) },
             thumbnailType: thumbnail?.type
         )
     }
 
-    func write(to blobs: any BlobStore) throws {
-        _ = try blobs.put(cover)
-        if let thumbnail { _ = try blobs.put(thumbnail.data) }
+    func write(to blobs: any BlobStore) async throws {
+        _ = try await blobs.put(cover)
+        if let thumbnail { _ = try await blobs.put(thumbnail.data) }
     }
 }

@@ -25,10 +25,10 @@ struct Ingester: Sendable {
     func ingest(file: URL, options: Options, logger: Logger) async throws -> IngestResult {
         // Hashing, parsing and drawing covers take tens of milliseconds of CPU and file reads: on NIO's thread pool,
         // not on one of Swift's cooperative threads (two on a two-core machine), which every request shares.
-        let sha = try await NIOThreadPool.singleton.runIfActive { try DirectoryBlobStore.sha256(of: file) }
+        let sha = try await NIOThreadPool.singleton.runIfActive { try BlobHash.of(file: file) }
         if let existing = try await books.detail(epubSHA256: sha, logger: logger) {
             // The same file again writes its blob again if the stored one was found damaged and set aside.
-            _ = try blobs.put(file: file)
+            _ = try await blobs.put(file: file)
             return IngestResult(outcome: .unchanged, book: existing)
         }
         let (parsed, covers) = try await NIOThreadPool.singleton.runIfActive { [self] in
@@ -49,8 +49,8 @@ struct Ingester: Sendable {
             options: options,
             logger: logger
         ) {
-            _ = try blobs.put(file: file)
-            try covers?.write(to: blobs)
+            _ = try await blobs.put(file: file)
+            try await covers?.write(to: blobs)
         }
         logger.info("Book ingested", metadata: ["book.id": "\(id)", "outcome": "\(outcome.rawValue)", "title": "\(parsed.title)"])
         guard let detail = try await books.detail(id: id, logger: logger) else { throw CancellationError() }
@@ -87,7 +87,7 @@ struct Ingester: Sendable {
                 hashes: covers.hashes,
                 onlyIfMissing: false,
                 logger: logger,
-                writeBlobs: { try covers.write(to: blobs) }
+                writeBlobs: { try await covers.write(to: blobs) }
             )
         else { throw UnknownBook(id: id) }
         logger.info("Cover replaced", metadata: ["book.id": "\(id)"])
@@ -112,7 +112,7 @@ struct Ingester: Sendable {
                     hashes: covers.hashes,
                     onlyIfMissing: true,
                     logger: logger,
-                    writeBlobs: { try covers.write(to: blobs) }
+                    writeBlobs: { try await covers.write(to: blobs) }
                 ) {
                     done += 1
                 }

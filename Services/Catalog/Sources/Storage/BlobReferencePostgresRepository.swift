@@ -37,7 +37,7 @@ struct BlobReferencePostgresRepository: Sendable {
     }
 
     /// Runs `remove` when the blob is still unused, under its exclusive lock; skips a blob an ingest holds.
-    func removeIfUnreferenced(_ hash: String, logger: Logger, remove: @Sendable () -> Void) async throws -> Bool {
+    func removeIfUnreferenced(_ hash: String, logger: Logger, remove: @Sendable () async throws -> Void) async throws -> Bool {
         try await client.transaction(logger: logger) { connection in
             let locked = try await connection.query("SELECT pg_try_advisory_xact_lock(\(Self.lockSpace), hashtext(\(hash)))", logger: logger)
             var acquired = false
@@ -48,7 +48,7 @@ struct BlobReferencePostgresRepository: Sendable {
                 logger: logger
             )
             for try await _ in used { return false }
-            remove()
+            try await remove()
             return true
         }
     }

@@ -199,7 +199,7 @@ struct BookPostgresRepository: Sendable {
         images: StoredImages,
         options: Ingester.Options,
         logger: Logger,
-        writeBlobs: @escaping @Sendable () throws -> Void
+        writeBlobs: @escaping @Sendable () async throws -> Void
     ) async throws -> (UUID, IngestResult.Outcome) {
         func json<T: Encodable>(_ value: T) throws -> String { String(decoding: try WireFormat.encode(value), as: UTF8.self) }
         let authors = book.authors.map(\.name)
@@ -217,7 +217,7 @@ struct BookPostgresRepository: Sendable {
                 let hashes = [epubSHA256] + [images.coverSHA256, images.thumbnailSHA256].compactMap { $0 }
                 let coverSource = images.coverSource?.rawValue
                 try await BlobReferencePostgresRepository.lockShared(hashes, on: connection, logger: logger)
-                try writeBlobs()
+                try await writeBlobs()
                 if !options.replace, let isbn = book.isbn {
                     let existing = try await connection.query("SELECT id FROM books WHERE isbn = \(isbn)", logger: logger)
                     for try await id in existing.decode(UUID.self) { throw IngestConflict(isbn: isbn, existing: id) }
@@ -295,7 +295,7 @@ struct BookPostgresRepository: Sendable {
         hashes: [String],
         onlyIfMissing: Bool,
         logger: Logger,
-        writeBlobs: @escaping @Sendable () throws -> Void
+        writeBlobs: @escaping @Sendable () async throws -> Void
     ) async throws -> Bool {
         try await client.transaction(logger: logger) { connection in
             var found = false
@@ -306,7 +306,7 @@ struct BookPostgresRepository: Sendable {
             for try await _ in locked { found = true }
             guard found else { return false }
             try await BlobReferencePostgresRepository.lockShared(hashes, on: connection, logger: logger)
-            try writeBlobs()
+            try await writeBlobs()
             try await connection.query(
                 """
                 UPDATE books SET cover_sha256 = \(images.coverSHA256), cover_type = \(images.coverType), cover_source = \(images.coverSource?.rawValue),

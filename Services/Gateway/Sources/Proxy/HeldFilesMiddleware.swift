@@ -5,7 +5,7 @@ import Shared
 /// A book's EPUB (`/books/{id}/fulfill`) from the copy this gateway holds, once catalog allowed the download (304 to
 /// the copy's ETag): catalog still decides every download, and the file does not cross the hop again. Otherwise
 /// catalog's own answer: the file, sent on as it arrives and kept for the next download, or a refusal. Concurrent
-/// first downloads of one file wait (up to 5 s, `FirstFetches`) for that one copy. Range and conditional requests go
+/// first downloads of one file wait (up to `HELD_FILE_WAIT`, `FirstFetches`) for that one copy. Range and conditional requests go
 /// to catalog as they are.
 struct HeldFilesMiddleware: RouterMiddleware {
     typealias Context = GatewayContext
@@ -14,7 +14,7 @@ struct HeldFilesMiddleware: RouterMiddleware {
     let sender: UpstreamSender
     /// Copies of the EPUBs patrons downloaded, by path.
     let heldFiles: ResponseCache
-    let firstFetches = FirstFetches()
+    let firstFetches: FirstFetches
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard let call = context.upstreamCall, call.upstream === catalog, heldFiles.isEnabled, request.method == .get,
