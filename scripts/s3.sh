@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # An S3-compatible server for tests: OpenStack Swift with its s3api middleware, single node on loopback, from Debian's
 # packages (installed when missing). Access key `test:tester`, secret `testing`, region us-east-1, path-style.
-#   scripts/s3.sh start <dir> <port>   # the S3 endpoint on 127.0.0.1:<port>; account, container and object servers on the
-#                                      # next three ports; everything (configuration, rings, data, logs) under <dir>
+#   scripts/s3.sh start <dir> <port> [bucket...]
+#                                      # the S3 endpoint on 127.0.0.1:<port>; account, container and object servers on the
+#                                      # next three ports; everything (configuration, rings, data, logs) under <dir>; the
+#                                      # buckets named are created (through Swift's own API: a bucket is a container)
 #   scripts/s3.sh stop <dir>
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -106,10 +108,44 @@ for kind in account container object proxy; do
     setsid env --default-signal "swift-$kind-server" "$dir/etc/$kind-server.conf" > "$dir/log/$kind.log" 2>&1 &
     echo $! > "$dir/run/$kind.pid"
 done
+ready=0
 for _ in $(seq 1 300); do
-    if curl -fsS "http://127.0.0.1:$port/healthcheck" > /dev/null 2>&1; then exit 0; fi
+    if curl -fsS "http://127.0.0.1:$port/healthcheck" > /dev/null 2>&1; then ready=1; break; fi
     sleep 0.2
 done
+if [ "$ready" -eq 1 ]; then
+    # Swift's internal client, past authentication (tempauth's tokens would need memcached): a bucket is a container of
+    # the tester's account, AUTH_test.
+    cat > "$dir/etc/internal-client.conf" <<CONF
+[DEFAULT]
+swift_dir = $dir/etc
+[pipeline:main]
+pipeline = catch_errors proxy-logging proxy-server
+[app:proxy-server]
+use = egg:swift#proxy
+account_autocreate = true
+[filter:catch_errors]
+use = egg:swift#catch_errors
+[filter:proxy-logging]
+use = egg:swift#proxy_logging
+CONF
+    if [ "$#" -gt 3 ]; then
+        /usr/bin/python3 - "$dir/etc/internal-client.conf" "${@:4}" <<'PY' || { echo "the buckets could not be created" >&2; exit 1; }
+import sys, time
+from swift.common.internal_client import InternalClient
+client = InternalClient(sys.argv[1], "bookmobile-test", 3)
+for bucket in sys.argv[2:]:
+    for attempt in range(50):
+        try:
+            client.create_container("AUTH_test", bucket)
+            break
+        except Exception:
+            if attempt == 49: raise
+            time.sleep(0.2)
+PY
+    fi
+    exit 0
+fi
 echo "Swift did not answer on 127.0.0.1:$port; its logs are in $dir/log" >&2
 tail -20 "$dir"/log/*.log >&2
 exit 1

@@ -28,8 +28,8 @@ import Testing
         case .folder:
             try await body(local) { hash in try Data("damaged".utf8).write(to: local.url(for: hash)) }
         case .objectStorage:
-            try await ObjectStorageServer.run { host in
-                let store = try await objectStore(host: host, cache: local)
+            try await ObjectStorageServer.run(buckets: ["books"]) { host in
+                let store = try objectStore(host: host, cache: local)
                 try await body(store) { hash in
                     let bytes = ByteBuffer(string: "damaged")
                     try await store.client.put(store.key(hash), body: bytes, sha256: BlobHash.of(Data(buffer: bytes)), logger: logger)
@@ -39,8 +39,7 @@ import Testing
         }
     }
 
-    static func objectStore(host: String, cache: DirectoryBlobStore, bucket: String = "books", redirects: Bool = false) async throws -> S3BlobStore {
-        try await SigV4SignerSwiftTests.makeBucket(bucket, host: host)
+    static func objectStore(host: String, cache: DirectoryBlobStore, bucket: String = "books", redirects: Bool = false) throws -> S3BlobStore {
         let location = try #require(
             try S3Location.configured(ServiceConfig(environment: [:], overrides: ObjectStorageServer.catalogSettings(host: host, bucket: bucket)))
         )
@@ -154,11 +153,11 @@ import Testing
     }
 
     @Test func aBucketThatCannotBeUsedIsSaidClearlyAndAnswersA503() async throws {
-        try await ObjectStorageServer.run { host in
+        try await ObjectStorageServer.run(buckets: ["books"]) { host in
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("blob-store-\(UUID().uuidString)")
             defer { try? FileManager.default.removeItem(at: folder) }
             let cache = try DirectoryBlobStore(root: folder)
-            let good = try await Self.objectStore(host: host, cache: cache)
+            let good = try Self.objectStore(host: host, cache: cache)
             try await good.probe()
 
             var missing = good.client.location

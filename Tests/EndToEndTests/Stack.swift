@@ -133,7 +133,11 @@ final class Stack: @unchecked Sendable {
     func launch(_ service: Service) throws {
         let executable = service == .secondCatalog ? "catalog" : service.rawValue
         var environment = self.environment
-        if service == .secondCatalog { environment["CATALOG_PORT"] = "\(ports[.secondCatalog]!)" }
+        if service == .secondCatalog {
+            environment["CATALOG_PORT"] = "\(ports[.secondCatalog]!)"
+            // With object storage, each replica has a folder of its own, as on separate nodes.
+            if environment["BLOB_STORE"] != nil { environment["BLOB_DIR"] = workDir.appendingPathComponent("blobs-2").path }
+        }
         let child = try ChildProcess(
             Self.binDirectory.appendingPathComponent(executable).path,
             executable == "catalog" ? ["serve"] : [],

@@ -11,8 +11,8 @@ public enum ObjectStorageServer {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     /// Swift on four ports picked at random, under a folder of its own (`bookmobile-s3-…`, which `make test` cleans up
-    /// after a crash), given to `body` as `host:port`; stopped when `body` ends.
-    public static func run(_ body: (String) async throws -> Void) async throws {
+    /// after a crash), with `buckets` created, given to `body` as `host:port`; stopped when `body` ends.
+    public static func run(buckets: [String] = [], _ body: (String) async throws -> Void) async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bookmobile-s3-\(UUID().uuidString)").path
         let script = root.appendingPathComponent("scripts/s3.sh").path
         var started: (status: Int32, output: Data) = (1, Data())
@@ -20,7 +20,7 @@ public enum ObjectStorageServer {
         // A port taken between the pick and the bind: another pick.
         for _ in 0..<3 where started.status != 0 {
             port = 30_000 + Int.random(in: 0..<500) * 4
-            started = try await ChildProcess.run([script, "start", folder, String(port)])
+            started = try await ChildProcess.run([script, "start", folder, String(port)] + buckets)
         }
         func stop() async {
             _ = try? await ChildProcess.run([script, "stop", folder])
