@@ -98,6 +98,9 @@ GATEWAY_PUBLISH=127.0.0.1:$port
 PUBLIC_URL=http://127.0.0.1:$port
 ENV
 compose=(docker compose --project-name "$project" --project-directory . -f docker-compose.yml --env-file "$work/.env")
+# The object-storage variant (MinIO beside the stack) needs an image registry to run; here it is only checked to be a
+# valid Compose file over the main one.
+MINIO_ROOT_USER=bookmobile MINIO_ROOT_PASSWORD=$(secret) "${compose[@]}" -f deploy/compose.object-storage.yml config --quiet
 "${compose[@]}" up --detach --wait --wait-timeout 300 --no-build --pull never
 "${compose[@]}" ps --format 'table {{.Service}}\t{{.Status}}'
 

@@ -180,4 +180,27 @@ import Testing
             #expect(down?.status == 503 && down?.detail?.contains("did not reach the store") == true)
         }
     }
+
+    /// `catalog migrate-blobs`: a folder's blobs into the bucket; a damaged one counted and left; a second run sends
+    /// nothing again.
+    @Test func migrateBlobsCopiesAFolderIntoTheBucketAndIsSafeToRepeat() async throws {
+        try await ObjectStorageServer.run(buckets: ["books"]) { host in
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("blob-store-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let local = try DirectoryBlobStore(root: folder)
+            var hashes: Set<String> = []
+            for seed in 1...3 { hashes.insert(try await local.put(Self.bytes(20_000 * seed, seed: UInt32(seed))).sha256) }
+            let damaged = try await local.put(Self.bytes(1_000, seed: 99)).sha256
+            try Data("torn".utf8).write(to: local.url(for: damaged))
+
+            let config = TestConfig.base(ObjectStorageServer.catalogSettings(host: host, bucket: "books").merging(["BLOB_DIR": folder.path]) { $1 })
+            #expect(try await BlobMigration.run(config: config) == .init(copied: 3, alreadyThere: 0, damaged: 1))
+            #expect(try await BlobMigration.run(config: config) == .init(copied: 0, alreadyThere: 3, damaged: 0), "the damaged blob was set aside")
+            let objects = try Self.objectStore(host: host, cache: try DirectoryBlobStore(root: folder.appendingPathComponent("check")))
+            var listed: Set<String> = []
+            try await objects.forEachStoredBatch { listed.formUnion($0) }
+            #expect(listed == hashes)
+            for hash in hashes { _ = try await objects.verified(hash) }
+        }
+    }
 }

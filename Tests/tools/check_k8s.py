@@ -10,7 +10,7 @@ import kubernetes_validate
 import yaml
 
 KUBERNETES_VERSION = "1.30.0"
-SECRETS = {"SERVICE_TOKEN", "JWT_SECRET", "ADMIN_TOKEN", "CATALOG_DATABASE_URL", "PATRON_DATABASE_URL"}
+SECRETS = {"SERVICE_TOKEN", "JWT_SECRET", "ADMIN_TOKEN", "CATALOG_DATABASE_URL", "PATRON_DATABASE_URL", "S3_ACCESS_KEY_ID", "S3_SECRET_ACCESS_KEY"}
 
 
 def main(path):
@@ -50,6 +50,12 @@ def main(path):
         leaked = SECRETS & set(config.get("data", {}))
         if leaked:
             problems.append(f"ConfigMap/{config['metadata']['name']} holds secrets: {sorted(leaked)}")
+    # Blobs live in object storage: no replica needs a disk shared with another.
+    for claim in by_kind.get("PersistentVolumeClaim", []):
+        if "ReadWriteMany" in claim["spec"].get("accessModes", []):
+            problems.append(f"PersistentVolumeClaim/{claim['metadata']['name']} is ReadWriteMany: catalog's blobs belong in object storage")
+    if "BLOB_STORE" not in {key for config in by_kind.get("ConfigMap", []) for key in config.get("data", {})}:
+        problems.append("no BLOB_STORE in the ConfigMap: catalog's blobs belong in object storage")
     if not by_kind.get("Ingress"):
         problems.append("no Ingress for the gateway")
     policies = {p["spec"]["podSelector"].get("matchLabels", {}).get("app") for p in by_kind.get("NetworkPolicy", [])}

@@ -5,13 +5,14 @@ import ServiceSupport
 
 /// `catalog serve` (the default) runs the service; `catalog ingest PATH...` ingests EPUB files in bulk;
 /// `catalog generate-covers` draws covers for books ingested without one before covers were generated;
-/// `catalog reread-metadata` reads stored EPUBs again for what a newer reader derives.
+/// `catalog reread-metadata` reads stored EPUBs again for what a newer reader derives; `catalog migrate-blobs` copies
+/// the blobs of a local folder into object storage.
 @main
 struct CatalogCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "catalog",
         abstract: "Bookmobile catalog service",
-        subcommands: [Serve.self, Ingest.self, GenerateCovers.self, RereadMetadata.self],
+        subcommands: [Serve.self, Ingest.self, GenerateCovers.self, RereadMetadata.self, MigrateBlobs.self],
         defaultSubcommand: Serve.self
     )
 
@@ -66,6 +67,22 @@ struct CatalogCommand: AsyncParsableCommand {
 
         func run() async throws {
             _ = try await MetadataReread.run(config: ServiceConfig())
+        }
+    }
+
+    struct MigrateBlobs: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "migrate-blobs",
+            abstract: "Copy every blob of a local folder into the object storage BLOB_STORE names (safe to run again)."
+        )
+
+        @Option(help: "The folder the blobs are in (default: BLOB_DIR)") var from: String?
+        @Option(help: "Blobs sent at once") var concurrency = 4
+
+        func run() async throws {
+            let summary = try await BlobMigration.run(config: ServiceConfig(), from: from, concurrency: concurrency)
+            print("copied \(summary.copied) blobs, \(summary.alreadyThere) already there, \(summary.damaged) damaged (not copied)")
+            if summary.damaged > 0 { throw ExitCode(1) }
         }
     }
 }

@@ -36,9 +36,11 @@ struct S3Location: Sendable {
                 guard let parsed = Self.endpoint($0) else { throw ServiceConfig.Invalid(description: "S3_PUBLIC_ENDPOINT must be an http(s) URL") }
                 return parsed
             } ?? (scheme, host)
-        guard let keyID = config.string("S3_ACCESS_KEY_ID"), let secret = config.string("S3_SECRET_ACCESS_KEY") else {
+        guard let keyID = config.string("S3_ACCESS_KEY_ID"), config.string("S3_SECRET_ACCESS_KEY") != nil else {
             throw ServiceConfig.Invalid(description: "BLOB_STORE=s3://… needs S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY")
         }
+        // A published placeholder (deploy/k8s's `change-me`) is refused as the other secrets are.
+        let secret = try config.secret("S3_SECRET_ACCESS_KEY")
         return S3Location(
             bucket: bucket,
             prefix: path.dropFirst().joined(separator: "/"),
