@@ -12,6 +12,7 @@ import json
 import os
 import pathlib
 import platform
+import random
 import re
 import shutil
 import socket
@@ -37,6 +38,19 @@ def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def free_port_block(count):
+    """The first of `count` consecutive free ports below the ephemeral range."""
+    while True:
+        first = random.randrange(30000, 32000 - count)
+        try:
+            for port in range(first, first + count):
+                with socket.socket() as s:
+                    s.bind(("127.0.0.1", port))
+            return first
+        except OSError:
+            continue
 
 
 def psql(port, database, sql):
@@ -162,6 +176,22 @@ class Stack:
         # minutes (catalog's log says which it applies).
         wait_for(lambda: http("GET", self.gateway + "/health/ready")[0] == 200, 1800, "the stack to be ready")
 
+    def start_object_storage(self):
+        """Swift's S3 API on loopback with a bucket `bench`; the seeded folder copied in; catalog's copies start empty."""
+        folder, port = self.work / "s3", free_port_block(4)
+        subprocess.run([ROOT / "scripts/s3.sh", "start", folder, str(port), "bench"], check=True)
+        self.object_storage = folder
+        copies = self.work / "blob-copies"
+        shutil.rmtree(copies, ignore_errors=True)
+        self.env.update(BLOB_STORE="s3://bench/blobs", S3_ENDPOINT=f"http://127.0.0.1:{port}", S3_PATH_STYLE="true",
+                        S3_ACCESS_KEY_ID="test:tester", S3_SECRET_ACCESS_KEY="testing", S3_REGION="us-east-1")
+        log("copying the seeded blobs into object storage (`catalog migrate-blobs`)")
+        started = time.time()
+        result = subprocess.run([self.bin / "catalog", "migrate-blobs", "--from", self.work / "blobs", "--concurrency", "8"],
+                                env=self.env, check=True, capture_output=True, text=True)
+        log(f"{result.stdout.strip()} in {time.time() - started:.1f} s")
+        self.env.update(BLOB_DIR=str(copies))
+
     def stop(self):
         for process in self.processes.values():
             process.terminate()
@@ -173,6 +203,8 @@ class Stack:
                 process.kill()
                 process.wait()
         subprocess.run([ROOT / "scripts/postgres.sh", "stop", self.work / "pg"], check=False)
+        if getattr(self, "object_storage", None):
+            subprocess.run([ROOT / "scripts/s3.sh", "stop", self.object_storage], check=False)
 
 
 def seed(stack, args):
@@ -327,6 +359,9 @@ def main():
                         help="turn the gateway's and catalog's caches off (EDGE_CACHE_TTL=0, FEED_CACHE_TTL=0): every page computed")
     parser.add_argument("--only", metavar="REGEX",
                         help="run only the scenarios whose names match (nginx always); prints the table, writes no file")
+    parser.add_argument("--blobs", choices=["folder", "s3"], default="folder",
+                        help="where catalog keeps blobs: its folder, or S3-compatible object storage (OpenStack Swift on loopback, "
+                             "scripts/s3.sh; the seeded folder is copied in with `catalog migrate-blobs`, each replica's copies start empty)")
     parser.add_argument("--database-over-tcp", action="store_true",
                         help="the services reach PostgreSQL over TCP (127.0.0.1), not its Unix socket")
     args = parser.parse_args()
@@ -354,6 +389,8 @@ def main():
             seeded.write_text(json.dumps(ingest))
         if args.cold:
             stack.env.update(EDGE_CACHE_TTL="0", FEED_CACHE_TTL="0")
+        if args.blobs == "s3":
+            stack.start_object_storage()
         stack.start_services()
         gw = stack.gateway
         if "more" not in ingest:
@@ -414,6 +451,12 @@ def main():
                 log(f"{name} pid {process.pid}")
             while True:
                 time.sleep(3600)
+        if args.blobs == "s3":
+            # The first download of the 1 MB EPUB fetches it from object storage into catalog's copies; the next is read there.
+            for attempt in ("first (fetched from object storage)", "second (catalog's copy)"):
+                started = time.time()
+                status, _ = http("GET", f"{gw}/books/{big}/fulfill", {"Authorization": f"Bearer {token}", "Cache-Control": "no-cache"})
+                log(f"{attempt} download of the 1 MB EPUB: {status} in {(time.time() - started) * 1000:.0f} ms")
         row = psql(stack.pg_port, "catalog",
                    "SELECT id, title, authors[1], isbn FROM books WHERE isbn IS NOT NULL AND epub_size < 500000 ORDER BY id LIMIT 1").split("|")
         book, title, author, isbn = row
@@ -530,6 +573,11 @@ def main():
             logins = login_timings(stack)
         rss = {name: peak_rss_mb(process.pid) for name, process in stack.processes.items()}
 
+        for name, path in [("cover", f"/books/{book}/cover"), ("cover thumbnail", f"/books/{book}/cover?size=thumbnail")]:
+            if wanted(name):
+                log(f"wrk: {name}")
+                results[name] = wrk(gw + path, args.duration, ["Cache-Control: no-cache"])
+                time.sleep(2)
         _, lane_bytes = http("GET", gw + "/opds/lanes/new?size=50")
         _, epub_bytes = http("GET", f"{gw}/books/{big}/fulfill", {"Authorization": f"Bearer {token}"})
         log("nginx ceiling")
@@ -670,7 +718,7 @@ def report(args, ingest, results, ceiling, rss, lane_size, epub_size, logins, up
     if not args.only:
         (ROOT / "Benchmarks/results/latest.json").write_text(json.dumps(data, indent=2) + "\n")
     lines = [f"\n## Run of {date}, commit {commit}\n",
-             f"Machine: {machine}. Catalog of {args.books} books{'; caches off (EDGE_CACHE_TTL=0, FEED_CACHE_TTL=0): every page computed' if args.cold else ''}; wrk with {CONNECTIONS} connections, 2 threads, "
+             f"Machine: {machine}. Catalog of {args.books} books{'; blobs in object storage (Swift s3api on loopback)' if args.blobs == 's3' else ''}{'; caches off (EDGE_CACHE_TTL=0, FEED_CACHE_TTL=0): every page computed' if args.cold else ''}; wrk with {CONNECTIONS} connections, 2 threads, "
              f"{args.duration} s per scenario after {WARMUP_SECONDS} s of the same load not measured (none for borrow/return and login, nor for random words with the caches on); release build; PostgreSQL 15 with default durability, reached through its {'TCP port' if args.database_over_tcp else 'Unix socket'}.\n",
              "| scenario | requests/s | p50 ms | p99 ms | non-2xx | ratio to nginx |", "|---|---:|---:|---:|---:|---:|"]
     for name, r in results.items():
