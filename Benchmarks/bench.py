@@ -128,6 +128,7 @@ class Stack:
 
     def __init__(self, work, binary, database_over_tcp=False):
         self.work, self.bin = work, pathlib.Path(binary)
+        self.database_over_tcp = database_over_tcp
         self.pg_port = free_port()
         self.ports = {name: free_port() for name in ("gateway", "catalog", "patron")}
         self.gateway = f"http://127.0.0.1:{self.ports['gateway']}"
@@ -176,6 +177,20 @@ class Stack:
         # minutes (catalog's log says which it applies).
         wait_for(lambda: http("GET", self.gateway + "/health/ready")[0] == 200, 1800, "the stack to be ready")
 
+    def start_read_replica(self):
+        """A streaming replica of the catalog's cluster, copied afresh (a kept one may miss log the primary recycled)."""
+        folder = self.work / "pg-replica"
+        subprocess.run([ROOT / "scripts/postgres.sh", "stop", folder], check=False)
+        shutil.rmtree(folder, ignore_errors=True)
+        port = free_port()
+        log("copying the cluster into a streaming replica (pg_basebackup -R)")
+        memory_mb = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2**20
+        env = dict(os.environ, PG_SHARED_BUFFERS=f"{min(memory_mb // 8, 2048)}MB")
+        subprocess.run([ROOT / "scripts/postgres.sh", "replica", str(self.pg_port), folder, str(port)], check=True, env=env)
+        self.read_replica = folder
+        over = "" if self.database_over_tcp else f"?host={folder / 'socket'}"
+        self.env.update(CATALOG_READ_DATABASE_URLS=f"postgres://postgres@127.0.0.1:{port}/catalog{over}")
+
     def start_object_storage(self):
         """Swift's S3 API on loopback with a bucket `bench`; the seeded folder copied in; catalog's copies start empty."""
         folder, port = self.work / "s3", free_port_block(4)
@@ -203,6 +218,8 @@ class Stack:
                 process.kill()
                 process.wait()
         subprocess.run([ROOT / "scripts/postgres.sh", "stop", self.work / "pg"], check=False)
+        if getattr(self, "read_replica", None):
+            subprocess.run([ROOT / "scripts/postgres.sh", "stop", self.read_replica], check=False)
         if getattr(self, "object_storage", None):
             subprocess.run([ROOT / "scripts/s3.sh", "stop", self.object_storage], check=False)
 
@@ -362,6 +379,8 @@ def main():
     parser.add_argument("--blobs", choices=["folder", "s3"], default="folder",
                         help="where catalog keeps blobs: its folder, or S3-compatible object storage (OpenStack Swift on loopback, "
                              "scripts/s3.sh; the seeded folder is copied in with `catalog migrate-blobs`, each replica's copies start empty)")
+    parser.add_argument("--read-replica", action="store_true",
+                        help="catalog reads feeds and search from a PostgreSQL streaming replica (pg_basebackup -R, made afresh each run)")
     parser.add_argument("--database-over-tcp", action="store_true",
                         help="the services reach PostgreSQL over TCP (127.0.0.1), not its Unix socket")
     args = parser.parse_args()
@@ -391,6 +410,8 @@ def main():
             stack.env.update(EDGE_CACHE_TTL="0", FEED_CACHE_TTL="0")
         if args.blobs == "s3":
             stack.start_object_storage()
+        if args.read_replica:
+            stack.start_read_replica()
         stack.start_services()
         gw = stack.gateway
         if "more" not in ingest:
@@ -718,7 +739,7 @@ def report(args, ingest, results, ceiling, rss, lane_size, epub_size, logins, up
     if not args.only:
         (ROOT / "Benchmarks/results/latest.json").write_text(json.dumps(data, indent=2) + "\n")
     lines = [f"\n## Run of {date}, commit {commit}\n",
-             f"Machine: {machine}. Catalog of {args.books} books{'; blobs in object storage (Swift s3api on loopback)' if args.blobs == 's3' else ''}{'; caches off (EDGE_CACHE_TTL=0, FEED_CACHE_TTL=0): every page computed' if args.cold else ''}; wrk with {CONNECTIONS} connections, 2 threads, "
+             f"Machine: {machine}. Catalog of {args.books} books{'; blobs in object storage (Swift s3api on loopback)' if args.blobs == 's3' else ''}{'; catalog reading from a streaming replica on the same machine' if args.read_replica else ''}{'; caches off (EDGE_CACHE_TTL=0, FEED_CACHE_TTL=0): every page computed' if args.cold else ''}; wrk with {CONNECTIONS} connections, 2 threads, "
              f"{args.duration} s per scenario after {WARMUP_SECONDS} s of the same load not measured (none for borrow/return and login, nor for random words with the caches on); release build; PostgreSQL 15 with default durability, reached through its {'TCP port' if args.database_over_tcp else 'Unix socket'}.\n",
              "| scenario | requests/s | p50 ms | p99 ms | non-2xx | ratio to nginx |", "|---|---:|---:|---:|---:|---:|"]
     for name, r in results.items():

@@ -2,6 +2,7 @@
 # PostgreSQL helpers for make run / make test.
 #   scripts/postgres.sh ensure-installed
 #   scripts/postgres.sh start DATADIR PORT     (initdb on first use; runs as the postgres user when root)
+#   scripts/postgres.sh replica PRIMARY_PORT DATADIR PORT   (a streaming replica of the server on PRIMARY_PORT)
 #   scripts/postgres.sh stop DATADIR
 set -euo pipefail
 
@@ -58,6 +59,19 @@ start() {
     -o "-c listen_addresses=127.0.0.1 -p $port -k $sock -c max_connections=${PG_MAX_CONNECTIONS:-300} ${extra[*]}" start >/dev/null
 }
 
+# A streaming replica of the server on PRIMARY_PORT (127.0.0.1), in DATADIR, listening on PORT: `pg_basebackup -R`
+# copies the primary and writes the standby settings; then it starts as `start` does (hot standby, read-only).
+replica() {
+  local primary_port=$1 data=$2 port=$3 bin; bin=$(pg_bindir)
+  mkdir -p "$data"
+  [ "$(id -u)" = 0 ] && chown -R postgres:postgres "$data"
+  chmod 700 "$data"
+  if [ ! -s "$data/cluster/PG_VERSION" ]; then
+    as_owner "$bin/pg_basebackup" -h 127.0.0.1 -p "$primary_port" -U postgres -D "$data/cluster" -R -X stream -c fast
+  fi
+  start "$data" "$port"
+}
+
 stop() {
   local data=$1 bin; bin=$(pg_bindir)
   [ -s "$data/cluster/postmaster.pid" ] && as_owner "$bin/pg_ctl" -D "$data/cluster" -m fast -w stop >/dev/null || true
@@ -66,6 +80,7 @@ stop() {
 case "${1:-}" in
   ensure-installed) ensure_installed ;;
   start) start "$2" "$3" ;;
+  replica) replica "$2" "$3" "$4" ;;
   stop) stop "$2" ;;
-  *) echo "usage: $0 ensure-installed | start DATADIR PORT | stop DATADIR" >&2; exit 2 ;;
+  *) echo "usage: $0 ensure-installed | start DATADIR PORT | replica PRIMARY_PORT DATADIR PORT | stop DATADIR" >&2; exit 2 ;;
 esac

@@ -25,11 +25,20 @@ stop_leftover_stacks() {
     sleep 1
     rm -rf "${TMPDIR:-/tmp}"/bookmobile-e2e-* "${TMPDIR:-/tmp}"/bookmobile-s3-*
 }
-cleanup() { stop_leftover_stacks; scripts/postgres.sh stop "$tmp"; rm -rf "$tmp"; }
+cleanup() { stop_leftover_stacks; scripts/postgres.sh stop "$tmp/replica"; scripts/postgres.sh stop "$tmp"; rm -rf "$tmp"; }
 trap cleanup EXIT
-# Tests run in parallel, each app with its own pool (up to 20 connections for patron, 2 x cores + 2 for catalog).
-PG_FAST=1 PG_MAX_CONNECTIONS=600 scripts/postgres.sh start "$tmp" "$port"
+# Tests run in parallel, each app with its own pool (up to 20 connections for patron, 2 x cores + 2 for catalog). A
+# replica must allow as many connections as its primary: both settings stay exported for the test that restarts it.
+export PG_FAST=1 PG_MAX_CONNECTIONS=600
+scripts/postgres.sh start "$tmp" "$port"
 export TEST_DATABASE_URL="postgres://postgres@127.0.0.1:$port/postgres"
+# A streaming replica of that cluster, for catalog's reads (ReadReplicaTests).
+replica_port=$((port + 1))
+while ! python3 -c 'import socket,sys; s=socket.socket(); s.bind(("127.0.0.1", int(sys.argv[1])))' "$replica_port" 2>/dev/null; do
+    replica_port=$((replica_port + 1))
+done
+scripts/postgres.sh replica "$port" "$tmp/replica" "$replica_port"
+export TEST_REPLICA_DATABASE_URL="postgres://postgres@127.0.0.1:$replica_port/postgres" TEST_REPLICA_DIR="$tmp/replica" TEST_REPLICA_PORT="$replica_port"
 # Hundreds of test apps share the test process's two event loops: a connection to a local stand-in took over the
 # services' 2 s at times under the suite's load (HTTPClientError.connectTimeout, then 502 and 503 in gateway tests).
 export UPSTREAM_CONNECT_TIMEOUT="${UPSTREAM_CONNECT_TIMEOUT:-15s}"

@@ -1,6 +1,7 @@
 import PostgresNIO
 import ServiceSupport
 import Shared
+import _ConnectionPoolModule
 
 /// A database that cannot be reached (down, restarting, the connection closed under the request) answers 503 with
 /// `Retry-After`, as the readiness probe does, not 500; any other database error stays a 500 (a fault to look into,
@@ -13,6 +14,12 @@ extension PSQLError: ProblemConvertible {
         [.serverClosedConnection, .clientClosedConnection, .connectionError, .uncleanShutdown, .poolClosed].contains(code)
             || sqlState.map { $0.hasPrefix("08") || $0.hasPrefix("57P") } == true
     }
+}
+
+/// A pool that cannot make a connection (its server is away) or was closed under the request: 503, as a lost
+/// connection is.
+extension ConnectionPoolError: ProblemConvertible {
+    public var problem: Problem { self == .requestCancelled ? Problem.internalError : DatabaseErrorProblem.unavailable }
 }
 
 /// A transaction that failed to begin, commit or roll back answers as the error that failed it.

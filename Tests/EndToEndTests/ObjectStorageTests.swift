@@ -27,12 +27,12 @@ import Glibc
         return found
     }
 
-    /// Two catalog replicas with folders of their own (no shared disk) behind one gateway: a book ingested through the
-    /// first is borrowed, downloaded whole and in part, read and shown with its cover through the second, the first
-    /// stopped. The bytes come from the bucket.
+    /// Two catalog replicas with folders of their own (no shared disk) behind one gateway, reading from a PostgreSQL
+    /// streaming replica: a book ingested through the first is borrowed, downloaded whole and in part, read and shown
+    /// with its cover through the second, the first stopped. The bytes come from the bucket.
     @Test func twoCatalogReplicasWithoutASharedDiskServeBooksFromObjectStorage() async throws {
         try await ObjectStorageServer.run(buckets: ["books"]) { host in
-            try await Stack.run(ObjectStorageServer.catalogSettings(host: host, bucket: "books"), catalogReplicas: 2) { stack in
+            try await Stack.run(ObjectStorageServer.catalogSettings(host: host, bucket: "books"), catalogReplicas: 2, readReplica: true) { stack in
                 let file = try #require(Stack.corpus.first)
                 let first = GatewayClient(base: "http://127.0.0.1:\(stack.ports[.catalog]!)")
                 let ingested = try await first.call(
@@ -70,6 +70,7 @@ import Glibc
                     "the second replica's own copy"
                 )
                 #expect(!FileManager.default.fileExists(atPath: stack.workDir.appendingPathComponent("blobs/\(epub)").path), "nothing shared on disk")
+                #expect(stack.log(.secondCatalog).contains("Read replica in use"), "the second catalog reads from the replica")
                 let objects = try await Self.storedObjects(try Self.store(host: host, folder: stack.workDir.appendingPathComponent("check")))
                 #expect(objects.contains(download.body.sha256))
             }

@@ -21,6 +21,8 @@ final class Stack: @unchecked Sendable {
     let root: URL
     let workDir: URL
     let postgresPort: Int
+    /// The port of a streaming replica of the stack's PostgreSQL that catalog reads from (`readReplica: true`).
+    let replicaPort: Int?
     let ports: [Service: Int]
     let gateway: GatewayClient
     private let environment: [String: String]
@@ -31,8 +33,13 @@ final class Stack: @unchecked Sendable {
 
     /// Starts a stack, runs `body` against it, records any error with the tails of the services' logs, and
     /// always shuts the stack down.
-    static func run(_ overrides: [String: String] = [:], catalogReplicas: Int = 1, _ body: (Stack) async throws -> Void) async throws {
-        let stack = try await start(overrides, catalogReplicas: catalogReplicas)
+    static func run(
+        _ overrides: [String: String] = [:],
+        catalogReplicas: Int = 1,
+        readReplica: Bool = false,
+        _ body: (Stack) async throws -> Void
+    ) async throws {
+        let stack = try await start(overrides, catalogReplicas: catalogReplicas, readReplica: readReplica)
         do {
             try await body(stack)
         } catch {
@@ -45,10 +52,10 @@ final class Stack: @unchecked Sendable {
     /// A port another process took between `FreePort`'s check and a service's bind makes that service exit with
     /// "Address already in use", or the stack's PostgreSQL fail to start ("could not start server", seen once in a full
     /// run on 2026-11-26): the stack is then started again on other ports (up to three times).
-    static func start(_ overrides: [String: String] = [:], catalogReplicas: Int = 1) async throws -> Stack {
+    static func start(_ overrides: [String: String] = [:], catalogReplicas: Int = 1, readReplica: Bool = false) async throws -> Stack {
         for attempt in 1...3 {
             do {
-                return try await startOnce(overrides, catalogReplicas: catalogReplicas)
+                return try await startOnce(overrides, catalogReplicas: catalogReplicas, readReplica: readReplica)
             } catch let error as StackError
                 where (error.description.contains("Address already in use") || error.description.contains("could not start server")) && attempt < 3
             {
@@ -58,14 +65,21 @@ final class Stack: @unchecked Sendable {
         throw StackError("unreachable")
     }
 
-    private static func startOnce(_ overrides: [String: String], catalogReplicas: Int) async throws -> Stack {
-        let stack = try Stack(overrides: overrides, catalogReplicas: catalogReplicas)
+    private static func startOnce(_ overrides: [String: String], catalogReplicas: Int, readReplica: Bool) async throws -> Stack {
+        let stack = try Stack(overrides: overrides, catalogReplicas: catalogReplicas, readReplica: readReplica)
         do {
             try await stack.startPostgres()
             for database in ["catalog", "patron"] {
                 try await stack.run(
                     "/usr/bin/psql",
                     ["-q", "-h", "127.0.0.1", "-p", "\(stack.postgresPort)", "-U", "postgres", "-c", "CREATE DATABASE \(database)"]
+                )
+            }
+            if let replicaPort = stack.replicaPort {
+                try await stack.run(
+                    stack.root.appendingPathComponent("scripts/postgres.sh").path,
+                    ["replica", "\(stack.postgresPort)", stack.workDir.appendingPathComponent("pg-replica").path, "\(replicaPort)"],
+                    environment: ["PG_FAST": "1"]
                 )
             }
             for service in stack.services { try stack.launch(service) }
@@ -81,14 +95,18 @@ final class Stack: @unchecked Sendable {
     /// The services this stack runs.
     let services: [Service]
 
-    private init(overrides: [String: String], catalogReplicas: Int) throws {
+    private init(overrides: [String: String], catalogReplicas: Int, readReplica: Bool) throws {
         services = catalogReplicas > 1 ? Service.allCases : [.catalog, .patron, .gateway]
         root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardized
         workDir = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("bookmobile-e2e-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: workDir, withIntermediateDirectories: true)
         postgresPort = try FreePort.next()
+        let replicaPort = readReplica ? try FreePort.next(avoiding: [postgresPort]) : nil
+        self.replicaPort = replicaPort
         var ports: [Service: Int] = [:]
-        for service in Service.allCases { ports[service] = try FreePort.next(avoiding: [postgresPort] + Array(ports.values)) }
+        for service in Service.allCases {
+            ports[service] = try FreePort.next(avoiding: [postgresPort] + (replicaPort.map { [$0] } ?? []) + Array(ports.values))
+        }
         let catalogURLs = (catalogReplicas > 1 ? [ports[.catalog]!, ports[.secondCatalog]!] : [ports[.catalog]!]).map { "http://127.0.0.1:\($0)" }
         self.ports = ports
         let database = "postgres://postgres@127.0.0.1:\(postgresPort)"
@@ -101,7 +119,8 @@ final class Stack: @unchecked Sendable {
                 "PUBLIC_URL": gatewayURL, "SERVICE_TOKEN": "e2e-service-token", "JWT_SECRET": "e2e-jwt-secret-0123456789abcdef0123456789",
                 "ADMIN_TOKEN": Self.adminToken, "BLOB_DIR": workDir.appendingPathComponent("blobs").path, "LOG_LEVEL": "info",
                 "BCRYPT_COST": "4", "REPLICA_DOWN_FOR": "1s", "UPSTREAM_TIMEOUT": "10s", "BASIC_AUTH_CACHE_TTL": "1s", "SESSION_CHECK_TTL": "1s",
-            ].merging(overrides) { $1 }
+            ].merging(replicaPort.map { ["CATALOG_READ_DATABASE_URLS": "postgres://postgres@127.0.0.1:\($0)/catalog"] } ?? [:]) { $1 }
+                .merging(overrides) { $1 }
         ) { $1 }
         gateway = GatewayClient(base: gatewayURL)
     }
@@ -197,6 +216,9 @@ final class Stack: @unchecked Sendable {
             try? FileManager.default.copyItem(at: logFile(service), to: kept)
             print("\(service.rawValue) crashed; its log: \(kept.path)")
         }
+        if replicaPort != nil {
+            _ = try? await run(root.appendingPathComponent("scripts/postgres.sh").path, ["stop", workDir.appendingPathComponent("pg-replica").path])
+        }
         try? await stopPostgres()
         try? FileManager.default.removeItem(at: workDir)
     }
@@ -231,17 +253,6 @@ final class Stack: @unchecked Sendable {
 struct StackError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
-}
-
-/// Retries `condition` every 100 ms until it holds, or throws after `timeout` (generous: CI machines are loaded, and
-/// a cached page may take two cache lifetimes to change).
-func eventually(timeout: Duration = .seconds(40), _ message: @autoclosure () -> String, _ condition: () async throws -> Bool) async throws {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if try await condition() { return }
-        try await Task.sleep(for: .milliseconds(100))
-    }
-    throw StackError("timed out: \(message())")
 }
 
 /// A free port below the kernel's ephemeral range (32768-60999), so that no outgoing connection of the many tests running

@@ -13,6 +13,9 @@ struct CatalogDependencies: Sendable {
     let postgres: PostgresClient
     let blobs: any BlobStore
     let books: BookPostgresRepository
+    /// The public reads' books: on a read replica when one is usable (`CATALOG_READ_DATABASE_URLS`), else the primary.
+    let readBooks: BookPostgresRepository
+    let readReplicas: ReadReplicas?
     let ingester: Ingester
     let patron: InternalClient
     let token: ServiceToken
@@ -39,6 +42,21 @@ struct CatalogDependencies: Sendable {
             blobs = folder
         }
         books = BookPostgresRepository(client: postgres)
+        if settings.readDatabaseURLs.isEmpty {
+            readReplicas = nil
+            readBooks = books
+        } else {
+            let replicas = try ReadReplicas(
+                primary: postgres,
+                replicaURLs: settings.readDatabaseURLs,
+                pool: settings.databasePool,
+                maxLagBytes: settings.readMaxLagBytes,
+                checkInterval: .milliseconds(Int(settings.readCheckInterval * 1000)),
+                logger: logger
+            )
+            readReplicas = replicas
+            readBooks = BookPostgresRepository(reads: replicas)
+        }
         ingester = Ingester(client: postgres, blobs: blobs, books: books)
         token = ServiceToken(
             settings.serviceToken,
@@ -51,7 +69,11 @@ struct CatalogDependencies: Sendable {
 
 /// Builds the catalog service: ingest, feeds, search, covers, downloads, and the outbox to patron.
 public func buildCatalogApplication(config: ServiceConfig) async throws -> some ApplicationProtocol {
-    let parts = try CatalogDependencies(config: config)
+    try await buildCatalogApplication(parts: try CatalogDependencies(config: config))
+}
+
+/// The service from parts made already (tests keep a hold on them).
+func buildCatalogApplication(parts: CatalogDependencies) async throws -> some ApplicationProtocol {
     var app = Application(
         router: catalogRouter(parts),
         configuration: .init(address: .hostname(parts.settings.bindAddress, port: parts.settings.port), serverName: "bookmobile-catalog"),
@@ -78,6 +100,7 @@ public func buildCatalogApplication(config: ServiceConfig) async throws -> some 
         sweeper,
         ShelfCopyListener(client: parts.postgres, memory: parts.shelves.memory, logger: parts.logger)
     )
+    if let replicas = parts.readReplicas { app.addServices(replicas) }
     app.beforeServerStarts {
         try await catalogSchema.apply(client: parts.postgres, logger: parts.logger)
         schema.markReady()
@@ -91,16 +114,17 @@ func catalogRouter(_ parts: CatalogDependencies) -> Router<CatalogRequestContext
     let router = ServiceRouter.make(context: CatalogRequestContext.self, readiness: HealthRoutes<CatalogRequestContext>.database(parts.postgres))
     let feedCache = ResponseCache(name: "feed", lifetime: .seconds(parts.settings.feedCacheLifetime), capacityBytes: parts.settings.feedCacheBytes)
     router.add(middleware: CallerMiddleware(token: parts.token))
+    if let replicas = parts.readReplicas { router.add(middleware: WritesAnnouncedMiddleware<CatalogRequestContext>(replicas: replicas)) }
     let admin = router.group().add(middleware: AdminTokenMiddleware(token: ServiceToken(parts.settings.adminToken)))
     AdminController(ingester: parts.ingester, maxIngestBytes: parts.settings.maxIngestBytes, feedCache: feedCache).add(to: admin)
     let shelves = PatronShelves(copies: parts.shelves, patron: parts.patron)
     let lists = BookListPostgresRepository(client: parts.postgres)
     ListsController(lists: lists, publicURL: parts.settings.publicURL, feedCache: feedCache).add(to: router, admin: admin)
     let access = BookAccess(patron: parts.patron, shelves: shelves)
-    BooksController(books: parts.books, blobs: parts.blobs, access: access).add(to: router)
-    PublicationController(books: parts.books, blobs: parts.blobs, access: access, publicURL: parts.settings.publicURL).add(to: router)
+    BooksController(books: parts.readBooks, blobs: parts.blobs, access: access).add(to: router)
+    PublicationController(books: parts.readBooks, blobs: parts.blobs, access: access, publicURL: parts.settings.publicURL).add(to: router)
     FeedController(
-        feeds: FeedPostgresRepository(books: parts.books),
+        feeds: FeedPostgresRepository(books: parts.readBooks),
         shelves: shelves,
         discovery: PatronDiscovery(patron: parts.patron),
         lists: lists,

@@ -9,6 +9,12 @@ struct CatalogSettings: Sendable {
     var bindAddress: String
     var databaseURL: String
     var databasePool: DatabasePool
+    /// `CATALOG_READ_DATABASE_URLS`: PostgreSQL streaming replicas for public reads (none: the primary reads too).
+    var readDatabaseURLs: [String]
+    /// `CATALOG_READ_MAX_LAG_BYTES`: a replica further behind the primary's log than this is left out.
+    var readMaxLagBytes: UInt64
+    /// `CATALOG_READ_CHECK_INTERVAL`: how often each replica's replay position is checked.
+    var readCheckInterval: TimeInterval
     var patronURLs: [String]
     var publicURL: String
     var serviceToken: String
@@ -38,6 +44,9 @@ struct CatalogSettings: Sendable {
         bindAddress = config.bindAddress
         databaseURL = config.string("CATALOG_DATABASE_URL", default: "postgres://postgres@127.0.0.1:5433/bookmobile_catalog")
         databasePool = try DatabasePool(config: config, defaultMaximum: DatabasePool.readsDefaultMaximum)
+        readDatabaseURLs = config.urls("CATALOG_READ_DATABASE_URLS", default: "")
+        readMaxLagBytes = UInt64(max(0, try config.int("CATALOG_READ_MAX_LAG_BYTES", default: 16 << 20)))
+        readCheckInterval = try config.duration("CATALOG_READ_CHECK_INTERVAL", default: 0.2)
         patronURLs = config.urls("PATRON_URLS", default: "http://127.0.0.1:8082")
         publicURL = config.string("PUBLIC_URL", default: "http://127.0.0.1:8080")
         serviceToken = try config.secret("SERVICE_TOKEN")

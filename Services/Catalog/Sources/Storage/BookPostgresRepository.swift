@@ -10,7 +10,25 @@ struct BookPostgresRepository: Sendable {
     /// Licences' outbox keys: `license:<book id>`. The deliverer sends those due together (`InternalRoute.licenses`).
     static let licenseKeyPrefix = "license:"
 
-    let client: PostgresClient
+    private let source: Source
+    /// The database these queries go to: the primary, or for public reads the replica `ReadReplicas` picks.
+    var client: PostgresClient {
+        switch source {
+        case .primary(let client): client
+        case .reads(let replicas): replicas.client
+        }
+    }
+
+    private enum Source: Sendable {
+        case primary(PostgresClient)
+        case reads(ReadReplicas)
+    }
+
+    /// Every query on the primary.
+    init(client: PostgresClient) { source = .primary(client) }
+
+    /// Reads from a replica when one is usable (never for writes, nor for the operator's reads after them).
+    init(reads: ReadReplicas) { source = .reads(reads) }
 
     /// The columns a feed entry shows (`AtomRenderer`, `OPDS2Renderer`, `Entry`): what feed pages select, fifty rows a
     /// page. The other columns of a summary were a third of the cells catalog decoded and PostgreSQL sent for them.

@@ -1,0 +1,134 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import Shared
+import Synchronization
+import TestSupport
+import Testing
+
+@testable import CatalogService
+
+/// Catalog reading from a PostgreSQL streaming replica (`CATALOG_READ_DATABASE_URLS`): the replica `make test` starts
+/// beside its cluster (`pg_basebackup -R`, `TEST_REPLICA_DATABASE_URL`). Feeds, search and book detail are read there;
+/// a book just ingested is in the next feed, through this replica of catalog or another; a replica that stops is left
+/// out and the primary answers, and it is used again once back.
+@Suite(.serialized) struct ReadReplicaTests {
+    /// The test database's URL on the replica: the same database, the replica's server.
+    static func onReplica(_ database: String) throws -> String {
+        guard let replica = ProcessInfo.processInfo.environment["TEST_REPLICA_DATABASE_URL"],
+            var parts = URLComponents(string: replica), let path = URLComponents(string: database)?.path
+        else { throw ReplicaNotConfigured() }
+        parts.path = path
+        return try #require(parts.string)
+    }
+
+    struct ReplicaNotConfigured: Error, CustomStringConvertible {
+        var description: String { "TEST_REPLICA_DATABASE_URL is not set: run the tests with `make test`, which starts a replica" }
+    }
+
+    static func parts(_ database: String, blobs: URL) throws -> CatalogDependencies {
+        try CatalogDependencies(
+            config: TestConfig.base([
+                "CATALOG_DATABASE_URL": database, "CATALOG_READ_DATABASE_URLS": try onReplica(database), "BLOB_DIR": blobs.path,
+                "CATALOG_READ_CHECK_INTERVAL": "0.05", "FEED_CACHE_TTL": "0",
+            ])
+        )
+    }
+
+    static func ingest(_ client: any TestClientProtocol, title: String) async throws -> String {
+        let file = try MinimalEPUB.write(title: title)
+        return try await client.execute(
+            uri: "/admin/books",
+            method: .post,
+            headers: CatalogServiceTests.admin,
+            body: ByteBuffer(data: try Data(contentsOf: file))
+        ) { response in
+            #expect(response.status == .created)
+            let body = try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any]
+            return try #require(body?["id"] as? String)
+        }
+    }
+
+    static func newBooks(_ client: any TestClientProtocol) async throws -> String {
+        try await client.execute(uri: "/opds/lanes/new?size=50", method: .get) { response in
+            #expect(response.status == .ok)
+            return String(buffer: response.body)
+        }
+    }
+
+    @Test func readsGoToTheReplicaAndABookJustIngestedIsInTheNextFeedOfEitherCatalog() async throws {
+        let blobs = FileManager.default.temporaryDirectory.appendingPathComponent("replica-blobs-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: blobs) }
+        let database = try await TestDatabase.create(prefix: "replica")
+        let first = try Self.parts(database, blobs: blobs)
+        let second = try Self.parts(database, blobs: blobs)
+        let replicas = try #require(first.readReplicas)
+        try await buildCatalogApplication(parts: first).testRouter { one in
+            try await buildCatalogApplication(parts: second).testRouter { other in
+                for round in 1...5 {
+                    let id = try await Self.ingest(round % 2 == 0 ? other : one, title: "Replicated Volume \(round)")
+                    // The very next reads, through the catalog that ingested and through the other.
+                    #expect(try await Self.newBooks(one).contains(id), "round \(round): the next feed of the first catalog")
+                    #expect(try await Self.newBooks(other).contains(id), "round \(round): the next feed of the other catalog")
+                    try await one.execute(uri: "/opds/books/\(id)", method: .get) { #expect($0.status == .ok) }
+                }
+                try await eventually(timeout: .seconds(20), "feeds are read from the replica once it has caught up") {
+                    let before = replicas.readsOnReplicas.load(ordering: .relaxed)
+                    _ = try await Self.newBooks(one)
+                    try await one.execute(uri: "/opds/search?q=replicated", method: .get) { response in
+                        #expect(response.status == .ok && String(buffer: response.body).contains("Replicated Volume"))
+                    }
+                    return replicas.readsOnReplicas.load(ordering: .relaxed) > before
+                }
+            }
+        }
+    }
+
+    @Test func aReplicaThatStopsIsLeftOutAndUsedAgainOnceBack() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        let folder = try #require(environment["TEST_REPLICA_DIR"], "make test sets TEST_REPLICA_DIR")
+        let port = try #require(environment["TEST_REPLICA_PORT"])
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../scripts/postgres.sh").standardized.path
+        let blobs = FileManager.default.temporaryDirectory.appendingPathComponent("replica-blobs-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: blobs) }
+        let database = try await TestDatabase.create(prefix: "replica")
+        let parts = try Self.parts(database, blobs: blobs)
+        let replicas = try #require(parts.readReplicas)
+        try await buildCatalogApplication(parts: parts).testRouter { client in
+            let id = try await Self.ingest(client, title: "Steadfast Volume")
+            try await eventually(timeout: .seconds(20), "the replica is in use") {
+                let before = replicas.readsOnReplicas.load(ordering: .relaxed)
+                _ = try await Self.newBooks(client)
+                return replicas.readsOnReplicas.load(ordering: .relaxed) > before
+            }
+            let stopped = try await ChildProcess.run([script, "stop", folder])
+            #expect(stopped.status == 0)
+            do {
+                // Within a few checks every read is answered, by the primary.
+                try await eventually(timeout: .seconds(10), "reads are answered while the replica is down") {
+                    var answered = 0
+                    for _ in 0..<10 {
+                        answered += try await client.execute(uri: "/opds/lanes/new?size=50", method: .get) {
+                            $0.status == .ok && String(buffer: $0.body).contains(id) ? 1 : 0
+                        }
+                    }
+                    return answered == 10
+                }
+                let onReplica = replicas.readsOnReplicas.load(ordering: .relaxed)
+                for _ in 0..<5 { _ = try await Self.newBooks(client) }
+                #expect(replicas.readsOnReplicas.load(ordering: .relaxed) == onReplica, "no read goes to a replica that is down")
+            } catch {
+                _ = try? await ChildProcess.run([script, "start", folder, port])
+                throw error
+            }
+            let started = try await ChildProcess.run([script, "start", folder, port])
+            #expect(started.status == 0, "\(String(decoding: started.output, as: UTF8.self))")
+            try await eventually(timeout: .seconds(30), "the replica is used again once back") {
+                let before = replicas.readsOnReplicas.load(ordering: .relaxed)
+                _ = try await Self.newBooks(client)
+                return replicas.readsOnReplicas.load(ordering: .relaxed) > before
+            }
+        }
+    }
+}
