@@ -57,7 +57,7 @@ swift build --build-tests
 BOOKMOBILE_BIN_DIR="$(swift build --show-bin-path)"
 export BOOKMOBILE_BIN_DIR
 # The suite takes minutes. A run that stalls (every test task waiting, no thread busy: last seen on 2026-11-26) is
-# stopped with SIGQUIT after TEST_STALL_LIMIT seconds, so that the Swift runtime prints every thread's backtrace and the
+# stopped with SIGQUIT once it has printed nothing for TEST_STALL_LIMIT seconds, so that the Swift runtime prints every thread's backtrace and the
 # tests that never ended are named; the run fails (it is not run again).
 run_suite() {
     set +e
@@ -65,11 +65,14 @@ run_suite() {
     # In a process group of its own, so that the test process it starts can be found and stopped with it.
     # Line-buffered (stdbuf reaches the test process through its environment): a stall shows the tests really running.
     setsid stdbuf -oL -eL swift test --skip-build "$@" > >(tee "$tmp/test.log") 2>&1 &
-    local driver=$! waited=0
+    local driver=$! quiet=0 size=0 last=-1
     while kill -0 "$driver" 2>/dev/null; do
         sleep 5
-        waited=$((waited + 5))
-        if [ "$waited" -ge "${TEST_STALL_LIMIT:-300}" ]; then
+        # A stall is a run that prints nothing for the limit (every test prints as it starts and ends; the longest
+        # single test takes about three minutes); a long run that keeps printing is not one.
+        size=$(stat -c %s "$tmp/test.log" 2>/dev/null || echo 0)
+        if [ "$size" -eq "$last" ]; then quiet=$((quiet + 5)); else quiet=0; last=$size; fi
+        if [ "$quiet" -ge "${TEST_STALL_LIMIT:-300}" ]; then
             stalled=1
             # What the stalled tests hold in the database, for whoever looks into the stalls (their cause is unknown).
             echo "==== STALL: database sessions (database, state, wait, since, statement) ===="
@@ -95,7 +98,7 @@ run_suite() {
 }
 run_suite "$@"
 if [ "$stalled" -eq 1 ]; then
-    echo "==== STALL: the test run was stopped after ${TEST_STALL_LIMIT:-300} s; tests that started and never ended: ===="
+    echo "==== STALL: the test run printed nothing for ${TEST_STALL_LIMIT:-300} s and was stopped; tests that started and never ended: ===="
     { grep -a -E "^◇ Test .* started" "$tmp/test.log" || true; } | sed -E 's/^◇ Test (.*) started\.$/\1/' | sort -u > "$tmp/started"
     { grep -a -E "^(✔|✘) Test " "$tmp/test.log" || true; } | sed -E 's/^. Test ([^ ]*\)).*/\1/' | sort -u > "$tmp/ended"
     comm -23 "$tmp/started" "$tmp/ended" | { grep -v "^case passing" || true; }
