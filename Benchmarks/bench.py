@@ -593,6 +593,12 @@ def main():
             log("login timings by outcome")
             logins = login_timings(stack)
         rss = {name: peak_rss_mb(process.pid) for name, process in stack.processes.items()}
+        if args.read_replica:
+            # Which server answered: transactions on the catalog database of each since they started.
+            replica_port = re.search(r":(\d+)/catalog", stack.env["CATALOG_READ_DATABASE_URLS"]).group(1)
+            served = {name: psql(int(port), "postgres", "SELECT xact_commit FROM pg_stat_database WHERE datname = 'catalog'")
+                      for name, port in [("primary", stack.pg_port), ("replica", replica_port)]}
+            log(f"transactions on the catalog database since start-up: {served}")
 
         for name, path in [("cover", f"/books/{book}/cover"), ("cover thumbnail", f"/books/{book}/cover?size=thumbnail")]:
             if wanted(name):
