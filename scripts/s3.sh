@@ -5,12 +5,50 @@
 #                                      # the S3 endpoint on 127.0.0.1:<port>; account, container and object servers on the
 #                                      # next three ports; everything (configuration, rings, data, logs) under <dir>; the
 #                                      # buckets named are created (through Swift's own API: a bucket is a container)
+#   scripts/s3.sh bucket <dir> <bucket...>   # more buckets on the server started in <dir>
 #   scripts/s3.sh stop <dir>
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command=${1:?start or stop}
 dir=${2:?a folder}
+# Creates the buckets named with Swift's internal client, past authentication (tempauth's tokens would need
+# memcached): a bucket is a container of the tester's account, AUTH_test.
+make_buckets() {
+    local dir=$1
+    shift
+    [ "$#" -gt 0 ] || return 0
+    cat > "$dir/etc/internal-client.conf" <<CONF
+[DEFAULT]
+swift_dir = $dir/etc
+[pipeline:main]
+pipeline = catch_errors proxy-logging proxy-server
+[app:proxy-server]
+use = egg:swift#proxy
+account_autocreate = true
+[filter:catch_errors]
+use = egg:swift#catch_errors
+[filter:proxy-logging]
+use = egg:swift#proxy_logging
+CONF
+    /usr/bin/python3 - "$dir/etc/internal-client.conf" "$@" <<'PY' || { echo "the buckets could not be created" >&2; exit 1; }
+import sys, time
+from swift.common.internal_client import InternalClient
+client = InternalClient(sys.argv[1], "bookmobile-test", 3)
+for bucket in sys.argv[2:]:
+    for attempt in range(50):
+        try:
+            client.create_container("AUTH_test", bucket)
+            break
+        except Exception:
+            if attempt == 49: raise
+            time.sleep(0.2)
+PY
+}
 case "$command" in
+bucket)
+    make_buckets "$(cd "$dir" && pwd)" "${@:3}"
+    exit 0
+    ;;
 stop)
     for pidfile in "$dir"/run/*.pid; do
         # Each server leads a session of its own (setsid): the group takes its workers with it.
@@ -19,7 +57,7 @@ stop)
     exit 0
     ;;
 start) ;;
-*) echo "usage: $0 start <dir> <port> | stop <dir>" >&2; exit 2 ;;
+*) echo "usage: $0 start <dir> <port> [bucket...] | bucket <dir> <bucket...> | stop <dir>" >&2; exit 2 ;;
 esac
 port=${3:?a port}
 if ! command -v swift-proxy-server > /dev/null; then
@@ -114,36 +152,7 @@ for _ in $(seq 1 300); do
     sleep 0.2
 done
 if [ "$ready" -eq 1 ]; then
-    # Swift's internal client, past authentication (tempauth's tokens would need memcached): a bucket is a container of
-    # the tester's account, AUTH_test.
-    cat > "$dir/etc/internal-client.conf" <<CONF
-[DEFAULT]
-swift_dir = $dir/etc
-[pipeline:main]
-pipeline = catch_errors proxy-logging proxy-server
-[app:proxy-server]
-use = egg:swift#proxy
-account_autocreate = true
-[filter:catch_errors]
-use = egg:swift#catch_errors
-[filter:proxy-logging]
-use = egg:swift#proxy_logging
-CONF
-    if [ "$#" -gt 3 ]; then
-        /usr/bin/python3 - "$dir/etc/internal-client.conf" "${@:4}" <<'PY' || { echo "the buckets could not be created" >&2; exit 1; }
-import sys, time
-from swift.common.internal_client import InternalClient
-client = InternalClient(sys.argv[1], "bookmobile-test", 3)
-for bucket in sys.argv[2:]:
-    for attempt in range(50):
-        try:
-            client.create_container("AUTH_test", bucket)
-            break
-        except Exception:
-            if attempt == 49: raise
-            time.sleep(0.2)
-PY
-    fi
+    make_buckets "$dir" "${@:4}"
     exit 0
 fi
 echo "Swift did not answer on 127.0.0.1:$port; its logs are in $dir/log" >&2

@@ -25,7 +25,13 @@ stop_leftover_stacks() {
     sleep 1
     rm -rf "${TMPDIR:-/tmp}"/bookmobile-e2e-* "${TMPDIR:-/tmp}"/bookmobile-s3-*
 }
-cleanup() { stop_leftover_stacks; scripts/postgres.sh stop "$tmp/replica"; scripts/postgres.sh stop "$tmp"; rm -rf "$tmp"; }
+cleanup() {
+    stop_leftover_stacks
+    scripts/s3.sh stop "$tmp/s3"
+    scripts/postgres.sh stop "$tmp/replica"
+    scripts/postgres.sh stop "$tmp"
+    rm -rf "$tmp"
+}
 trap cleanup EXIT
 # Tests run in parallel, each app with its own pool (up to 20 connections for patron, 2 x cores + 2 for catalog). A
 # replica must allow as many connections as its primary: both settings stay exported for the test that restarts it.
@@ -39,6 +45,19 @@ while ! python3 -c 'import socket,sys; s=socket.socket(); s.bind(("127.0.0.1", i
 done
 scripts/postgres.sh replica "$port" "$tmp/replica" "$replica_port"
 export TEST_REPLICA_DATABASE_URL="postgres://postgres@127.0.0.1:$replica_port/postgres" TEST_REPLICA_DIR="$tmp/replica" TEST_REPLICA_PORT="$replica_port"
+# One S3 server (OpenStack Swift's s3api) for the run, as one PostgreSQL: each test makes a bucket of its own there
+# (ObjectStorageServer); four consecutive free ports below the ephemeral range.
+s3_port=$(python3 -c '
+import random, socket
+while True:
+    first = random.randrange(20000, 31990)
+    try:
+        for p in range(first, first + 4):
+            s = socket.socket(); s.bind(("127.0.0.1", p)); s.close()
+        print(first); break
+    except OSError: pass')
+scripts/s3.sh start "$tmp/s3" "$s3_port"
+export TEST_S3_ENDPOINT="127.0.0.1:$s3_port" TEST_S3_DIR="$tmp/s3"
 # Hundreds of test apps share the test process's two event loops: a connection to a local stand-in took over the
 # services' 2 s at times under the suite's load (HTTPClientError.connectTimeout, then 502 and 503 in gateway tests).
 export UPSTREAM_CONNECT_TIMEOUT="${UPSTREAM_CONNECT_TIMEOUT:-15s}"

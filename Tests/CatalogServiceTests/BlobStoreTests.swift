@@ -28,8 +28,8 @@ import Testing
         case .folder:
             try await body(local) { hash in try Data("damaged".utf8).write(to: local.url(for: hash)) }
         case .objectStorage:
-            try await ObjectStorageServer.run(buckets: ["books"]) { host in
-                let store = try objectStore(host: host, cache: local)
+            try await ObjectStorageServer.run { server in
+                let store = try objectStore(server, cache: local)
                 try await body(store) { hash in
                     let bytes = ByteBuffer(string: "damaged")
                     try await store.client.put(store.key(hash), body: bytes, sha256: BlobHash.of(Data(buffer: bytes)), logger: logger)
@@ -39,22 +39,30 @@ import Testing
         }
     }
 
-    static func objectStore(host: String, cache: DirectoryBlobStore, bucket: String = "books", redirects: Bool = false) throws -> S3BlobStore {
+    static func objectStore(_ server: ObjectStorageServer.Server, cache: DirectoryBlobStore, redirects: Bool = false) throws -> S3BlobStore {
         let location = try #require(
-            try S3Location.configured(ServiceConfig(environment: [:], overrides: ObjectStorageServer.catalogSettings(host: host, bucket: bucket)))
+            try S3Location.configured(ServiceConfig(environment: [:], overrides: server.catalogSettings()))
         )
         return S3BlobStore(client: S3Client(location: location), cache: cache, cacheMaxBytes: 1 << 20, redirects: redirects, logger: logger)
     }
 
-    /// `count` bytes that do not repeat in any short period.
+    /// `count` bytes that differ with `seed`: a pseudo-random 64 KB block, each copy of it marked with its number (a
+    /// byte at a time over twelve megabytes was seconds of a debug build's CPU on the test process's few threads).
     static func bytes(_ count: Int, seed: UInt32 = 1) -> Data {
         var state = seed
-        return Data(
-            (0..<count).map { _ in
-                state = state &* 1_664_525 &+ 1_013_904_223
-                return UInt8(truncatingIfNeeded: state >> 24)
-            }
-        )
+        let block = (0..<(64 << 10)).map { _ in
+            state = state &* 1_664_525 &+ 1_013_904_223
+            return UInt8(truncatingIfNeeded: state >> 24)
+        }
+        var data = Data(capacity: count)
+        var copy: UInt32 = 0
+        while data.count < count {
+            var marked = block
+            withUnsafeBytes(of: copy.littleEndian) { marked.replaceSubrange(0..<4, with: $0) }
+            data.append(contentsOf: marked.prefix(count - data.count))
+            copy += 1
+        }
+        return data
     }
 
     @Test(arguments: Kind.allCases) func storedBlobsReadBackListAndGo(kind: Kind) async throws {
@@ -153,11 +161,11 @@ import Testing
     }
 
     @Test func aBucketThatCannotBeUsedIsSaidClearlyAndAnswersA503() async throws {
-        try await ObjectStorageServer.run(buckets: ["books"]) { host in
+        try await ObjectStorageServer.run { server in
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("blob-store-\(UUID().uuidString)")
             defer { try? FileManager.default.removeItem(at: folder) }
             let cache = try DirectoryBlobStore(root: folder)
-            let good = try Self.objectStore(host: host, cache: cache)
+            let good = try Self.objectStore(server, cache: cache)
             try await good.probe()
 
             var missing = good.client.location
@@ -184,7 +192,7 @@ import Testing
     /// `catalog migrate-blobs`: a folder's blobs into the bucket; a damaged one counted and left; a second run sends
     /// nothing again.
     @Test func migrateBlobsCopiesAFolderIntoTheBucketAndIsSafeToRepeat() async throws {
-        try await ObjectStorageServer.run(buckets: ["books"]) { host in
+        try await ObjectStorageServer.run { server in
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("blob-store-\(UUID().uuidString)")
             defer { try? FileManager.default.removeItem(at: folder) }
             let local = try DirectoryBlobStore(root: folder)
@@ -193,10 +201,10 @@ import Testing
             let damaged = try await local.put(Self.bytes(1_000, seed: 99)).sha256
             try Data("torn".utf8).write(to: local.url(for: damaged))
 
-            let config = TestConfig.base(ObjectStorageServer.catalogSettings(host: host, bucket: "books").merging(["BLOB_DIR": folder.path]) { $1 })
+            let config = TestConfig.base(server.catalogSettings().merging(["BLOB_DIR": folder.path]) { $1 })
             #expect(try await BlobMigration.run(config: config) == .init(copied: 3, alreadyThere: 0, damaged: 1))
             #expect(try await BlobMigration.run(config: config) == .init(copied: 0, alreadyThere: 3, damaged: 0), "the damaged blob was set aside")
-            let objects = try Self.objectStore(host: host, cache: try DirectoryBlobStore(root: folder.appendingPathComponent("check")))
+            let objects = try Self.objectStore(server, cache: try DirectoryBlobStore(root: folder.appendingPathComponent("check")))
             var listed: Set<String> = []
             try await objects.forEachStoredBatch { listed.formUnion($0) }
             #expect(listed == hashes)

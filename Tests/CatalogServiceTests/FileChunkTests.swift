@@ -36,10 +36,13 @@ import Testing
         // Asked before the read: a read that does not wait starts the kernel's read-ahead.
         let resident = try Self.isResident(descriptor, bytes: data.count, page: (512 << 10) / Int(sysconf(Int32(_SC_PAGESIZE))))
         let notWaiting = try FileChunk.read(descriptor, at: 512 << 10, upTo: FileChunk.size, waiting: false)
+        let expected = ByteBuffer(bytes: data[(512 << 10)..<(576 << 10)])
         if resident {
-            #expect(notWaiting == ByteBuffer(bytes: data[(512 << 10)..<(576 << 10)]), "tmpfs: the pages are the file")
+            #expect(notWaiting == expected, "tmpfs: the pages are the file")
         } else {
-            #expect(notWaiting == nil, "the bytes are not in memory: a read that does not wait finds none")
+            // The bytes were not in memory a moment before: a read that does not wait finds none, unless the kernel's
+            // read-ahead of the reads above brought them back in between (seen once on a loaded machine); never others.
+            #expect(notWaiting == nil || notWaiting == expected, "a read that does not wait finds nothing, or the very bytes")
         }
         #expect(try await chunks(from: 0) == data, "from the disk")
         let end = try await FileChunk.read(descriptor, at: data.count, upTo: FileChunk.size)

@@ -13,8 +13,8 @@ import Testing
 /// object, which gives the very bytes; one that is not allowed is refused as before, with no URL.
 extension CatalogServiceTests {
     @Test func anAllowedDownloadIsARedirectToTheObjectAndARefusedOneIsNot() async throws {
-        try await ObjectStorageServer.run(buckets: ["books"]) { host in
-            let settings = ObjectStorageServer.catalogSettings(host: host, bucket: "books").merging([
+        try await ObjectStorageServer.run { server in
+            let settings = server.catalogSettings().merging([
                 "CATALOG_DATABASE_URL": try await TestDatabase.create(prefix: "presigned"), "BLOB_DIR": blobs.path,
                 "BLOB_REDIRECT": "presigned", "BLOB_REDIRECT_TTL": "2m",
             ]) { $1 }
@@ -30,7 +30,7 @@ extension CatalogServiceTests {
                     return response.headers[.location]
                 }
                 let url = try #require(location)
-                #expect(url.hasPrefix("http://\(host)/books/blobs/") && url.contains("X-Amz-Expires=120"), "\(url)")
+                #expect(url.hasPrefix("http://\(server.host)/\(server.bucket)/blobs/") && url.contains("X-Amz-Expires=120"), "\(url)")
                 let fetched = try await HTTPClient.shared.execute(HTTPClientRequest(url: url), timeout: .seconds(30))
                 #expect(fetched.status == .ok)
                 #expect(Data(buffer: try await fetched.body.collect(upTo: 1 << 24)) == (try Data(contentsOf: free)))

@@ -36,7 +36,10 @@ import Testing
     }
 
     @Test func signedAndPresignedRequestsAreAcceptedAndAWrongSecretIsNot() async throws {
-        try await ObjectStorageServer.run { host in
+        try await ObjectStorageServer.run { server in
+            let host = server.host
+            // A bucket made here with a signed request, beside the one the server gave.
+            let bucket = server.bucket + "-signed"
             let signer = SigV4Signer(accessKeyID: "test:tester", secretAccessKey: "testing", region: "us-east-1")
             func call(
                 _ method: String,
@@ -57,12 +60,12 @@ import Testing
                 let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
                 return (response.status.code, String(buffer: try await response.body.collect(upTo: 1 << 20)))
             }
-            let key = SigV4Signer.path(bucket: "books", key: "blobs/ab/a book.epub")
-            try await Self.makeBucket("books", host: host)
+            let key = SigV4Signer.path(bucket: bucket, key: "blobs/ab/a book.epub")
+            try await Self.makeBucket(bucket, host: host)
             #expect(try await call("PUT", key, body: Array("hello object".utf8)).status == 200)
             #expect(try await call("GET", key) == (200, "hello object"))
             #expect(try await call("GET", key, range: "bytes=0-4") == (206, "hello"))
-            let listing = try await call("GET", "/books", query: [("list-type", "2"), ("prefix", "blobs/")])
+            let listing = try await call("GET", "/\(bucket)", query: [("list-type", "2"), ("prefix", "blobs/")])
             #expect(listing.status == 200 && listing.body.contains("<Key>blobs/ab/a book.epub</Key>"))
 
             func fetch(_ url: String) async throws -> (status: UInt, body: String) {

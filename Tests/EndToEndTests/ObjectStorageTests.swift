@@ -15,8 +15,8 @@ import Glibc
     static let logger = Logger(label: "object-storage-e2e")
 
     /// The bucket's contents as catalog stores them, through catalog's own client.
-    static func store(host: String, folder: URL) throws -> S3BlobStore {
-        let settings = ServiceConfig(environment: [:], overrides: ObjectStorageServer.catalogSettings(host: host, bucket: "books"))
+    static func store(_ server: ObjectStorageServer.Server, folder: URL) throws -> S3BlobStore {
+        let settings = ServiceConfig(environment: [:], overrides: server.catalogSettings())
         let location = try #require(try S3Location.configured(settings))
         return S3BlobStore(client: S3Client(location: location), cache: try DirectoryBlobStore(root: folder), logger: logger)
     }
@@ -31,8 +31,8 @@ import Glibc
     /// streaming replica: a book ingested through the first is borrowed, downloaded whole and in part, read and shown
     /// with its cover through the second, the first stopped. The bytes come from the bucket.
     @Test func twoCatalogReplicasWithoutASharedDiskServeBooksFromObjectStorage() async throws {
-        try await ObjectStorageServer.run(buckets: ["books"]) { host in
-            try await Stack.run(ObjectStorageServer.catalogSettings(host: host, bucket: "books"), catalogReplicas: 2, readReplica: true) { stack in
+        try await ObjectStorageServer.run { server in
+            try await Stack.run(server.catalogSettings(), catalogReplicas: 2, readReplica: true) { stack in
                 let file = try #require(Stack.corpus.first)
                 let first = GatewayClient(base: "http://127.0.0.1:\(stack.ports[.catalog]!)")
                 let ingested = try await first.call(
@@ -71,7 +71,7 @@ import Glibc
                 )
                 #expect(!FileManager.default.fileExists(atPath: stack.workDir.appendingPathComponent("blobs/\(epub)").path), "nothing shared on disk")
                 #expect(stack.log(.secondCatalog).contains("Read replica in use"), "the second catalog reads from the replica")
-                let objects = try await Self.storedObjects(try Self.store(host: host, folder: stack.workDir.appendingPathComponent("check")))
+                let objects = try await Self.storedObjects(try Self.store(server, folder: stack.workDir.appendingPathComponent("check")))
                 #expect(objects.contains(download.body.sha256))
             }
         }
@@ -87,8 +87,8 @@ import Glibc
         let files = try FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil).filter { $0.pathExtension == "epub" }
         #expect(files.count == 100)
 
-        try await ObjectStorageServer.run(buckets: ["books"]) { host in
-            try await Stack.run(ObjectStorageServer.catalogSettings(host: host, bucket: "books").merging(["BLOB_TEMP_MAX_AGE": "1s"]) { $1 }) {
+        try await ObjectStorageServer.run { server in
+            try await Stack.run(server.catalogSettings().merging(["BLOB_TEMP_MAX_AGE": "1s"]) { $1 }) {
                 stack in
                 let api = stack.gateway
                 let uploads = Task {
@@ -115,7 +115,7 @@ import Glibc
                 _ = await uploads.value
 
                 // Whatever the kill left, the sweep must also take an object no book uses and an upload cut off.
-                let store = try Self.store(host: host, folder: stack.workDir.appendingPathComponent("check"))
+                let store = try Self.store(server, folder: stack.workDir.appendingPathComponent("check"))
                 let planted = try await store.put(Data("an object no book uses".utf8)).sha256
                 _ = try await store.client.startMultipart(store.key(String(repeating: "ef", count: 32)), logger: Self.logger)
                 try await Task.sleep(for: .seconds(2))

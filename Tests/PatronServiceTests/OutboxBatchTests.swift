@@ -63,7 +63,12 @@ import Testing
                 }
                 let deliverer = OutboxDeliverer(
                     client: client,
-                    destination: InternalClient(baseURLs: ["http://127.0.0.1:\(port)"], token: ServiceToken(TestConfig.serviceToken)),
+                    // A limit no loaded machine reaches (the default 5 s was, once, in a whole run).
+                    destination: InternalClient(
+                        baseURLs: ["http://127.0.0.1:\(port)"],
+                        token: ServiceToken(TestConfig.serviceToken),
+                        timeout: .seconds(120)
+                    ),
                     batches: [OutboxBatch(keyPrefix: "figures:", path: "/internal/figures")],
                     schema: .migrated,
                     logger: logger
