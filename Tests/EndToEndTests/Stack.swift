@@ -39,13 +39,21 @@ final class Stack: @unchecked Sendable {
         readReplica: Bool = false,
         _ body: (Stack) async throws -> Void
     ) async throws {
-        let stack = try await start(overrides, catalogReplicas: catalogReplicas, readReplica: readReplica)
+        await StackSlots.shared.acquire()
+        let stack: Stack
+        do {
+            stack = try await start(overrides, catalogReplicas: catalogReplicas, readReplica: readReplica)
+        } catch {
+            await StackSlots.shared.release()
+            throw error
+        }
         do {
             try await body(stack)
         } catch {
             Issue.record("\(error)\n\(stack.logTails())")
         }
         await stack.shutdown()
+        await StackSlots.shared.release()
     }
 
     /// Starts PostgreSQL, creates both databases and starts the three services; returns once the gateway is ready.
