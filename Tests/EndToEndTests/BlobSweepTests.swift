@@ -20,25 +20,7 @@ import Glibc
         #expect(files.count == 60)
 
         try await Stack.run(["BLOB_TEMP_MAX_AGE": "0s"]) { stack in
-            let api = stack.gateway
-            let uploads = Task {
-                await withTaskGroup(of: Int.self) { group in
-                    for file in files {
-                        group.addTask {
-                            let body = (try? Data(contentsOf: file)) ?? Data()
-                            let reply = try? await api.call(
-                                .POST,
-                                "/admin/books",
-                                as: .bearer(Stack.adminToken),
-                                body: body,
-                                headers: [("Content-Type", "application/epub+zip")]
-                            )
-                            return reply?.status ?? 0
-                        }
-                    }
-                    return await group.reduce(into: 0) { $0 += $1 == 201 ? 1 : 0 }
-                }
-            }
+            let uploads = Task { await stack.uploadAtOnce(files) }
             try await eventually(timeout: .seconds(60), "some books were ingested before the kill") {
                 (try await stack.sql("catalog", "SELECT count(*) FROM books")).first.flatMap(Int.init) ?? 0 >= 5
             }

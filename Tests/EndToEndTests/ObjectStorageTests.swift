@@ -90,24 +90,7 @@ import Glibc
         try await ObjectStorageServer.run { server in
             try await Stack.run(server.catalogSettings().merging(["BLOB_TEMP_MAX_AGE": "1s"]) { $1 }) {
                 stack in
-                let api = stack.gateway
-                let uploads = Task {
-                    await withTaskGroup(of: Int.self) { group in
-                        for file in files {
-                            group.addTask {
-                                let reply = try? await api.call(
-                                    .POST,
-                                    "/admin/books",
-                                    as: .bearer(Stack.adminToken),
-                                    body: (try? Data(contentsOf: file)) ?? Data(),
-                                    headers: [("Content-Type", "application/epub+zip")]
-                                )
-                                return reply?.status ?? 0
-                            }
-                        }
-                        return await group.reduce(into: 0) { $0 += $1 == 201 ? 1 : 0 }
-                    }
-                }
+                let uploads = Task { await stack.uploadAtOnce(files) }
                 try await eventually(timeout: .seconds(90), "some books were ingested before the kill") {
                     (try await stack.sql("catalog", "SELECT count(*) FROM books")).first.flatMap(Int.init) ?? 0 >= 5
                 }
