@@ -13,6 +13,11 @@ command=${1:?start or stop}
 dir=${2:?a folder}
 # Creates the buckets named with Swift's internal client, past authentication (tempauth's tokens would need
 # memcached): a bucket is a container of the tester's account, AUTH_test.
+# `[filter:<name>]` sections of Swift's own middleware, each `use = egg:swift#<name>` (dashes as underscores).
+filters() {
+    for name in "$@"; do printf '[filter:%s]\nuse = egg:swift#%s\n' "$name" "${name//-/_}"; done
+}
+
 make_buckets() {
     local dir=$1
     shift
@@ -25,11 +30,8 @@ pipeline = catch_errors proxy-logging proxy-server
 [app:proxy-server]
 use = egg:swift#proxy
 account_autocreate = true
-[filter:catch_errors]
-use = egg:swift#catch_errors
-[filter:proxy-logging]
-use = egg:swift#proxy_logging
 CONF
+    filters catch_errors proxy-logging >> "$dir/etc/internal-client.conf"
     /usr/bin/python3 - "$dir/etc/internal-client.conf" "$@" <<'PY' || { echo "the buckets could not be created" >&2; exit 1; }
 import sys, time
 from swift.common.internal_client import InternalClient
@@ -120,25 +122,8 @@ use = egg:swift#s3api
 location = us-east-1
 [filter:cache]
 use = egg:swift#memcache
-[filter:catch_errors]
-use = egg:swift#catch_errors
-[filter:gatekeeper]
-use = egg:swift#gatekeeper
-[filter:healthcheck]
-use = egg:swift#healthcheck
-[filter:proxy-logging]
-use = egg:swift#proxy_logging
-[filter:listing_formats]
-use = egg:swift#listing_formats
-[filter:bulk]
-use = egg:swift#bulk
-[filter:copy]
-use = egg:swift#copy
-[filter:slo]
-use = egg:swift#slo
-[filter:dlo]
-use = egg:swift#dlo
 CONF
+    filters catch_errors gatekeeper healthcheck proxy-logging listing_formats bulk copy slo dlo
 } > "$dir/etc/proxy-server.conf"
 # Signals back to their defaults: a caller that ignores SIGTERM (a Swift service's test process does) would pass that on,
 # and `stop` could not end them.

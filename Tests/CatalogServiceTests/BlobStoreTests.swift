@@ -66,7 +66,7 @@ import Testing
     }
 
     @Test(arguments: Kind.allCases) func storedBlobsReadBackListAndGo(kind: Kind) async throws {
-        try await Self.withStore(kind) { store, damage in
+        try await Self.withStore(kind) { store, _ in
             let small = Self.bytes(70_000)
             let (smallHash, created) = try await store.put(small)
             #expect(created && smallHash == BlobHash.of(small))
@@ -92,7 +92,6 @@ import Testing
             listed = []
             try await store.forEachStoredBatch { listed.formUnion($0) }
             #expect(listed == [largeHash])
-            _ = damage
         }
     }
 

@@ -68,11 +68,16 @@ final class ReadReplicas: Service, Sendable {
     /// The client for the next read.
     var client: PostgresClient {
         let replica = state.withLock { state -> PostgresClient? in
-            var usable: [Int] = []
-            for (index, position) in state.replayed.enumerated() where position.map({ $0 >= state.fence }) ?? false { usable.append(index) }
-            guard !usable.isEmpty else { return nil }
-            state.next &+= 1
-            return state.clients[usable[state.next % usable.count]]
+            // Round-robin: the first usable replica from the one after the last chosen.
+            let count = state.clients.count
+            for step in 1...count {
+                let index = (state.next + step) % count
+                if let replayed = state.replayed[index], replayed >= state.fence {
+                    state.next = index
+                    return state.clients[index]
+                }
+            }
+            return nil
         }
         guard let replica else {
             readsOnPrimary.add(1, ordering: .relaxed)

@@ -28,10 +28,9 @@ struct S3Client: Sendable {
 
     /// The request path of `key` (the bucket's when nil).
     private func path(_ key: String?) -> String {
-        if location.pathStyle {
-            return SigV4Signer.path(bucket: location.bucket, key: key ?? "").replacingOccurrences(of: "/$", with: "", options: .regularExpression)
-        }
-        return SigV4Signer.path(bucket: nil, key: key ?? "")
+        let bucket = location.pathStyle ? location.bucket : nil
+        guard let key else { return bucket.map { "/" + SigV4Signer.encode($0) } ?? "/" }
+        return SigV4Signer.path(bucket: bucket, key: key)
     }
 
     // MARK: Objects
