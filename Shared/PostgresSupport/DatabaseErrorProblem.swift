@@ -30,8 +30,8 @@ extension PostgresTransactionError: ProblemConvertible {
     }
 }
 
-enum DatabaseErrorProblem {
-    static let unavailable = Problem(
+public enum DatabaseErrorProblem {
+    public static let unavailable = Problem(
         status: 503,
         slug: "database-unavailable",
         title: "Service unavailable",

@@ -16,9 +16,12 @@ public struct ReadinessPostgresRepository: Sendable {
 }
 
 extension HealthRoutes {
-    /// Readiness of a service whose one dependency is its database.
-    public static func database(_ client: PostgresClient) -> ReadinessCheck {
+    /// Readiness of a service whose one dependency is its database: not ready at once while `watch` finds it away.
+    public static func database(_ client: PostgresClient, watch: DatabaseWatch? = nil) -> ReadinessCheck {
         let repository = ReadinessPostgresRepository(client: client)
-        return { logger in try await repository.ping(logger: logger) }
+        return { logger in
+            if let watch, !watch.isAnswering { throw DatabaseErrorProblem.unavailable }
+            try await repository.ping(logger: logger)
+        }
     }
 }

@@ -184,6 +184,12 @@ final class Stack: @unchecked Sendable {
         return kilobytes * 1024
     }
 
+    /// The process id of a service's running process; nil when it is not running.
+    func pid(_ service: Service) -> Int32? {
+        guard let child = lock.withLock({ processes[service] }), child.isRunning else { return nil }
+        return child.pid
+    }
+
     /// Sends `signal` to a service and, when `wait` is set, returns its exit status once it has exited.
     @discardableResult
     func stop(_ service: Service, signal: Int32 = SIGTERM, wait: Bool = true) async -> Int32? {

@@ -20,6 +20,8 @@ struct CatalogDependencies: Sendable {
     let patron: InternalClient
     let token: ServiceToken
     let shelves: ShelfCopyPostgresRepository
+    /// Whether the database answers (`DatabaseGateMiddleware`, readiness).
+    let watch: DatabaseWatch
 
     init(config: ServiceConfig) throws {
         settings = try CatalogSettings(config: config)
@@ -28,6 +30,7 @@ struct CatalogDependencies: Sendable {
             configuration: try DatabaseURL.configuration(settings.databaseURL, pool: settings.databasePool),
             backgroundLogger: logger
         )
+        watch = try DatabaseWatch(url: settings.databaseURL, logger: logger)
         let folder = try DirectoryBlobStore(root: settings.blobDirectory)
         if let location = settings.objectStorage {
             blobs = S3BlobStore(
@@ -90,6 +93,7 @@ func buildCatalogApplication(parts: CatalogDependencies) async throws -> some Ap
     )
     app.addServices(
         parts.postgres,
+        parts.watch,
         OutboxDeliverer(
             client: parts.postgres,
             destination: parts.patron,
@@ -111,7 +115,11 @@ func buildCatalogApplication(parts: CatalogDependencies) async throws -> some Ap
 
 /// Every route of the catalog service, public, admin and internal.
 func catalogRouter(_ parts: CatalogDependencies) -> Router<CatalogRequestContext> {
-    let router = ServiceRouter.make(context: CatalogRequestContext.self, readiness: HealthRoutes<CatalogRequestContext>.database(parts.postgres))
+    let router = ServiceRouter.make(
+        context: CatalogRequestContext.self,
+        readiness: HealthRoutes<CatalogRequestContext>.database(parts.postgres, watch: parts.watch)
+    )
+    router.add(middleware: DatabaseGateMiddleware(watch: parts.watch))
     let feedCache = ResponseCache(name: "feed", lifetime: .seconds(parts.settings.feedCacheLifetime), capacityBytes: parts.settings.feedCacheBytes)
     router.add(middleware: CallerMiddleware(token: parts.token))
     if let replicas = parts.readReplicas { router.add(middleware: WritesAnnouncedMiddleware<CatalogRequestContext>(replicas: replicas)) }

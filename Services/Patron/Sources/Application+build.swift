@@ -27,7 +27,15 @@ public func buildPatronApplication(config: ServiceConfig) async throws -> some A
         schema: schema,
         logger: logger
     )
-    let router = await patronRouter(settings: settings, postgres: postgres, circulation: circulation, throttle: throttle, shelves: shelves)
+    let watch = try DatabaseWatch(url: settings.databaseURL, logger: logger)
+    let router = await patronRouter(
+        settings: settings,
+        postgres: postgres,
+        circulation: circulation,
+        throttle: throttle,
+        shelves: shelves,
+        watch: watch
+    )
 
     var app = Application(
         router: router,
@@ -36,6 +44,7 @@ public func buildPatronApplication(config: ServiceConfig) async throws -> some A
     )
     app.addServices(
         postgres,
+        watch,
         ExpiryJob(
             client: postgres,
             circulation: circulation,
@@ -68,7 +77,8 @@ func patronRouter(
     postgres: PostgresClient,
     circulation: CirculationPostgresRepository,
     throttle: SignInThrottlePostgresRepository,
-    shelves: ShelfPublisher
+    shelves: ShelfPublisher,
+    watch: DatabaseWatch? = nil
 ) async -> Router<PatronRequestContext> {
     let token = ServiceToken(settings.serviceToken, identity: PatronIdentity(secret: settings.jwtSecret, previousSecret: settings.jwtPreviousSecret))
     let accounts = AccountPostgresRepository(client: postgres)
@@ -85,13 +95,18 @@ func patronRouter(
     let profiles = ProfilePostgresRepository(client: postgres)
     let feedback = FeedbackPostgresRepository(client: postgres)
 
-    let router = ServiceRouter.make(context: PatronRequestContext.self, readiness: HealthRoutes<PatronRequestContext>.database(postgres))
+    let router = ServiceRouter.make(
+        context: PatronRequestContext.self,
+        readiness: HealthRoutes<PatronRequestContext>.database(postgres, watch: watch)
+    )
+    if let watch { router.add(middleware: DatabaseGateMiddleware(watch: watch)) }
     router.add(middleware: AuthenticationRequiredMiddleware(document: document))
     router.add(middleware: ShelfPublishMiddleware(publisher: shelves, token: token))
     // One authentication step per group: `/me` routes run only for a signed-in patron, `/admin` ones only with the admin token.
+    let idempotency = IdempotencyKeyMiddleware(keys: IdempotencyPostgresRepository(client: postgres))
     let me = router.group().add(middleware: VouchedPatronMiddleware(token: token, accounts: accounts)).group(
         context: SignedInRequestContext.self
-    )
+    ).add(middleware: idempotency)
     let admin = router.group().add(middleware: AdminTokenMiddleware(token: ServiceToken(settings.adminToken)))
     AuthController(
         accounts: accounts,
@@ -113,7 +128,7 @@ func patronRouter(
     let changes = Circulation(store: circulation, rules: circulation.rules)
     let circulationRoutes = router.group().add(
         middleware: VouchedPatronMiddleware(token: token, accounts: accounts, changesFindThePatronThemselves: true)
-    ).group(context: SignedInRequestContext.self)
+    ).group(context: SignedInRequestContext.self).add(middleware: idempotency)
     CirculationController(circulation: circulation, changes: changes).add(to: circulationRoutes)
     CirculationDashboardController(circulation: circulation).add(to: admin)
     SecretController(accounts: accounts, hasher: hasher, throttle: throttle, token: token).add(to: me)

@@ -12,7 +12,8 @@ extension CirculationPostgresRepository: CirculationStore {
 
     func transaction<T: Sendable>(logger: Logger, _ body: (any CirculationTransaction) async throws -> T) async throws -> T {
         try await client.transaction(logger: logger) { connection in
-            try await body(Transaction(repository: self, connection: connection, logger: logger))
+            try await IdempotencyClaim.make(on: connection, logger: logger)
+            return try await body(Transaction(repository: self, connection: connection, logger: logger))
         }
     }
 

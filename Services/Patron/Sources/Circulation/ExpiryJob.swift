@@ -6,7 +6,8 @@ import ServiceSupport
 import Shared
 
 /// Expires loans and loan offers whose time has passed, ends hold suspensions whose date has come, and records
-/// reminders, every `interval`; forgets sign-in failures that no limit looks at any more.
+/// reminders, every `interval`; forgets sign-in failures that no limit looks at any more, and idempotency keys past
+/// their day.
 ///
 /// Safe with several replicas: each expiry re-checks its row under the licence lock (`expireOffer`, `expireLoan`), so a
 /// row that another replica expired first is skipped, and reminders are de-duplicated by a unique key.
@@ -25,6 +26,7 @@ struct ExpiryJob: Service {
             try await runOnce()
             try await throttle.sweep(logger: logger)
             try await AccountPostgresRepository(client: client).sweepSignups(logger: logger)
+            try await IdempotencyPostgresRepository(client: client).sweep(logger: logger)
         }
     }
 

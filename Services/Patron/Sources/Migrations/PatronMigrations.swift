@@ -11,7 +11,7 @@ let patronSchema = Schema(
         PatronMigration.signInThrottlingByLoginPairAndAddress,
         PatronMigration.shelfChangesForCatalogsCopy, PatronMigration.signUpsPerAddress, PatronMigration.shelfVersionsFromASequence,
         PatronMigration.loanHistoryByPatron, PatronMigration.holdSuspension,
-        PatronMigration.loanHistoryByBook, PatronMigration.figuresWorkedOutAfterTheChange,
+        PatronMigration.loanHistoryByBook, PatronMigration.figuresWorkedOutAfterTheChange, PatronMigration.idempotencyKeys,
     ],
     functions: [PatronFunction.shelfChangesFollow, PatronFunction.shelfChangesOfPatron],
     squashedThrough: 12

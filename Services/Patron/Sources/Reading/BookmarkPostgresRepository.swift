@@ -25,6 +25,7 @@ struct BookmarkPostgresRepository: Sendable {
     ) async throws -> (id: UUID, created: Bool) {
         let json = String(decoding: try WireFormat.encode(locator), as: UTF8.self)
         return try await client.transaction(logger: logger) { connection in
+            try await IdempotencyClaim.make(on: connection, logger: logger)
             try await connection.query("SELECT 1 FROM patrons WHERE id = \(patronID) FOR UPDATE", logger: logger)
             for try await id in try await connection.query(
                 "SELECT id FROM bookmarks WHERE patron_id = \(patronID) AND book_id = \(bookID) AND locator_key = \(key)",
