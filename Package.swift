@@ -117,7 +117,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "PatronMain",
-            dependencies: ["PatronService"],
+            dependencies: ["PatronService", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Services/Patron/Main",
             swiftSettings: swiftSettings
         ),

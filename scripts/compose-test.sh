@@ -124,6 +124,11 @@ unhealthy=$("${compose[@]}" ps --format '{{.Service}} {{.Health}}' | awk '$2 != 
 step "bulk ingest with docker compose run"
 "${compose[@]}" run --rm --no-deps -v "$work/books:/books:ro" catalog /app/catalog ingest /books --copies 2
 
+step "a backup of the running library, inside the containers (patron, then catalog)"
+"${compose[@]}" exec -T patron /app/patron backup /data/backup
+"${compose[@]}" exec -T catalog /app/catalog backup /data/backup | tee "$work/backup.log"
+grep -q "every hash matches" "$work/backup.log"
+
 step "the catalog container restarted: the book and its file are still served (the blob volume)"
 "${compose[@]}" restart catalog
 "${compose[@]}" up --detach --wait --wait-timeout 120 --no-build --pull never catalog

@@ -78,6 +78,8 @@ enum Storm {
         let borrows = Mutex<[String: Int]>([:])
         let returns = Mutex<[String: Int]>([:])
         let bookmarks = Mutex<Set<String>>([])
+        /// When each borrow was acknowledged (`BackupTests`).
+        let borrowedAt = Mutex<[ContinuousClock.Instant]>([])
         let refusals = Mutex<[String]>([])
         /// Answers that asked for a retry (503 with `Retry-After`, 502, 504, 409 in flight) or never came.
         let retried = Atomic<Int>(0)

@@ -37,12 +37,13 @@ final class Stack: @unchecked Sendable {
         _ overrides: [String: String] = [:],
         catalogReplicas: Int = 1,
         readReplica: Bool = false,
+        launch: Bool = true,
         _ body: (Stack) async throws -> Void
     ) async throws {
         await StackSlots.shared.acquire()
         let stack: Stack
         do {
-            stack = try await start(overrides, catalogReplicas: catalogReplicas, readReplica: readReplica)
+            stack = try await start(overrides, catalogReplicas: catalogReplicas, readReplica: readReplica, launch: launch)
         } catch {
             await StackSlots.shared.release()
             throw error
@@ -60,10 +61,16 @@ final class Stack: @unchecked Sendable {
     /// A port another process took between `FreePort`'s check and a service's bind makes that service exit with
     /// "Address already in use", or the stack's PostgreSQL fail to start ("could not start server", seen once in a full
     /// run on 2026-11-26): the stack is then started again on other ports (up to three times).
-    static func start(_ overrides: [String: String] = [:], catalogReplicas: Int = 1, readReplica: Bool = false) async throws -> Stack {
+    /// Without `launch`, the services are not started (`launchAll()` starts them).
+    static func start(
+        _ overrides: [String: String] = [:],
+        catalogReplicas: Int = 1,
+        readReplica: Bool = false,
+        launch: Bool = true
+    ) async throws -> Stack {
         for attempt in 1...3 {
             do {
-                return try await startOnce(overrides, catalogReplicas: catalogReplicas, readReplica: readReplica)
+                return try await startOnce(overrides, catalogReplicas: catalogReplicas, readReplica: readReplica, launch: launch)
             } catch let error as StackError
                 where (error.description.contains("Address already in use") || error.description.contains("could not start server")) && attempt < 3
             {
@@ -73,7 +80,7 @@ final class Stack: @unchecked Sendable {
         throw StackError("unreachable")
     }
 
-    private static func startOnce(_ overrides: [String: String], catalogReplicas: Int, readReplica: Bool) async throws -> Stack {
+    private static func startOnce(_ overrides: [String: String], catalogReplicas: Int, readReplica: Bool, launch: Bool) async throws -> Stack {
         let stack = try Stack(overrides: overrides, catalogReplicas: catalogReplicas, readReplica: readReplica)
         do {
             try await stack.startPostgres()
@@ -90,8 +97,7 @@ final class Stack: @unchecked Sendable {
                     environment: ["PG_FAST": "1"]
                 )
             }
-            for service in stack.services { try stack.launch(service) }
-            try await stack.waitUntilReady()
+            if launch { try await stack.launchAll() }
         } catch {
             let logs = stack.logTails()
             await stack.shutdown()
@@ -182,6 +188,24 @@ final class Stack: @unchecked Sendable {
             let kilobytes = line.split(separator: " ").dropFirst().first.flatMap({ Int($0) })
         else { return nil }
         return kilobytes * 1024
+    }
+
+    /// Starts every service and waits until the stack is ready.
+    func launchAll() async throws {
+        for service in services { try launch(service) }
+        try await waitUntilReady()
+    }
+
+    /// Runs one of the executables (`catalog backup DIR`, ...) with the services' environment; returns its output.
+    @discardableResult
+    func command(_ executable: String, _ arguments: [String]) async throws -> String {
+        let output = workDir.appendingPathComponent("command-\(UUID().uuidString.prefix(8)).out")
+        defer { try? FileManager.default.removeItem(at: output) }
+        let child = try ChildProcess(Self.binDirectory.appendingPathComponent(executable).path, arguments, environment: environment, output: output)
+        let status = await child.wait()
+        let text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
+        guard status == 0 else { throw StackError("\(executable) \(arguments.joined(separator: " ")) failed (\(status)): \(text)") }
+        return text
     }
 
     /// The process id of a service's running process; nil when it is not running.

@@ -6,13 +6,14 @@ import ServiceSupport
 /// `catalog serve` (the default) runs the service; `catalog ingest PATH...` ingests EPUB files in bulk;
 /// `catalog generate-covers` draws covers for books ingested without one before covers were generated;
 /// `catalog reread-metadata` reads stored EPUBs again for what a newer reader derives; `catalog migrate-blobs` copies
-/// the blobs of a local folder into object storage.
+/// the blobs of a local folder into object storage; `catalog backup DIR` and `catalog restore DIR` back the database and
+/// the blobs up while the service runs, and load them into an empty stack (docs/DEPLOY.md).
 @main
 struct CatalogCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "catalog",
         abstract: "Bookmobile catalog service",
-        subcommands: [Serve.self, Ingest.self, GenerateCovers.self, RereadMetadata.self, MigrateBlobs.self],
+        subcommands: [Serve.self, Ingest.self, GenerateCovers.self, RereadMetadata.self, MigrateBlobs.self, Backup.self, Restore.self],
         defaultSubcommand: Serve.self
     )
 
@@ -83,6 +84,28 @@ struct CatalogCommand: AsyncParsableCommand {
             let summary = try await BlobMigration.run(config: ServiceConfig(), from: from, concurrency: concurrency)
             print("copied \(summary.copied) blobs, \(summary.alreadyThere) already there, \(summary.damaged) damaged (not copied)")
             if summary.damaged > 0 { throw ExitCode(1) }
+        }
+    }
+
+    struct Backup: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Back the catalog database and every blob it names up into DIR/catalog while the service runs."
+        )
+
+        @Argument(help: "The backup's folder (a blob already there from an earlier backup is not copied again)") var directory: String
+
+        func run() async throws {
+            _ = try await CatalogBackup.run(config: ServiceConfig(), into: URL(fileURLWithPath: directory))
+        }
+    }
+
+    struct Restore: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Load DIR/catalog into an empty catalog database and its blob store.")
+
+        @Argument(help: "The backup's folder") var directory: String
+
+        func run() async throws {
+            try await CatalogRestore.run(config: ServiceConfig(), from: URL(fileURLWithPath: directory))
         }
     }
 }

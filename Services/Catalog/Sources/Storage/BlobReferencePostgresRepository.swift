@@ -36,13 +36,20 @@ struct BlobReferencePostgresRepository: Sendable {
         return result
     }
 
-    /// Runs `remove` when the blob is still unused, under its exclusive lock; skips a blob an ingest holds.
+    /// Runs `remove` when the blob is still unused, under its exclusive lock; skips a blob an ingest holds, and every
+    /// blob while a backup runs.
     func removeIfUnreferenced(_ hash: String, logger: Logger, remove: @Sendable () async throws -> Void) async throws -> Bool {
         try await client.transaction(logger: logger) { connection in
             let locked = try await connection.query("SELECT pg_try_advisory_xact_lock(\(Self.lockSpace), hashtext(\(hash)))", logger: logger)
             var acquired = false
             for try await value in locked.decode(Bool.self) { acquired = value }
             guard acquired else { return false }
+            // A backup copying blobs holds its lock exclusively: nothing is deleted until it is done.
+            let backup = try await connection.query(
+                "SELECT pg_try_advisory_xact_lock_shared(\(BackupPostgresRepository.lockSpace), 0)",
+                logger: logger
+            )
+            for try await free in backup.decode(Bool.self) where !free { return false }
             let used = try await connection.query(
                 "SELECT 1 FROM books WHERE epub_sha256 = \(hash) OR cover_sha256 = \(hash) OR thumbnail_sha256 = \(hash) LIMIT 1",
                 logger: logger

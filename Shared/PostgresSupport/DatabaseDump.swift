@@ -1,0 +1,46 @@
+import Foundation
+import ServiceSupport
+
+/// PostgreSQL's own tools for a backup and a restore: `pg_dump` writes a database to one file (custom format, the
+/// whole database as one snapshot sees it), `pg_restore` loads it into an empty one in a single transaction.
+public enum DatabaseDump {
+    public struct Failed: Error, CustomStringConvertible {
+        public let description: String
+        public init(description: String) { self.description = description }
+    }
+
+    /// Writes the database at `url` to `file`; as the exported snapshot `snapshot` sees it when given (the caller's
+    /// transaction holds it open meanwhile).
+    public static func dump(url: String, to file: URL, snapshot: String? = nil) async throws {
+        var arguments = ["--format=custom", "--no-owner", "--no-privileges", "--file=\(file.path)"]
+        if let snapshot { arguments.append("--snapshot=\(snapshot)") }
+        try await run("pg_dump", arguments + ["--dbname=\(url)"])
+    }
+
+    /// Loads `file` into the database at `url`, whole or not at all.
+    public static func restore(url: String, from file: URL) async throws {
+        try await run("pg_restore", ["--no-owner", "--no-privileges", "--single-transaction", "--exit-on-error", "--dbname=\(url)", file.path])
+    }
+
+    /// The tables a dump holds, listed by `pg_restore --list`: a dump that cannot be read throws.
+    public static func check(_ file: URL) async throws {
+        try await run("pg_restore", ["--list", file.path])
+    }
+
+    private static func run(_ tool: String, _ arguments: [String]) async throws {
+        try await BlockingWork.run {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = [tool] + arguments
+            let errors = Pipe()
+            process.standardError = errors
+            process.standardOutput = FileHandle.nullDevice
+            do { try process.run() } catch { throw Failed(description: "\(tool) could not start (install postgresql-client): \(error)") }
+            let message = errors.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            guard process.terminationStatus == 0 else {
+                throw Failed(description: "\(tool) failed (\(process.terminationStatus)): \(String(decoding: message, as: UTF8.self))")
+            }
+        }
+    }
+}
