@@ -1,4 +1,4 @@
-.PHONY: run test compose-test bench build lint
+.PHONY: run test compose-test bench soak build lint
 
 # Start PostgreSQL (.data/postgres, port 5433), build in release mode and run the three services.
 run:
@@ -16,6 +16,11 @@ compose-test:
 # Benchmarks (never part of make test): make bench BENCH_ARGS="--books 100000 --duration 10"
 bench:
 	Benchmarks/run.sh $(BENCH_ARGS)
+
+# An hour of the whole stack under steady mixed load with planned faults (never part of make test):
+# make soak SOAK_ARGS="--minutes 60"; the curves in docs/soak.png, the verdict in Benchmarks/results/soak.json.
+soak:
+	Benchmarks/soak.sh $(SOAK_ARGS)
 
 build:
 	swift build
