@@ -112,15 +112,23 @@ def reader(gateway, books, recorder, stop):
 
 def patron(gateway, token, books, chapters, recorder, stop):
     client = Client(gateway, token)
-    loans = []
+    loans, holds = [], []
     while not stop.is_set():
         kind = pick([("feed", 20), ("shelf", 15), ("search", 10), ("borrow", 15), ("return", 12), ("bookmark", 10),
-                     ("download", 8), ("cancel hold", 3)])
+                     ("download", 8), ("cancel hold", 4)])
         key = {"Idempotency-Key": str(uuid.uuid4())}
         if kind == "feed":
             status, _, ms = client.call("GET", f"/opds/lanes/new?size=20", accept="application/atom+xml")
         elif kind == "shelf":
-            status, _, ms = client.call("GET", "/me/books")
+            status, body, ms = client.call("GET", "/me/books")
+            offered = [b["bookId"] for b in json.loads(body).get("books", []) if b.get("state") == "loan_offered"] if status == 200 else []
+            for book in offered[:1]:
+                recorder.request("signed-in shelf", status, ms)
+                kind = "accept"
+                status, _, ms = client.call("POST", f"/me/books/{book}/accept", headers=key)
+                if status in (200, 201):
+                    loans.append(book)
+                    holds.remove(book) if book in holds else None
         elif kind == "search":
             status, _, ms = client.call("GET", f"/opds/search?q={random.choice(WORDS)}")
         elif kind == "borrow" or (kind in ("return", "bookmark", "download") and not loans):
@@ -132,7 +140,9 @@ def patron(gateway, token, books, chapters, recorder, stop):
             elif status == 409 and b"no-copies-available" in body:
                 recorder.request("signed-in borrow", status, ms)
                 kind = "hold"
-                status, _, ms = client.call("POST", f"/me/books/{book}/hold", headers=key | {"Idempotency-Key": str(uuid.uuid4())})
+                status, _, ms = client.call("POST", f"/me/books/{book}/hold", headers={"Idempotency-Key": str(uuid.uuid4())})
+                if status in (200, 201):
+                    holds.append(book)
         elif kind == "return":
             book = loans.pop(random.randrange(len(loans)))
             status, _, ms = client.call("POST", f"/me/books/{book}/return", headers=key)
@@ -144,8 +154,10 @@ def patron(gateway, token, books, chapters, recorder, stop):
             status, _, ms = client.call("POST", f"/me/books/{book}/bookmarks", body=json.dumps(mark), headers=key)
         elif kind == "download":
             status, _, ms = client.call("GET", f"/books/{random.choice(loans)}/fulfill")
+        elif holds:
+            status, _, ms = client.call("DELETE", f"/me/books/{holds.pop(0)}/hold", headers=key)
         else:
-            status, _, ms = client.call("DELETE", f"/me/books/{random.choice(books)}/hold", headers=key)
+            continue
         recorder.request("signed-in " + kind, status, ms)
         if len(loans) > 6:
             book = loans.pop(0)
@@ -179,7 +191,7 @@ def sampler(stack, recorder, stop):
                 pass
         try:
             rows = bench.psql(stack.pg_port, "postgres",
-                              "SELECT datname || '=' || count(*) FROM pg_stat_activity WHERE datname IN ('catalog', 'patron') GROUP BY 1")
+                              "SELECT datname || '=' || count(*) FROM pg_stat_activity WHERE datname IN ('catalog', 'patron') GROUP BY datname")
             for row in rows.split("\n"):
                 if "=" in row:
                     database, count = row.split("=")

@@ -16,14 +16,13 @@ final class BackupProgress: @unchecked Sendable {
     }
 
     func advance(bytes more: Int64) {
-        let line: String? = lock.withLock {
+        lock.withLock {
             done += 1
             bytes += more
-            guard Date().timeIntervalSince(printed) >= 1 || done == total else { return nil }
+            guard Date().timeIntervalSince(printed) >= 1 || done == total else { return }
             printed = Date()
-            return summary
+            print(summary)
         }
-        if let line { print(line) }
     }
 
     var summary: String {
