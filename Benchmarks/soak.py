@@ -252,6 +252,10 @@ def per_minute(recorder, minutes):
         planned = [r for r in requests if (r[2] is None or r[2] >= 500) and recorder.in_fault(r[0])]
         row = {"minute": minute + 1, "requests per s": round(len(requests) / 60, 1),
                "p99 ms": round(percentile([r[3] for r in requests if r[2] is not None and r[2] < 500], 0.99) or 0, 1),
+               "anonymous p99 ms": round(percentile([r[3] for r in requests if r[1].startswith("anonymous") and r[2] is not None
+                                                     and r[2] < 500], 0.99) or 0, 1),
+               "signed-in p99 ms": round(percentile([r[3] for r in requests if r[1].startswith("signed-in") and r[2] is not None
+                                                     and r[2] < 500], 0.99) or 0, 1),
                "errors": len(unplanned), "planned fault errors": len(planned),
                "in fault": any(start < (minute + 1) * 60 and minute * 60 <= end + FAULT_WINDOW_AFTER
                                for _, start, end in recorder.faults)}
@@ -311,7 +315,9 @@ def plot(table, recorder, path):
     axes[1][0].legend()
     axes[1][1].plot(minutes, [row["requests per s"] for row in table])
     axes[1][1].set_title("requests per second")
-    axes[1][2].plot(minutes, [row["p99 ms"] for row in table], label="p99")
+    axes[1][2].plot(minutes, [row["p99 ms"] for row in table], label="p99, all")
+    axes[1][2].plot(minutes, [row["anonymous p99 ms"] for row in table], label="p99, anonymous", linewidth=0.8)
+    axes[1][2].plot(minutes, [row["signed-in p99 ms"] for row in table], label="p99, signed in", linewidth=0.8)
     axes[1][2].bar(minutes, [row["errors"] for row in table], color="red", label="unplanned errors")
     axes[1][2].set_title("p99 (ms) and unplanned errors per minute")
     axes[1][2].legend()

@@ -74,7 +74,8 @@ replica() {
 
 stop() {
   local data=$1 bin; bin=$(pg_bindir)
-  [ -s "$data/cluster/postmaster.pid" ] && as_owner "$bin/pg_ctl" -D "$data/cluster" -m fast -w stop >/dev/null || true
+  # PG_STOP_MODE=immediate is a crash: every connection dropped, recovery at the next start.
+  [ -s "$data/cluster/postmaster.pid" ] && as_owner "$bin/pg_ctl" -D "$data/cluster" -m "${PG_STOP_MODE:-fast}" -w stop >/dev/null || true
 }
 
 case "${1:-}" in

@@ -24,6 +24,19 @@ import Glibc
         }
     }
 
+    /// PostgreSQL crashing (every connection dropped at once, crash recovery at its start): catalog once stopped with a
+    /// fatal "Cancellation took longer than allowed" when a backend's crash did that (docs/PERFORMANCE.md, RUM).
+    @Test func aStormRidesOutAPostgreSQLCrash() async throws {
+        // Commits wait for the disk here, as in production: the other stacks' PostgreSQL does not (`PG_FAST`), and a
+        // crash of it loses the last commits, acknowledged or not.
+        try await Stack.run(["UPSTREAM_TIMEOUT": "30s", "PG_FAST": "0"]) { stack in
+            try await Storm.ride(stack) {
+                try await stack.stopPostgres(mode: "immediate")
+                try await stack.startPostgres()
+            }
+        }
+    }
+
     @Test func aStormRidesOutEveryConnectionTerminated() async throws {
         // Requests already waiting for a connection when the database goes wait for its return: the gateway's default
         // upstream timeout, not the stacks' shorter one.
@@ -174,6 +187,7 @@ enum Storm {
         #expect(acknowledged.pages.load(ordering: .relaxed) > 20)
         #expect(acknowledged.badPages.withLock { $0 }.isEmpty, "catalog pages: \(acknowledged.badPages.withLock { $0 })")
         #expect(stack.services.map { stack.pid($0) } == pids, "no process exited")
+        #expect(stack.log(.catalog).contains("Listening for shelf copies again"), "catalog's listener resumed")
         for service in stack.services {
             #expect(!stack.log(service).contains("Fatal error") && !stack.log(service).contains("Program crashed"), "\(service.rawValue) crashed")
         }

@@ -222,15 +222,22 @@ final class Stack: @unchecked Sendable {
         return wait ? await child.wait() : nil
     }
 
-    func stopPostgres() async throws {
-        try await run(root.appendingPathComponent("scripts/postgres.sh").path, ["stop", workDir.appendingPathComponent("pg").path])
+    /// Stops the stack's PostgreSQL: `fast` as a restart does, `immediate` as a crash does.
+    func stopPostgres(mode: String = "fast") async throws {
+        try await run(
+            root.appendingPathComponent("scripts/postgres.sh").path,
+            ["stop", workDir.appendingPathComponent("pg").path],
+            environment: ["PG_STOP_MODE": mode]
+        )
     }
 
+    /// Starts the stack's PostgreSQL; without waiting for the disk at each commit (`PG_FAST`) unless the stack was made
+    /// with `PG_FAST: 0` (a crash then loses no acknowledged commit).
     func startPostgres() async throws {
         try await run(
             root.appendingPathComponent("scripts/postgres.sh").path,
             ["start", workDir.appendingPathComponent("pg").path, "\(postgresPort)"],
-            environment: ["PG_FAST": "1"]
+            environment: ["PG_FAST": environment["PG_FAST"] ?? "1"]
         )
     }
 

@@ -34,11 +34,14 @@ struct ShelfCopyListener: Service {
 
     private func listen() async {
         var failures = 0
+        var listened = false
         while !Task.isCancelled {
             do {
                 try await client.withConnection { connection in
                     try await connection.listen(on: ShelfCopyPostgresRepository.channel) { notifications in
                         memory.startedListening()
+                        if listened { logger.notice("Listening for shelf copies again", metadata: ["failures": "\(failures)"]) }
+                        listened = true
                         failures = 0
                         for try await notification in notifications { receive(notification.payload) }
                     }

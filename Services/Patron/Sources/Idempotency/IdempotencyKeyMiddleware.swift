@@ -20,6 +20,8 @@ struct IdempotencyKeyMiddleware: RouterMiddleware {
     /// How long a write may take between keeping its key and keeping its answer: a key without an answer older than
     /// this belongs to a write that was carried out but whose answer was lost (the database went away between the two).
     static let answerWait: TimeInterval = 60
+    /// Tries at keeping an answer, half a second more apart each time (5 s in all).
+    static let answerAttempts = 5
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard request.method == .post || request.method == .delete, let header = request.headers[IdempotencyKey.field] else {
@@ -40,8 +42,8 @@ struct IdempotencyKeyMiddleware: RouterMiddleware {
         return try await keep(response, key: key, context: context)
     }
 
-    /// Keeps the answer for retries and sends it. If it cannot be kept (the database went away just after the write),
-    /// the client still gets it; a retry then gets a 409 (`answerLost` after `answerWait`).
+    /// Keeps the answer for retries and sends it. If it cannot be kept within `answerAttempts` (the database went away
+    /// just after the write), the client still gets it; a retry then gets a 409 (`answerLost` after `answerWait`).
     private func keep(_ response: Response, key: IdempotencyKey, context: Context) async throws -> Response {
         var response = response
         let collector = BodyCollector()
@@ -54,10 +56,19 @@ struct IdempotencyKeyMiddleware: RouterMiddleware {
             location: response.headers[.location],
             body: body
         )
-        do {
-            try await keys.keep(answer, patronID: context.patronID, key: key, logger: context.logger)
-        } catch {
-            context.logger.warning("The answer to a write with an Idempotency-Key was not kept", metadata: ["error": "\(error)"])
+        // The write has committed: its answer is worth a few more tries (a connection terminated under the first
+        // finds a new one at once; a database that went away may be back within seconds).
+        for attempt in 1...Self.answerAttempts {
+            do {
+                try await keys.keep(answer, patronID: context.patronID, key: key, logger: context.logger)
+                break
+            } catch {
+                guard attempt < Self.answerAttempts else {
+                    context.logger.warning("The answer to a write with an Idempotency-Key was not kept", metadata: ["error": "\(error)"])
+                    break
+                }
+                try? await Task.sleep(for: .milliseconds(500 * attempt))
+            }
         }
         return response
     }
