@@ -36,12 +36,27 @@ WORDS = ["the", "night", "garden", "river", "house", "war", "love", "sea", "wint
 class Client:
     """One keep-alive connection to the gateway; no answer (connection refused or reset) is status None."""
 
-    def __init__(self, base, token=None):
+    def __init__(self, base, token=None, refresh_token=None):
         self.host, self.port = base.replace("http://", "").split(":")
-        self.token = token
+        self.token, self.refresh_token = token, refresh_token
         self.connection = None
 
     def call(self, method, path, body=None, headers=None, accept=None):
+        """As an app does: an expired access token is refreshed once (a new pair), and the request sent again."""
+        status, data, ms = self.send(method, path, body, headers, accept)
+        if status == 401 and self.refresh_token:
+            saved, self.token = self.token, None
+            refreshed, answer, _ = self.send("POST", "/auth/refresh", json.dumps({"refresh_token": self.refresh_token}), None, None)
+            if refreshed == 200:
+                tokens = json.loads(answer)
+                self.token, self.refresh_token = tokens["access_token"], tokens["refresh_token"]
+                status, data, more = self.send(method, path, body, headers, accept)
+                ms += more
+            else:
+                self.token = saved
+        return status, data, ms
+
+    def send(self, method, path, body, headers, accept):
         headers = dict(headers or {})
         if self.token:
             headers["Authorization"] = f"Bearer {self.token}"
@@ -110,8 +125,8 @@ def reader(gateway, books, recorder, stop):
         time.sleep(random.uniform(0.1, 0.5))
 
 
-def patron(gateway, token, books, chapters, recorder, stop):
-    client = Client(gateway, token)
+def patron(gateway, tokens, books, chapters, recorder, stop):
+    client = Client(gateway, tokens["access_token"], tokens["refresh_token"])
     loans, holds = [], []
     while not stop.is_set():
         kind = pick([("feed", 20), ("shelf", 15), ("search", 10), ("borrow", 15), ("return", 12), ("bookmark", 10),
@@ -248,7 +263,7 @@ def per_minute(recorder, minutes):
     table = []
     for minute in range(minutes):
         requests = [r for r in recorder.requests if minute * 60 <= r[0] < (minute + 1) * 60]
-        unplanned = [r for r in requests if (r[2] is None or r[2] >= 500) and not recorder.in_fault(r[0])]
+        unplanned = [r for r in requests if (r[2] is None or r[2] >= 500 or r[2] == 401) and not recorder.in_fault(r[0])]
         planned = [r for r in requests if (r[2] is None or r[2] >= 500) and recorder.in_fault(r[0])]
         row = {"minute": minute + 1, "requests per s": round(len(requests) / 60, 1),
                "p99 ms": round(percentile([r[3] for r in requests if r[2] is not None and r[2] < 500], 0.99) or 0, 1),
@@ -338,13 +353,16 @@ def main():
     parser.add_argument("--patrons", type=int, default=24)
     parser.add_argument("--readers", type=int, default=8)
     parser.add_argument("--books", type=int, default=300)
+    parser.add_argument("--access-minutes", type=int, default=5, help="access tokens' lifetime (refreshed on a 401)")
     parser.add_argument("--plot", default=str(ROOT / "docs/soak.png"))
     parser.add_argument("--results", default=str(ROOT / "Benchmarks/results/soak.json"))
     args = parser.parse_args()
     settle = min(args.settle_minutes, max(1, args.minutes // 6))
     work = pathlib.Path(tempfile.mkdtemp(prefix="bookmobile-soak-"))
     stack = bench.Stack(work, args.bin)
-    stack.env.update(SIGNUPS_PER_HOUR="10000", BCRYPT_COST="10", LOAN_LIMIT="10", HOLD_LIMIT="10", LOG_LEVEL="warning")
+    # Access tokens for 5 minutes (the default is 15): every patron refreshes its pair a dozen times an hour.
+    stack.env.update(SIGNUPS_PER_HOUR="10000", BCRYPT_COST="10", LOAN_LIMIT="10", HOLD_LIMIT="10", LOG_LEVEL="warning",
+                     ACCESS_TOKEN_TTL=f"{args.access_minutes}m")
     stop = threading.Event()
     try:
         stack.start_postgres()
@@ -367,7 +385,7 @@ def main():
         for n in range(args.patrons):
             status, body = bench.http("POST", stack.gateway + "/auth/signup", body=json.dumps({"pin": f"{4000 + n}"}).encode(),
                                       headers={"Content-Type": "application/json"})[:2]
-            tokens.append(json.loads(body)["tokens"]["access_token"])
+            tokens.append(json.loads(body)["tokens"])
         bench.wait_for(lambda: bench.psql(stack.pg_port, "patron", "SELECT count(*) FROM licenses") == str(len(books)), 120,
                        "patron to learn every licence")
         recorder = Recorder()

@@ -12,6 +12,7 @@ public struct DatabaseGateMiddleware<Context: RequestContext>: RouterMiddleware 
         guard !watch.isAnswering, !request.uri.path.hasPrefix("/health/"), request.uri.path != "/metrics" else {
             return try await next(request, context)
         }
-        throw DatabaseErrorProblem.unavailable
+        // Answered, not thrown: the watch logged the database's going once; a thrown problem would log each request.
+        return DatabaseErrorProblem.unavailable.response()
     }
 }
