@@ -1,4 +1,6 @@
 import Foundation
+import Logging
+import PostgresNIO
 import ServiceSupport
 
 /// PostgreSQL's own tools for a backup and a restore: `pg_dump` writes a database to one file (custom format, the
@@ -20,6 +22,13 @@ public enum DatabaseDump {
     /// Loads `file` into the database at `url`, whole or not at all.
     public static func restore(url: String, from file: URL) async throws {
         try await run("pg_restore", ["--no-owner", "--no-privileges", "--single-transaction", "--exit-on-error", "--dbname=\(url)", file.path])
+    }
+
+    /// True when the database has no table yet: a restore's target.
+    public static func isEmpty(_ client: PostgresClient, logger: Logger) async throws -> Bool {
+        let rows = try await client.query("SELECT count(*)::int FROM pg_tables WHERE schemaname = 'public'", logger: logger)
+        for try await count in rows.decode(Int.self) { return count == 0 }
+        return true
     }
 
     /// The tables a dump holds, listed by `pg_restore --list`: a dump that cannot be read throws.

@@ -45,11 +45,4 @@ struct BackupPostgresRepository {
     func releaseLock() async throws {
         try await connection.query("SELECT pg_advisory_unlock(\(Self.lockSpace), 0)", logger: logger)
     }
-
-    /// True when the database has no table yet (a restore's target).
-    static func isEmpty(_ client: PostgresClient, logger: Logger) async throws -> Bool {
-        let rows = try await client.query("SELECT count(*)::int FROM pg_tables WHERE schemaname = 'public'", logger: logger)
-        for try await count in rows.decode(Int.self) { return count == 0 }
-        return true
-    }
 }

@@ -16,7 +16,7 @@ public enum CatalogRestore {
             from: Data(contentsOf: folder.appendingPathComponent("MANIFEST.json"))
         )
         try await CatalogBackup.withRunningClient(parts.postgres) {
-            guard try await BackupPostgresRepository.isEmpty(parts.postgres, logger: parts.logger) else {
+            guard try await DatabaseDump.isEmpty(parts.postgres, logger: parts.logger) else {
                 throw ServiceConfig.Invalid(description: "catalog restore needs an empty database: CATALOG_DATABASE_URL has tables")
             }
             let progress = BackupProgress("catalog restore: blobs", total: manifest.blobs.count)

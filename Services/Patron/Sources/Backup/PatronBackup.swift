@@ -30,8 +30,7 @@ public enum PatronBackup {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await client.run() }
             defer { group.cancelAll() }
-            let rows = try await client.query("SELECT count(*)::int FROM pg_tables WHERE schemaname = 'public'", logger: logger)
-            for try await tables in rows.decode(Int.self) where tables > 0 {
+            guard try await DatabaseDump.isEmpty(client, logger: logger) else {
                 throw ServiceConfig.Invalid(description: "patron restore needs an empty database: PATRON_DATABASE_URL has tables")
             }
         }
