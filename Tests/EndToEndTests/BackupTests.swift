@@ -28,10 +28,14 @@ import Testing
             }
             var stormers: [String] = []
             for n in 0..<3 { stormers.append(try await stack.signUp(pin: "\(7000 + n)").token) }
+            let steadyToken = steady[0]
             let (started, acknowledged, extra) = try await Self.borrowing(api, books: books, tokens: stormers) {
                 let patronOutput = try await stack.command("patron", ["backup", directory.path])
                 // A book ingested between the two backups: in the catalog's, which is taken after.
                 let extra = try await stack.ingest(Stack.corpus[3], copies: 1)
+                // Its licence delivered to patron before catalog's snapshot: the restored patron learns it only from the
+                // restore's queued licences.
+                try await stack.waitForLicence(extra, token: steadyToken)
                 let catalogOutput = try await stack.command("catalog", ["backup", directory.path])
                 print(patronOutput + catalogOutput)
                 #expect(catalogOutput.contains("every hash matches"), "\(catalogOutput)")
@@ -65,7 +69,9 @@ import Testing
                 loans >= acknowledgedBefore + 6,
                 "every loan acknowledged before the backup: \(loans) loans, \(acknowledgedBefore) + 6 acknowledged"
             )
-            // Writes work on the restored stack.
+            // The book ingested between the two backups reaches the restored patron (its licence queued again), and
+            // writes work on the restored stack.
+            try await stack.waitForLicence(books[3], token: steady[0])
             #expect(try await api.call(.POST, "/me/books/\(books[3])/borrow", as: .bearer(steady[0])).status == 201)
         }
     }

@@ -212,7 +212,8 @@ enum Storm {
             let open =
                 Int(try await stack.sql("patron", "SELECT count(*) FROM loan_history WHERE ended_at IS NULL AND book_id = '\(book)'").first ?? "")
                 ?? -1
-            try await eventually(timeout: .seconds(30), "catalog never learnt that \(open) copies of \(book) are out") {
+            // An outbox pass left hanging on a connection the restart dropped is given up after its 60 s deadline.
+            try await eventually(timeout: .seconds(90), "catalog never learnt that \(open) copies of \(book) are out") {
                 try await api.call(.GET, "/opds/books/\(book)").text.contains(#"available="\#(50 - open)""#)
             }
         }

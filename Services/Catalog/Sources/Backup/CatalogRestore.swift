@@ -6,7 +6,8 @@ import Shared
 
 /// `catalog restore DIR`: loads a `catalog backup` into an empty catalog database and its blob store (folder or
 /// object storage, as configured): the blobs first, each checked against its hash, then the database in one
-/// transaction. Refuses a database that has tables. At the end, every blob a restored book names must be in the store.
+/// transaction. Refuses a database that has tables. At the end, every blob a restored book names must be in the store,
+/// and every book's licence is queued for patron again (the catalog's outbox delivers them once the service runs).
 public enum CatalogRestore {
     public static func run(config: ServiceConfig, from directory: URL) async throws {
         let parts = try CatalogDependencies(config: config)
@@ -33,7 +34,12 @@ public enum CatalogRestore {
             }
             let missing = Set(named.hashes).subtracting(manifest.blobs)
             guard missing.isEmpty else { throw DatabaseDump.Failed(description: "\(missing.count) blobs the books name are not in the backup") }
-            print("catalog restore: done: \(named.books) books, \(named.hashes.count) blobs, every one in the store")
+            // Patron's backup was taken first: a book ingested or changed between the two, whose licence catalog had
+            // already delivered by its snapshot, would stay unknown to the restored patron. Every licence goes again.
+            let licences = try await parts.books.enqueueEveryLicense(logger: parts.logger)
+            print(
+                "catalog restore: done: \(named.books) books, \(named.hashes.count) blobs, every one in the store; \(licences) licences queued for patron"
+            )
         }
     }
 }

@@ -423,6 +423,19 @@ struct BookPostgresRepository: Sendable {
         }
     }
 
+    /// Queues every book's licence for patron again, 500 books a transaction (after a restore); returns how many.
+    func enqueueEveryLicense(logger: Logger) async throws -> Int {
+        var ids: [UUID] = []
+        for try await id in try await client.query("SELECT id FROM books ORDER BY id", logger: logger).decode(UUID.self) { ids.append(id) }
+        for start in stride(from: 0, to: ids.count, by: 500) {
+            let chunk = ids[start..<min(ids.count, start + 500)]
+            try await client.transaction(logger: logger) { connection in
+                for id in chunk { try await enqueueLicense(id, on: connection, logger: logger) }
+            }
+        }
+        return ids.count
+    }
+
     /// Queues the book's licence (copies, open access, withdrawal) for patron, in the caller's transaction.
     func enqueueLicense(_ id: UUID, on connection: PostgresConnection, logger: Logger) async throws {
         let rows = try await connection.query(
