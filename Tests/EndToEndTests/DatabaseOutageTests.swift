@@ -240,7 +240,9 @@ enum Storm {
                 continue
             }
             do {
-                if (200..<300).contains(reply.status) { return reply }
+                // 2xx, or the server's word that the write was carried out but its answer lost (its commit reached the
+                // database while the connection dropped): acknowledged either way.
+                if (200..<300).contains(reply.status) || reply.text.contains("idempotency-key-answer-lost") { return reply }
                 if ![409, 502, 503, 504].contains(reply.status) || (reply.status == 409 && !reply.text.contains("idempotency")) {
                     acknowledged.refusals.withLock { $0.append("\(method) \(path): \(reply.status) \(reply.text)") }
                     return nil

@@ -19,7 +19,9 @@ struct IdempotencyKeyMiddleware: RouterMiddleware {
     static let bodyLimit = 1 << 20
     /// How long a write may take between keeping its key and keeping its answer: a key without an answer older than
     /// this belongs to a write that was carried out but whose answer was lost (the database went away between the two).
-    static let answerWait: TimeInterval = 60
+    /// (Longer than `answerAttempts` take; a write whose commit reached the database but whose acknowledgement did not,
+    /// under a dropped connection, leaves its key without an answer at once.)
+    static let answerWait: TimeInterval = 15
     /// Tries at keeping an answer, half a second more apart each time (5 s in all).
     static let answerAttempts = 5
 
