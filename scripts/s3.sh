@@ -22,7 +22,10 @@ make_buckets() {
     local dir=$1
     shift
     [ "$#" -gt 0 ] || return 0
-    cat > "$dir/etc/internal-client.conf" <<CONF
+    # A file of its own per call: tests make buckets at the same time, and a shared one was read while rewritten.
+    local conf
+    conf=$(mktemp "$dir/etc/internal-client.XXXXXX.conf")
+    cat > "$conf" <<CONF
 [DEFAULT]
 swift_dir = $dir/etc
 [pipeline:main]
@@ -31,8 +34,8 @@ pipeline = catch_errors proxy-logging proxy-server
 use = egg:swift#proxy
 account_autocreate = true
 CONF
-    filters catch_errors proxy-logging >> "$dir/etc/internal-client.conf"
-    /usr/bin/python3 - "$dir/etc/internal-client.conf" "$@" <<'PY' || { echo "the buckets could not be created" >&2; exit 1; }
+    filters catch_errors proxy-logging >> "$conf"
+    /usr/bin/python3 - "$conf" "$@" <<'PY' || { rm -f "$conf"; echo "the buckets could not be created" >&2; exit 1; }
 import sys, time
 from swift.common.internal_client import InternalClient
 client = InternalClient(sys.argv[1], "bookmobile-test", 3)
@@ -45,6 +48,7 @@ for bucket in sys.argv[2:]:
             if attempt == 49: raise
             time.sleep(0.2)
 PY
+    rm -f "$conf"
 }
 case "$command" in
 bucket)
