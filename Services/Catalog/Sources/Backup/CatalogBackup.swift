@@ -29,7 +29,7 @@ public enum CatalogBackup {
         let folder = directory.appendingPathComponent(folderName)
         let blobFolder = folder.appendingPathComponent("blobs")
         try FileManager.default.createDirectory(at: blobFolder, withIntermediateDirectories: true)
-        return try await withRunningClient(parts.postgres) {
+        return try await parts.postgres.whileRunning {
             try await parts.postgres.withConnection { connection in
                 let repository = BackupPostgresRepository(connection: connection, logger: parts.logger)
                 let snapshot = try await repository.beginSnapshot()
@@ -90,19 +90,6 @@ public enum CatalogBackup {
                 next += 1
             }
             try await group.waitForAll()
-        }
-    }
-
-    /// `body` while `client` runs.
-    static func withRunningClient<T: Sendable>(_ client: PostgresClient, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
-        try await withThrowingTaskGroup(of: T?.self) { group in
-            group.addTask {
-                await client.run()
-                return nil
-            }
-            defer { group.cancelAll() }
-            let result = try await body()
-            return result
         }
     }
 }

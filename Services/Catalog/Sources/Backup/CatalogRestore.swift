@@ -16,7 +16,7 @@ public enum CatalogRestore {
             CatalogBackup.Manifest.self,
             from: Data(contentsOf: folder.appendingPathComponent("MANIFEST.json"))
         )
-        try await CatalogBackup.withRunningClient(parts.postgres) {
+        try await parts.postgres.whileRunning {
             guard try await DatabaseDump.isEmpty(parts.postgres, logger: parts.logger) else {
                 throw ServiceConfig.Invalid(description: "catalog restore needs an empty database: CATALOG_DATABASE_URL has tables")
             }

@@ -26,8 +26,7 @@ public enum BulkIngest {
         let terminal = isatty(STDERR_FILENO) == 1
         let start = Date()
         var summary = Summary()
-        try await withThrowingTaskGroup(of: Void.self) { outer in
-            outer.addTask { await parts.postgres.run() }
+        try await parts.postgres.whileRunning {
             try await catalogSchema.apply(client: parts.postgres, logger: parts.logger)
             try await withThrowingTaskGroup(of: (String, Result<IngestResult.Outcome, any Error>).self) { group in
                 var iterator = files.makeIterator()
@@ -57,7 +56,6 @@ public enum BulkIngest {
                     launch()
                 }
             }
-            outer.cancelAll()
         }
         if terminal { FileHandle.standardError.write(Data("\n".utf8)) }
         print(

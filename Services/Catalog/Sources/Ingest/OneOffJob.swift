@@ -13,17 +13,11 @@ enum OneOffJob {
     ) async throws -> (result: Result, seconds: Double) {
         let parts = try CatalogDependencies(config: config)
         let start = Date()
-        let result = try await withThrowingTaskGroup(of: Result?.self) { group in
-            group.addTask {
-                await parts.postgres.run()
-                return nil
-            }
+        let result = try await parts.postgres.whileRunning {
             try await catalogSchema.apply(client: parts.postgres, logger: parts.logger)
-            let result = try await body(parts) { count in
+            return try await body(parts) { count in
                 parts.logger.info(what, metadata: ["count": "\(count)", "seconds": "\(Int(Date().timeIntervalSince(start)))"])
             }
-            group.cancelAll()
-            return result
         }
         return (result, Date().timeIntervalSince(start))
     }

@@ -27,12 +27,8 @@ public enum PatronBackup {
         let settings = try PatronSettings(config: config)
         let logger = Observability.logger(service: "patron", config: config)
         let client = PostgresClient(configuration: try DatabaseURL.configuration(settings.databaseURL), backgroundLogger: logger)
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { await client.run() }
-            defer { group.cancelAll() }
-            guard try await DatabaseDump.isEmpty(client, logger: logger) else {
-                throw ServiceConfig.Invalid(description: "patron restore needs an empty database: PATRON_DATABASE_URL has tables")
-            }
+        guard try await client.whileRunning({ try await DatabaseDump.isEmpty(client, logger: logger) }) else {
+            throw ServiceConfig.Invalid(description: "patron restore needs an empty database: PATRON_DATABASE_URL has tables")
         }
         print("patron restore: loading the database")
         try await DatabaseDump.restore(
