@@ -23,6 +23,8 @@ import tempfile
 import time
 import urllib.request
 
+import library
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 SHARED = pathlib.Path(os.environ.get("SHARED_DIR", ROOT.parent / "shared"))
 BIG_EPUB = "idpf-cole-voyage-of-life.epub"  # ~1 MB, from ../shared/epubs
@@ -88,13 +90,15 @@ def to_ms(value, unit):
 
 
 WARMUP_SECONDS = 1
+# The library mix's scenarios run longer than the others: 1,000 patrons' first requests of each page are its point.
+DURATION_LIBRARY = 20
 
 
 def wrk(url, duration, headers=(), script=None, env=None, warmup=WARMUP_SECONDS, after_warmup=None):
     """One scenario: WARMUP_SECONDS of the same load first, not measured (caches filled, connections open, each
     patron's first request made), then `duration` seconds measured. Cold costs are what --cold measures. Scenarios that
     change state as they go put it back with `after_warmup` (borrow and return) or start measured (sign-ins)."""
-    command = ["wrk", "-t2", f"-c{CONNECTIONS}", "--latency", "--timeout", "10s"]
+    command = wrk_command()
     for header in headers:
         command += ["-H", header]
     if script:
@@ -106,7 +110,14 @@ def wrk(url, duration, headers=(), script=None, env=None, warmup=WARMUP_SECONDS,
             # loan for the measured run.
             time.sleep(2)
             after_warmup()
-    output = subprocess.run(command + [f"-d{duration}s", url], check=True, capture_output=True, text=True, env=env).stdout
+    return parse_wrk(subprocess.run(command + [f"-d{duration}s", url], check=True, capture_output=True, text=True, env=env).stdout)
+
+
+def wrk_command(script=None):
+    return ["wrk", "-t2", f"-c{CONNECTIONS}", "--latency", "--timeout", "10s"] + (["-s", str(script)] if script else [])
+
+
+def parse_wrk(output):
     rps = float(re.search(r"Requests/sec:\s+([\d.]+)", output).group(1))
     latency = {p: to_ms(*re.search(rf"\s{p}%\s+([\d.]+)(us|ms|s)", output).groups()) for p in ("50", "99")}
     non2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", output)
@@ -114,6 +125,12 @@ def wrk(url, duration, headers=(), script=None, env=None, warmup=WARMUP_SECONDS,
     return {"rps": rps, "p50_ms": latency["50"], "p99_ms": latency["99"],
             "non_2xx": int(non2xx.group(1)) if non2xx else 0,
             "socket_errors": sum(map(int, errors.groups())) if errors else 0}
+
+
+def cpu_seconds(pid):
+    """User and system CPU the process has used (/proc/<pid>/stat, in clock ticks)."""
+    fields = pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def peak_rss_mb(pid):
@@ -144,7 +161,10 @@ class Stack:
                         PUBLIC_URL=self.gateway, SERVICE_TOKEN="bench-service-token",
                         JWT_SECRET="bench-jwt-secret-0123456789abcdef0123456789", ADMIN_TOKEN="bench-admin",
                         BLOB_DIR=str(work / "blobs"), LOG_LEVEL="warning", LOAN_LIMIT="100000", HOLD_LIMIT="100000",
-                        BCRYPT_COST=str(BCRYPT_COST))
+                        BCRYPT_COST=str(BCRYPT_COST),
+                        # The crowd scenario's patrons arrive from addresses of their own (X-Forwarded-For), as a
+                        # library's patrons do; from one address, their sign-ins under way would count against it.
+                        TRUSTED_PROXIES="127.0.0.1/32")
         self.processes = {}
 
     def start_postgres(self):
@@ -584,6 +604,9 @@ def main():
             results[name] = wrk(gw + path, args.duration, script=ROOT / "Benchmarks/signed_in.lua",
                                 env=dict(os.environ, AUTH_FILE=str(auth), BENCH_PATH=path))
             time.sleep(2)
+        crowd = None
+        if any(wanted(name) for name in library.MIX + [library.CROWD]):
+            crowd = library_morning(stack, work, results, barcodes, licensed, words_file, wanted)
         basic = "Basic " + base64.b64encode(b"bench:bench password 1").decode()
         logins = {}
         if wanted(f"login (bcrypt cost {BCRYPT_COST})"):
@@ -612,13 +635,55 @@ def main():
         for name, result in results.items():
             base = ceiling["epub"] if name.startswith("fulfill") else ceiling["lane_page"]
             result["vs_nginx"] = round(result["rps"] / base["rps"], 3)
-        report(args, ingest, results, ceiling, rss, len(lane_bytes), len(epub_bytes), logins, uploads)
+        report(args, ingest, results, ceiling, rss, len(lane_bytes), len(epub_bytes), logins, uploads, crowd)
     finally:
         stack.stop()
         if args.keep:
             log(f"stack kept for the next run with --books {args.books}: {work}")
         else:
             shutil.rmtree(work, ignore_errors=True)
+
+
+def library_morning(stack, work, results, barcodes, licensed, words_file, wanted):
+    """Issue 49's scenarios (Benchmarks/library.py): the library mix anonymously, with Bearer and with Basic for 1,000
+    patrons, then the crowd. Returns the crowd's figures."""
+    gw = stack.gateway
+    words = [w for w in words_file.read_text().split() if w]
+    lanes, pages, lines = library.mix_urls(gw, licensed, words)
+    log(f"library mix: {len(pages)} lane pages of {len(lanes)} lanes, book details and searches, Atom and OPDS 2.0")
+    urls_file = work / "library_mix.txt"
+    urls_file.write_text("\n".join(lines) + "\n")
+    mix_patrons, crowd_patrons = barcodes[1000:2000], barcodes[3000:3500]
+    tokens = library.sign_in_all(gw, mix_patrons, log)
+    files = {"anonymous": work / "nobody.txt", "Bearer": work / "mix_bearer.txt", "Basic": work / "mix_basic.txt"}
+    files["anonymous"].write_text("")
+    files["Bearer"].write_text("\n".join(tokens) + "\n")
+    files["Basic"].write_text("\n".join(library.basic(b) for b in mix_patrons) + "\n")
+    for name, kind in zip(library.MIX, files):
+        if wanted(name):
+            log(f"wrk: {name}")
+            # Where the time goes: each service's CPU over the measured run (warm-up included: a second of 21), per request.
+            before = {service: cpu_seconds(process.pid) for service, process in stack.processes.items()}
+            results[name] = wrk(gw + "/", DURATION_LIBRARY, script=ROOT / "Benchmarks/library_mix.lua",
+                                env=dict(os.environ, URLS_FILE=str(urls_file), AUTH_FILE=str(files[kind])))
+            requests = results[name]["rps"] * DURATION_LIBRARY
+            results[name]["cpu_ms_per_request"] = {service: round((cpu_seconds(process.pid) - before[service]) * 1000 / requests, 3)
+                                                   for service, process in stack.processes.items()}
+            log(f"{name}: {results[name]}")
+            time.sleep(2)
+    anonymous = results.get(library.MIX[0])
+    for name in library.MIX[1:]:
+        if anonymous and name in results:
+            results[name]["vs_anonymous"] = round(results[name]["rps"] / anonymous["rps"], 3)
+    if not wanted(library.CROWD):
+        return None
+    verified = work / "verified_basic.txt"
+    verified.write_text("\n".join(library.basic(b) for b in mix_patrons[:100]) + "\n")
+    one_check = library.bcrypt_seconds(gw, barcodes[2999])
+    log(f"wrk: {library.CROWD} (one check {one_check * 1000:.0f} ms)")
+    output, crowd = library.crowd(gw, wrk_command(ROOT / "Benchmarks/library_mix.lua"), urls_file, verified, crowd_patrons, one_check, log)
+    results[library.CROWD] = parse_wrk(output)
+    return crowd
 
 
 def clear_throttle(stack):
@@ -733,7 +798,7 @@ def login_timings(stack, samples=15):
             for name, v in timings.items()}
 
 
-def report(args, ingest, results, ceiling, rss, lane_size, epub_size, logins, uploads):
+def report(args, ingest, results, ceiling, rss, lane_size, epub_size, logins, uploads, crowd=None):
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
     cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), platform.processor())
     machine = f"{os.cpu_count()} cores, {cpu}, {round(os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') / 2**30)} GiB, {platform.system()} {platform.release()}"
@@ -741,7 +806,7 @@ def report(args, ingest, results, ceiling, rss, lane_size, epub_size, logins, up
     data = {"date": date, "commit": commit, "machine": machine, "books": args.books, "connections": CONNECTIONS,
             "duration_s": args.duration, "ingest": ingest, "scenarios": results, "nginx": ceiling, "peak_rss_mb": rss,
             "lane_page_bytes": lane_size, "epub_bytes": epub_size, "login_ms_by_outcome": logins, "uploads": uploads,
-            "patrons": args.patrons}
+            "patrons": args.patrons, "crowd": crowd}
     if not args.only:
         (ROOT / "Benchmarks/results/latest.json").write_text(json.dumps(data, indent=2) + "\n")
     lines = [f"\n## Run of {date}, commit {commit}\n",
@@ -764,6 +829,19 @@ def report(args, ingest, results, ceiling, rss, lane_size, epub_size, logins, up
     if logins:
         lines.append(f"\nOne sign-in at a time through the gateway (bcrypt cost {BCRYPT_COST}), by outcome, "
                  f"median (min-max) ms of 15: " + "; ".join(f"{k} {v['median_ms']} ({v['min_ms']}-{v['max_ms']})" for k, v in logins.items()) + ".\n")
+    mix = {name: results[name] for name in library.MIX if name in results}
+    if mix:
+        lines.append("\nLibrary mix (issue 49: 0.6 x anonymous and p99 under 30 ms wanted): "
+                     + "; ".join(f"{name.split(': ')[1]} {r['rps']:.0f} req/s, p99 {r['p99_ms']:.1f} ms"
+                                 + (f" = **{r['vs_anonymous']:.2f} x** anonymous" if "vs_anonymous" in r else "")
+                                 + " (CPU ms per request: " + ", ".join(f"{k} {v}" for k, v in r.get("cpu_ms_per_request", {}).items()) + ")"
+                                 for name, r in mix.items()) + ".\n")
+    if crowd:
+        lines.append(f"\nCrowd (issue 49: verified p99 under 50 ms, every crowd patron signed in): verified patrons' p99 "
+                     f"**{results[library.CROWD]['p99_ms']:.1f} ms** ({results[library.CROWD]['rps']:.0f} req/s); crowd of {crowd['crowd']}: "
+                     f"answers {crowd['crowd_statuses']}, all signed in {crowd['crowd_all_signed_in_s']} s after the first arrived "
+                     f"(wait median {crowd['crowd_wait_median_s']} s, max {crowd['crowd_wait_max_s']} s), against {crowd['bcrypt_work_s']} s of "
+                     f"bcrypt work ({crowd['one_check_ms']} ms a check x {crowd['crowd']} / {os.cpu_count()} cores).\n")
     if uploads:
         lines.append(f"\nUploads: {uploads['files']} EPUBs of {uploads['mb_each']} MB at once through the gateway in {uploads['seconds']} s "
                      f"(statuses {sorted(set(uploads['statuses']))}); gateway peak RSS {uploads['gateway_peak_rss_mb_before']} MB before, "

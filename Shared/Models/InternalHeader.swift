@@ -16,6 +16,10 @@ public enum InternalHeader {
     public static let sharedETag = "X-Internal-Shared-ETag"
     /// On catalog's 204 answer to it: the held page is this patron's page (with the answer's ETag and Cache-Control).
     public static let sharedPageUsable = "X-Internal-Shared-Page"
+    /// On catalog's answer to an anonymous request for a feed page that signed-in patrons share: the books it shows
+    /// (lowercase UUIDs, comma-separated). The gateway keeps them with its copy of the page, to answer a patron whose
+    /// shelf touches none of them with that copy (`PersonalPage`); it never passes the header on.
+    public static let pageBooks = "X-Internal-Page-Books"
     /// On patron's answer to a change: the version of the patron's shelf that catalog now holds. The gateway sends
     /// it back with the patron's next catalog requests, so that a catalog replica whose in-memory copy is older
     /// reads the newer one (read-your-writes across replicas).
@@ -24,4 +28,6 @@ public enum InternalHeader {
     /// patron whose credentials changed. The gateway forgets its cached verdicts and session answers for that patron at
     /// once, whatever path or form the request took, and never passes the header on.
     public static let credentialsChanged = "X-Internal-Credentials-Changed"
+    /// `yes` on the gateway's renewal of a Basic verdict it keeps: patron checks it only when no first sign-in waits.
+    public static let backgroundCheck = "X-Internal-Background-Check"
 }

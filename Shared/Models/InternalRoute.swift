@@ -14,8 +14,11 @@ public enum InternalRoute: RouteDefinition, Equatable {
     case patronErasure(ID)
     /// `GET`: a patron's lists, for the patron's export.
     case patronLists(ID)
-    /// `PUT`: a patron's shelf copy, pushed by patron after each change.
+    /// `PUT`: a patron's shelf copy, pushed by patron after each change. `GET`: what the gateway needs of it to join
+    /// shared pages with it (`ShelfSummary`).
     case shelfCopy(ID)
+    /// `GET`: the shelf versions a catalog replica heard announced, followed by gateways (`ShelfAnnouncements`).
+    case shelfAnnouncements
     /// `GET`: a book's reading order, for bookmarks' chapter names.
     case readingOrder(ID)
 
@@ -49,6 +52,7 @@ public enum InternalRoute: RouteDefinition, Equatable {
         case .patronErasure(let id): "/internal/patrons/" + id.segment(or: ":patron") + "/erasure"
         case .patronLists(let id): "/internal/patrons/" + id.segment(or: ":patron") + "/lists"
         case .shelfCopy(let id): "/internal/shelves/" + id.segment(or: ":patron")
+        case .shelfAnnouncements: "/internal/shelf-announcements"
         case .readingOrder(let id): "/internal/books/" + id.segment(or: ":id") + "/reading-order"
         case .license(let id): "/internal/licenses/" + id.segment(or: ":id")
         case .licenses: "/internal/licenses"

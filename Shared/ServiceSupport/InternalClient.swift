@@ -38,8 +38,8 @@ public final class InternalClient: Sendable {
     }
 
     /// `GET path` decoded as `T`.
-    public func get<T: Decodable>(_ path: String, as type: T.Type = T.self, logger: Logger) async throws -> T {
-        let data = try await send(method: .GET, path: path, body: nil, logger: logger)
+    public func get<T: Decodable>(_ path: String, as type: T.Type = T.self, headers: [(String, String)] = [], logger: Logger) async throws -> T {
+        let data = try await send(method: .GET, path: path, body: nil, headers: headers, logger: logger)
         return try WireFormat.decoder().decode(T.self, from: data)
     }
 
@@ -49,15 +49,16 @@ public final class InternalClient: Sendable {
         _ path: String,
         body: B,
         as type: T.Type = T.self,
+        headers: [(String, String)] = [],
         logger: Logger
     ) async throws -> T {
-        let data = try await send(method: method, path: path, body: try WireFormat.encode(body), logger: logger)
+        let data = try await send(method: method, path: path, body: try WireFormat.encode(body), headers: headers, logger: logger)
         return try WireFormat.decoder().decode(T.self, from: data)
     }
 
     /// `method path` with a raw JSON body; returns the response body of a 2xx answer.
     @discardableResult
-    public func send(method: HTTPMethod, path: String, body: Data?, logger: Logger) async throws -> Data {
+    public func send(method: HTTPMethod, path: String, body: Data?, headers: [(String, String)] = [], logger: Logger) async throws -> Data {
         let start = next.add(1, ordering: .relaxed).oldValue
         var lastError: any Error = Failure.unreachable("no replica configured")
         for attempt in 0..<baseURLs.count {
@@ -66,6 +67,7 @@ public final class InternalClient: Sendable {
             request.method = method
             request.headers.add(name: InternalHeader.serviceToken, value: token.value)
             request.headers.add(name: InternalHeader.requestID, value: RequestID.current ?? RequestID.make())
+            for (name, value) in headers { request.headers.add(name: name, value: value) }
             if let body {
                 request.headers.add(name: "Content-Type", value: MediaType.json)
                 request.body = .bytes(ByteBuffer(bytes: body))

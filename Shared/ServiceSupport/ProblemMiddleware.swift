@@ -14,7 +14,9 @@ public struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
             return try await next(request, context)
         } catch let error as any ProblemConvertible {
             let problem = error.problem
-            if problem.status >= 500 {
+            // A 5xx that says when to come back (a full queue, a dependency away) is an expected answer, counted by
+            // the metrics of whatever refused; any other is a fault worth an error line.
+            if problem.status >= 500, problem.retryAfter == nil {
                 context.logger.error("Server error", metadata: ["status": "\(problem.status)", "error": "\(String(reflecting: error))"])
             }
             return problem.response()

@@ -36,4 +36,6 @@ extension HTTPField.Name {
     public static let sharedPageUsable = HTTPField.Name(InternalHeader.sharedPageUsable)!
     public static let shelfVersion = HTTPField.Name(InternalHeader.shelfVersion)!
     public static let credentialsChanged = HTTPField.Name(InternalHeader.credentialsChanged)!
+    public static let backgroundCheck = HTTPField.Name(InternalHeader.backgroundCheck)!
+    public static let pageBooks = HTTPField.Name(InternalHeader.pageBooks)!
 }

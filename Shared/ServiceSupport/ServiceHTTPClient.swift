@@ -17,17 +17,24 @@ extension HTTPClient {
     /// `HTTPClient.shared` (browser-like), it passes bodies through untouched (no decompression), hands redirects
     /// back instead of following them, fails fast on a refused connection (the caller tries another replica),
     /// and keeps enough connections per replica for the gateway's concurrency.
-    public static let service: HTTPClient = {
+    public static let service: HTTPClient = serviceClient(connectionsPerHost: 64)
+
+    /// The gateway's client for first Basic sign-ins, which wait in patron's bcrypt queue for up to
+    /// `BCRYPT_QUEUE_SECONDS`: a pool of its own, so that a crowd of them never holds the connections that verified
+    /// patrons' cheap checks and pages need.
+    public static let signIn: HTTPClient = serviceClient(connectionsPerHost: 1_024)
+
+    private static func serviceClient(connectionsPerHost: Int) -> HTTPClient {
         var configuration = HTTPClient.Configuration()
         configuration.redirectConfiguration = .disallow
         configuration.decompression = .disabled
         configuration.timeout = .init(connect: .milliseconds(Int64(((try? connectTimeout(ServiceConfig())) ?? defaultConnectTimeout) * 1000)))
-        configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 64)
+        configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: connectionsPerHost)
         // A refused connection is an answer: callers mark the replica down and try the next one themselves.
         configuration.connectionPool.retryConnectionEstablishment = false
         // No spans: no tracer is bootstrapped, and the default (a no-op tracer) still built every request's attributes
         // from its URL, 2.6 % of the gateway's profile proxying a search page (docs/PERFORMANCE.md, session 27).
         configuration.tracing.tracer = nil
         return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
-    }()
+    }
 }

@@ -12,11 +12,15 @@ public struct StoredResponse: Sendable {
     /// The books the response shows (catalog's feed pages): a signed-in patron gets the shared bytes when none of
     /// them is on their shelf.
     public var bookIDs: Set<UUID>
+    /// On the gateway's copy of a catalog feed page: catalog said which books it shows (`X-Internal-Page-Books`), so
+    /// a signed-in patron whose shelf touches none of them gets these bytes (`PersonalPage`).
+    public var sharedWithPatrons: Bool
 
-    public init(body: ByteBuffer, headers: HTTPFields, bookIDs: Set<UUID> = []) {
+    public init(body: ByteBuffer, headers: HTTPFields, bookIDs: Set<UUID> = [], sharedWithPatrons: Bool = false) {
         self.body = body
         self.headers = headers
         self.bookIDs = bookIDs
+        self.sharedWithPatrons = sharedWithPatrons
     }
 
     /// 304 (same headers, no body type) when the client already holds these bytes, else 200 with them.

@@ -69,6 +69,57 @@ import Testing
         }
     }
 
+    /// Each gateway answers a signed-in page from the shared page it holds, joined with what it knows of the patron's
+    /// shelf: through two gateways in front of two catalog replicas, a patron whose shelf touches none of the page's
+    /// books gets the shared bytes under the same ETag from either; a patron's loan or ignored book shows on their own
+    /// next page through the gateway they used and soon through the other, and never on anyone else's page.
+    @Test func joinedPagesShowEachPatronTheirOwnStateThroughEitherGateway() async throws {
+        try await Stack.run(["SHELF_PUBLISH_INTERVAL": "60s", "SHARED_PAGE_VERDICT_TTL": "1s"], catalogReplicas: 2, gateways: 2) { stack in
+            var ids: [String] = []
+            for file in Stack.corpus.prefix(4) { ids.append(try await stack.ingest(file, copies: 1)) }
+            let (_, annToken) = try await stack.signUp(pin: "1111")
+            let (_, bobToken) = try await stack.signUp(pin: "2222")
+            let ann = GatewayClient.Credentials.bearer(annToken)
+            let bob = GatewayClient.Credentials.bearer(bobToken)
+            for id in ids { try await stack.waitForLicence(id, token: annToken) }
+            let lane = "/opds/lanes/new"
+            let json = [("Accept", "application/opds+json")]
+            let gateways = [stack.gateway, stack.secondGateway]
+            func page(_ who: GatewayClient.Credentials?, through gateway: GatewayClient) async throws -> GatewayClient.Reply {
+                let reply = try await gateway.call(.GET, lane, as: who, headers: json)
+                #expect(reply.status == 200)
+                #expect(reply.headers.first(name: "x-internal-page-books") == nil, "the page's books stay inside")
+                return reply
+            }
+
+            #expect(try await stack.gateway.call(.POST, "/me/books/\(ids[0])/borrow", as: ann).status == 201)
+            #expect(rels(entry(try await page(ann, through: stack.gateway).json, ids[0])).contains("http://opds-spec.org/acquisition"))
+            #expect((200..<300).contains(try await stack.secondGateway.call(.PUT, "/me/books/\(ids[1])/ignored", as: ann).status))
+            #expect(!publicationIDs(try await page(ann, through: stack.secondGateway).json).contains(ids[1]), "ignored, at once where it was")
+            for gateway in gateways {
+                try await eventually(timeout: .seconds(10), "Ann's loan and ignored book show through either gateway") {
+                    let mine = try await page(ann, through: gateway).json
+                    return rels(entry(mine, ids[0])).contains("http://opds-spec.org/acquisition") && !publicationIDs(mine).contains(ids[1])
+                }
+            }
+            // Bob's shelf is empty: his page is the shared page, the same bytes and ETag through either gateway, with
+            // nothing of Ann's on it.
+            var etags: Set<String> = []
+            for gateway in gateways {
+                for _ in 0..<2 {
+                    let bobs = try await page(bob, through: gateway)
+                    let shared = try await page(nil, through: gateway)
+                    #expect(bobs.body == shared.body, "Bob's page is the shared page")
+                    #expect(!rels(entry(bobs.json, ids[0])).contains("http://opds-spec.org/acquisition"), "not Ann's loan")
+                    #expect(publicationIDs(bobs.json).contains(ids[1]), "Ann's ignored book is still Bob's")
+                    #expect(bobs.headers.first(name: "cache-control")?.hasPrefix("private") == true)
+                    etags.insert(try #require(bobs.headers.first(name: "etag")))
+                }
+            }
+            #expect(etags.count == 1, "one ETag for Bob's unchanged page through either gateway: \(etags)")
+        }
+    }
+
     @Test func theETagFollowsThePatronsShelfAndNothingElse() async throws {
         try await Stack.run { stack in
             let api = stack.gateway

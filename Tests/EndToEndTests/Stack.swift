@@ -16,6 +16,8 @@ final class Stack: @unchecked Sendable {
         case catalog, patron, gateway
         /// A second catalog replica on its own port, started only by stacks made with `catalogReplicas: 2`.
         case secondCatalog = "catalog-2"
+        /// A second gateway on its own port, started only by stacks made with `gateways: 2` (`secondGateway`).
+        case secondGateway = "gateway-2"
     }
 
     let root: URL
@@ -25,6 +27,8 @@ final class Stack: @unchecked Sendable {
     let replicaPort: Int?
     let ports: [Service: Int]
     let gateway: GatewayClient
+    /// The second gateway of a stack made with `gateways: 2`, in front of the same services.
+    let secondGateway: GatewayClient
     private let environment: [String: String]
     private let lock = NSLock()
     private var processes: [Service: ChildProcess] = [:]
@@ -36,6 +40,7 @@ final class Stack: @unchecked Sendable {
     static func run(
         _ overrides: [String: String] = [:],
         catalogReplicas: Int = 1,
+        gateways: Int = 1,
         readReplica: Bool = false,
         launch: Bool = true,
         _ body: (Stack) async throws -> Void
@@ -43,7 +48,7 @@ final class Stack: @unchecked Sendable {
         await StackSlots.shared.acquire()
         let stack: Stack
         do {
-            stack = try await start(overrides, catalogReplicas: catalogReplicas, readReplica: readReplica, launch: launch)
+            stack = try await start(overrides, catalogReplicas: catalogReplicas, gateways: gateways, readReplica: readReplica, launch: launch)
         } catch {
             await StackSlots.shared.release()
             throw error
@@ -65,12 +70,13 @@ final class Stack: @unchecked Sendable {
     static func start(
         _ overrides: [String: String] = [:],
         catalogReplicas: Int = 1,
+        gateways: Int = 1,
         readReplica: Bool = false,
         launch: Bool = true
     ) async throws -> Stack {
         for attempt in 1...3 {
             do {
-                return try await startOnce(overrides, catalogReplicas: catalogReplicas, readReplica: readReplica, launch: launch)
+                return try await startOnce(overrides, catalogReplicas: catalogReplicas, gateways: gateways, readReplica: readReplica, launch: launch)
             } catch let error as StackError
                 where (error.description.contains("Address already in use") || error.description.contains("could not start server")) && attempt < 3
             {
@@ -80,8 +86,14 @@ final class Stack: @unchecked Sendable {
         throw StackError("unreachable")
     }
 
-    private static func startOnce(_ overrides: [String: String], catalogReplicas: Int, readReplica: Bool, launch: Bool) async throws -> Stack {
-        let stack = try Stack(overrides: overrides, catalogReplicas: catalogReplicas, readReplica: readReplica)
+    private static func startOnce(
+        _ overrides: [String: String],
+        catalogReplicas: Int,
+        gateways: Int,
+        readReplica: Bool,
+        launch: Bool
+    ) async throws -> Stack {
+        let stack = try Stack(overrides: overrides, catalogReplicas: catalogReplicas, gateways: gateways, readReplica: readReplica)
         do {
             try await stack.startPostgres()
             for database in ["catalog", "patron"] {
@@ -109,8 +121,8 @@ final class Stack: @unchecked Sendable {
     /// The services this stack runs.
     let services: [Service]
 
-    private init(overrides: [String: String], catalogReplicas: Int, readReplica: Bool) throws {
-        services = catalogReplicas > 1 ? Service.allCases : [.catalog, .patron, .gateway]
+    private init(overrides: [String: String], catalogReplicas: Int, gateways: Int, readReplica: Bool) throws {
+        services = [.catalog, .patron, .gateway] + (catalogReplicas > 1 ? [.secondCatalog] : []) + (gateways > 1 ? [.secondGateway] : [])
         root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardized
         workDir = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("bookmobile-e2e-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: workDir, withIntermediateDirectories: true)
@@ -137,6 +149,7 @@ final class Stack: @unchecked Sendable {
                 .merging(overrides) { $1 }
         ) { $1 }
         gateway = GatewayClient(base: gatewayURL)
+        secondGateway = GatewayClient(base: "http://127.0.0.1:\(ports[.secondGateway]!)")
     }
 
     static var binDirectory: URL {
@@ -164,8 +177,9 @@ final class Stack: @unchecked Sendable {
 
     /// Starts (or restarts) one service; its output is appended to its log file.
     func launch(_ service: Service) throws {
-        let executable = service == .secondCatalog ? "catalog" : service.rawValue
+        let executable = service == .secondCatalog ? "catalog" : service == .secondGateway ? "gateway" : service.rawValue
         var environment = self.environment
+        if service == .secondGateway { environment["GATEWAY_PORT"] = "\(ports[.secondGateway]!)" }
         if service == .secondCatalog {
             environment["CATALOG_PORT"] = "\(ports[.secondCatalog]!)"
             // With object storage, each replica has a folder of its own, as on separate nodes.
@@ -248,7 +262,9 @@ final class Stack: @unchecked Sendable {
             if let service = services.first(where: { log($0).contains("Address already in use") }) {
                 throw StackError("\(service.rawValue): Address already in use")
             }
-            return (try? await gateway.call(.GET, "/health/ready").status) == 200
+            guard (try? await gateway.call(.GET, "/health/ready").status) == 200 else { return false }
+            guard services.contains(.secondGateway) else { return true }
+            return (try? await secondGateway.call(.GET, "/health/ready").status) == 200
         }
     }
 

@@ -1,7 +1,12 @@
 import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
 import Logging
 import ServiceSupport
+import Shared
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import GatewayService
@@ -42,6 +47,52 @@ import Testing
                 Issue.record("a token with a wrong signature was accepted")
                 return
             }
+        }
+    }
+
+    /// A Basic verdict due for renewal is checked again in the background, behind every first sign-in in patron; when
+    /// patron has no room for that renewal (503), the verdict is kept another period instead of running out, so that
+    /// a patron who keeps browsing never waits for a bcrypt behind a crowd.
+    @Test func aRenewalPatronHasNoRoomForKeepsTheVerdict() async throws {
+        let patron = UUID()
+        let checks = Mutex<[String]>([])
+        let router = Router()
+        router.post("/internal/auth/basic") { request, _ in
+            let background = request.headers[.backgroundCheck] == "yes"
+            checks.withLock { $0.append(background ? "background" : "first") }
+            guard !background else {
+                return Problem(status: 503, slug: "sign-in-busy", title: "Service unavailable", retryAfter: 1).response()
+            }
+            return try JSONMessages.response(AuthenticatedPatron(patronId: patron))
+        }
+        let stand = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        try await stand.test(.live) { server in
+            let client = InternalClient(baseURLs: ["http://127.0.0.1:\(try #require(server.port))"], token: ServiceToken("t"), timeout: .seconds(5))
+            // Verdicts kept 12 s, renewed in their last 3 s.
+            let authenticator = PatronAuthenticator(
+                keys: await AccessTokenKeys(secret: "test-jwt-secret-0123456789abcdef0123456789"),
+                patron: client,
+                cacheFor: 12,
+                sessionCheckFor: 60
+            )
+            let basic = "Basic " + Data("reader:1234".utf8).base64EncodedString()
+            let logger = Logger(label: "test")
+            func signedIn() async -> Bool {
+                if case .patron(let id) = await authenticator.authenticate(authorization: basic, clientAddress: nil, logger: logger) {
+                    return id == patron
+                }
+                return false
+            }
+            let start = ContinuousClock.now
+            #expect(await signedIn())
+            try await Task.sleep(until: start + .seconds(10))
+            #expect(await signedIn(), "within the verdict's last quarter: answered from it, renewal started")
+            try await eventually(timeout: .seconds(5), "the renewal reached patron: \(checks.withLock { $0 })") {
+                checks.withLock { $0 } == ["first", "background"]
+            }
+            try await Task.sleep(until: start + .seconds(14))
+            #expect(await signedIn(), "past the first period: the verdict was kept another")
+            #expect(checks.withLock { $0 }.first == "first" && !checks.withLock { $0 }.dropFirst().contains("first"), "\(checks.withLock { $0 })")
         }
     }
 }

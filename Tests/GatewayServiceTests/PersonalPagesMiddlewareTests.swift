@@ -233,4 +233,95 @@ import Testing
         }
         #expect(seen.all.filter { $0 == "patron lane holding \"s1\"" }.count == 3, "Ann once, Bob once, Ann after her change: \(seen.all)")
     }
+
+    /// A catalog stand-in whose shared pages say which books they show (`X-Internal-Page-Books`): `/opds/first` shows
+    /// books 1 and 2, `/opds/second` book 3. Ann's shelf holds book 1 (version 3), Bob's book 9 (version 5, then 6 once
+    /// he borrows through the gateway).
+    static let books = (1...9).map { UUID(uuidString: "00000000-0000-0000-0000-00000000000\($0)")! }
+
+    func joiningCatalog(_ seen: Seen, ann: UUID, bob: UUID) -> some ApplicationProtocol {
+        let router = Router()
+        router.get("/opds/:page") { request, context in
+            let page = context.parameters.get("page") ?? ""
+            guard let patron = request.headers[.patronID] else {
+                seen.add("anonymous \(page)")
+                let shown: Set<UUID> = page == "first" ? [Self.books[0], Self.books[1]] : [Self.books[2]]
+                return Response(
+                    status: .ok,
+                    headers: [
+                        .contentType: "text/plain", .eTag: "\"s-\(page)\"", .cacheControl: "public, max-age=300",
+                        .pageBooks: PersonalPage.pageBooksHeader(shown),
+                    ],
+                    body: .init(byteBuffer: ByteBuffer(string: "the shared \(page)"))
+                )
+            }
+            seen.add("page \(page) for \(patron == ann.lowercased ? "Ann" : "Bob")")
+            return Response(
+                status: .ok,
+                headers: [.eTag: "\"own-\(page)\"", .cacheControl: "private, no-cache"],
+                body: .init(byteBuffer: ByteBuffer(string: "\(patron == ann.lowercased ? "Ann" : "Bob")'s own \(page)"))
+            )
+        }
+        router.get("/internal/shelves/:patron") { request, context in
+            let isAnn = context.parameters.get("patron") == ann.lowercased
+            let heard = request.headers[.shelfVersion]
+            seen.add("summary of \(isAnn ? "Ann" : "Bob") heard \(heard ?? "nothing")")
+            let summary =
+                isAnn ? ShelfSummary(version: 3, touched: [Self.books[0]]) : ShelfSummary(version: heard == "6" ? 6 : 5, touched: [Self.books[8]])
+            return try JSONMessages.response(summary)
+        }
+        return Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+    }
+
+    /// The gateway joins a shared page it holds with what it knows of a patron's shelf: a page none of whose books the
+    /// patron's shelf touches is theirs as it is (their version in its ETag) with no hop to catalog; a page their shelf
+    /// touches is catalog's page for them, never another patron's; the shelf is asked once per patron and version,
+    /// again at once after the patron's own change; the page's books never leave the gateway.
+    @Test func aSharedPageIsJoinedWithThePatronsShelfInTheGateway() async throws {
+        let seen = Seen()
+        let (ann, bob) = (UUID(), UUID())
+        try await patron(reportingShelfVersion: "6").test(.live) { patronServer in
+            try await joiningCatalog(seen, ann: ann, bob: bob).test(.live) { catalogServer in
+                let config = TestConfig.base([
+                    "CATALOG_URLS": "http://127.0.0.1:\(try #require(catalogServer.port))",
+                    "PATRON_URLS": "http://127.0.0.1:\(try #require(patronServer.port))",
+                    "GATEWAY_PORT": "0", "EDGE_CACHE_TTL": "60s", "SHARED_PAGE_VERDICT_TTL": "60s",
+                ])
+                let keys = await AccessTokenKeys(secret: TestConfig.jwtSecret)
+                func bearer(_ patron: UUID) async throws -> HTTPFields {
+                    [
+                        .authorization:
+                            "Bearer \(try await keys.sign(AccessTokenPayload(patronID: patron, sessionID: UUID(), issuedAt: Date(), lifetime: 900)))"
+                    ]
+                }
+                let (annAuth, bobAuth) = (try await bearer(ann), try await bearer(bob))
+                try await buildGatewayApplication(config: config).testRouter { client in
+                    func load(_ page: String, _ who: HTTPFields, body: String, etag: String) async throws {
+                        try await client.execute(uri: "/opds/\(page)", method: .get, headers: who) { response in
+                            #expect(response.status == .ok)
+                            #expect(String(buffer: response.body) == body)
+                            #expect(response.headers[.eTag] == etag)
+                            #expect(response.headers[.pageBooks] == nil, "the page's books stay inside")
+                        }
+                    }
+                    try await client.execute(uri: "/opds/first", method: .get) { #expect($0.headers[.pageBooks] == nil) }
+                    for _ in 0..<2 {
+                        try await load("first", bobAuth, body: "the shared first", etag: "\"v5-s-first\"")
+                        try await load("second", bobAuth, body: "the shared second", etag: "\"v5-s-second\"")
+                        try await load("second", annAuth, body: "the shared second", etag: "\"v3-s-second\"")
+                    }
+                    try await load("first", annAuth, body: "Ann's own first", etag: "\"own-first\"")
+                    var conditional = bobAuth
+                    conditional[.ifNoneMatch] = "\"v5-s-first\""
+                    try await client.execute(uri: "/opds/first", method: .get, headers: conditional) { #expect($0.status == .notModified) }
+                    #expect(try await client.execute(uri: "/me/books/\(UUID())/borrow", method: .post, headers: bobAuth) { $0.status } == .created)
+                    try await load("first", bobAuth, body: "the shared first", etag: "\"v6-s-first\"")
+                }
+            }
+        }
+        #expect(seen.all.filter { $0.hasPrefix("anonymous") }.count == 2, "each shared page crossed the hop once: \(seen.all)")
+        #expect(seen.all.filter { $0.hasPrefix("summary of Bob") } == ["summary of Bob heard nothing", "summary of Bob heard 6"], "\(seen.all)")
+        #expect(seen.all.filter { $0.hasPrefix("summary of Ann") }.count == 1, "\(seen.all)")
+        #expect(seen.all.filter { $0.hasPrefix("page ") } == ["page first for Ann"], "only the page Ann's shelf touches went to catalog: \(seen.all)")
+    }
 }

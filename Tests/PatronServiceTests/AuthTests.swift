@@ -72,7 +72,7 @@ import Testing
     /// (The times themselves are measured by the benchmark: `make bench`, "One sign-in at a time ... by outcome".)
     @Test func anUnknownLoginCostsOneBcryptVerificationOfTheConfiguredCost() async throws {
         for cost in [4, 6] {
-            let hasher = PasswordHasher(cost: cost)
+            let hasher = PasswordHasher(cost: cost, workers: 1, maxWait: 30)
             #expect(hasher.decoy.hasPrefix("$2b$0\(cost)$"), "\(hasher.decoy)")
             let real = try await hasher.hash("1234")
             #expect(real.prefix(7) == hasher.decoy.prefix(7), "the decoy is as expensive as a stored hash")

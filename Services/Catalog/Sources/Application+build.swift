@@ -144,6 +144,6 @@ func catalogRouter(_ parts: CatalogDependencies) -> Router<CatalogRequestContext
             capacityBytes: parts.settings.feedCacheBytes / 2
         )
     ).add(to: router)
-    InternalController(books: parts.books, shelves: parts.shelves, lists: lists, token: parts.token).add(to: router)
+    InternalController(books: parts.books, shelfCopies: parts.shelves, shelves: shelves, lists: lists, token: parts.token).add(to: router)
     return router
 }

@@ -22,6 +22,12 @@ public func buildGatewayApplication(
     let authenticator = PatronAuthenticator(
         keys: keys,
         patron: InternalClient(baseURLs: settings.patronURLs, token: token, timeout: .seconds(10), httpClient: httpClient),
+        basicChecks: InternalClient(
+            baseURLs: settings.patronURLs,
+            token: token,
+            timeout: .seconds(settings.signInCheckTimeout),
+            httpClient: .signIn
+        ),
         cacheFor: settings.basicCacheFor,
         sessionCheckFor: settings.sessionCheckFor
     )
@@ -55,6 +61,10 @@ public func buildGatewayApplication(
         now: cacheClock
     )
     let sender = UpstreamSender(httpClient: httpClient, settings: settings, token: token, edgeCache: edgeCache)
+    let shelfSummaries = ShelfSummaries(
+        catalog: InternalClient(baseURLs: settings.catalogURLs, token: token, timeout: .seconds(10), httpClient: httpClient),
+        unfollowedLifetime: settings.sharedVerdictLifetime
+    )
     router.addMiddleware {
         AuthenticationMiddleware(
             catalog: catalog,
@@ -82,6 +92,7 @@ public func buildGatewayApplication(
             catalog: catalog,
             sender: sender,
             edgeCache: edgeCache,
+            shelves: shelfSummaries,
             sharedVerdicts: ExpiringAnswers(lifetime: settings.sharedVerdictLifetime),
             personalPages: ResponseCache(
                 name: "personal",
@@ -97,7 +108,7 @@ public func buildGatewayApplication(
         Response(status: .ok, headers: [.contentType: "application/yaml"], body: .init(byteBuffer: .init(string: OpenAPIDocument.yaml)))
     }
     let streamIdle = TimeAmount.milliseconds(Int64(settings.streamIdleTimeout * 1000))
-    return Application(
+    var app = Application(
         router: router,
         server: .http1(
             configuration: .init(
@@ -108,4 +119,6 @@ public func buildGatewayApplication(
         configuration: .init(address: .hostname(settings.bindAddress, port: settings.port), serverName: "bookmobile-gateway"),
         logger: logger
     )
+    app.addServices(ShelfAnnouncementFollower(catalogURLs: settings.catalogURLs, token: token, summaries: shelfSummaries, logger: logger))
+    return app
 }

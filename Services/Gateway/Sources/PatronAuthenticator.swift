@@ -21,6 +21,9 @@ final class PatronAuthenticator: Sendable {
 
     let keys: AccessTokenKeys
     let patron: InternalClient
+    /// Patron again, for Basic checks only: a pool of connections of its own and a timeout past patron's bcrypt
+    /// queue (`HTTPClient.signIn`), so that a crowd of first sign-ins never delays anyone else's requests.
+    let basicChecks: InternalClient
     let sessions: SessionCheck
     /// Basic verdicts by a digest of the credentials (never the credentials themselves).
     private let verdicts: ExpiringAnswers<Data, BasicVerdict>
@@ -49,12 +52,14 @@ final class PatronAuthenticator: Sendable {
     init(
         keys: AccessTokenKeys,
         patron: InternalClient,
+        basicChecks: InternalClient? = nil,
         cacheFor: TimeInterval,
         sessionCheckFor: TimeInterval,
         now: @escaping @Sendable () -> Date = Date.init
     ) {
         self.keys = keys
         self.patron = patron
+        self.basicChecks = basicChecks ?? patron
         self.now = now
         verdicts = ExpiringAnswers(lifetime: cacheFor)
         sessions = SessionCheck(patron: patron, cacheFor: sessionCheckFor)
@@ -80,30 +85,37 @@ final class PatronAuthenticator: Sendable {
             if await secrets.holds(verdict.secretStamp, for: verdict.patron, logger: logger) {
                 // A patron still browsing is checked again before the verdict runs out, in the background, so that
                 // their requests never wait for a bcrypt.
-                if renewDue { _ = check(basic, key: key, clientAddress: clientAddress, logger: logger) }
+                if renewDue { _ = check(basic, key: key, clientAddress: clientAddress, background: true, logger: logger) }
                 return .patron(verdict.patron)
             }
             verdicts.forget(key)
         }
-        return await check(basic, key: key, clientAddress: clientAddress, logger: logger).value
+        return await check(basic, key: key, clientAddress: clientAddress, background: false, logger: logger).value
     }
 
     /// Asks patron whether the credentials hold, once for every request that asks while it is under way; remembers a
-    /// yes, and forgets an earlier yes on a no (the PIN was changed elsewhere: the background check finds it out).
-    private func check(_ basic: BasicAuthorization, key: Data, clientAddress: String?, logger: Logger) -> Task<Verdict, Never> {
-        checks.task(for: key) { [patron, verdicts] in
+    /// yes, and forgets an earlier yes on a no (the PIN was changed elsewhere: the background check finds it out). A
+    /// `background` renewal waits in patron behind every first sign-in; when patron has no room for it, the verdict
+    /// it would renew is kept another period (its secret stamp is still checked on every use).
+    private func check(_ basic: BasicAuthorization, key: Data, clientAddress: String?, background: Bool, logger: Logger) -> Task<Verdict, Never> {
+        checks.task(for: key) { [basicChecks, verdicts] in
             do {
-                let answer = try await patron.send(
+                let answer = try await basicChecks.send(
                     .POST,
                     InternalRoute.basicCredentials.path,
                     body: BasicCredentials(login: basic.login, secret: basic.secret, clientAddress: clientAddress),
                     as: AuthenticatedPatron.self,
+                    headers: background ? [(InternalHeader.backgroundCheck, "yes")] : [],
                     logger: logger
                 )
                 verdicts.remember(BasicVerdict(patron: answer.patronId, secretStamp: answer.secretStamp), for: key)
                 return .patron(answer.patronId)
             } catch InternalClient.Failure.status(let code, let problem) {
                 if code == 401 { verdicts.forget(key) }
+                if background, code == 503, let kept = verdicts[key] {
+                    verdicts.remember(kept, for: key)
+                    return .patron(kept.patron)
+                }
                 return .refused(problem ?? Problem(status: code, slug: nil, title: "Unauthorized"))
             } catch {
                 return .refused(

@@ -82,7 +82,7 @@ func patronRouter(
 ) async -> Router<PatronRequestContext> {
     let token = ServiceToken(settings.serviceToken, identity: PatronIdentity(secret: settings.jwtSecret, previousSecret: settings.jwtPreviousSecret))
     let accounts = AccountPostgresRepository(client: postgres)
-    let hasher = PasswordHasher(cost: settings.bcryptCost)
+    let hasher = PasswordHasher(cost: settings.bcryptCost, workers: settings.bcryptWorkers, maxWait: settings.bcryptQueueSeconds)
     let authenticator = Authenticator(
         accounts: accounts,
         throttle: throttle,

@@ -20,6 +20,9 @@ struct PatronSettings: Sendable {
     var jwtPreviousSecret: String?
     var adminToken: String
     var bcryptCost: Int
+    /// Threads that run bcrypt (`BcryptWorkers`), and how long a first sign-in may queue for one before a 503.
+    var bcryptWorkers: Int
+    var bcryptQueueSeconds: TimeInterval
     var accessTokenLifetime: TimeInterval
     var refreshTokenLifetime: TimeInterval
     var loanPeriod: TimeInterval
@@ -51,6 +54,9 @@ struct PatronSettings: Sendable {
         adminToken = try config.secret("ADMIN_TOKEN")
         bcryptCost = try config.int("BCRYPT_COST", default: 12)
         guard (4...31).contains(bcryptCost) else { throw ServiceConfig.Invalid(description: "BCRYPT_COST must be between 4 and 31") }
+        bcryptWorkers = try config.int("BCRYPT_WORKERS", default: ProcessInfo.processInfo.activeProcessorCount)
+        guard bcryptWorkers >= 1 else { throw ServiceConfig.Invalid(description: "BCRYPT_WORKERS must be at least 1") }
+        bcryptQueueSeconds = try config.duration("BCRYPT_QUEUE_SECONDS", default: 90)
         accessTokenLifetime = try config.duration("ACCESS_TOKEN_TTL", default: 15 * 60)
         refreshTokenLifetime = try config.duration("REFRESH_TOKEN_TTL", default: 30 * 86_400)
         loanPeriod = try config.duration("LOAN_PERIOD", default: 21 * 86_400)

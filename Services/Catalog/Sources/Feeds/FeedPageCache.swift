@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import ServiceSupport
+import Shared
 
 /// The feed pages' caching and personal overlay. A page's shared part is computed once for everyone and kept in the
 /// feed cache; a signed-in patron gets it as it is when no book on it is on their shelf or ignored by them, otherwise
@@ -25,11 +26,16 @@ struct FeedPageCache: Sendable {
         { request, context in
             let key = cacheKey(request)
             guard let patronID = context.patronID else {
-                return try await cache.respond(to: request, key: key) {
+                var response = try await cache.respond(to: request, key: key) {
                     let page = try await handler(request, context, .anonymous)
                     cache.put(key, page)
                     return page.response(to: request)
                 }
+                // The gateway keeps the page for signed-in patrons too: it needs its books to join it with a shelf.
+                if !alwaysPersonal, response.status == .ok, let page = cache.get(key) ?? cache.stale(key) {
+                    response.headers[.pageBooks] = PersonalPage.pageBooksHeader(page.bookIDs)
+                }
+                return response
             }
             let copy = try await shelves.shelf(patronID: patronID, seen: request.shelfVersionSeen, logger: context.logger)
             let personal = PatronOverlay(shelf: copy.shelf, version: copy.version)
@@ -41,13 +47,13 @@ struct FeedPageCache: Sendable {
             }
             if alwaysPersonal { return try await personalPage(key: "\(key)|\(patronID.uuidString)|\(copy.version)") }
             let shared = try await sharedPage(key: key) { try await handler(request, context, .anonymous) }
-            if shared.bookIDs.isDisjoint(with: personal.touched) {
+            if personal.sharesPage(showing: shared.bookIDs) {
                 // The gateway holds the shared bytes already: it only needs to hear that they are this patron's page.
                 if let held = request.headers[.sharedETag], held == shared.headers[.eTag] {
                     return Response(
                         status: .noContent,
                         headers: [
-                            .sharedPageUsable: "yes", .eTag: personal.personalETag(held), .cacheControl: "private, no-cache",
+                            .sharedPageUsable: "yes", .eTag: personal.personalETag(held), .cacheControl: PersonalPage.cacheControl,
                         ]
                     )
                 }

@@ -23,11 +23,14 @@ struct PatronOverlay: Sendable {
     /// that also covers the shelf's version, so that it changes when the shelf does and not otherwise.
     func personalised(_ shared: StoredResponse) -> StoredResponse {
         var page = shared
-        page.headers[.cacheControl] = "private, no-cache"
+        page.headers[.cacheControl] = PersonalPage.cacheControl
         if let etag = shared.headers[.eTag] { page.headers[.eTag] = personalETag(etag) }
         return page
     }
 
-    /// The shared page's ETag with the shelf's version in front: `"v42-<shared>"`.
-    func personalETag(_ sharedETag: String) -> String { "\"v\(version)-" + sharedETag.dropFirst() }
+    /// The shared page's ETag with the shelf's version in front (`PersonalPage.etag`).
+    func personalETag(_ sharedETag: String) -> String { PersonalPage.etag(shared: sharedETag, shelfVersion: version) }
+
+    /// Whether a page showing `books` is, for this patron, the page every visitor gets (`PersonalPage.isShared`).
+    func sharesPage(showing books: Set<UUID>) -> Bool { PersonalPage.isShared(pageBooks: books, touched: touched) }
 }

@@ -17,6 +17,8 @@ final class ShelfCopyMemory: Sendable {
     let limit: Int
     let byteLimit: Int
     let heartbeatTimeout: TimeInterval
+    /// Every announcement heard, for the gateways that follow them.
+    let announcements = ShelfAnnouncementLog()
 
     private struct Held {
         var copy: ShelfCopy
@@ -52,6 +54,11 @@ final class ShelfCopyMemory: Sendable {
     var heldBytes: Int { state.withLock { $0.bytes } }
 
     /// The copy held for the patron, and whether it may be used without asking PostgreSQL.
+    /// Whether every announcement is heard now (listening, and the last heartbeat recent).
+    func isCurrent(now: Date = Date()) -> Bool {
+        state.withLock { $0.listening && now.timeIntervalSince($0.lastHeard) < heartbeatTimeout }
+    }
+
     func lookup(_ patronID: UUID, atLeast seen: Int64? = nil, now: Date = Date()) -> (copy: ShelfCopy?, trusted: Bool) {
         state.withLock { state in
             guard let copy = state.held[patronID]?.copy else { return (nil, false) }
@@ -79,6 +86,7 @@ final class ShelfCopyMemory: Sendable {
 
     /// Another replica (or this one) stored `version` of the patron's shelf.
     func announced(_ version: Int64, for patronID: UUID, now: Date = Date()) {
+        announcements.append(patron: patronID, version: version)
         state.withLock { state in
             state.lastHeard = now
             if state.announced.count >= limit { state.announced = state.announced.filter { now.timeIntervalSince($0.value.at) < 60 } }
@@ -95,6 +103,7 @@ final class ShelfCopyMemory: Sendable {
 
     /// Listening began: what was read before may have missed announcements.
     func startedListening(now: Date = Date()) {
+        announcements.newEpoch()
         state.withLock { state in
             state.held.removeAll()
             state.bytes = 0
@@ -103,6 +112,9 @@ final class ShelfCopyMemory: Sendable {
         }
     }
 
-    func stoppedListening() { state.withLock { $0.listening = false } }
+    func stoppedListening() {
+        state.withLock { $0.listening = false }
+        announcements.newEpoch()
+    }
 
 }

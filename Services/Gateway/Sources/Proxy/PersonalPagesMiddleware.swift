@@ -3,14 +3,17 @@ import ServiceSupport
 import Shared
 
 /// A signed-in feed page from the shared page the edge cache holds (fetched as an anonymous visitor would when it
-/// holds none): catalog is asked only whether that page is the patron's, a 204 without a body when none of its books
-/// is on the patron's shelf, so the page's bytes do not cross the hop again; otherwise catalog's own answer.
+/// holds none). When catalog said which books the page shows, it is joined here with what the gateway knows of the
+/// patron's shelf (`ShelfSummaries`): a page none of whose books is on the shelf or ignored is the patron's page as it
+/// is (`PersonalPage`), with no hop to catalog. Otherwise catalog is asked whether the page is the patron's (a 204
+/// without a body when it is, so the page's bytes do not cross the hop again) or for the patron's own page.
 struct PersonalPagesMiddleware: RouterMiddleware {
     typealias Context = GatewayContext
 
     let catalog: Upstream
     let sender: UpstreamSender
     let edgeCache: ResponseCache
+    let shelves: ShelfSummaries
     /// Catalog's word that a shared page is a patron's page as it is (the personal ETag it gave), by patron, shared
     /// ETag and the shelf version this gateway last heard for the patron: a change the patron makes through this
     /// gateway brings a new version and so a new question; a change they did not make (an offer), or made through another
@@ -39,8 +42,15 @@ struct PersonalPagesMiddleware: RouterMiddleware {
             shared = edgeCache.get(sharedKey)
         }
         guard let shared, let etag = shared.headers[.eTag] else { return try await next(request, context) }
+        if shared.sharedWithPatrons,
+            let summary = await shelves.summary(of: patronID, versionHeard: call.shelfVersion, logger: context.logger),
+            PersonalPage.isShared(pageBooks: shared.bookIDs, touched: Set(summary.touched))
+        {
+            return personal(shared, etag: PersonalPage.etag(shared: etag, shelfVersion: summary.version), cacheControl: PersonalPage.cacheControl)
+                .response(to: request)
+        }
         let verdictKey = "\(patronID)|\(etag)|\(call.shelfVersion ?? "")"
-        var cacheControl = "private, no-cache"
+        var cacheControl = PersonalPage.cacheControl
         let personalETag: String
         if let known = sharedVerdicts[verdictKey] {
             personalETag = known
@@ -62,10 +72,15 @@ struct PersonalPagesMiddleware: RouterMiddleware {
             cacheControl = response.headers[.cacheControl] ?? cacheControl
             sharedVerdicts.remember(answered, for: verdictKey)
         }
+        return personal(shared, etag: personalETag, cacheControl: cacheControl).response(to: request)
+    }
+
+    /// The shared page as the patron's: their ETag, private, and no `Age` (it was vouched for just now).
+    private func personal(_ shared: StoredResponse, etag: String, cacheControl: String) -> StoredResponse {
         var page = shared
-        page.headers[.eTag] = personalETag
+        page.headers[.eTag] = etag
         page.headers[.cacheControl] = cacheControl
         page.headers[.age] = nil
-        return page.response(to: request)
+        return page
     }
 }

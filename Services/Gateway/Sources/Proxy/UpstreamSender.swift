@@ -235,9 +235,17 @@ struct UpstreamSender: Sendable {
                 {
                     if let name = HTTPField.Name(header.name) { fields.append(HTTPField(name: name, value: header.value)) }
                 }
+                // Internal: kept with the edge cache's copy of the page, never passed on.
+                let pageBooks = fields[.pageBooks].flatMap(PersonalPage.pageBooks(fromHeader:))
+                fields[.pageBooks] = nil
                 if let cacheKey, response.status == .ok, let lifetime = EdgeCachePolicy.lifetime(of: fields) {
                     fields[.requestID] = nil
-                    let stored = StoredResponse(body: try await response.body.collect(upTo: EdgeCachePolicy.maxEntryBytes), headers: fields)
+                    let stored = StoredResponse(
+                        body: try await response.body.collect(upTo: EdgeCachePolicy.maxEntryBytes),
+                        headers: fields,
+                        bookIDs: pageBooks ?? [],
+                        sharedWithPatrons: pageBooks != nil
+                    )
                     edgeCache.put(cacheKey, stored, lifetime: lifetime)
                     return stored.response(to: request)
                 }

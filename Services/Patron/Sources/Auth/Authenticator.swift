@@ -15,10 +15,24 @@ struct Authenticator: Sendable {
     /// The patron whose credentials these are. Throws `AuthError.throttled` when a limit of `SignInThrottlePostgresRepository` refuses
     /// the attempt (before looking the login up, so the same for known and unknown logins) and
     /// `AuthError.badCredentials` otherwise; an unknown login costs a decoy hash, as long as a real check.
-    func authenticate(login: String, secret: String, clientAddress: String?, logger: Logger) async throws -> (id: UUID, secretStamp: String) {
+    /// `priority` `.background` for a check nobody waits for; a check the bcrypt queue cannot take in time throws
+    /// `BcryptWorkers.Busy` and counts as no attempt.
+    func authenticate(
+        login: String,
+        secret: String,
+        clientAddress: String?,
+        priority: BcryptWorkers.Priority = .first,
+        logger: Logger
+    ) async throws -> (id: UUID, secretStamp: String) {
         let attempt = try await throttle.begin(login: login, address: clientAddress, logger: logger)
         let found = login.count <= 254 ? try await accounts.credentials(login: login, logger: logger) : nil
-        let valid = try await hasher.verify(String(secret.prefix(128)), hash: found?.hash ?? hasher.decoy) && found != nil
+        let valid: Bool
+        do {
+            valid = try await hasher.verify(String(secret.prefix(128)), hash: found?.hash ?? hasher.decoy, priority: priority) && found != nil
+        } catch let busy as BcryptWorkers.Busy {
+            try await throttle.withdraw(attempt, logger: logger)
+            throw busy
+        }
         guard valid, let patronID = found?.id, let stamp = found?.stamp else {
             logger.info("Sign-in refused")
             throw AuthError.badCredentials

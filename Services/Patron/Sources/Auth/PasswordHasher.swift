@@ -1,24 +1,36 @@
+import Foundation
 import HummingbirdBcrypt
-import ServiceSupport
 
-/// bcrypt hashing of PINs and passwords, off the event loops (bcrypt is CPU-bound by design).
+/// bcrypt hashing of PINs and passwords, on `BcryptWorkers` (bcrypt is CPU-bound by design): never on an event loop,
+/// and never more of it at once than the workers.
 struct PasswordHasher: Sendable {
     let cost: UInt8
+    let workers: BcryptWorkers
 
     /// A fixed hash to verify against when the login is unknown, so that the answer takes as long as for a known one.
     let decoy: String
 
-    init(cost: Int) {
+    /// `workers` threads for bcrypt; a first check that would wait more than `maxWait` seconds is refused
+    /// (`BcryptWorkers.Busy`). The decoy's hashing measures the first estimate of a check's cost.
+    init(cost: Int, workers: Int, maxWait: Double) {
         self.cost = UInt8(cost)
-        self.decoy = Bcrypt.hash("decoy-secret-for-unknown-logins", cost: UInt8(cost))
+        let started = ContinuousClock.now
+        decoy = Bcrypt.hash("decoy-secret-for-unknown-logins", cost: UInt8(cost))
+        let elapsed = ContinuousClock.now - started
+        self.workers = BcryptWorkers(
+            workers: workers,
+            maxWait: maxWait,
+            cost: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        )
     }
 
     func hash(_ secret: String) async throws -> String {
         let cost = self.cost
-        return try await BlockingWork.run { Bcrypt.hash(secret, cost: cost) }
+        return try await workers.run(.first) { Bcrypt.hash(secret, cost: cost) }
     }
 
-    func verify(_ secret: String, hash: String) async throws -> Bool {
-        try await BlockingWork.run { Bcrypt.verify(secret, hash: hash) }
+    /// `priority` `.background` for a check nobody waits for (the gateway renewing a verdict it keeps).
+    func verify(_ secret: String, hash: String, priority: BcryptWorkers.Priority = .first) async throws -> Bool {
+        try await workers.run(priority) { Bcrypt.verify(secret, hash: hash) }
     }
 }

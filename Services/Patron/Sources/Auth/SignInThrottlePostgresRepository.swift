@@ -103,6 +103,14 @@ struct SignInThrottlePostgresRepository: Sendable {
         }
     }
 
+    /// Takes back an attempt that was never judged (the bcrypt queue was full): every count loses it, and nothing is learnt.
+    func withdraw(_ attempt: Attempt, logger: Logger) async throws {
+        try await client.query(
+            "UPDATE sign_in_failures SET failures = greatest(failures - 1, 0) WHERE key = ANY(\(attempt.keys))",
+            logger: logger
+        )
+    }
+
     /// Forgets records that no limit looks at any more (run by the expiry job).
     func sweep(logger: Logger) async throws {
         try await client.query(

@@ -36,13 +36,16 @@ struct InternalController: Sendable {
         return try JSONMessages.response(SessionStatus(open: owner != nil, patronId: owner))
     }
 
-    /// Checks Basic credentials for the gateway: 200 `{patronId, secretStamp}`, 401 or 429.
+    /// Checks Basic credentials for the gateway: 200 `{patronId, secretStamp}`, 401, 429, or 503 when the bcrypt
+    /// queue is full. A renewal of a verdict the gateway keeps (`X-Internal-Background-Check`) waits behind every first
+    /// check.
     func checkBasic(request: Request, context: PatronRequestContext) async throws -> Response {
         let credentials = try await JSONMessages.decode(BasicCredentials.self, from: request)
         let (patronID, stamp) = try await authenticator.authenticate(
             login: credentials.login,
             secret: credentials.secret,
             clientAddress: credentials.clientAddress,
+            priority: request.headers[.backgroundCheck] == "yes" ? .background : .first,
             logger: context.logger
         )
         return try JSONMessages.response(AuthenticatedPatron(patronId: patronID, secretStamp: stamp))

@@ -1,0 +1,140 @@
+"""A library's morning for `make bench` (issue 49): many patrons on many pages, and HTTP Basic arriving in crowds.
+
+- "library mix": each request a random page (lane pages 1 to 3 of every lane, book details, searches; Atom and OPDS
+  2.0) as a random one of 1,000 seeded patrons (each with a realistic shelf), with Bearer and with Basic, beside the
+  same mix anonymously in the same run.
+- "crowd": 500 patrons never seen before open their apps within a few seconds (Basic: a bcrypt each in patron) while
+  100 verified patrons browse the mix; the verified patrons' p99 and the crowd's time to be signed in are reported
+  beside the bcrypt work the crowd brings (one check's time x 500 / cores).
+"""
+import base64
+import concurrent.futures
+import json
+import math
+import os
+import random
+import statistics
+import subprocess
+import threading
+import time
+import urllib.error
+import urllib.request
+
+ATOM = "application/atom+xml;profile=opds-catalog"
+OPDS2 = "application/opds+json"
+MIX = ["library mix: anonymous", "library mix: Bearer (1,000 patrons)", "library mix: Basic (1,000 patrons)"]
+CROWD = "crowd: 100 verified Basic patrons while 500 first sign-ins arrive"
+PASSWORD = "bench password 1"
+
+
+def basic(barcode):
+    return "Basic " + base64.b64encode(f"{barcode}:{PASSWORD}".encode()).decode()
+
+
+def get(url, headers, timeout=30):
+    request = urllib.request.Request(url, headers=headers)
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            return response.status, response.read()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read()
+
+
+def mix_urls(gw, books, words):
+    """Lane pages 1 to 3 of every lane the grouped feed shows (reached by their next links), 60 % of the requests;
+    book details 25 %; searches 15 %; each in both formats."""
+    _, body = get(gw + "/opds/groups", {"Accept": OPDS2})
+    lanes = sorted({link["href"].replace(gw, "").split("?")[0]
+                    for group in json.loads(body).get("groups", []) for link in group.get("links", [])
+                    if "/opds/lanes/" in link.get("href", "")})
+    pages = []
+    for lane in lanes:
+        page = lane
+        for _ in range(3):
+            pages.append(page)
+            _, body = get(gw + page, {"Accept": OPDS2})
+            after = next((link["href"] for link in json.loads(body).get("links", []) if link.get("rel") == "next"), None)
+            if not after:
+                break
+            page = after.replace(gw, "")
+    details = [f"/opds/books/{book}" for book in random.Random(49).sample(books, min(125, len(books)))]
+    searches = [f"/opds/search?q={word}" for word in random.Random(49).sample(words, min(75, len(words)))]
+    lines = []
+    for paths, share in ((pages, 600), (details, 250), (searches, 150)):
+        for i in range(share):
+            path = paths[i % len(paths)]
+            lines.append(f"{(ATOM, OPDS2)[(i // len(paths)) % 2]}\t{path}")
+    return lanes, pages, lines
+
+
+def sign_in_all(gw, barcodes, log):
+    """Access tokens for the patrons, and the gateway's verdicts on their Basic credentials (an app's first request):
+    a bcrypt each, two at a time."""
+    def token(barcode):
+        request = urllib.request.Request(gw + "/auth/token", method="POST", headers={"Authorization": basic(barcode)})
+        with urllib.request.urlopen(request, timeout=120) as response:
+            return "Bearer " + json.loads(response.read())["access_token"]
+
+    started = time.time()
+    with concurrent.futures.ThreadPoolExecutor(4) as pool:
+        tokens = list(pool.map(token, barcodes))
+        statuses = list(pool.map(lambda b: get(gw + "/me", {"Authorization": basic(b)}, timeout=120)[0], barcodes))
+    assert set(statuses) == {200}, f"Basic verdicts: {sorted(set(statuses))}"
+    log(f"{len(barcodes)} patrons signed in (a token and a Basic verdict each) in {time.time() - started:.0f} s")
+    return tokens
+
+
+def bcrypt_seconds(gw, barcode):
+    """One first check through the gateway on an idle stack (a token request: a bcrypt in patron), the median of 3."""
+    times = []
+    for _ in range(3):
+        started = time.perf_counter()
+        request = urllib.request.Request(gw + "/auth/token", method="POST", headers={"Authorization": basic(barcode)})
+        urllib.request.urlopen(request, timeout=60).read()
+        times.append(time.perf_counter() - started)
+    return statistics.median(times)
+
+
+def crowd(gw, wrk_command, urls_file, verified_file, crowd_barcodes, one_check, log):
+    """wrk drives the verified patrons for the whole scenario; the crowd's first requests start 3 s in, spread over 3 s."""
+    cores = os.cpu_count() or 1
+    work = one_check * len(crowd_barcodes) / cores
+    duration = max(20, math.ceil(work * 1.5) + 10)
+    env = dict(os.environ, URLS_FILE=str(urls_file), AUTH_FILE=str(verified_file))
+    wrk = subprocess.Popen(wrk_command + [f"-d{duration}s", gw + "/"], stdout=subprocess.PIPE, text=True, env=env)
+    time.sleep(3)
+    start = time.perf_counter()
+    answers = [None] * len(crowd_barcodes)
+
+    def first_request(i):
+        time.sleep(3 * i / len(crowd_barcodes))
+        sent = time.perf_counter()
+        try:
+            headers = {"Authorization": basic(crowd_barcodes[i]), "Accept": OPDS2, "X-Forwarded-For": f"10.49.{i // 250}.{i % 250 + 1}"}
+            status, _ = get(gw + "/opds/lanes/new", headers, timeout=300)
+        except Exception as error:  # noqa: BLE001 (a reset connection is an answer here)
+            status = f"{type(error).__name__}"
+        answers[i] = (status, time.perf_counter() - sent, time.perf_counter() - start)
+
+    threads = [threading.Thread(target=first_request, args=(i,)) for i in range(len(crowd_barcodes))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    output = wrk.communicate()[0]
+    statuses = {}
+    for status, _, _ in answers:
+        statuses[str(status)] = statuses.get(str(status), 0) + 1
+    waits = sorted(wait for _, wait, _ in answers)
+    result = {
+        "crowd": len(crowd_barcodes),
+        "crowd_statuses": statuses,
+        "crowd_all_signed_in_s": round(max(done for _, _, done in answers), 1),
+        "crowd_wait_median_s": round(statistics.median(waits), 2),
+        "crowd_wait_max_s": round(waits[-1], 2),
+        "one_check_ms": round(one_check * 1000, 1),
+        "bcrypt_work_s": round(work, 1),
+        "scenario_s": duration,
+    }
+    log(f"crowd: {result}")
+    return output, result

@@ -1,0 +1,25 @@
+-- wrk script: a library's morning. Each request is a random line of URLS_FILE ("<Accept>\t<path>": lane pages 1 to 3
+-- of every lane, book details, searches, in Atom and OPDS 2.0) as a random patron of AUTH_FILE (their Authorization
+-- header values, Bearer or Basic), or anonymously when AUTH_FILE is empty.
+function init(args)
+  urls = {}
+  for line in io.lines(os.getenv("URLS_FILE")) do
+    local accept, path = line:match("^([^\t]+)\t(.+)$")
+    if path then table.insert(urls, { accept, path }) end
+  end
+  auths = {}
+  local file = os.getenv("AUTH_FILE") or ""
+  if file ~= "" then
+    for line in io.lines(file) do
+      if line ~= "" then table.insert(auths, line) end
+    end
+  end
+  math.randomseed(os.time() + math.random(100000))
+end
+
+function request()
+  local url = urls[math.random(#urls)]
+  local headers = { ["Accept"] = url[1], ["Host"] = wrk.host }
+  if #auths > 0 then headers["Authorization"] = auths[math.random(#auths)] end
+  return wrk.format("GET", url[2], headers)
+end

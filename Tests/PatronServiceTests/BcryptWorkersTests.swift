@@ -1,0 +1,130 @@
+import Dispatch
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import ServiceSupport
+import Synchronization
+import TestSupport
+import Testing
+
+@testable import PatronService
+
+/// bcrypt on threads of its own: never more at once than the workers, first checks in arrival order, background
+/// renewals only when no first check waits, and a full queue refused at once (a 503 that counts no sign-in attempt).
+@Suite struct BcryptWorkersTests {
+    /// A job that blocks its worker until `release`, so that the tests decide what is queued behind it.
+    final class Gate: Sendable {
+        private let semaphore = DispatchSemaphore(value: 0)
+        func wait() { semaphore.wait() }
+        func release() { semaphore.signal() }
+    }
+
+    /// A value the workers' threads and the test share.
+    final class SharedValue<Value: Sendable>: Sendable {
+        let value: Mutex<Value>
+        init(_ value: Value) { self.value = Mutex(value) }
+        func update<T>(_ body: (inout Value) -> T) -> T { value.withLock { body(&$0) } }
+        var now: Value { value.withLock { $0 } }
+    }
+
+    /// Waits until `condition` holds (a worker has taken a job), at most 5 s.
+    func eventually(_ condition: () -> Bool) async throws {
+        for _ in 0..<500 where !condition() { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(condition())
+    }
+
+    @Test func neverMoreChecksAtOnceThanWorkers() async throws {
+        let workers = BcryptWorkers(workers: 2, maxWait: 60, cost: 0.01)
+        let counts = SharedValue((now: 0, most: 0))
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<8 {
+                group.addTask {
+                    try await workers.run(.first) {
+                        counts.update {
+                            $0.now += 1
+                            $0.most = max($0.most, $0.now)
+                        }
+                        Thread.sleep(forTimeInterval: 0.05)
+                        counts.update { $0.now -= 1 }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(counts.now.most == 2)
+    }
+
+    @Test func firstChecksGoInArrivalOrderAndRenewalsOnlyWhenNoneWaits() async throws {
+        let workers = BcryptWorkers(workers: 1, maxWait: 60, cost: 0.01)
+        let gate = Gate()
+        let started = SharedValue(false)
+        let order = SharedValue<[String]>([])
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                try await workers.run(.first) {
+                    started.update { $0 = true }
+                    gate.wait()
+                }
+            }
+            try await eventually { started.now }
+            // Queued one after the other while the only worker is busy: the renewal first, then three first checks.
+            for name in ["renewal", "first 1", "first 2", "first 3"] {
+                group.addTask {
+                    try await workers.run(name == "renewal" ? .background : .first) { order.update { $0.append(name) } }
+                }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            gate.release()
+            try await group.waitForAll()
+        }
+        #expect(order.now == ["first 1", "first 2", "first 3", "renewal"])
+    }
+
+    @Test func aFullQueueIsRefusedAtOnceWithWhenToComeBack() async throws {
+        // One worker, a check measured at 1 s, at most 2.5 s of waiting: the busy worker plus two queued checks fit,
+        // a third would wait 3 s; a second renewal finds the renewals' queue (one per worker) full.
+        let workers = BcryptWorkers(workers: 1, maxWait: 2.5, cost: 1)
+        let gate = Gate()
+        let started = SharedValue(false)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                try await workers.run(.first) {
+                    started.update { $0 = true }
+                    gate.wait()
+                }
+            }
+            try await eventually { started.now }
+            for priority in [BcryptWorkers.Priority.first, .first, .background] {
+                group.addTask { try await workers.run(priority) {} }
+            }
+            try await Task.sleep(for: .milliseconds(200))
+            await #expect(throws: BcryptWorkers.Busy(retryAfter: 1)) { try await workers.run(.first) {} }
+            await #expect(throws: BcryptWorkers.Busy.self) { try await workers.run(.background) {} }
+            gate.release()
+            try await group.waitForAll()
+        }
+        // Once the queue has drained, checks are taken again.
+        try await workers.run(.first) {}
+    }
+
+    @Test func aSignInRefusedForAFullQueueIsA503ThatCountsNoAttempt() async throws {
+        let database = try await TestDatabase.create(prefix: "patron")
+        // No wait allowed: every first check is refused.
+        let app = try await buildPatronApplication(config: TestConfig.base(["PATRON_DATABASE_URL": database, "BCRYPT_QUEUE_SECONDS": "0"]))
+        try await app.testRouter { client in
+            let api = PatronTestClient(client: client)
+            for _ in 0..<8 {
+                let refused = try await api.call(
+                    .post,
+                    "/auth/token",
+                    headers: [.authorization: "Basic " + Data("20000000000004:1234".utf8).base64EncodedString()]
+                )
+                #expect(refused.status == .serviceUnavailable)
+                #expect(refused.json["type"] as? String == "https://bookmobile.dev/problems/sign-in-busy", "\(refused.json)")
+                #expect(refused.headers[.retryAfter] != nil)
+            }
+        }
+        let failures = try await TestDatabase.query("SELECT coalesce(sum(failures), 0)::text FROM sign_in_failures", on: database)
+        #expect(failures == ["0"], "refused checks count as no failed sign-in")
+    }
+}
