@@ -106,14 +106,29 @@ def crowd(gw, wrk_command, urls_file, verified_file, crowd_barcodes, one_check, 
     start = time.perf_counter()
     answers = [None] * len(crowd_barcodes)
 
+    first_answers = [None] * len(crowd_barcodes)
+
     def first_request(i):
+        """As an app would: a 503 with Retry-After is tried again after it; any other answer is final."""
         time.sleep(3 * i / len(crowd_barcodes))
         sent = time.perf_counter()
-        try:
-            headers = {"Authorization": basic(crowd_barcodes[i]), "Accept": OPDS2, "X-Forwarded-For": f"10.49.{i // 250}.{i % 250 + 1}"}
-            status, _ = get(gw + "/opds/lanes/new", headers, timeout=300)
-        except Exception as error:  # noqa: BLE001 (a reset connection is an answer here)
-            status = f"{type(error).__name__}"
+        headers = {"Authorization": basic(crowd_barcodes[i]), "Accept": OPDS2, "X-Forwarded-For": f"10.49.{i // 250}.{i % 250 + 1}"}
+        while True:
+            retry = None
+            try:
+                request = urllib.request.Request(gw + "/opds/lanes/new", headers=headers)
+                with urllib.request.urlopen(request, timeout=300) as response:
+                    response.read()
+                    status = response.status
+            except urllib.error.HTTPError as error:
+                status, retry = error.code, error.headers.get("Retry-After")
+            except Exception as error:  # noqa: BLE001 (a reset connection is an answer here)
+                status = f"{type(error).__name__}"
+            if first_answers[i] is None:
+                first_answers[i] = status
+            if status != 503 or retry is None or time.perf_counter() - sent > 600:
+                break
+            time.sleep(int(retry))
         answers[i] = (status, time.perf_counter() - sent, time.perf_counter() - start)
 
     threads = [threading.Thread(target=first_request, args=(i,)) for i in range(len(crowd_barcodes))]
@@ -122,12 +137,15 @@ def crowd(gw, wrk_command, urls_file, verified_file, crowd_barcodes, one_check, 
     for thread in threads:
         thread.join()
     output = wrk.communicate()[0]
-    statuses = {}
+    statuses, firsts = {}, {}
     for status, _, _ in answers:
         statuses[str(status)] = statuses.get(str(status), 0) + 1
+    for status in first_answers:
+        firsts[str(status)] = firsts.get(str(status), 0) + 1
     waits = sorted(wait for _, wait, _ in answers)
     result = {
         "crowd": len(crowd_barcodes),
+        "crowd_first_answers": firsts,
         "crowd_statuses": statuses,
         "crowd_all_signed_in_s": round(max(done for _, _, done in answers), 1),
         "crowd_wait_median_s": round(statistics.median(waits), 2),

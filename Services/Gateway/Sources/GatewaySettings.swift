@@ -17,7 +17,8 @@ struct GatewaySettings: Sendable {
     var replicaDownFor: TimeInterval
     var basicCacheFor: TimeInterval
     /// How long the gateway waits for patron's answer to a first Basic sign-in: past patron's `BCRYPT_QUEUE_SECONDS`,
-    /// so that a crowd gets answers (or patron's own 503), never a timeout.
+    /// so that a crowd gets answers (or patron's own 503), and under `STREAM_IDLE_TIMEOUT`, which would close the
+    /// client's connection first.
     var signInCheckTimeout: TimeInterval
     var sessionCheckFor: TimeInterval
     var edgeCacheLifetime: TimeInterval
@@ -44,7 +45,7 @@ struct GatewaySettings: Sendable {
         upstreamTimeout = try config.duration("UPSTREAM_TIMEOUT", default: 30)
         replicaDownFor = try config.duration("REPLICA_DOWN_FOR", default: 2)
         basicCacheFor = try config.duration("BASIC_AUTH_CACHE_TTL", default: 900)
-        signInCheckTimeout = try config.duration("SIGN_IN_CHECK_TIMEOUT", default: 120)
+        signInCheckTimeout = try config.duration("SIGN_IN_CHECK_TIMEOUT", default: 50)
         sessionCheckFor = try config.duration("SESSION_CHECK_TTL", default: 10)
         edgeCacheLifetime = try config.duration("EDGE_CACHE_TTL", default: 5)
         sharedVerdictLifetime = try config.duration("SHARED_PAGE_VERDICT_TTL", default: 1)

@@ -119,7 +119,13 @@ final class PatronAuthenticator: Sendable {
                 return .refused(problem ?? Problem(status: code, slug: nil, title: "Unauthorized"))
             } catch {
                 return .refused(
-                    Problem(status: 503, slug: "auth-unavailable", title: "Service unavailable", detail: "Sign-in cannot be checked right now")
+                    Problem(
+                        status: 503,
+                        slug: "auth-unavailable",
+                        title: "Service unavailable",
+                        detail: "Sign-in cannot be checked right now",
+                        retryAfter: 5
+                    )
                 )
             }
         }

@@ -56,7 +56,7 @@ struct PatronSettings: Sendable {
         guard (4...31).contains(bcryptCost) else { throw ServiceConfig.Invalid(description: "BCRYPT_COST must be between 4 and 31") }
         bcryptWorkers = try config.int("BCRYPT_WORKERS", default: ProcessInfo.processInfo.activeProcessorCount)
         guard bcryptWorkers >= 1 else { throw ServiceConfig.Invalid(description: "BCRYPT_WORKERS must be at least 1") }
-        bcryptQueueSeconds = try config.duration("BCRYPT_QUEUE_SECONDS", default: 90)
+        bcryptQueueSeconds = try config.duration("BCRYPT_QUEUE_SECONDS", default: 45)
         accessTokenLifetime = try config.duration("ACCESS_TOKEN_TTL", default: 15 * 60)
         refreshTokenLifetime = try config.duration("REFRESH_TOKEN_TTL", default: 30 * 86_400)
         loanPeriod = try config.duration("LOAN_PERIOD", default: 21 * 86_400)
