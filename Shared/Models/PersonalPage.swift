@@ -15,12 +15,9 @@ public enum PersonalPage {
 
     /// The books an `X-Internal-Page-Books` value names; nil when any of it is not a book id (then nothing is shared).
     public static func pageBooks(fromHeader value: String) -> Set<UUID>? {
-        var books = Set<UUID>()
-        for part in value.split(separator: ",", omittingEmptySubsequences: false) where !(part.isEmpty && value.isEmpty) {
-            guard let id = UUID(uuidString: String(part)) else { return nil }
-            books.insert(id)
-        }
-        return books
+        if value.isEmpty { return [] }
+        let ids = value.split(separator: ",", omittingEmptySubsequences: false).map { UUID(uuidString: String($0)) }
+        return ids.contains(nil) ? nil : Set(ids.compactMap { $0 })
     }
 
     /// The shared page's `Cache-Control` for a patron: their copy is theirs, and asked for again each time.

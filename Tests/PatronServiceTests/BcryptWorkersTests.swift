@@ -27,6 +27,18 @@ import Testing
         var now: Value { value.withLock { $0 } }
     }
 
+    /// Gives the only worker a job that holds it until `gate` opens, once it has begun.
+    func occupy(_ workers: BcryptWorkers, until gate: Gate, in group: inout ThrowingTaskGroup<Void, any Error>) async throws {
+        let started = SharedValue(false)
+        group.addTask {
+            try await workers.run(.first) {
+                started.update { $0 = true }
+                gate.wait()
+            }
+        }
+        try await eventually { started.now }
+    }
+
     /// Waits until `condition` holds (a worker has taken a job), at most 5 s.
     func eventually(_ condition: () -> Bool) async throws {
         for _ in 0..<500 where !condition() { try await Task.sleep(for: .milliseconds(10)) }
@@ -57,16 +69,9 @@ import Testing
     @Test func firstChecksGoInArrivalOrderAndRenewalsOnlyWhenNoneWaits() async throws {
         let workers = BcryptWorkers(workers: 1, maxWait: 60, cost: 0.01)
         let gate = Gate()
-        let started = SharedValue(false)
         let order = SharedValue<[String]>([])
         try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask {
-                try await workers.run(.first) {
-                    started.update { $0 = true }
-                    gate.wait()
-                }
-            }
-            try await eventually { started.now }
+            try await occupy(workers, until: gate, in: &group)
             // Queued one after the other while the only worker is busy: the renewal first, then three first checks.
             for name in ["renewal", "first 1", "first 2", "first 3"] {
                 group.addTask {
@@ -85,15 +90,8 @@ import Testing
         // a third would wait 3 s; a second renewal finds the renewals' queue (one per worker) full.
         let workers = BcryptWorkers(workers: 1, maxWait: 2.5, cost: 1)
         let gate = Gate()
-        let started = SharedValue(false)
         try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask {
-                try await workers.run(.first) {
-                    started.update { $0 = true }
-                    gate.wait()
-                }
-            }
-            try await eventually { started.now }
+            try await occupy(workers, until: gate, in: &group)
             for priority in [BcryptWorkers.Priority.first, .first, .background] {
                 group.addTask { try await workers.run(priority) {} }
             }
