@@ -10,15 +10,19 @@ import Synchronization
 /// ready: without the watch, requests would wait in the pool, which waits up to a minute for a server that refuses
 /// connections (PostgresNIO's circuit breaker) before failing them. The pool itself reconnects on its own backoff
 /// (a second or two after a short outage), so requests let through again find a connection soon after.
+///
+/// A database that stops, restarts or drops its connections shows at once (the ping's connection fails); a ping
+/// that is only slow counts as away after `timeout`, long enough that a busy machine (a test suite's load, a
+/// benchmark) is not taken for an absent database: at 2 s, CI's load closed every gate of a run at once.
 public final class DatabaseWatch: Service, Sendable {
     let configuration: PostgresConnection.Configuration
     let interval: Duration
-    /// How long a ping may take before the database counts as away.
+    /// How long a ping may take before the database counts as away (a database that hangs without closing anything).
     let timeout: TimeInterval
     let logger: Logger
     private let away = Atomic<Bool>(false)
 
-    public init(url: String, interval: Duration = .milliseconds(500), timeout: TimeInterval = 2, logger: Logger) throws {
+    public init(url: String, interval: Duration = .milliseconds(500), timeout: TimeInterval = 10, logger: Logger) throws {
         configuration = try DatabaseURL.connectionConfiguration(url)
         self.interval = interval
         self.timeout = timeout
