@@ -17,6 +17,7 @@ import json
 import os
 import pathlib
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -204,6 +205,7 @@ def sampler(stack, recorder, stop):
                 values[f"{name} sockets"] = sum(1 for target in targets if target.startswith("socket:"))
             except (OSError, StopIteration):
                 pass
+        values.update(cache_megabytes(stack))
         try:
             rows = bench.psql(stack.pg_port, "postgres",
                               "SELECT datname || '=' || count(*) FROM pg_stat_activity WHERE datname IN ('catalog', 'patron') GROUP BY datname")
@@ -216,6 +218,20 @@ def sampler(stack, recorder, stop):
         with recorder.lock:
             recorder.samples.append((recorder.now(), values))
         stop.wait(10)
+
+
+def cache_megabytes(stack):
+    """What catalog's response caches hold (its /metrics), to tell their filling from a leak in its RSS."""
+    try:
+        status, body = bench.http("GET", f"http://127.0.0.1:{stack.ports['catalog']}/metrics")
+    except OSError:  # catalog restarting
+        return {}
+    values = {}
+    for line in (body.decode(errors="replace") if status == 200 else "").splitlines():
+        match = re.match(r'response_cache_bytes\{cache="(\w+)"\} (\S+)', line)
+        if match:
+            values[f"catalog {match[1]} cache MB"] = float(match[2]) / (1 << 20)
+    return values
 
 
 def link_target(fd):
@@ -322,6 +338,10 @@ def plot(table, recorder, path):
     for axis, (title, suffix) in zip(axes[0], panels):
         for service in ("catalog", "patron", "gateway"):
             axis.plot(minutes, [row.get(f"{service} {suffix}") for row in table], label=service)
+        if suffix == "rss MB":
+            for cache in ("feed", "personal"):
+                axis.plot(minutes, [row.get(f"catalog {cache} cache MB") for row in table], label=f"catalog's {cache} cache",
+                          linestyle="--", linewidth=0.8)
         axis.set_title(title)
         axis.legend()
     for database in ("catalog", "patron"):

@@ -11,6 +11,9 @@ import Synchronization
 /// (stale-while-revalidate). Concurrent misses of a key with no copy at all wait for the first to compute it.
 /// Everything an entry holds counts against `capacityBytes` (key, headers, body and a fixed overhead), there are at most
 /// `maxEntries`, and a key longer than `maxKeyBytes` is never stored: a client padding URLs cannot grow the cache.
+/// Entries past their stale window are dropped at least once per lifetime (a `put` sweeps them), so the cache holds
+/// what was asked for in the last two lifetimes, not everything since it last filled: it shrinks back when traffic
+/// changes (the soak's catalog grew for twenty minutes while expired searches waited for the cache to fill).
 /// When full, entries past their stale window go first, then those closest to it.
 /// Answers carry `Age` (RFC 9111 §5.1), counted from the upstream's own `Age` when the stored response had one.
 public final class ResponseCache: Sendable {
@@ -30,12 +33,13 @@ public final class ResponseCache: Sendable {
     private let capacityBytes: Int
     private let maxEntries: Int
     private let now: @Sendable () -> ContinuousClock.Instant
-    private let state = Mutex<(entries: [String: Entry], bytes: Int)>(([:], 0))
+    private let state = Mutex<(entries: [String: Entry], bytes: Int, nextSweep: ContinuousClock.Instant?)>(([:], 0, nil))
     /// Keys being computed now, with the requests waiting for them.
     private let inFlight = Mutex<[String: [CheckedContinuation<Void, Never>]]>([:])
     private let hits: Counter
     private let staleHits: Counter
     private let misses: Counter
+    private let heldBytes: Gauge
 
     /// `name` labels the `response_cache_requests_total` metric; a `lifetime` of zero turns the cache off; `now`
     /// is the clock (tests move it by hand).
@@ -53,6 +57,7 @@ public final class ResponseCache: Sendable {
         hits = Counter(label: "response_cache_requests_total", dimensions: [("cache", name), ("result", "hit")])
         staleHits = Counter(label: "response_cache_requests_total", dimensions: [("cache", name), ("result", "stale")])
         misses = Counter(label: "response_cache_requests_total", dimensions: [("cache", name), ("result", "miss")])
+        heldBytes = Gauge(label: "response_cache_bytes", dimensions: [("cache", name)])
     }
 
     public var isEnabled: Bool { lifetime > .zero }
@@ -111,16 +116,19 @@ public final class ResponseCache: Sendable {
         let now = now()
         let age = stored.headers[.age].flatMap(Int64.init) ?? 0
         let entry = Entry(stored: stored, born: now - .seconds(age), expires: now + lifetime, staleUntil: now + lifetime * 2, cost: cost)
-        state.withLock { state in
+        let bytes = state.withLock { state in
             if let old = state.entries.removeValue(forKey: key) { state.bytes -= old.cost }
-            if state.bytes + cost > capacityBytes || state.entries.count >= maxEntries {
-                // Full: sweep what has expired for good, then, if that was not enough, the entries closest to it
-                // down to 90 % of the budget, so that a stream of new keys sorts the entries once per tenth, not
-                // once per key.
+            let full = state.bytes + cost > capacityBytes || state.entries.count >= maxEntries
+            if full || state.nextSweep.map({ $0 <= now }) ?? true {
                 for (key, entry) in state.entries where entry.staleUntil <= now {
                     state.entries[key] = nil
                     state.bytes -= entry.cost
                 }
+                state.nextSweep = now + lifetime
+            }
+            if full {
+                // Besides what expired for good, the entries closest to it go, down to 90 % of the budget, so that a
+                // stream of new keys sorts the entries once per tenth, not once per key.
                 let bytesGoal = capacityBytes / 10 * 9 - cost
                 let countGoal = maxEntries / 10 * 9
                 if state.bytes > bytesGoal || state.entries.count > countGoal {
@@ -133,7 +141,9 @@ public final class ResponseCache: Sendable {
             }
             state.entries[key] = entry
             state.bytes += cost
+            return state.bytes
         }
+        heldBytes.record(bytes)
     }
 
     /// What an entry counts against the capacity.
@@ -143,7 +153,10 @@ public final class ResponseCache: Sendable {
     }
 
     /// Forgets every entry, stale copies included (after a change that must show at once).
-    public func clear() { state.withLock { $0 = ([:], 0) } }
+    public func clear() {
+        state.withLock { $0 = ([:], 0, nil) }
+        heldBytes.record(0)
+    }
 
     /// What the entries held now count against the capacity (keys, headers, bodies, overhead).
     public var bytes: Int { state.withLock { $0.bytes } }

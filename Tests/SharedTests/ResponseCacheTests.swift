@@ -89,6 +89,20 @@ import Testing
         #expect(cache.stale("c") != nil && cache.get("e") != nil)
     }
 
+    @Test func entriesPastTheirStaleWindowAreDroppedWithoutWaitingForTheCacheToFill() {
+        let clock = Mutex(ContinuousClock.now)
+        let cache = ResponseCache(name: "test", lifetime: .seconds(5), capacityBytes: 1 << 20, now: { clock.withLock { $0 } })
+        let page = StoredResponse(body: ByteBuffer(string: "page"), headers: [:])
+        for n in 0..<100 { cache.put("/search?q=\(n)", page) }
+        clock.withLock { $0 += .seconds(8) }
+        cache.put("/search?q=later", page)
+        #expect(cache.count == 101, "stale, not yet gone: kept to answer while one request recomputes")
+        clock.withLock { $0 += .seconds(5) }
+        cache.put("/search?q=last", page)
+        #expect(cache.count == 2, "the next put a lifetime after the last sweep drops what expired for good")
+        #expect(cache.bytes == ResponseCache.cost(key: "/search?q=later", page) + ResponseCache.cost(key: "/search?q=last", page))
+    }
+
     @Test func paddedKeysAndManyEntriesStayWithinTheBudget() {
         let cache = ResponseCache(name: "test", lifetime: .seconds(5), capacityBytes: 1 << 20, maxEntries: 100)
         let body = StoredResponse(body: ByteBuffer(string: "{}"), headers: [.contentType: "application/json"])
