@@ -12,6 +12,9 @@ public struct License: Codable, Sendable, Equatable {
     public var version: Int64
     /// Whether the book has a cover image (nil from a catalog older than this field: assume it has).
     public var hasCover: Bool?
+    /// KOReader's name for the book's EPUB (its partial MD5), by which KOReader's sync plugin names the book (nil from
+    /// a catalog older than this field, or a book stored before it until `catalog reread-metadata` has read it).
+    public var koreaderDigest: String?
 
     public init(
         bookId: UUID,
@@ -21,7 +24,8 @@ public struct License: Codable, Sendable, Equatable {
         title: String,
         authors: [String],
         version: Int64,
-        hasCover: Bool? = nil
+        hasCover: Bool? = nil,
+        koreaderDigest: String? = nil
     ) {
         self.bookId = bookId
         self.copies = copies
@@ -31,5 +35,6 @@ public struct License: Codable, Sendable, Equatable {
         self.authors = authors
         self.version = version
         self.hasCover = hasCover
+        self.koreaderDigest = koreaderDigest
     }
 }

@@ -106,6 +106,8 @@ public enum PublicRoute: RouteDefinition, Equatable {
     // Patron: reading.
     /// `/me/books/{id}/position`.
     case position(ID)
+    /// `/me/books/{id}/progression`: the position as an OPDS Progression document.
+    case progression(ID)
     /// `/me/books/{id}/bookmarks`.
     case bookmarks(ID)
     /// `/me/bookmarks/{id}`: one bookmark.
@@ -118,6 +120,17 @@ public enum PublicRoute: RouteDefinition, Equatable {
     case annotations
     /// `/me/annotations/{id}`: a book's annotations (GET), or one bookmark (DELETE).
     case annotation(ID)
+    /// `/me/sync-keys`: the patron's KOReader sync keys (create, list).
+    case syncKeys
+    /// `/me/sync-keys/{id}`: one sync key (revoke).
+    case syncKey(ID)
+
+    // Patron: KOReader's sync server, koreader-sync-server's routes under `/kosync`.
+    /// `/kosync/users/create`, `/kosync/users/auth`, `/kosync/syncs/progress`, `/kosync/healthcheck`.
+    case kosync(KOSyncAction)
+    /// `/kosync/syncs/progress/{document}`: KOReader's progress in one file.
+    case kosyncProgress(Name)
+
     /// `/feedback`.
     case feedback
     /// `/admin/feedback`: the console's feedback list.
@@ -127,6 +140,14 @@ public enum PublicRoute: RouteDefinition, Equatable {
     public enum CirculationAction: String, Sendable, CaseIterable {
         case borrow, hold, accept, decline, dismiss, renew, suspend, resume, events, saved, ignored
         case returnLoan = "return"
+    }
+
+    /// KOReader's sync routes without a parameter, below `/kosync`.
+    public enum KOSyncAction: String, Sendable, CaseIterable {
+        case createUser = "/users/create"
+        case auth = "/users/auth"
+        case progress = "/syncs/progress"
+        case healthcheck = "/healthcheck"
     }
 
     /// Whose lists: a signed-in patron's own, or the library staff's.
@@ -180,12 +201,17 @@ public enum PublicRoute: RouteDefinition, Equatable {
         case .ignoredBooks: "/me/ignored"
         case .circulationDashboard: "/admin/circulation"
         case .position(let id): "/me/books/" + id.segment(or: ":id") + "/position"
+        case .progression(let id): "/me/books/" + id.segment(or: ":id") + "/progression"
         case .bookmarks(let id): "/me/books/" + id.segment(or: ":id") + "/bookmarks"
         case .bookmark(let id): "/me/bookmarks/" + id.segment(or: ":id")
         case .rating(let id): "/me/books/" + id.segment(or: ":id") + "/rating"
         case .favorite(let id): "/me/favorites/" + id.segment(or: ":id")
         case .annotations: "/me/annotations/"
         case .annotation(let id): "/me/annotations/" + id.segment(or: ":id")
+        case .syncKeys: "/me/sync-keys"
+        case .syncKey(let id): "/me/sync-keys/" + id.segment(or: ":id")
+        case .kosync(let action): "/kosync" + action.rawValue
+        case .kosyncProgress(let document): "/kosync/syncs/progress/" + document.segment(or: ":document")
         case .feedback: "/feedback"
         case .feedbackList: "/admin/feedback"
         }
@@ -211,6 +237,7 @@ extension PublicRoute {
     public static func myBook(_ id: UUID) -> Self { .myBook(.value(id)) }
     public static func circulation(_ id: UUID, _ action: CirculationAction) -> Self { .circulation(.value(id), action) }
     public static func position(_ id: UUID) -> Self { .position(.value(id)) }
+    public static func progression(_ id: UUID) -> Self { .progression(.value(id)) }
     /// `?size=thumbnail` after a cover's URL: its thumbnail.
     public static let thumbnailQuery = QueryString().adding("size", "thumbnail").suffix
     /// A book's annotations, or every book's without one.

@@ -9,7 +9,9 @@ public enum PublicService: Sendable, Equatable {
         if path == "/admin" || path == "/admin/" { return nil }
         // A patron's lists are catalog's (its feeds show them).
         if under("/me/lists") { return .catalog }
-        if under("/feedback") || under("/auth") || under("/me") || under("/admin/feedback") || under("/admin/circulation") { return .patron }
+        if under("/feedback") || under("/auth") || under("/me") || under("/kosync") || under("/admin/feedback") || under("/admin/circulation") {
+            return .patron
+        }
         if isFeed(path) || under("/books") || under("/admin") { return .catalog }
         return nil
     }
@@ -20,7 +22,9 @@ public enum PublicService: Sendable, Equatable {
     /// `/books/{id}/fulfill`: a book's EPUB, the same bytes for everyone catalog lets download it.
     public static func isBookFile(_ path: String) -> Bool { path.hasPrefix("/books/") && path.hasSuffix("/fulfill") }
 
-    /// Paths whose requests carry their own credentials (sign-in, tokens, the admin token): the gateway passes them
-    /// on instead of authenticating a patron.
-    public static func carriesOwnCredentials(_ path: String) -> Bool { path.hasPrefix("/auth/") || path.hasPrefix("/admin/") }
+    /// Paths whose requests carry their own credentials (sign-in, tokens, the admin token, KOReader's sync key): the
+    /// gateway passes them on instead of authenticating a patron.
+    public static func carriesOwnCredentials(_ path: String) -> Bool {
+        path.hasPrefix("/auth/") || path.hasPrefix("/admin/") || path.hasPrefix("/kosync/")
+    }
 }

@@ -23,10 +23,12 @@ import Testing
             (.authDocument, .patron), (.token, .patron), (.refresh, .patron), (.signup, .patron), (.logout, .patron), (.me, .patron),
             (.settings, .patron), (.notifications, .patron), (.notificationRead(.value(book)), .patron), (.password, .patron),
             (.revokeAllSessions, .patron), (.export, .patron), (.myBooks, .patron), (.myBook(book), .patron), (.ignoredBooks, .patron),
-            (.circulationDashboard, .patron), (.position(book), .patron), (.bookmarks(.value(book)), .patron),
+            (.circulationDashboard, .patron), (.position(book), .patron), (.progression(book), .patron), (.bookmarks(.value(book)), .patron),
             (.bookmark(.value(book)), .patron), (.rating(.value(book)), .patron), (.favorite(.value(book)), .patron),
             (.annotations(book), .patron), (.annotations(nil), .patron), (.feedback, .patron), (.feedbackList, .patron),
+            (.syncKeys, .patron), (.syncKey(.value(book)), .patron), (.kosyncProgress(.value("0123456789abcdef0123456789abcdef")), .patron),
         ] + PublicRoute.CirculationAction.allCases.map { (.circulation(book, $0), .patron) }
+        + PublicRoute.KOSyncAction.allCases.map { (.kosync($0), .patron) }
 
     static let internalRoutes: [(InternalRoute, PublicService)] = [
         (.bookFigures(book), .catalog), (.figures, .catalog), (.patronErasure(patron), .catalog), (.patronLists(patron), .catalog),

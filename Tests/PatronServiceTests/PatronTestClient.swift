@@ -51,7 +51,14 @@ struct PatronTestClient {
     }
 
     /// Registers a book's licence as catalog would.
-    func license(_ book: UUID, copies: Int, openAccess: Bool = false, version: Int64 = 1, hasCover: Bool = true) async throws {
+    func license(
+        _ book: UUID,
+        copies: Int,
+        openAccess: Bool = false,
+        version: Int64 = 1,
+        hasCover: Bool = true,
+        koreaderDigest: String? = nil
+    ) async throws {
         let license = License(
             bookId: book,
             copies: copies,
@@ -60,7 +67,8 @@ struct PatronTestClient {
             title: "Book",
             authors: ["A. Writer"],
             version: version,
-            hasCover: hasCover
+            hasCover: hasCover,
+            koreaderDigest: koreaderDigest
         )
         let body = String(decoding: try WireFormat.encode(license), as: UTF8.self)
         let reply = try await call(.put, "/internal/licenses/\(book.uuidString.lowercased())", json: body)

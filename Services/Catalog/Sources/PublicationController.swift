@@ -60,6 +60,8 @@ struct PublicationController: Sendable {
             "links": [
                 ["rel": "self", "href": PublicRoute.manifest(book.id).url(publicURL), "type": MediaType.webPublication],
                 ["rel": "alternate", "href": PublicRoute.fulfill(book.id).url(publicURL), "type": MediaType.epub],
+                // Those who may open the manifest (the borrower, anyone for an open-access book) keep their place there.
+                ["rel": Entry.progressionRel, "href": PublicRoute.progression(book.id).url(publicURL), "type": Entry.progressionType],
             ],
             "readingOrder": readingOrder.map(link),
             "resources": (book.resources ?? []).filter { !spine.contains($0.href) }.map(link),

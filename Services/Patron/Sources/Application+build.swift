@@ -136,18 +136,22 @@ func patronRouter(
     let positions = PositionPostgresRepository(client: postgres)
     let ratings = RatingPostgresRepository(client: postgres)
     let catalog = InternalClient(baseURLs: settings.catalogURLs, token: token)
+    let readingOrder = ReadingOrderCache(catalog: catalog)
     let sync = ReadingSync(
         bookmarks: bookmarks,
         positions: positions,
         profiles: profiles,
         circulation: circulation,
-        readingOrder: ReadingOrderCache(catalog: catalog),
+        readingOrder: readingOrder,
         bookmarkLimit: settings.bookmarkLimit
     )
     BookmarkController(bookmarks: bookmarks, sync: sync).add(to: me)
     PositionController(sync: sync).add(to: me)
+    ProgressionController(sync: sync, positions: positions, readingOrder: readingOrder).add(to: me)
     RatingController(ratings: ratings, sync: sync).add(to: me)
     FavoriteController(favorites: FavoritePostgresRepository(client: postgres), sync: sync).add(to: me)
+    let syncKeys = SyncKeyPostgresRepository(client: postgres)
+    let koreaderDocuments = KOReaderDocumentPostgresRepository(client: postgres)
     ExportController(
         profiles: profiles,
         circulation: circulation,
@@ -155,8 +159,18 @@ func patronRouter(
         positions: positions,
         ratings: ratings,
         feedback: feedback,
+        syncKeys: syncKeys,
+        koreaderDocuments: koreaderDocuments,
         catalog: catalog
     ).add(to: me)
+    SyncKeyController(keys: syncKeys, limit: 20).add(to: me)
+    KOSyncController(
+        keys: syncKeys,
+        circulation: circulation,
+        positions: positions,
+        documents: koreaderDocuments,
+        readingOrder: readingOrder
+    ).add(to: router)
     AnnotationController(sync: sync, annotations: AnnotationPostgresRepository(client: postgres), publicURL: settings.publicURL).add(to: me)
     FeedbackController(feedback: feedback, token: token, perHour: settings.feedbackPerHour).add(
         to: router,

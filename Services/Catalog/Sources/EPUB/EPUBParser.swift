@@ -5,10 +5,12 @@ import Shared
 /// and word count. Lenient where real books are sloppy (warnings), strict where a file is broken or hostile.
 struct EPUBParser {
     let archive: SafeArchive
+    let url: URL
     private(set) var warnings: [String] = []
 
     init(url: URL) throws {
         archive = try SafeArchive(url: url)
+        self.url = url
         for path in archive.duplicates { warnings.append("the archive has two entries named \(path); the first was read") }
     }
 
@@ -118,6 +120,7 @@ struct EPUBParser {
             landmarks: landmarks,
             cover: cover,
             accessibility: AccessibilityReader.read(metadata),
+            koreaderDigest: try KOReaderDigest.of(file: url),
             warnings: warnings
         )
     }

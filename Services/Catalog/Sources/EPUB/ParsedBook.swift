@@ -25,12 +25,14 @@ struct ParsedBook: Sendable {
     var landmarks: [TOCEntry]
     var cover: (data: Data, type: String)?
     var accessibility: Accessibility?
+    /// KOReader's name for the file (`KOReaderDigest`), by which its sync plugin names the book.
+    var koreaderDigest: String
     var warnings: [String]
 
     /// Raised whenever the reader derives more from an EPUB (1: accessibility metadata and the page count; 2: the series
-    /// is the collection typed "series", not a boxed set), so that books stored by an older reader can be found and
-    /// read again (`catalog reread-metadata`).
-    static let readerVersion = 2
+    /// is the collection typed "series", not a boxed set; 3: KOReader's digest of the file), so that books stored by an
+    /// older reader can be found and read again (`catalog reread-metadata`).
+    static let readerVersion = 3
 
     var authors: [Contributor] { contributors.filter { $0.role == "aut" } }
     /// Pages of the print edition, as the page list counts them (nil without a page list).

@@ -190,6 +190,7 @@ enum AtomRenderer {
         // download, and this one is not a file it can open.
         if let manifest = entry.manifestLink { link(Feed.Link(rel: "alternate", href: manifest.href, type: manifest.type), into: &xml) }
         if let annotations = entry.annotationService { link(annotations, into: &xml) }
+        if let progression = entry.progressionLink { link(progression, into: &xml) }
         if let suspension = entry.holdSuspensionLink { link(suspension, into: &xml) }
         xml.markup("</entry>\n")
     }

@@ -20,6 +20,14 @@ struct Entry: Sendable {
             type: "application/ld+json; profile=\"http://www.w3.org/ns/anno.jsonld\""
         )
     }
+    /// Where a reading app syncs the reading position of this book as an OPDS Progression document (the same
+    /// position as the annotations' and KOReader's), for a patron who has it on loan, or for an open-access book.
+    var progressionLink: Feed.Link? {
+        guard view?.state.isOnLoan == true || book.openAccess else { return nil }
+        return Feed.Link(rel: Self.progressionRel, href: PublicRoute.progression(book.id).url(publicURL), type: Self.progressionType)
+    }
+    static let progressionRel = "http://opds-spec.org/progression"
+    static let progressionType = "application/opds-progression+json"
     /// The book's Readium Web Publication Manifest, for those who may read it: everyone for an open-access book, the
     /// borrower for a lent one (its resources answer only them). Readers that stream a book (Thorium, web readers)
     /// open it from here instead of downloading the EPUB.

@@ -131,6 +131,7 @@ enum OPDS2Renderer {
         links.append(["rel": "related", "href": entry.relatedLink.href, "type": MediaType.opds2, "title": entry.relatedLink.title ?? ""])
         if let manifest = entry.manifestLink { links.append(["rel": manifest.rel, "href": manifest.href, "type": manifest.type]) }
         if let annotations = entry.annotationService { links.append(["rel": annotations.rel, "href": annotations.href, "type": annotations.type]) }
+        if let progression = entry.progressionLink { links.append(["rel": progression.rel, "href": progression.href, "type": progression.type]) }
         if let suspension = entry.holdSuspensionLink {
             links.append(["rel": suspension.rel, "href": suspension.href, "type": suspension.type, "title": suspension.title ?? ""])
         }

@@ -246,7 +246,7 @@ struct BookPostgresRepository: Sendable {
                         description, subjects, genres, isbn, identifiers, series, series_position, page_progression, fixed_layout, word_count,
                         reading_minutes, epub_sha256, epub_size, cover_sha256, cover_type, cover_source, thumbnail_sha256, thumbnail_type, toc, page_list, landmarks,
                         reading_order, resources, accessibility, screen_reader_friendly, declares_no_hazards, page_count, reader_version,
-                        warnings, open_access, featured, copies, copies_available)
+                        koreader_digest, warnings, open_access, featured, copies, copies_available)
                     VALUES (\(UUID.timeOrdered()), \(book.title), \(book.subtitle), \(sortTitle), \(sortAuthor), \(authors), \(contributors)::jsonb,
                         \(book.languages), \(book.publisher), \(book.published), \(book.description), \(book.subjects), \(book.genres), \(book.isbn),
                         \(book.identifiers), \(book.series), \(book.seriesPosition), \(book.pageProgression), \(book.fixedLayout), \(book.wordCount),
@@ -254,7 +254,7 @@ struct BookPostgresRepository: Sendable {
                         \(coverSource), \(images.thumbnailSHA256), \(images.thumbnailType), \(toc)::jsonb,
                         \(pageList)::jsonb, \(landmarks)::jsonb, \(readingOrder)::jsonb, \(resources)::jsonb, \(accessibility)::jsonb,
                         \(book.accessibility?.isScreenReaderFriendly ?? false), \(book.accessibility?.declaresNoHazards ?? false), \(book.pageCount),
-                        \(ParsedBook.readerVersion), \(book.warnings), \(options.openAccess),
+                        \(ParsedBook.readerVersion), \(book.koreaderDigest), \(book.warnings), \(options.openAccess),
                         \(options.featured), \(options.copies), \(options.copies))
                     ON CONFLICT (isbn) DO UPDATE SET title = EXCLUDED.title, subtitle = EXCLUDED.subtitle, sort_title = EXCLUDED.sort_title,
                         sort_author = EXCLUDED.sort_author, authors = EXCLUDED.authors, contributors = EXCLUDED.contributors,
@@ -272,7 +272,7 @@ struct BookPostgresRepository: Sendable {
                         landmarks = EXCLUDED.landmarks, reading_order = EXCLUDED.reading_order, resources = EXCLUDED.resources,
                         accessibility = EXCLUDED.accessibility, screen_reader_friendly = EXCLUDED.screen_reader_friendly,
                         declares_no_hazards = EXCLUDED.declares_no_hazards, page_count = EXCLUDED.page_count, reader_version = EXCLUDED.reader_version,
-                        warnings = EXCLUDED.warnings, edition = b.edition + 1, updated_at = now(), license_version = b.license_version + 1
+                        koreader_digest = EXCLUDED.koreader_digest, warnings = EXCLUDED.warnings, edition = b.edition + 1, updated_at = now(), license_version = b.license_version + 1
                     WHERE \(options.replace)
                     RETURNING id, edition
                     """,
@@ -369,21 +369,28 @@ struct BookPostgresRepository: Sendable {
     }
 
     /// Stores what the current reader derives from a book's EPUB beyond what was stored at its ingest (accessibility,
-    /// page count, series), unless the book's file changed meanwhile. True when stored.
+    /// page count, series, KOReader's digest), unless the book's file changed meanwhile, and sends the book's licence
+    /// (which carries the digest) to patron. True when stored.
     func storeRereadMetadata(id: UUID, epubSHA256: String, _ book: ParsedBook, logger: Logger) async throws -> Bool {
         let accessibility = try book.accessibility.map { String(decoding: try WireFormat.encode($0), as: UTF8.self) }
-        let rows = try await client.query(
-            """
-            UPDATE books SET accessibility = \(accessibility)::jsonb, screen_reader_friendly = \(book.accessibility?.isScreenReaderFriendly ?? false),
-                declares_no_hazards = \(book.accessibility?.declaresNoHazards ?? false), page_count = \(book.pageCount),
-                series = \(book.series), series_position = \(book.seriesPosition), reader_version = \(ParsedBook.readerVersion), updated_at = now()
-            WHERE id = \(id) AND epub_sha256 = \(epubSHA256) AND reader_version < \(ParsedBook.readerVersion)
-            RETURNING id
-            """,
-            logger: logger
-        )
-        for try await _ in rows { return true }
-        return false
+        return try await client.transaction(logger: logger) { connection in
+            let rows = try await connection.query(
+                """
+                UPDATE books SET accessibility = \(accessibility)::jsonb, screen_reader_friendly = \(book.accessibility?.isScreenReaderFriendly ?? false),
+                    declares_no_hazards = \(book.accessibility?.declaresNoHazards ?? false), page_count = \(book.pageCount),
+                    series = \(book.series), series_position = \(book.seriesPosition), koreader_digest = \(book.koreaderDigest),
+                    reader_version = \(ParsedBook.readerVersion), license_version = license_version + 1, updated_at = now()
+                WHERE id = \(id) AND epub_sha256 = \(epubSHA256) AND reader_version < \(ParsedBook.readerVersion)
+                RETURNING id
+                """,
+                logger: logger
+            )
+            var stored = false
+            for try await _ in rows { stored = true }
+            // Patron learns the book's KOReader digest with its licence.
+            if stored { try await enqueueLicense(id, on: connection, logger: logger) }
+            return stored
+        }
     }
 
     /// An operator's change of a book's licence and lanes (nil keeps a value); false for an unknown book. The new
@@ -440,13 +447,13 @@ struct BookPostgresRepository: Sendable {
     func enqueueLicense(_ id: UUID, on connection: PostgresConnection, logger: Logger) async throws {
         let rows = try await connection.query(
             """
-            SELECT copies, open_access, withdrawn_at IS NOT NULL, title, authors, license_version, cover_sha256 IS NOT NULL FROM books
-            WHERE id = \(id)
+            SELECT copies, open_access, withdrawn_at IS NOT NULL, title, authors, license_version, cover_sha256 IS NOT NULL, koreader_digest
+            FROM books WHERE id = \(id)
             """,
             logger: logger
         )
-        for try await (copies, openAccess, withdrawn, title, authors, version, hasCover) in rows.decode(
-            (Int, Bool, Bool, String, [String], Int64, Bool).self
+        for try await (copies, openAccess, withdrawn, title, authors, version, hasCover, koreaderDigest) in rows.decode(
+            (Int, Bool, Bool, String, [String], Int64, Bool, String?).self
         ) {
             let license = License(
                 bookId: id,
@@ -456,7 +463,8 @@ struct BookPostgresRepository: Sendable {
                 title: title,
                 authors: authors,
                 version: version,
-                hasCover: hasCover
+                hasCover: hasCover,
+                koreaderDigest: koreaderDigest
             )
             try await OutboxPostgresRepository.enqueue(
                 key: Self.licenseKeyPrefix + id.lowercased,

@@ -23,12 +23,12 @@ extension CirculationPostgresRepository {
         let authors = String(decoding: try WireFormat.encode(license.authors), as: UTF8.self)
         let rows = try await connection.query(
             """
-            INSERT INTO licenses AS l (book_id, copies, open_access, withdrawn, title, authors, version, has_cover)
+            INSERT INTO licenses AS l (book_id, copies, open_access, withdrawn, title, authors, version, has_cover, koreader_digest)
             VALUES (\(license.bookId), \(license.copies), \(license.openAccess), \(license.withdrawn), \(license.title), \(authors)::jsonb,
-                \(license.version), \(license.hasCover))
+                \(license.version), \(license.hasCover), \(license.koreaderDigest))
             ON CONFLICT (book_id) DO UPDATE SET copies = EXCLUDED.copies, open_access = EXCLUDED.open_access,
                 withdrawn = EXCLUDED.withdrawn, title = EXCLUDED.title, authors = EXCLUDED.authors, version = EXCLUDED.version,
-                has_cover = EXCLUDED.has_cover
+                has_cover = EXCLUDED.has_cover, koreader_digest = coalesce(EXCLUDED.koreader_digest, l.koreader_digest)
             WHERE l.version < EXCLUDED.version
             RETURNING 1
             """,
@@ -39,5 +39,15 @@ extension CirculationPostgresRepository {
         guard changed else { return }
         try await promoteHolds(bookID: license.bookId, copies: license.copies, openAccess: license.openAccess, on: connection, logger: logger)
         try await FiguresPostgresRepository.markDue(bookID: license.bookId, on: connection, logger: logger)
+    }
+
+    /// The book whose EPUB KOReader names `digest` (its partial MD5, from catalog's licence).
+    func book(koreaderDigest digest: String, logger: Logger) async throws -> UUID? {
+        let rows = try await client.query(
+            "SELECT book_id FROM licenses WHERE koreader_digest = \(digest) ORDER BY book_id LIMIT 1",
+            logger: logger
+        )
+        for try await id in rows.decode(UUID.self) { return id }
+        return nil
     }
 }

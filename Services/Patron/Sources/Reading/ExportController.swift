@@ -13,6 +13,8 @@ struct ExportController: Sendable {
     let positions: PositionPostgresRepository
     let ratings: RatingPostgresRepository
     let feedback: FeedbackPostgresRepository
+    let syncKeys: SyncKeyPostgresRepository
+    let koreaderDocuments: KOReaderDocumentPostgresRepository
     let catalog: InternalClient
 
     func add(to me: some RouterMethods<SignedInRequestContext>) {
@@ -33,6 +35,17 @@ struct ExportController: Sendable {
         let books = try await circulation.shelf(patronID: patronID, logger: logger).map { $0.status(rules: rules) }
         let ratings = try await ratings.ratings(patronID: patronID, logger: logger)
         let feedback = try await feedback.feedback(patronID: patronID, logger: logger)
+        let keys = try await syncKeys.keys(patronID: patronID, logger: logger)
+        let documents = try await koreaderDocuments.all(patronID: patronID, logger: logger).map { document, kept in
+            KOSync.ProgressRecord(
+                document: document,
+                percentage: kept.percentage,
+                progress: kept.progress,
+                device: kept.device,
+                deviceID: kept.deviceID,
+                timestamp: Int(kept.writtenAt.timeIntervalSince1970)
+            )
+        }
         // The patron's lists are kept by catalog; when it cannot be asked the export says so rather than omit them.
         let lists = try? await catalog.get(
             InternalRoute.patronLists(patronID).path,
@@ -57,6 +70,10 @@ struct ExportController: Sendable {
             try await write("ratings", Dictionary(uniqueKeysWithValues: ratings.map { ($0.bookID.lowercased, $0.stars) }))
             try await write(",")
             try await write("feedback", feedback)
+            try await write(",")
+            try await write("syncKeys", keys)
+            try await write(",")
+            try await write("koreaderProgress", documents)
             try await write(",")
             if let lists {
                 try await write("lists", lists.lists)

@@ -10,13 +10,15 @@ struct PositionPostgresRepository: Sendable {
     let client: PostgresClient
 
     /// Keeps `position` unless a newer one exists (last writer by timestamp wins); false when a newer one is kept.
+    /// KOReader's own fields are dropped: KOReader is then given this place (`KOReaderPosition.progress`).
     func savePosition(_ position: ReadingPosition, patronID: UUID, bookID: UUID, logger: Logger) async throws -> Bool {
         let json = String(decoding: try WireFormat.encode(position.locator), as: UTF8.self)
         let rows = try await client.query(
             """
-            INSERT INTO positions AS p (patron_id, book_id, locator, written_at, device)
-            VALUES (\(patronID), \(bookID), \(json)::jsonb, \(position.timestamp), \(position.device))
-            ON CONFLICT (patron_id, book_id) DO UPDATE SET locator = EXCLUDED.locator, written_at = EXCLUDED.written_at, device = EXCLUDED.device
+            INSERT INTO positions AS p (patron_id, book_id, locator, written_at, device, percentage)
+            VALUES (\(patronID), \(bookID), \(json)::jsonb, \(position.timestamp), \(position.device), \(position.locator.locations.totalProgression))
+            ON CONFLICT (patron_id, book_id) DO UPDATE SET locator = EXCLUDED.locator, written_at = EXCLUDED.written_at, device = EXCLUDED.device,
+                percentage = EXCLUDED.percentage, koreader_progress = NULL, device_id = NULL
             WHERE p.written_at <= EXCLUDED.written_at
             RETURNING 1
             """,

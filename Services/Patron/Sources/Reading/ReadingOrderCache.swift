@@ -9,20 +9,19 @@ import Synchronization
 final class ReadingOrderCache: Sendable {
     let catalog: InternalClient
     let limit = 10_000
-    private let entries = Mutex<[UUID: Set<String>]>([:])
+    private let entries = Mutex<[UUID: [String]]>([:])
 
     init(catalog: InternalClient) { self.catalog = catalog }
 
-    /// The hrefs of the book's reading order; nil when catalog cannot be asked (validation is then skipped).
-    func hrefs(of bookID: UUID, logger: Logger) async -> Set<String>? {
+    /// The hrefs of the book's reading order, in order; nil when catalog cannot be asked (validation is then skipped).
+    func hrefs(of bookID: UUID, logger: Logger) async -> [String]? {
         if let cached = entries.withLock({ $0[bookID] }) { return cached }
         guard let list = try? await catalog.get(InternalRoute.readingOrder(bookID).path, as: [String].self, logger: logger)
         else { return nil }
-        let set = Set(list)
         entries.withLock { entries in
             if entries.count >= limit { entries.removeAll() }
-            entries[bookID] = set
+            entries[bookID] = list
         }
-        return set
+        return list
     }
 }

@@ -1,4 +1,4 @@
-// Account: profile, reader settings, hidden books, feedback, data export, account deletion, sign out.
+// Account: profile, reader settings, KOReader sync keys, hidden books, feedback, data export, account deletion, sign out.
 import { api, session, signOut } from '../api.js';
 import { announce, field, h, heading, show } from '../dom.js';
 import { applyTheme } from '../app.js';
@@ -47,6 +47,48 @@ async function hiddenBooks() {
     list.append(item);
   }
   return section;
+}
+
+/** KOReader sync keys: make one per device (its user name and key shown once), list them, revoke one. */
+async function syncKeys() {
+  const list = h('ul', { id: 'sync-keys' });
+  const device = h('input', { type: 'text', required: true, maxlength: 100, placeholder: 'Kobo Clara', autocomplete: 'off' });
+  const message = h('div', { 'aria-live': 'polite' });
+  const server = `${location.origin}/kosync`;
+  function row(key) {
+    const revoke = h('button', { type: 'button', class: 'secondary', 'aria-label': `Revoke the key of ${key.device}` }, 'Revoke');
+    const used = key.lastUsedAt ? `last used ${new Date(key.lastUsedAt).toLocaleDateString()}` : 'not used yet';
+    const item = h('li', {}, h('strong', {}, key.device), ` (user name ${key.username}, ${used}) `, revoke);
+    revoke.addEventListener('click', async () => {
+      if (!(await confirmDialog(`Revoke the sync key of ${key.device}?`, 'Revoke'))) return;
+      await api(`/me/sync-keys/${key.id}`, { method: 'DELETE' });
+      item.remove();
+      announce(`The sync key of ${key.device} was revoked`);
+    });
+    return item;
+  }
+  const form = h('form', { class: 'stack', onsubmit: async (event) => {
+    event.preventDefault();
+    try {
+      const key = await api('/me/sync-keys', { method: 'POST', body: { device: device.value } });
+      list.append(row(key));
+      device.value = '';
+      show(message, h('div', { class: 'success', role: 'status' },
+        h('p', {}, `In KOReader on ${key.device}: Progress sync, Custom sync server `, h('code', {}, server),
+          ', then Register / Login with:'),
+        h('dl', { class: 'profile' }, h('dt', {}, 'Username'), h('dd', {}, h('code', { id: 'sync-key-username' }, key.username)),
+          h('dt', {}, 'Password'), h('dd', {}, h('code', { id: 'sync-key-key' }, key.key))),
+        h('p', {}, 'The password is shown only now.')));
+    } catch (error) {
+      show(message, h('span', { class: 'error', role: 'alert' }, error.message));
+    }
+  } }, field('Device name', device), h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Make a sync key')));
+  const { syncKeys: keys } = await api('/me/sync-keys');
+  for (const key of keys) list.append(row(key));
+  return h('section', { 'aria-labelledby': 'sync-keys-title' }, h('h2', { id: 'sync-keys-title' }, 'KOReader sync'),
+    h('p', {}, 'KOReader on an e-reader can keep your place in the books you borrow in step with this web reader. ',
+      'Each device gets its own key; your PIN never leaves this site.'),
+    list, form, message);
 }
 
 function feedbackForm() {
@@ -126,6 +168,7 @@ export async function accountView(main) {
       h('dt', {}, 'Holds'), h('dd', {}, `${me.holds.count} of ${me.holds.limit}`)),
     h('div', { class: 'actions' }, signOutButton),
     settingsForm(settings),
+    await syncKeys(),
     await hiddenBooks(),
     feedbackForm(),
     h('section', { 'aria-labelledby': 'data-title' }, h('h2', { id: 'data-title' }, 'Your data'),

@@ -1,0 +1,68 @@
+import Foundation
+import Logging
+import PostgresNIO
+import PostgresSupport
+import ServiceSupport
+import Shared
+
+/// KOReader's progress in files the library does not know as the patron's books (another file, or a book the
+/// patron never borrowed): kept for the patron under KOReader's document name and returned to KOReader.
+struct KOReaderDocumentPostgresRepository: Sendable {
+    let client: PostgresClient
+
+    /// KOReader's progress in one file, as it sent it.
+    struct Progress: Sendable {
+        var percentage: Double
+        var progress: String
+        var device: String
+        var deviceID: String?
+        var writtenAt: Date
+    }
+
+    /// Keeps the progress, written now; returns when.
+    func save(_ progress: Progress, document: String, patronID: UUID, logger: Logger) async throws -> Date {
+        let rows = try await client.query(
+            """
+            INSERT INTO koreader_documents AS d (patron_id, document, progress, percentage, device, device_id, written_at)
+            VALUES (\(patronID), \(document), \(progress.progress), \(progress.percentage), \(progress.device), \(progress.deviceID), clock_timestamp())
+            ON CONFLICT (patron_id, document) DO UPDATE SET progress = EXCLUDED.progress, percentage = EXCLUDED.percentage,
+                device = EXCLUDED.device, device_id = EXCLUDED.device_id, written_at = greatest(EXCLUDED.written_at, d.written_at)
+            RETURNING written_at
+            """,
+            logger: logger
+        )
+        for try await written in rows.decode(Date.self) { return written }
+        throw CancellationError()
+    }
+
+    func progress(document: String, patronID: UUID, logger: Logger) async throws -> Progress? {
+        let rows = try await client.query(
+            """
+            SELECT percentage, progress, device, device_id, written_at FROM koreader_documents
+            WHERE patron_id = \(patronID) AND document = \(document)
+            """,
+            logger: logger
+        )
+        for try await (percentage, progress, device, deviceID, written) in rows.decode((Double, String, String, String?, Date).self) {
+            return Progress(percentage: percentage, progress: progress, device: device, deviceID: deviceID, writtenAt: written)
+        }
+        return nil
+    }
+
+    /// Every document's progress of the patron (their export), by document.
+    func all(patronID: UUID, logger: Logger) async throws -> [(document: String, progress: Progress)] {
+        let rows = try await client.query(
+            """
+            SELECT document, percentage, progress, device, device_id, written_at FROM koreader_documents
+            WHERE patron_id = \(patronID) ORDER BY document
+            """,
+            logger: logger
+        )
+        var result: [(String, Progress)] = []
+        for try await (document, percentage, progress, device, deviceID, written) in rows.decode((String, Double, String, String, String?, Date).self)
+        {
+            result.append((document, Progress(percentage: percentage, progress: progress, device: device, deviceID: deviceID, writtenAt: written)))
+        }
+        return result
+    }
+}

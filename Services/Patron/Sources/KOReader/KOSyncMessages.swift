@@ -1,0 +1,65 @@
+import Foundation
+
+/// KOReader's sync plugin's messages, as koreader-sync-server reads and answers them.
+enum KOSync {
+    static let mediaType = "application/json"
+    /// koreader-sync-server refuses a document name with a colon (its store's key separator); so does this one, so
+    /// that a client behaves the same against both. Names are partial MD5s (32 hex digits) or MD5s of file names.
+    static let maxDocumentLength = 128
+
+    static func isValidDocument(_ document: String) -> Bool {
+        !document.isEmpty && document.count <= maxDocumentLength && !document.contains(":") && !document.contains("/")
+    }
+
+    /// `PUT /syncs/progress`: `percentage` a number (or a string of one), `progress` a string (a page number for a
+    /// PDF may come as a number), `device` a string; `document` required, `device_id` optional. Read leniently, as
+    /// koreader-sync-server does (Lua's `tonumber` and strings): a field of another type counts as missing.
+    struct ProgressUpdate: Decodable, Sendable {
+        var document: String?
+        var progress: String?
+        var percentage: Double?
+        var device: String?
+        var deviceID: String?
+
+        enum CodingKeys: String, CodingKey {
+            case document, progress, percentage, device
+            case deviceID = "device_id"
+        }
+
+        init(from decoder: any Decoder) throws {
+            let fields = try decoder.container(keyedBy: CodingKeys.self)
+            func text(_ key: CodingKeys) -> String? {
+                if let value = try? fields.decodeIfPresent(String.self, forKey: key) { return value }
+                guard let number = try? fields.decodeIfPresent(Double.self, forKey: key), number.isFinite else { return nil }
+                return number == number.rounded() && abs(number) < 1e15 ? String(Int64(number)) : String(number)
+            }
+            document = text(.document)
+            progress = text(.progress)
+            percentage = text(.percentage).flatMap(Double.init).flatMap { $0.isFinite ? $0 : nil }
+            device = text(.device)
+            deviceID = text(.deviceID)
+        }
+    }
+
+    /// `GET /syncs/progress/{document}`'s answer: every field, or `{}` when nothing is kept for the document.
+    struct ProgressRecord: Encodable, Sendable {
+        var document: String
+        var percentage: Double
+        var progress: String
+        var device: String
+        var deviceID: String?
+        /// Seconds since 1970, as koreader-sync-server's `os.time()`.
+        var timestamp: Int
+
+        enum CodingKeys: String, CodingKey {
+            case document, percentage, progress, device, timestamp
+            case deviceID = "device_id"
+        }
+    }
+
+    /// `PUT /syncs/progress`'s answer.
+    struct Saved: Encodable, Sendable {
+        var document: String
+        var timestamp: Int
+    }
+}
