@@ -5,8 +5,9 @@ import Testing
 /// The web app and the operator console in a real Chromium (Debian's, driven by Playwright for Python from `make
 /// test`'s virtual environment), against the three executables: `Tests/tools/browser/web_app_test.py` signs up,
 /// searches, borrows, reads, bookmarks, changes the font size, reloads, returns; a second patron holds and gets the
-/// offer; an operator uploads two EPUBs; every page is checked for names, labels, contrast, focus order and console
-/// errors. `BROWSER_SCREENSHOTS=<folder>` also saves the README's screenshots there.
+/// offer; an operator uploads two EPUBs; a patron downloads a loan, reads and bookmarks it offline, and the server has
+/// both once back online; a KOReader place opens the reader in its section; every page is checked for names, labels,
+/// contrast, focus order and console errors. `BROWSER_SCREENSHOTS=<folder>` also saves the README's screenshots there.
 @Suite struct BrowserTests {
     @Test(.enabled(if: TestTools.corpusIsPresent, Comment(rawValue: TestTools.corpusMissing)))
     func patronsAndAnOperatorUseTheWebAppInChromium() async throws {
@@ -27,14 +28,16 @@ import Testing
                 let entry = try await stack.gateway.call(.GET, "/opds/books/\(id)", headers: [("Accept", "application/opds+json")])
                 return try #require((entry.json["metadata"] as? [String: Any])?["title"] as? String)
             }
-            let (lentTitle, openTitle) = (try await title(lent), try await title(open))
+            let offline = try await stack.ingest(try RealClientTests.corpusFile("otc-romeo.epub"), copies: 1)
+            let (lentTitle, openTitle, offlineTitle) = (try await title(lent), try await title(open), try await title(offline))
             let uploads = books[2...].map(\.path)
             let script = stack.root.appendingPathComponent("Tests/tools/browser/web_app_test.py")
             var arguments =
                 [
                     script.path, "--artifacts", stack.workDir.deletingLastPathComponent().path, "--base",
                     "http://127.0.0.1:\(stack.ports[.gateway]!)", "--admin-token", Stack.adminToken, "--chromium", chromium,
-                    "--lent-title", lentTitle, "--open-title", openTitle, "--upload",
+                    "--lent-title", lentTitle, "--open-title", openTitle, "--offline-title", offlineTitle, "--open-id", open,
+                    "--open-digest", KOReaderSyncTests.partialMD5(try Data(contentsOf: books[1])), "--upload",
                 ] + uploads
             if let folder = environment["BROWSER_SCREENSHOTS"] { arguments += ["--screenshots", folder] }
             let output = stack.workDir.appendingPathComponent("browser.log")
@@ -42,7 +45,10 @@ import Testing
             let status = await browser.wait()
             let log = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
             #expect(status == 0, "the browser tests failed:\n\(log.suffix(6000))")
-            for step in ["operator uploads", "read to the end", "patron reads and returns", "phone-width audit", "account", "hostile links"] {
+            for step in [
+                "operator uploads", "read to the end", "patron reads and returns", "phone-width audit", "account", "hostile links",
+                "offline reading", "koreader place",
+            ] {
                 #expect(log.contains("ok: \(step)\n"), "the browser step '\(step)' did not pass:\n\(log.suffix(3000))")
             }
         }

@@ -22,6 +22,10 @@ struct WebAppRoutes: Sendable {
             .contentType: asset.contentType, .eTag: asset.etag, .vary: "Accept-Encoding", .xContentTypeOptions: "nosniff",
             .cacheControl: asset.immutable ? "public, max-age=31536000, immutable" : "no-cache",
         ]
+        if path == WebAssets.serviceWorker {
+            // Served under /web/ but controls the whole app (offline.js registers it with the scope `/`).
+            headers[HTTPField.Name("Service-Worker-Allowed")!] = "/"
+        }
         if WebAssets.pages[path] != nil {
             headers[.contentSecurityPolicy] = web.contentSecurityPolicy
             headers[HTTPField.Name("Referrer-Policy")!] = "no-referrer"

@@ -27,6 +27,8 @@ struct WebAssets: Sendable {
     let contentSecurityPolicy: String
 
     static let pages = ["/": "index.html", "/admin/": "console.html"]
+    /// The web app's service worker, always under this name (a registration names one URL).
+    static let serviceWorker = "/web/js/service-worker.js"
 
     /// Reads `directory`; a missing directory gives an empty set (the API still works, `/` is 404).
     init(directory: URL?) {

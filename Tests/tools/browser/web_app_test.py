@@ -7,6 +7,8 @@ Exits 0 when every check passed; otherwise prints each failure and exits 1.
 """
 import argparse
 import base64
+import hashlib
+import json
 import os
 import re
 import sys
@@ -31,6 +33,7 @@ class Watched:
 
     def __init__(self, browser, name, viewport):
         self.name = name
+        self.offline = False
         self.context = browser.new_context(viewport=viewport)
         self.page = self.context.new_page()
         self.page.set_default_timeout(20_000)
@@ -44,6 +47,9 @@ class Watched:
             return
         status = re.search(r"status of (\d{3})", message.text)
         if "Failed to load resource" in message.text and status and int(status.group(1)) < 500:
+            return
+        # With the network off on purpose (the offline step), the requests that fail are the point.
+        if self.offline and ("ERR_INTERNET_DISCONNECTED" in message.text or "Failed to fetch" in message.text):
             return
         failures.append(f"{self.name}: console error: {message.text}")
 
@@ -330,7 +336,8 @@ def read_to_the_end(browser, base, title, viewport):
 
 
 def patron_account(browser, base, title, viewport):
-    """Hide a book and restore it, send feedback, export, sign out and in, delete the account."""
+    """Hide a book and restore it, send feedback, make and revoke a KOReader sync key, export, sign out and in, delete
+    the account."""
     patron = Watched(browser, "account", viewport)
     page = patron.page
     name = f"acct{uuid.uuid4().hex[:8]}"
@@ -351,6 +358,18 @@ def patron_account(browser, base, title, viewport):
     expect(page.get_by_text("Settings saved.")).to_be_visible()
     check("theme-night" in page.evaluate("document.body.className"), "the night theme is not applied")
     patron.audit("account, night theme")
+    # A KOReader sync key: made for a device, its user name and key shown once, accepted by /kosync, then revoked.
+    page.get_by_label("Device name").fill("Kobo Clara")
+    page.get_by_role("button", name="Make a sync key").click()
+    expect(page.locator("#sync-key-key")).to_be_visible()
+    username, key = page.locator("#sync-key-username").inner_text(), page.locator("#sync-key-key").inner_text()
+    koreader = {"x-auth-user": username, "x-auth-key": hashlib.md5(key.encode()).hexdigest(), "Accept": "application/vnd.koreader.v1+json"}
+    check(page.request.get(f"{base}/kosync/users/auth", headers=koreader).status == 200, "the sync key shown is not accepted by /kosync")
+    patron.audit("account, sync key made")
+    page.get_by_role("button", name="Revoke the key of Kobo Clara").click()
+    page.get_by_role("alertdialog").get_by_role("button", name="Revoke").click()
+    expect(page.get_by_role("button", name="Revoke the key of Kobo Clara")).to_have_count(0)
+    check(page.request.get(f"{base}/kosync/users/auth", headers=koreader).status == 401, "a revoked sync key is still accepted")
     with page.expect_download() as download:
         page.get_by_role("button", name="Export my data").click()
     check(download.value.suggested_filename == "bookmobile-export.json", "the export is not offered as a file")
@@ -372,6 +391,86 @@ def patron_account(browser, base, title, viewport):
     page.get_by_role("alertdialog").get_by_role("button", name="Delete my account").click()
     expect(page.get_by_role("link", name="Sign in")).to_be_visible()
     # Failures on purpose above (a wrong password's 401) are the API's answer, not the page's errors.
+    patron.context.close()
+
+
+def koreader_place_opens_the_reader(browser, base, book_id, digest, viewport):
+    """KOReader saves a place in an open-access book with a sync key made in the account page (exactly KOReader's
+    request: its headers, the key's MD5, the file's partial MD5); the web reader then opens in that section."""
+    patron = Watched(browser, "koreader", viewport)
+    page = patron.page
+    sign_up(page, base, f"kobo{uuid.uuid4().hex[:8]}")
+    page.get_by_role("link", name="Account").click()
+    page.get_by_label("Device name").fill("Kobo Libra")
+    page.get_by_role("button", name="Make a sync key").click()
+    expect(page.locator("#sync-key-key")).to_be_visible()
+    username, key = page.locator("#sync-key-username").inner_text(), page.locator("#sync-key-key").inner_text()
+    order = page.request.get(f"{base}/books/{book_id}/manifest.json").json()["readingOrder"]
+    section = len(order) // 2
+    check(section >= 1, "the open-access book has too few sections to tell places apart")
+    koreader = {"x-auth-user": username, "x-auth-key": hashlib.md5(key.encode()).hexdigest(),
+                "Accept": "application/vnd.koreader.v1+json", "Content-Type": "application/json"}
+    body = {"document": digest, "progress": f"/body/DocFragment[{section + 1}]/body/p[1]/text().0",
+            "percentage": round((section + 0.5) / len(order), 4), "device": "Kobo Libra", "device_id": "KOBO1"}
+    saved = page.request.put(f"{base}/kosync/syncs/progress", headers=koreader, data=json.dumps(body))
+    check(saved.status == 200, f"KOReader's progress was refused: {saved.status} {saved.text()}")
+    wrong = dict(koreader, **{"x-auth-key": hashlib.md5(b"not the key").hexdigest()})
+    check(page.request.get(f"{base}/kosync/users/auth", headers=wrong).status == 401, "a wrong key is accepted")
+    page.goto(f"{base}/#/read/{book_id}")
+    expect(page.locator(".reader[data-ready='true']")).to_be_attached(timeout=30_000)
+    expect(page.locator("#reader-position")).to_contain_text(f"section {section + 1} of {len(order)}")
+    patron.context.close()
+
+
+def offline_reading(browser, base, title, viewport):
+    """Download a borrowed book, go offline, reload, read three pages and add a bookmark; back online the server has
+    the bookmark and the position; My Books shows the copy, and returning the loan removes it."""
+    patron = Watched(browser, "offline", viewport)
+    page = patron.page
+    sign_up(page, base, f"offline{uuid.uuid4().hex[:8]}")
+    search_result(page, title.split()[0], title).click()
+    page.get_by_role("button", name=f"Borrow: {title}").click()
+    page.get_by_role("button", name=f"Download for offline: {title}").click()
+    expect(page.locator("#offline-state")).to_be_visible(timeout=60_000)
+    page.wait_for_function("navigator.serviceWorker.controller !== null", timeout=30_000)
+    page.get_by_role("link", name=f"Read {title}").click()
+    expect(page.locator(".reader[data-ready='true']")).to_be_attached(timeout=30_000)
+    book_id = page.url.rsplit("/", 1)[1]
+    token = page.evaluate("JSON.parse(localStorage.getItem('bookmobile.session')).access")
+    auth = {"Authorization": f"Bearer {token}"}
+
+    patron.offline = True
+    patron.context.set_offline(True)
+    page.reload()
+    expect(page.locator(".reader[data-ready='true']")).to_be_attached(timeout=30_000)
+    places = [reader_position(page)]
+    for _ in range(3):
+        page.get_by_role("button", name="Next page").click()
+        expect(page.locator("#reader-position")).not_to_have_text(places[-1])
+        places.append(reader_position(page))
+    page.get_by_role("button", name="Add bookmark").click()
+    expect(page.locator("#status")).to_contain_text("Bookmark added")
+    page.wait_for_timeout(700)  # the position is saved 0.4 s after the last turn
+    queued = page.evaluate("JSON.parse(localStorage.getItem('bookmobile.outbox') || '[]').map((item) => item.method + ' ' + item.path)")
+    check(any(item.endswith("/position") for item in queued) and any(item.endswith("/bookmarks") for item in queued),
+          f"offline writes were not queued: {queued}")
+
+    patron.context.set_offline(False)
+    page.evaluate("window.dispatchEvent(new Event('online'))")
+    page.wait_for_function("!localStorage.getItem('bookmobile.outbox')", timeout=30_000)
+    bookmarks = page.request.get(f"{base}/me/books/{book_id}/bookmarks", headers=auth).json()["bookmarks"]
+    check(len(bookmarks) == 1, f"the server has {len(bookmarks)} bookmarks, not the one made offline")
+    position = page.request.get(f"{base}/me/books/{book_id}/position", headers=auth)
+    check(position.status == 200 and position.json()["device"] == "web", f"the offline position did not reach the server: {position.status}")
+
+    page.get_by_role("link", name="Close book").click()
+    page.get_by_role("link", name=re.compile("^My Books")).click()
+    expect(page.locator(".offline-copy")).to_have_text("On this device")
+    patron.audit("my books with an offline copy")
+    page.get_by_role("button", name=f"Return: {title}").click()
+    expect(page.get_by_role("button", name=f"Return: {title}")).to_have_count(0)
+    page.wait_for_function(f"!JSON.parse(localStorage.getItem('bookmobile.offline-books') || '{{}}')['{book_id}']")
+    check(not page.evaluate(f"caches.has('bookmobile-book-{book_id}')"), "the returned book's offline copy is still on the device")
     patron.context.close()
 
 
@@ -421,6 +520,9 @@ def main():
     parser.add_argument("--upload", nargs="+", required=True, help="EPUB files the operator uploads")
     parser.add_argument("--lent-title", required=True, help="title of a one-copy book the patrons borrow and hold")
     parser.add_argument("--open-title", required=True, help="title of an open-access book (the screenshots' reader)")
+    parser.add_argument("--offline-title", required=True, help="title of a book a patron borrows and reads offline")
+    parser.add_argument("--open-id", required=True, help="the open-access book's id")
+    parser.add_argument("--open-digest", required=True, help="KOReader's partial MD5 of the open-access book's file")
     parser.add_argument("--screenshots")
     parser.add_argument("--chromium", default="/usr/bin/chromium")
     parser.add_argument("--artifacts", default="/tmp", help="where a failed step's screenshots go")
@@ -436,6 +538,9 @@ def main():
             ("phone-width audit", lambda: phone_audit(browser, args.base, args.open_title)),
             ("account", lambda: patron_account(browser, args.base, args.lent_title, {"width": 1024, "height": 768})),
             ("hostile links", lambda: hostile_links(browser, args.base)),
+            ("offline reading", lambda: offline_reading(browser, args.base, args.offline_title, {"width": 1024, "height": 768})),
+            ("koreader place", lambda: koreader_place_opens_the_reader(
+                browser, args.base, args.open_id, args.open_digest, {"width": 1024, "height": 768})),
         ]
         if args.screenshots:
             steps.append(("screenshots", lambda: screenshots(browser, args.base, args.admin_token, args.open_title, args.screenshots)))

@@ -48,6 +48,8 @@ export function actionButtons(bookId, title, status, { available = true, changed
     button.disabled = true;
     try {
       await api(`/me/books/${bookId}/${path}`, { method, body });
+      // A returned book's offline copy goes with the loan (offline.js).
+      if (path === 'return') document.dispatchEvent(new CustomEvent('loan-ended', { detail: bookId }));
       announce(`${done}: ${title}`);
       await changed?.();
     } catch (error) {

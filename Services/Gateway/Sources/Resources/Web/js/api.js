@@ -1,4 +1,5 @@
 // The public API, as any OPDS app uses it: Bearer tokens from /auth, refreshed once on a 401, problem documents as errors.
+import * as outbox from './outbox.js';
 
 const SESSION_KEY = 'bookmobile.session';
 
@@ -89,7 +90,16 @@ async function refreshTokens() {
 export async function api(path, options = {}) {
   const auth = options.auth !== false;
   let token = auth ? session.get()?.access : null;
-  let reply = await send(path, options, token);
+  let reply;
+  try {
+    reply = await send(path, options, token);
+  } catch (error) {
+    // No network: a reader's write waits on the device (`outbox.js`) and is answered as the server would.
+    const method = options.method || 'GET';
+    if (!(error instanceof TypeError) || !token || options.headers?.['Idempotency-Key'] || !outbox.queueable(method, local(path))) throw error;
+    const key = outbox.enqueue(method, local(path), options.body);
+    return method === 'POST' ? { ...options.body, id: `queued-${key}`, queued: true } : options.body;
+  }
   if (reply.status === 401 && token && await refreshTokens()) {
     token = session.get()?.access;
     reply = await send(path, options, token);
@@ -103,6 +113,26 @@ export async function api(path, options = {}) {
   if (reply.status === 204) return null;
   const type = reply.headers.get('Content-Type') || '';
   return type.includes('json') ? reply.json() : reply.text();
+}
+
+let flushing = null;
+/** Sends the writes queued while the network was away, oldest first; stops at the first that cannot reach the server. */
+export function flushOutbox() {
+  flushing ??= (async () => {
+    try {
+      for (const item of outbox.pending()) {
+        if (!session.signedIn) return;
+        try {
+          await api(item.path, { method: item.method, body: item.body, headers: { 'Idempotency-Key': item.key } });
+        } catch (error) {
+          if (!(error instanceof ApiError)) return;  // still offline: the rest waits
+          // Refused (a newer position, a loan that ended): the server's word stands, like any late write's.
+        }
+        outbox.done(item.key);
+      }
+    } finally { flushing = null; }
+  })();
+  return flushing;
 }
 
 /** An OPDS 2.0 document (feed or publication). */
@@ -126,6 +156,8 @@ export async function signUp(fields) {
 
 export async function signOut() {
   const current = session.get();
+  await flushOutbox().catch(() => null);
+  outbox.clear();
   session.clear();
   if (current?.refresh) {
     try { await api('/auth/logout', { method: 'POST', body: { refresh_token: current.refresh }, auth: false }); } catch { /* already gone */ }

@@ -1,4 +1,4 @@
-// The web app's entry: the hash router, the header's signed-in state and the patron's theme.
+// The web app's entry: the hash router, the header's signed-in state, the patron's theme and reading offline.
 import { api, session } from './api.js';
 import { startRouter } from './router.js';
 import { homeView } from './views/home.js';
@@ -9,6 +9,7 @@ import { shelfView } from './views/shelf.js';
 import { readerView } from './views/reader.js';
 import { signInView, signUpView } from './views/signin.js';
 import { accountView } from './views/account.js';
+import { forgetPatron, startOffline } from './offline.js';
 
 const routes = [
   [/^\/$/, homeView],
@@ -48,7 +49,10 @@ export async function refreshHeader() {
 }
 
 document.addEventListener('session-changed', refreshHeader);
+// Signed out (or the account deleted): nothing of the patron stays on the device.
+document.addEventListener('session-changed', () => { if (!session.signedIn) forgetPatron(); });
 document.addEventListener('session-ended', refreshHeader);
 refreshHeader();
 // The reader's full-window layout ends with the reader.
 startRouter(document.getElementById('main'), routes, { before: () => document.body.classList.remove('reading') });
+startOffline();

@@ -1,8 +1,28 @@
 // A book: cover, metadata, description, contents, availability, the actions its state allows, rating, related books.
 import { api, opds, session } from '../api.js';
 import { announce, h, heading, show } from '../dom.js';
-import { actionButtons, describe } from '../actions.js';
+import { actionButtons, describe, isOnLoan } from '../actions.js';
 import { authors, availability, card, contributors, feedRoute, image } from '../publication.js';
+import { canKeepBooks, dropBook, isKept, keepBook } from '../offline.js';
+
+/** "Download for offline" for a loan, or "Remove offline copy" once it is kept on the device. */
+function offlineButton(bookId, title, changed) {
+  const kept = isKept(bookId);
+  const button = h('button', { type: 'button', class: 'secondary', 'aria-label': `${kept ? 'Remove offline copy' : 'Download for offline'}: ${title}` },
+    kept ? 'Remove offline copy' : 'Download for offline');
+  button.addEventListener('click', async () => {
+    button.disabled = true;
+    try {
+      if (kept) await dropBook(bookId); else await keepBook(bookId, title);
+      announce(kept ? `The offline copy of ${title} was removed` : `${title} can be read offline on this device`);
+      await changed();
+    } catch (error) {
+      button.disabled = false;
+      button.after(h('span', { class: 'error', role: 'alert' }, ` ${error.message}`));
+    }
+  });
+  return button;
+}
 
 function tocList(entries) {
   return h('ol', {}, entries.map((entry) => h('li', {}, entry.title, entry.children?.length ? tocList(entry.children) : null)));
@@ -63,6 +83,7 @@ export async function bookView(main, { params: [bookId] }) {
   if (figures.openAccess && !actions.some((a) => a.textContent === 'Read')) {
     actions.unshift(h('a', { class: 'button', href: `#/read/${bookId}`, 'aria-label': `Read ${title}` }, 'Read'));
   }
+  if (signedIn && isOnLoan(status) && canKeepBooks()) actions.push(offlineButton(bookId, title, refresh));
   if (signedIn) {
     const ignore = h('button', { type: 'button', class: 'secondary', 'aria-label': `Hide ${title} from my feeds` }, 'Hide this book');
     ignore.addEventListener('click', async () => {
@@ -81,6 +102,7 @@ export async function bookView(main, { params: [bookId] }) {
         heading(title),
         h('dl', {}, facts.flatMap(([name, value]) => [h('dt', {}, name), h('dd', {}, value)])),
         status && describe(status) ? h('p', { class: 'success', id: 'book-state' }, describe(status)) : null,
+        isKept(bookId) ? h('p', { class: 'muted', id: 'offline-state' }, 'Downloaded: readable on this device without the network') : null,
         h('div', { class: 'actions', role: 'group', 'aria-label': 'Actions' }, actions),
         signedIn ? h('section', { 'aria-labelledby': 'rate' }, h('h2', { id: 'rate' }, 'Your rating'), ratingWidget(bookId, title, rating?.stars)) : null,
         description ? h('section', { 'aria-labelledby': 'about' }, h('h2', { id: 'about' }, 'About this book'), h('p', {}, description)) : null,

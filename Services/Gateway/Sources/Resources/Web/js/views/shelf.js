@@ -3,6 +3,7 @@ import { api, local, session } from '../api.js';
 import { h, heading, show } from '../dom.js';
 import { actionButtons, describe, isOnLoan } from '../actions.js';
 import { refreshHeader } from '../app.js';
+import { isKept } from '../offline.js';
 
 const SECTIONS = [
   ['Waiting for your action', (b) => ['loan_offered', 'loan_offer_expired', 'loan_expired'].includes(b.state)],
@@ -40,6 +41,7 @@ export async function shelfView(main) {
             h('h3', {}, h('a', { href: `#/book/${book.bookId}` }, book.title || 'Untitled')),
             h('p', { class: 'muted' }, (book.authors || []).join(', ')),
             h('p', { class: 'state-text' }, describe(book)),
+            isKept(book.bookId) ? h('p', { class: 'muted offline-copy' }, 'On this device') : null,
             h('div', { class: 'actions' }, actionButtons(book.bookId, book.title || 'this book', book, { available: true, changed: refresh })))))));
     }));
 }

@@ -1,0 +1,58 @@
+// The web app's service worker (registered by offline.js with the scope `/`): while the network answers, every
+// request goes to it as before; when it does not, the page, the app's files, the books kept on the device and the
+// patron's own answers come from the device's caches. It never answers a write: those wait in the page's outbox.
+const SHELL_CACHE = 'bookmobile-shell';
+const ME_CACHE = 'bookmobile-me';
+
+self.addEventListener('install', (event) => {
+  event.waitUntil(caches.open(SHELL_CACHE).then((cache) => cache.add('/')).catch(() => null));
+  self.skipWaiting();
+});
+
+self.addEventListener('activate', (event) => event.waitUntil(self.clients.claim()));
+
+self.addEventListener('fetch', (event) => {
+  const request = event.request;
+  const url = new URL(request.url);
+  if (request.method !== 'GET' || url.origin !== self.location.origin) return;
+  if (request.mode === 'navigate') {
+    event.respondWith(networkFirst(request, { keepIn: SHELL_CACHE, fallback: '/' }));
+  } else if (url.pathname.startsWith('/web/')) {
+    // Hashed names never change; plain names (the frame's stylesheet) are asked of the network first.
+    event.respondWith(/\.[0-9a-f]{8,}\.\w+$/.test(url.pathname) ? cacheFirst(request) : networkFirst(request, { keepIn: SHELL_CACHE }));
+  } else if (url.pathname.startsWith('/me/') && url.pathname !== '/me/export' && request.headers.has('Authorization')) {
+    event.respondWith(networkFirst(request, { keepIn: ME_CACHE }));
+  } else if (url.pathname === '/me' && request.headers.has('Authorization')) {
+    event.respondWith(networkFirst(request, { keepIn: ME_CACHE }));
+  } else if (url.pathname.startsWith('/books/') || url.pathname.startsWith('/opds/books/')) {
+    // A book kept on the device is read from the network while there is one, from its copy when not.
+    event.respondWith(networkFirst(request, {}));
+  }
+});
+
+async function networkFirst(request, { keepIn, fallback }) {
+  try {
+    const reply = await fetch(request);
+    if (keepIn && reply.ok && reply.status === 200) {
+      const copy = reply.clone();
+      caches.open(keepIn).then((cache) => cache.put(request, copy)).catch(() => null);
+    }
+    return reply;
+  } catch (error) {
+    const kept = await caches.match(request, { ignoreVary: true, ignoreSearch: false })
+      ?? (fallback ? await caches.match(fallback, { ignoreVary: true }) : undefined);
+    if (kept) return kept;
+    throw error;
+  }
+}
+
+async function cacheFirst(request) {
+  const kept = await caches.match(request, { ignoreVary: true });
+  if (kept) return kept;
+  const reply = await fetch(request);
+  if (reply.ok) {
+    const copy = reply.clone();
+    caches.open(SHELL_CACHE).then((cache) => cache.put(request, copy)).catch(() => null);
+  }
+  return reply;
+}
