@@ -51,7 +51,7 @@ class Watched:
         # With the network off on purpose (the offline step), the requests that fail are the point.
         if self.offline and ("ERR_INTERNET_DISCONNECTED" in message.text or "Failed to fetch" in message.text):
             return
-        failures.append(f"{self.name}: console error: {message.text}")
+        failures.append(f"{self.name}: console error: {message.text} ({message.location.get('url', '')})")
 
     def audit(self, what, focus=True):
         """The page's accessibility checks, as failures named after the page."""
@@ -422,6 +422,16 @@ def koreader_place_opens_the_reader(browser, base, book_id, digest, viewport):
     patron.context.close()
 
 
+def wait_until(page, expression, timeout=30.0):
+    """Polls `expression` in the page (`wait_for_function` evaluates a string, which the app's CSP forbids)."""
+    deadline = time.monotonic() + timeout
+    while not page.evaluate(expression):
+        check(time.monotonic() < deadline, f"timed out waiting for {expression}")
+        if time.monotonic() >= deadline:
+            raise TimeoutError(expression)
+        page.wait_for_timeout(100)
+
+
 def offline_reading(browser, base, title, viewport):
     """Download a borrowed book, go offline, reload, read three pages and add a bookmark; back online the server has
     the bookmark and the position; My Books shows the copy, and returning the loan removes it."""
@@ -432,7 +442,7 @@ def offline_reading(browser, base, title, viewport):
     page.get_by_role("button", name=f"Borrow: {title}").click()
     page.get_by_role("button", name=f"Download for offline: {title}").click()
     expect(page.locator("#offline-state")).to_be_visible(timeout=60_000)
-    page.wait_for_function("navigator.serviceWorker.controller !== null", timeout=30_000)
+    wait_until(page, "navigator.serviceWorker.controller !== null")
     page.get_by_role("link", name=f"Read {title}").click()
     expect(page.locator(".reader[data-ready='true']")).to_be_attached(timeout=30_000)
     book_id = page.url.rsplit("/", 1)[1]
@@ -457,7 +467,7 @@ def offline_reading(browser, base, title, viewport):
 
     patron.context.set_offline(False)
     page.evaluate("window.dispatchEvent(new Event('online'))")
-    page.wait_for_function("!localStorage.getItem('bookmobile.outbox')", timeout=30_000)
+    wait_until(page, "!localStorage.getItem('bookmobile.outbox')")
     bookmarks = page.request.get(f"{base}/me/books/{book_id}/bookmarks", headers=auth).json()["bookmarks"]
     check(len(bookmarks) == 1, f"the server has {len(bookmarks)} bookmarks, not the one made offline")
     position = page.request.get(f"{base}/me/books/{book_id}/position", headers=auth)
@@ -469,7 +479,7 @@ def offline_reading(browser, base, title, viewport):
     patron.audit("my books with an offline copy")
     page.get_by_role("button", name=f"Return: {title}").click()
     expect(page.get_by_role("button", name=f"Return: {title}")).to_have_count(0)
-    page.wait_for_function(f"!JSON.parse(localStorage.getItem('bookmobile.offline-books') || '{{}}')['{book_id}']")
+    wait_until(page, f"!JSON.parse(localStorage.getItem('bookmobile.offline-books') || '{{}}')['{book_id}']")
     check(not page.evaluate(f"caches.has('bookmobile-book-{book_id}')"), "the returned book's offline copy is still on the device")
     patron.context.close()
 

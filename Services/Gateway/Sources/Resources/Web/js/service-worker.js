@@ -33,7 +33,8 @@ self.addEventListener('fetch', (event) => {
 async function networkFirst(request, { keepIn, fallback }) {
   try {
     const reply = await fetch(request);
-    if (keepIn && reply.ok && reply.status === 200) {
+    // A 404 is kept too: "no reading position yet" is as much the patron's last known answer as a position.
+    if (keepIn && (reply.status === 200 || reply.status === 404)) {
       const copy = reply.clone();
       caches.open(keepIn).then((cache) => cache.put(request, copy)).catch(() => null);
     }
