@@ -62,16 +62,9 @@ struct KOSyncController: Sendable {
         let logger = context.logger
         let written: Date
         if let bookID = try await readableBook(document, patronID: patronID, logger: logger) {
-            guard let order = await readingOrder.hrefs(of: bookID, logger: logger),
-                let locator = KOReaderPosition.locator(percentage: percentage, xpointer: progress, order: order)
-            else {
-                throw Problem(
-                    status: 503,
-                    slug: "catalog-unavailable",
-                    title: "Service unavailable",
-                    detail: "The book's reading order cannot be read right now; try again shortly",
-                    retryAfter: 5
-                )
+            let order = try await readingOrder.requiredHrefs(of: bookID, logger: logger)
+            guard let locator = KOReaderPosition.locator(percentage: percentage, xpointer: progress, order: order) else {
+                return KOSyncError.invalidRequest.response()
             }
             // Without a time of its own, KOReader's write is kept and comes back with a time.
             written =
@@ -130,14 +123,7 @@ struct KOSyncController: Sendable {
         if let kept = try await documents.progress(document: document, patronID: patronID, logger: logger),
             Int(kept.writtenAt.timeIntervalSince1970) > record?.timestamp ?? Int.min
         {
-            record = KOSync.ProgressRecord(
-                document: document,
-                percentage: kept.percentage,
-                progress: kept.progress,
-                device: kept.device,
-                deviceID: kept.deviceID,
-                timestamp: Int(kept.writtenAt.timeIntervalSince1970)
-            )
+            record = KOSync.ProgressRecord(document: document, kept: kept)
         }
         guard let record else { return Self.json("{}") }
         return try JSONMessages.response(record)

@@ -55,6 +55,23 @@ enum KOSync {
             case document, percentage, progress, device, timestamp
             case deviceID = "device_id"
         }
+
+        init(document: String, percentage: Double, progress: String, device: String, deviceID: String?, timestamp: Int) {
+            (self.document, self.percentage, self.progress, self.device, self.deviceID, self.timestamp) =
+                (document, percentage, progress, device, deviceID, timestamp)
+        }
+
+        /// What KOReader sent for a file the library does not know as the patron's book, as it is answered.
+        init(document: String, kept: KOReaderDocumentPostgresRepository.Progress) {
+            self.init(
+                document: document,
+                percentage: kept.percentage,
+                progress: kept.progress,
+                device: kept.device,
+                deviceID: kept.deviceID,
+                timestamp: Int(kept.writtenAt.timeIntervalSince1970)
+            )
+        }
     }
 
     /// `PUT /syncs/progress`'s answer.

@@ -36,16 +36,7 @@ struct ExportController: Sendable {
         let ratings = try await ratings.ratings(patronID: patronID, logger: logger)
         let feedback = try await feedback.feedback(patronID: patronID, logger: logger)
         let keys = try await syncKeys.keys(patronID: patronID, logger: logger)
-        let documents = try await koreaderDocuments.all(patronID: patronID, logger: logger).map { document, kept in
-            KOSync.ProgressRecord(
-                document: document,
-                percentage: kept.percentage,
-                progress: kept.progress,
-                device: kept.device,
-                deviceID: kept.deviceID,
-                timestamp: Int(kept.writtenAt.timeIntervalSince1970)
-            )
-        }
+        let documents = try await koreaderDocuments.all(patronID: patronID, logger: logger).map(KOSync.ProgressRecord.init)
         // The patron's lists are kept by catalog; when it cannot be asked the export says so rather than omit them.
         let lists = try? await catalog.get(
             InternalRoute.patronLists(patronID).path,

@@ -28,7 +28,7 @@ struct ProgressionController: Sendable {
         let bookID = try context.uuid("id")
         let document = try await JSONMessages.decode(ProgressionDocument.self, from: request).validated()
         try await sync.requireReadable(patronID: context.patronID, bookID: bookID, logger: context.logger)
-        let order = try await order(of: bookID, context: context)
+        let order = try await readingOrder.requiredHrefs(of: bookID, logger: context.logger)
         let reference = document.chapter(in: order)
         guard
             let locator = BookProgress.locator(
@@ -79,18 +79,5 @@ struct ProgressionController: Sendable {
     /// A device id as a URI: one already (OPDS Progression's), or a name or KOReader's id made one.
     static func deviceURI(_ id: String) -> String {
         id.contains(":") ? id : "urn:x-bookmobile:device:" + (id.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
-    }
-
-    private func order(of bookID: UUID, context: SignedInRequestContext) async throws -> [String] {
-        guard let order = await readingOrder.hrefs(of: bookID, logger: context.logger) else {
-            throw Problem(
-                status: 503,
-                slug: "catalog-unavailable",
-                title: "Service unavailable",
-                detail: "The book's reading order cannot be read right now; try again shortly",
-                retryAfter: 5
-            )
-        }
-        return order
     }
 }

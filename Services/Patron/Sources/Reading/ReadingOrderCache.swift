@@ -13,6 +13,20 @@ final class ReadingOrderCache: Sendable {
 
     init(catalog: InternalClient) { self.catalog = catalog }
 
+    /// The hrefs of the book's reading order, or the 503 (with `Retry-After`) for a place that cannot be made without it.
+    func requiredHrefs(of bookID: UUID, logger: Logger) async throws -> [String] {
+        guard let hrefs = await hrefs(of: bookID, logger: logger) else {
+            throw Problem(
+                status: 503,
+                slug: "catalog-unavailable",
+                title: "Service unavailable",
+                detail: "The book's reading order cannot be read right now; try again shortly",
+                retryAfter: 5
+            )
+        }
+        return hrefs
+    }
+
     /// The hrefs of the book's reading order, in order; nil when catalog cannot be asked (validation is then skipped).
     func hrefs(of bookID: UUID, logger: Logger) async -> [String]? {
         if let cached = entries.withLock({ $0[bookID] }) { return cached }
