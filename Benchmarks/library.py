@@ -23,7 +23,12 @@ import urllib.request
 ATOM = "application/atom+xml;profile=opds-catalog"
 OPDS2 = "application/opds+json"
 MIX = ["library mix: anonymous", "library mix: Bearer (1,000 patrons)", "library mix: Basic (1,000 patrons)"]
-CROWD = "crowd: 100 verified Basic patrons while 500 first sign-ins arrive"
+CROWD = "crowd: 100 verified Basic patrons browsing at a pace while 500 first sign-ins arrive"
+CROWD_FLAT_OUT = "crowd, flat out: the verified patrons as fast as answers come while 500 first sign-ins arrive"
+# Each crowd scenario's browsing: PACE_MS between an answer and a connection's next request (32 connections at 30 ms:
+# about 900 requests a second, 9 a second for each of 100 patrons, far past a person's pace), or none (a closed loop
+# that keeps both cores busy, so the bcrypt work gets what is left).
+CROWDS = {CROWD: 30, CROWD_FLAT_OUT: None}
 PASSWORD = "bench password 1"
 
 
@@ -95,12 +100,13 @@ def bcrypt_seconds(gw, barcode):
     return statistics.median(times)
 
 
-def crowd(gw, wrk_command, urls_file, verified_file, crowd_barcodes, one_check, log):
-    """wrk drives the verified patrons for the whole scenario; the crowd's first requests start 3 s in, spread over 3 s."""
+def crowd(gw, wrk_command, urls_file, verified_file, crowd_barcodes, one_check, log, pace_ms=None):
+    """wrk drives the verified patrons for the whole scenario (`pace_ms` between a connection's requests, or as fast
+    as answers come); the crowd's first requests start 3 s in, spread over 3 s."""
     cores = os.cpu_count() or 1
     work = one_check * len(crowd_barcodes) / cores
     duration = max(20, math.ceil(work * 1.5) + 10)
-    env = dict(os.environ, URLS_FILE=str(urls_file), AUTH_FILE=str(verified_file))
+    env = dict(os.environ, URLS_FILE=str(urls_file), AUTH_FILE=str(verified_file), **({"PACE_MS": str(pace_ms)} if pace_ms else {}))
     wrk = subprocess.Popen(wrk_command + [f"-d{duration}s", gw + "/"], stdout=subprocess.PIPE, text=True, env=env)
     time.sleep(3)
     start = time.perf_counter()
@@ -112,6 +118,7 @@ def crowd(gw, wrk_command, urls_file, verified_file, crowd_barcodes, one_check, 
         """As an app would: a 503 with Retry-After is tried again after it; any other answer is final."""
         time.sleep(3 * i / len(crowd_barcodes))
         sent = time.perf_counter()
+        sent_at()
         headers = {"Authorization": basic(crowd_barcodes[i]), "Accept": OPDS2, "X-Forwarded-For": f"10.49.{i // 250}.{i % 250 + 1}"}
         while True:
             retry = None
@@ -129,14 +136,23 @@ def crowd(gw, wrk_command, urls_file, verified_file, crowd_barcodes, one_check, 
             if status != 503 or retry is None or time.perf_counter() - sent > 600:
                 break
             time.sleep(int(retry))
+            sent_at()
         answers[i] = (status, time.perf_counter() - sent, time.perf_counter() - start)
 
+    sends = []  # (seconds since the crowd began) of every crowd request, first ones and retries
+
+    def sent_at():
+        sends.append(time.perf_counter() - start)
+
+    probe = Probe(gw, urls_file, verified_file, start)
     threads = [threading.Thread(target=first_request, args=(i,)) for i in range(len(crowd_barcodes))]
+    probe.thread.start()
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
     output = wrk.communicate()[0]
+    probe.stop()
     statuses, firsts = {}, {}
     for status, _, _ in answers:
         statuses[str(status)] = statuses.get(str(status), 0) + 1
@@ -153,6 +169,61 @@ def crowd(gw, wrk_command, urls_file, verified_file, crowd_barcodes, one_check, 
         "one_check_ms": round(one_check * 1000, 1),
         "bcrypt_work_s": round(work, 1),
         "scenario_s": duration,
+        "pace_ms": pace_ms,
+        "timeline": timeline(probe.samples, sends),
     }
     log(f"crowd: {result}")
     return output, result
+
+
+class Probe:
+    """One verified patron's requests, one every 50 ms beside wrk's, each timed: when in the crowd's course the
+    verified patrons wait (wrk gives one figure for the whole scenario)."""
+
+    def __init__(self, gw, urls_file, verified_file, start):
+        self.urls = [line.split("\t", 1) for line in urls_file.read_text().splitlines() if "\t" in line]
+        self.auth = verified_file.read_text().split("\n")[0]
+        self.gw, self.start, self.samples, self.done = gw, start, [], threading.Event()
+        self.thread = threading.Thread(target=self.run)
+
+    def run(self):
+        import http.client
+        host, port = self.gw.replace("http://", "").split(":")
+        connection = http.client.HTTPConnection(host, int(port), timeout=60)
+        rng = random.Random(49)
+        while not self.done.is_set():
+            accept, path = rng.choice(self.urls)
+            sent = time.perf_counter()
+            try:
+                connection.request("GET", path, headers={"Accept": accept, "Authorization": self.auth})
+                response = connection.getresponse()
+                response.read()
+                status = response.status
+            except Exception:  # noqa: BLE001 (a lost connection is a sample too)
+                connection.close()
+                status = 0
+            self.samples.append((sent - self.start, time.perf_counter() - sent, status))
+            time.sleep(max(0.0, 0.05 - (time.perf_counter() - sent)))
+
+    def stop(self):
+        self.done.set()
+        self.thread.join()
+
+
+def timeline(samples, sends, window=5.0):
+    """Per window of the crowd's course: the crowd requests sent, and the probe's requests (count, p50, p99, max ms)."""
+    rows = []
+    end = max([t for t, _, _ in samples] + sends + [0.0])
+    for index in range(int(end // window) + 1):
+        low, high = index * window, (index + 1) * window
+        times = sorted(latency * 1000 for t, latency, _ in samples if low <= t < high)
+        rows.append({
+            "from_s": low,
+            "crowd_sent": sum(1 for t in sends if low <= t < high),
+            "probe": len(times),
+            "probe_errors": sum(1 for t, _, status in samples if low <= t < high and (status >= 500 or status == 0)),
+            "p50_ms": round(times[len(times) // 2], 1) if times else None,
+            "p99_ms": round(times[min(len(times) - 1, int(len(times) * 0.99))], 1) if times else None,
+            "max_ms": round(times[-1], 1) if times else None,
+        })
+    return rows

@@ -1,6 +1,7 @@
 -- wrk script: a library's morning. Each request is a random line of URLS_FILE ("<Accept>\t<path>": lane pages 1 to 3
 -- of every lane, book details, searches, in Atom and OPDS 2.0) as a random patron of AUTH_FILE (their Authorization
--- header values, Bearer or Basic), or anonymously when AUTH_FILE is empty.
+-- header values, Bearer or Basic), or anonymously when AUTH_FILE is empty. PACE_MS, when set, makes each connection wait
+-- that long between an answer and its next request (patrons browsing at a pace, not as fast as answers come).
 function init(args)
   urls = {}
   for line in io.lines(os.getenv("URLS_FILE")) do
@@ -22,4 +23,11 @@ function request()
   local headers = { ["Accept"] = url[1], ["Host"] = wrk.host }
   if #auths > 0 then headers["Authorization"] = auths[math.random(#auths)] end
   return wrk.format("GET", url[2], headers)
+end
+
+local pace = tonumber(os.getenv("PACE_MS") or "")
+if pace then
+  function delay()
+    return pace
+  end
 end

@@ -105,6 +105,15 @@ import Testing
         try await workers.run(.first) {}
     }
 
+    @Test func aRefusalNeverAsksToComeBackLaterThanTheLongestRetryAfter() async throws {
+        // A check measured at 100 s with no waiting allowed: the queue would have room in 100 s, but the estimate is
+        // of a busier moment than the one to come, so the crowd is asked back within `longestRetryAfter`.
+        let workers = BcryptWorkers(workers: 1, maxWait: 0, cost: 100)
+        #expect(workers.refusal(.first) == BcryptWorkers.Busy(retryAfter: Int(BcryptWorkers.longestRetryAfter)))
+        await #expect(throws: BcryptWorkers.Busy(retryAfter: Int(BcryptWorkers.longestRetryAfter))) { try await workers.run(.first) {} }
+        #expect(BcryptWorkers(workers: 1, maxWait: 60, cost: 0.01).refusal(.first) == nil)
+    }
+
     @Test func aSignInRefusedForAFullQueueIsA503ThatCountsNoAttempt() async throws {
         let database = try await TestDatabase.create(prefix: "patron")
         // No wait allowed: every first check is refused.
@@ -122,7 +131,7 @@ import Testing
                 #expect(refused.headers[.retryAfter] != nil)
             }
         }
-        let failures = try await TestDatabase.query("SELECT coalesce(sum(failures), 0)::text FROM sign_in_failures", on: database)
-        #expect(failures == ["0"], "refused checks count as no failed sign-in")
+        let failures = try await TestDatabase.query("SELECT count(*)::text FROM sign_in_failures", on: database)
+        #expect(failures == ["0"], "a check the queue cannot take is refused before the throttle writes a row")
     }
 }

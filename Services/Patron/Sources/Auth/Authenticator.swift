@@ -24,6 +24,8 @@ struct Authenticator: Sendable {
         priority: BcryptWorkers.Priority = .first,
         logger: Logger
     ) async throws -> (id: UUID, secretStamp: String) {
+        // A check the bcrypt queue cannot take is refused before the throttle's rows are written.
+        if let busy = hasher.workers.refusal(priority) { throw busy }
         let attempt = try await throttle.begin(login: login, address: clientAddress, logger: logger)
         let found = login.count <= 254 ? try await accounts.credentials(login: login, logger: logger) : nil
         let valid: Bool

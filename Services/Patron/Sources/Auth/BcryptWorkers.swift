@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import Metrics
 import ServiceSupport
@@ -14,11 +15,12 @@ import Glibc
 /// verified patrons among them) waited for a share of the cores (docs/PERFORMANCE.md, issue 49).
 ///
 /// - At most `workers` checks run at once, on threads started when work arrives and ended when none is left, each
-///   at a lower scheduling priority (nice 10), so that request handling still gets the cores while they work.
+///   check at the lowest scheduling priority (`LowPriorityThread`), so that request handling gets the cores first.
 /// - First checks (a patron waiting) are served in arrival order; background re-checks (the gateway renewing a verdict
 ///   it keeps) run only when no first check waits, and at most `workers` of them queue.
 /// - A first check that would wait more than `maxWait` (the queue's length times the measured cost of one check, over
-///   the workers) is refused at once with `Busy`, a 503 with `Retry-After`: never a timeout upstream.
+///   the workers) is refused at once with `Busy`, a 503 with `Retry-After` (when the queue should have room, at most
+///   `longestRetryAfter`): never a timeout upstream.
 final class BcryptWorkers: Sendable {
     enum Priority: Sendable {
         case first
@@ -42,9 +44,15 @@ final class BcryptWorkers: Sendable {
 
     let workers: Int
     let maxWait: Double
+    /// The longest `Retry-After` a refused check is given. The estimate of when the queue has room uses the cost of
+    /// the last checks, measured while the crowd and the browsing share the cores; once the browsing eases, the queue
+    /// empties far sooner, and a crowd told to come back in minutes waited for nothing (issue 49's crowd: patron idle
+    /// for 50 s while 400 patrons waited out their Retry-After). A retry refused again costs patron a few milliseconds.
+    static let longestRetryAfter = 10.0
 
     private struct Job {
-        let run: @Sendable () -> Void
+        /// The check, run on a worker's low-priority thread; returns what hands its result to the waiting caller.
+        let compute: @Sendable () -> @Sendable () -> Void
     }
 
     private struct State {
@@ -86,16 +94,15 @@ final class BcryptWorkers: Sendable {
     /// `body`'s result, computed on one of the workers.
     func run<T: Sendable>(_ priority: Priority, _ body: @escaping @Sendable () -> T) async throws -> T {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, Error>) in
-            let job = Job { continuation.resume(returning: body()) }
+            let job = Job {
+                let result = body()
+                return { continuation.resume(returning: result) }
+            }
             let admission = state.withLock { state -> (refusal: Busy?, startWorker: Bool) in
+                if let refusal = refusal(priority, state) { return (refusal, false) }
                 switch priority {
-                case .first:
-                    let wait = Double(state.firstWaiting + 1) * state.cost / Double(workers)
-                    if wait > maxWait { return (Busy(retryAfter: max(1, Int((wait - maxWait).rounded(.up)))), false) }
-                    state.first.append(job)
-                case .background:
-                    if state.background.count >= workers { return (Busy(retryAfter: max(1, Int(state.cost.rounded(.up)))), false) }
-                    state.background.append(job)
+                case .first: state.first.append(job)
+                case .background: state.background.append(job)
                 }
                 queued.record(state.firstWaiting + state.background.count)
                 guard state.running < workers else { return (nil, false) }
@@ -111,12 +118,34 @@ final class BcryptWorkers: Sendable {
         }
     }
 
-    /// A worker: jobs until none is left.
+    /// The refusal a check asked now would get, or nil: lets a caller refuse before doing any other work for it (patron's
+    /// sign-in throttle writes rows; a crowd's retries doing so held the database pool the verified patrons' checks use).
+    func refusal(_ priority: Priority) -> Busy? {
+        state.withLock { refusal(priority, $0) }
+    }
+
+    /// A first check that would wait past `maxWait`, or a background one beyond `workers` queued, is refused.
+    private func refusal(_ priority: Priority, _ state: State) -> Busy? {
+        switch priority {
+        case .first:
+            let wait = Double(state.firstWaiting + 1) * state.cost / Double(workers)
+            guard wait > maxWait else { return nil }
+            return Busy(retryAfter: max(1, Int(min(Self.longestRetryAfter, wait - maxWait).rounded(.up))))
+        case .background:
+            guard state.background.count >= workers else { return nil }
+            return Busy(retryAfter: max(1, Int(state.cost.rounded(.up))))
+        }
+    }
+
+    /// A worker: jobs until none is left. The worker's thread keeps normal priority and takes every lock (the queue's,
+    /// the executor's when it resumes a caller, the metrics'); the check itself runs on a thread of its own at the
+    /// lowest priority, which touches nothing shared but two semaphores. When the low-priority thread took the queue's
+    /// lock itself, a request that needed the lock (a sign-in's admission) waited until that thread got a core back,
+    /// which busy cores gave it rarely: a priority inversion that stalled patron's two executor threads, and with them
+    /// every verified patron's check, for up to 370 ms (docs/PERFORMANCE.md, issue 49).
     private func work() {
-        #if canImport(Glibc)
-        // On Linux a thread's nice value is its own: this lowers only the calling thread's priority.
-        _ = nice(10)
-        #endif
+        let lowPriority = LowPriorityThread()
+        defer { lowPriority.finish() }
         while let job = state.withLock({ state -> Job? in
             if let job = state.next() {
                 queued.record(state.firstWaiting + state.background.count)
@@ -126,11 +155,52 @@ final class BcryptWorkers: Sendable {
             return nil
         }) {
             let started = ContinuousClock.now
-            job.run()
+            let handBack = lowPriority.run(job.compute)
             let elapsed = ContinuousClock.now - started
+            handBack()
             checkSeconds.recordNanoseconds(elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000)
             let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
             state.withLock { $0.cost = $0.cost * 0.8 + seconds * 0.2 }
         }
+    }
+}
+
+/// A thread at the lowest scheduling priority that runs one closure at a time for the thread that owns it.
+private final class LowPriorityThread: @unchecked Sendable {
+    // Written by the owner before `start` is signalled and read after `done` is waited for: the semaphores order them.
+    private var work: (@Sendable () -> @Sendable () -> Void)?
+    private var handBack: (@Sendable () -> Void)?
+    private let start = DispatchSemaphore(value: 0)
+    private let done = DispatchSemaphore(value: 0)
+
+    init() {
+        Thread.detachNewThread { [self] in
+            #if canImport(Glibc)
+            // On Linux scheduling is per thread: this changes only this one. SCHED_IDLE (5): it runs when no other
+            // thread wants the core, and any other that wakes takes the core at once (nice 10 where not allowed).
+            var parameters = sched_param(sched_priority: 0)
+            if sched_setscheduler(0, 5, &parameters) != 0 { _ = nice(10) }
+            #endif
+            while true {
+                start.wait()
+                guard let work else { return }
+                handBack = work()
+                done.signal()
+            }
+        }
+    }
+
+    /// `work` run on the low-priority thread; its result returned to the caller's thread.
+    func run(_ work: @escaping @Sendable () -> @Sendable () -> Void) -> @Sendable () -> Void {
+        self.work = work
+        start.signal()
+        done.wait()
+        return handBack ?? {}
+    }
+
+    /// Ends the thread.
+    func finish() {
+        work = nil
+        start.signal()
     }
 }
