@@ -98,10 +98,12 @@ let package = Package(
             path: "Services/Catalog/Main",
             swiftSettings: swiftSettings
         ),
+        // libcurl speaks SMTP with STARTTLS for patron's mail (the runtime image has it for FoundationNetworking).
+        .systemLibrary(name: "CCurl", path: "Services/Patron/CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .target(
             name: "PatronService",
             dependencies: [
-                "Shared", "PostgresSupport", "ServiceSupport",
+                "Shared", "PostgresSupport", "ServiceSupport", "CCurl",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "Crypto", package: "swift-crypto"),

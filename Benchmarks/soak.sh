@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/postgres.sh ensure-installed
-scripts/apt-ensure.sh libvips-dev python3-venv
+scripts/apt-ensure.sh libvips-dev libcurl4-openssl-dev python3-venv
 [ -x .venv-bench/bin/python ] && .venv-bench/bin/python -c 'import matplotlib' 2>/dev/null \
     || { python3 -m venv .venv-bench && .venv-bench/bin/pip install --quiet --disable-pip-version-check matplotlib; }
 swift build -c release --scratch-path .build-release

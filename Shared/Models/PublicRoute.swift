@@ -131,6 +131,18 @@ public enum PublicRoute: RouteDefinition, Equatable {
     /// `/kosync/syncs/progress/{document}`: KOReader's progress in one file.
     case kosyncProgress(Name)
 
+    // Patron: mail.
+    /// `/me/mail`: the patron's address, whether it is verified, the kinds of mail they get and its language.
+    case mailSettings
+    /// `/me/mail/verification`: mails a verification link to the patron's address.
+    case mailVerification
+    /// `/mail/verify?token=`: the page a verification link opens (GET), and its confirmation (POST).
+    case mailVerify
+    /// `/mail/unsubscribe?token=`: the page an unsubscribe link opens (GET), and RFC 8058's one-click POST.
+    case mailUnsubscribe
+    /// `/admin/mail`: the console's mail queue.
+    case mailQueue
+
     /// `/feedback`.
     case feedback
     /// `/admin/feedback`: the console's feedback list.
@@ -214,6 +226,11 @@ public enum PublicRoute: RouteDefinition, Equatable {
         case .kosyncProgress(let document): "/kosync/syncs/progress/" + document.segment(or: ":document")
         case .feedback: "/feedback"
         case .feedbackList: "/admin/feedback"
+        case .mailSettings: "/me/mail"
+        case .mailVerification: "/me/mail/verification"
+        case .mailVerify: "/mail/verify"
+        case .mailUnsubscribe: "/mail/unsubscribe"
+        case .mailQueue: "/admin/mail"
         }
     }
 

@@ -9,7 +9,9 @@ public enum PublicService: Sendable, Equatable {
         if path == "/admin" || path == "/admin/" { return nil }
         // A patron's lists are catalog's (its feeds show them).
         if under("/me/lists") { return .catalog }
-        if under("/feedback") || under("/auth") || under("/me") || under("/kosync") || under("/admin/feedback") || under("/admin/circulation") {
+        if under("/feedback") || under("/auth") || under("/me") || under("/kosync") || under("/admin/feedback") || under("/admin/circulation")
+            || under("/mail") || under("/admin/mail")
+        {
             return .patron
         }
         if isFeed(path) || under("/books") || under("/admin") { return .catalog }
@@ -22,9 +24,10 @@ public enum PublicService: Sendable, Equatable {
     /// `/books/{id}/fulfill`: a book's EPUB, the same bytes for everyone catalog lets download it.
     public static func isBookFile(_ path: String) -> Bool { path.hasPrefix("/books/") && path.hasSuffix("/fulfill") }
 
-    /// Paths whose requests carry their own credentials (sign-in, tokens, the admin token, KOReader's sync key): the
+    /// Paths whose requests carry their own credentials (sign-in, tokens, the admin token, KOReader's sync key, mail's
+    /// signed links): the
     /// gateway passes them on instead of authenticating a patron.
     public static func carriesOwnCredentials(_ path: String) -> Bool {
-        path.hasPrefix("/auth/") || path.hasPrefix("/admin/") || path.hasPrefix("/kosync/")
+        path.hasPrefix("/auth/") || path.hasPrefix("/admin/") || path.hasPrefix("/kosync/") || path.hasPrefix("/mail/")
     }
 }

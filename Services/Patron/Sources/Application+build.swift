@@ -51,6 +51,7 @@ public func buildPatronApplication(config: ServiceConfig) async throws -> some A
             changes: Circulation(store: circulation, rules: rules),
             throttle: throttle,
             interval: settings.expiryInterval,
+            loanReminderBefore: settings.loanReminderBefore,
             schema: schema,
             logger: logger
         ),
@@ -64,6 +65,20 @@ public func buildPatronApplication(config: ServiceConfig) async throws -> some A
         ),
         shelves
     )
+    if let relay = settings.smtpRelay {
+        app.addServices(
+            MailSender(
+                mail: MailPostgresRepository(client: postgres),
+                relay: relay,
+                signer: MailToken.Signer(secret: settings.jwtSecret),
+                publicURL: settings.publicURL,
+                libraryName: settings.libraryName,
+                interval: settings.mailInterval,
+                schema: schema,
+                logger: logger
+            )
+        )
+    }
     app.beforeServerStarts {
         try await patronSchema.apply(client: postgres, logger: logger)
         schema.markReady()
@@ -164,6 +179,11 @@ func patronRouter(
         catalog: catalog
     ).add(to: me)
     SyncKeyController(keys: syncKeys, limit: 20).add(to: me)
+    MailController(
+        mail: MailPostgresRepository(client: postgres),
+        signer: MailToken.Signer(secret: settings.jwtSecret),
+        enabled: settings.smtpRelay != nil
+    ).add(me: me, public: router, admin: admin)
     KOSyncController(
         keys: syncKeys,
         circulation: circulation,

@@ -38,6 +38,11 @@ struct PatronSettings: Sendable {
     var signInPolicy: SignInThrottlePolicy
     var shelfPublishInterval: TimeInterval
     /// Where the library's logo and help page live; the auth document links them only when they are set.
+    /// Mail: off (nil) unless `SMTP_URL` is set.
+    var smtpRelay: SMTPRelay?
+    var libraryName: String
+    var mailInterval: TimeInterval
+    var loanReminderBefore: TimeInterval
     var logoURL: String?
     var helpURL: String?
 
@@ -77,6 +82,16 @@ struct PatronSettings: Sendable {
         coBorrowingAccountAge = try config.duration("CO_BORROWING_ACCOUNT_AGE", default: 30 * 86_400)
         signInPolicy.firstBackOff = try config.duration("SIGN_IN_FIRST_BACK_OFF", default: 30)
         shelfPublishInterval = try config.duration("SHELF_PUBLISH_INTERVAL", default: 0.5)
+        libraryName = config.string("LIBRARY_NAME", default: "Bookmobile")
+        let requireTLS = config.string("SMTP_REQUIRE_TLS", default: "false").lowercased()
+        guard ["true", "false"].contains(requireTLS) else { throw ServiceConfig.Invalid(description: "SMTP_REQUIRE_TLS must be true or false") }
+        smtpRelay = try SMTPRelay(
+            url: config.string("SMTP_URL"),
+            from: config.string("MAIL_FROM", default: "library@localhost"),
+            requireTLS: requireTLS == "true"
+        )
+        mailInterval = try config.duration("MAIL_INTERVAL", default: 2)
+        loanReminderBefore = try config.duration("LOAN_REMINDER_BEFORE", default: 3 * 86_400)
         logoURL = config.string("LIBRARY_LOGO_URL")
         helpURL = config.string("LIBRARY_HELP_URL")
     }

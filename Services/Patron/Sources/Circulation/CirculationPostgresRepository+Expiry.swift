@@ -32,8 +32,9 @@ extension CirculationPostgresRepository {
         return due
     }
 
-    /// Records one reminder per deadline: offers expiring within a day, loans due within three days.
-    func recordReminders(now: Date, logger: Logger) async throws {
+    /// Records one reminder per deadline: offers expiring within a day, loans due within `loanReminderBefore`
+    /// (`LOAN_REMINDER_BEFORE`, three days).
+    func recordReminders(now: Date, loanReminderBefore: TimeInterval = 3 * 86_400, logger: Logger) async throws {
         try await client.withConnection { connection in
             let rows = try await connection.query(
                 """
@@ -41,7 +42,7 @@ extension CirculationPostgresRepository {
                     WHERE state = 'loan_offered' AND offer_expires_at > \(now) AND offer_expires_at <= \(now) + interval '1 day'
                 UNION ALL
                 SELECT patron_id, book_id, 'loan_due_soon', due_at FROM patron_books
-                    WHERE state = ANY(\(Self.loanStates)) AND due_at > \(now) AND due_at <= \(now) + interval '3 days'
+                    WHERE state = ANY(\(Self.loanStates)) AND due_at > \(now) AND due_at <= \(now) + make_interval(secs => \(loanReminderBefore))
                 """,
                 logger: logger
             )

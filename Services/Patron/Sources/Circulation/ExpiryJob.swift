@@ -18,6 +18,8 @@ struct ExpiryJob: Service {
     let changes: Circulation
     let throttle: SignInThrottlePostgresRepository
     let interval: TimeInterval
+    /// How long before a loan ends its reminder is recorded (and mailed).
+    var loanReminderBefore: TimeInterval = 3 * 86_400
     let schema: SchemaReadiness
     let logger: Logger
 
@@ -43,7 +45,7 @@ struct ExpiryJob: Service {
             if outcome != nil { applied += 1 }
         }
         applied += try await circulation.endSuspensions(dueBy: now, logger: logger)
-        try await circulation.recordReminders(now: now, logger: logger)
+        try await circulation.recordReminders(now: now, loanReminderBefore: loanReminderBefore, logger: logger)
         return applied
     }
 }

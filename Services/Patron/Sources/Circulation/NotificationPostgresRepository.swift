@@ -17,13 +17,20 @@ struct NotificationPostgresRepository: Sendable {
         logger: Logger
     ) async throws {
         let key = "\(kind.rawValue):\(patronID.lowercased):\(bookID.lowercased):\(reference)"
-        try await connection.query(
+        let inserted = try await connection.query(
             """
             INSERT INTO notifications (id, patron_id, book_id, kind, dedupe_key) VALUES (\(UUID()), \(patronID), \(bookID), \(kind.rawValue), \(key))
-            ON CONFLICT (dedupe_key) DO NOTHING
+            ON CONFLICT (dedupe_key) DO NOTHING RETURNING 1
             """,
             logger: logger
         )
+        // Mail goes with a notification recorded now, never with one recorded before (reminders are recorded again on
+        // every pass of the expiry job: a kind turned on later must not mail the old ones).
+        var isNew = false
+        for try await _ in inserted { isNew = true }
+        if isNew, MailTemplates.optional.contains(kind.rawValue) {
+            try await MailPostgresRepository.queue(kind: kind.rawValue, patronID: patronID, bookID: bookID, key: key, on: connection, logger: logger)
+        }
     }
 
     func list(patronID: UUID, logger: Logger) async throws -> [PatronNotification] {

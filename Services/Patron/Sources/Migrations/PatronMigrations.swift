@@ -12,7 +12,7 @@ let patronSchema = Schema(
         PatronMigration.shelfChangesForCatalogsCopy, PatronMigration.signUpsPerAddress, PatronMigration.shelfVersionsFromASequence,
         PatronMigration.loanHistoryByPatron, PatronMigration.holdSuspension,
         PatronMigration.loanHistoryByBook, PatronMigration.figuresWorkedOutAfterTheChange, PatronMigration.idempotencyKeys,
-        PatronMigration.koreaderSync,
+        PatronMigration.koreaderSync, PatronMigration.mail,
     ],
     functions: [PatronFunction.shelfChangesFollow, PatronFunction.shelfChangesOfPatron],
     squashedThrough: 12
