@@ -29,15 +29,26 @@ struct CirculationPostgresRepository: Sendable {
         for bookID in books {
             woken += try await client.transaction(logger: logger) { connection -> Int in
                 guard let license = try await lockLicense(bookID, on: connection, logger: logger) else { return 0 }
-                var count = 0
-                for try await _ in try await connection.query(
+                var patrons: [UUID] = []
+                for try await patronID in try await connection.query(
                     """
                     UPDATE patron_books SET suspended_until = NULL, updated_at = now()
                     WHERE book_id = \(bookID) AND suspended_until <= \(dueBy) RETURNING patron_id
                     """,
                     logger: logger
-                ) { count += 1 }
-                guard count > 0 else { return 0 }
+                ).decode(UUID.self) { patrons.append(patronID) }
+                guard !patrons.isEmpty else { return 0 }
+                for patronID in patrons {
+                    try await NotificationPostgresRepository.record(
+                        .holdResumed,
+                        patronID: patronID,
+                        bookID: bookID,
+                        reference: "\(dueBy.timeIntervalSince1970)",
+                        on: connection,
+                        logger: logger
+                    )
+                }
+                let count = patrons.count
                 try await promoteHolds(bookID: bookID, copies: license.copies, openAccess: license.openAccess, on: connection, logger: logger)
                 try await FiguresPostgresRepository.markDue(bookID: bookID, on: connection, logger: logger)
                 return count

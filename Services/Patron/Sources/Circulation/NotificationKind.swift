@@ -7,6 +7,8 @@ enum NotificationKind: String, Codable, Sendable {
     case loanDueSoon = "loan_due_soon"
     case loanExpired = "loan_expired"
     case offerExpired = "offer_expired"
+    /// A hold the patron suspended is back in the queue (its suspension's date came).
+    case holdResumed = "hold_resumed"
 
     /// The notification an event leaves behind, if any (offers are recorded when the queue advances).
     init?(after event: BookEvent) {
