@@ -123,6 +123,10 @@ def operator_uploads(browser, base, token, files, viewport):
     expect(page.get_by_role("heading", name="Feedback", level=1)).to_be_visible()
     expect(page.get_by_text("Please add more mysteries.")).to_be_visible()
     operator.audit("feedback inbox")
+    page.get_by_role("link", name="Mail", exact=True).click()
+    expect(page.get_by_role("heading", name="Mail", level=1)).to_be_visible()
+    expect(page.locator("#mail-counts")).to_contain_text("Sent")
+    operator.audit("mail queue")
 
     visitor = Watched(browser, "home", viewport)
     visitor.page.goto(f"{base}/")
@@ -276,6 +280,13 @@ def patron_reads_and_returns(browser, base, title, viewport, second_patron):
     page.get_by_role("link", name="Account").click()
     expect(page.get_by_role("heading", name="Account", level=1)).to_be_visible()
     reader.audit("account")
+    # Mail: the address given at sign-up waits for its confirmation; one kind turned off and saved.
+    expect(page.locator("#mail-state")).to_contain_text("is not confirmed yet")
+    page.get_by_label("A loan ends soon").uncheck()
+    page.get_by_role("button", name="Save mail settings").click()
+    expect(page.locator("#mail-message")).to_contain_text("Mail settings saved")
+    check(reader.page.request.get(f"{base}/me/mail", headers={"Authorization": "Bearer " + page.evaluate("JSON.parse(localStorage.getItem('bookmobile.session')).access")}).json()["kinds"]["loan_due_soon"] is False,
+          "the mail setting was not saved")
     waiting.context.close()
     reader.context.close()
 

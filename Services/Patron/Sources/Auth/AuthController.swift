@@ -47,6 +47,8 @@ struct AuthController: Sendable {
         let id = try await accounts.create(account, secretHash: hash, loanLimit: loanLimit, holdLimit: holdLimit, logger: context.logger)
         context.logger.info("Patron signed up", metadata: ["patron.id": "\(id)"])
         let tokens = try await authenticator.issueTokens(patronID: id, logger: context.logger)
+        // An address given at sign-up is mailed its confirmation link.
+        _ = try await MailPostgresRepository(client: accounts.client).requestVerification(patronID: id, logger: context.logger)
         let profile = try await profiles.profile(patronID: id, logger: context.logger)
         return try JSONMessages.response(SignupResponse(patron: profile!, tokens: tokens), status: .created, headers: TokenResponses.noStore)
     }

@@ -60,6 +60,10 @@ struct ProfileController: Sendable {
         if let bio = edit.bio, bio.count > 2000 { throw Problem.badRequest("bio must be at most 2000 characters") }
         if let email = edit.email { try Validation.email(email) }
         try await profiles.edit(patronID: patronID, displayName: edit.displayName, bio: edit.bio, email: edit.email, logger: context.logger)
+        // A new address is mailed its confirmation link (one an hour at most for one address).
+        if edit.email != nil {
+            _ = try await MailPostgresRepository(client: profiles.client).requestVerification(patronID: patronID, logger: context.logger)
+        }
         return try await get(request: request, context: context)
     }
 

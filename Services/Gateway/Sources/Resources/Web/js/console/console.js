@@ -7,6 +7,7 @@ import { dashboardView } from './dashboard.js';
 import { uploadView } from './upload.js';
 import { booksView } from './books.js';
 import { feedbackView } from './feedback.js';
+import { mailView } from './mail.js';
 
 /** Until the tab has the admin token, every page is the token form; once it is right, the page asked for. */
 function gated(view) {
@@ -38,5 +39,6 @@ const router = startRouter(document.getElementById('main'), [
   [/^\/upload$/, gated(uploadView)],
   [/^\/books$/, gated(booksView)],
   [/^\/feedback$/, gated(feedbackView)],
+  [/^\/mail$/, gated(mailView)],
 ]);
 document.addEventListener('admin-signed-out', () => router.render());

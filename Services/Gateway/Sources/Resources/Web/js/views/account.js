@@ -1,4 +1,4 @@
-// Account: profile, reader settings, KOReader sync keys, hidden books, feedback, data export, account deletion, sign out.
+// Account: profile, reader settings, mail, KOReader sync keys, hidden books, feedback, data export, account deletion, sign out.
 import { api, session, signOut } from '../api.js';
 import { announce, field, h, heading, show } from '../dom.js';
 import { applyTheme } from '../app.js';
@@ -47,6 +47,57 @@ async function hiddenBooks() {
     list.append(item);
   }
   return section;
+}
+
+const MAIL_KINDS = [
+  ['loan_offered', 'A hold is ready for me'],
+  ['offer_expiring', 'An offer ends within a day'],
+  ['loan_due_soon', 'A loan ends soon'],
+  ['loan_expired', 'A loan has ended'],
+  ['hold_resumed', 'A suspended hold is active again'],
+];
+
+/** Mail: the address's state (verified, refused), a new verification link, which messages arrive, their language. */
+async function mailSettings() {
+  const settings = await api('/me/mail');
+  const message = h('p', { 'aria-live': 'polite', id: 'mail-message' });
+  const state = !settings.email ? 'Add an email address to your profile to get messages from the library.'
+    : settings.refused ? `Mail to ${settings.email} was refused (${settings.refused}); check the address.`
+    : settings.verified ? `Messages go to ${settings.email}.`
+    : `${settings.email} is not confirmed yet: nothing is sent to it until you open the link we mail you.`;
+  const verify = h('button', { type: 'button', class: 'secondary', onclick: async () => {
+    try {
+      await api('/me/mail/verification', { method: 'POST' });
+      show(message, h('span', { class: 'success' }, `A link was sent to ${settings.email}.`));
+    } catch (error) {
+      show(message, h('span', { class: 'error', role: 'alert' }, error.message));
+    }
+  } }, 'Send the confirmation link');
+  const boxes = MAIL_KINDS.map(([kind, label]) => {
+    const box = h('input', { type: 'checkbox', id: `mail-${kind}`, checked: settings.kinds[kind] !== false });
+    return [kind, box, h('div', { class: 'inline' }, box, h('label', { for: box.id }, label))];
+  });
+  const language = h('select', { id: 'mail-language' }, h('option', { value: 'en' }, 'English'), h('option', { value: 'fr' }, 'Français'));
+  language.value = settings.language;
+  return h('form', { class: 'stack', 'aria-labelledby': 'mail-title', onsubmit: async (event) => {
+    event.preventDefault();
+    try {
+      await api('/me/mail', { method: 'PUT', body: {
+        kinds: Object.fromEntries(boxes.map(([kind, box]) => [kind, box.checked])), language: language.value,
+      } });
+      show(message, h('span', { class: 'success' }, 'Mail settings saved.'));
+    } catch (error) {
+      show(message, h('span', { class: 'error', role: 'alert' }, error.message));
+    }
+  } },
+  h('h2', { id: 'mail-title' }, 'Email'),
+  h('p', { id: 'mail-state' }, state),
+  settings.email && !settings.verified ? h('div', { class: 'actions' }, verify) : null,
+  h('fieldset', {}, h('legend', {}, 'Email me when'), ...boxes.map(([, , row]) => row)),
+  field('Language of messages', language),
+  settings.mailEnabled ? null : h('p', { class: 'muted' }, 'This library does not send email yet; your choices are kept.'),
+  message,
+  h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Save mail settings')));
 }
 
 /** KOReader sync keys: make one per device (its user name and key shown once), list them, revoke one. */
@@ -168,6 +219,7 @@ export async function accountView(main) {
       h('dt', {}, 'Holds'), h('dd', {}, `${me.holds.count} of ${me.holds.limit}`)),
     h('div', { class: 'actions' }, signOutButton),
     settingsForm(settings),
+    await mailSettings(),
     await syncKeys(),
     await hiddenBooks(),
     feedbackForm(),
