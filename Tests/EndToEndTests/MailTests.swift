@@ -140,8 +140,15 @@ import Testing
             #expect(done.status == 200, "\(done.text)")
             #expect((try await api.call(.GET, "/me/mail", as: reader).json["kinds"] as? [String: Bool])?["loan_offered"] == false)
 
+            // An address the relay refuses for good (550) is marked, and shown to its patron.
+            let refusedPatron = GatewayClient.Credentials.bearer(try await stack.signUp().token)
+            #expect(try await api.call(.PATCH, "/me", as: refusedPatron, json: #"{"email": "refused@example.org"}"#).status == 200)
+            try await eventually("the refused address was never marked") {
+                try await api.call(.GET, "/me/mail", as: refusedPatron).json["refused"] as? String != nil
+            }
+
             let queue = try await api.call(.GET, "/admin/mail", as: .bearer(Stack.adminToken))
-            #expect(queue.status == 200 && (queue.json["counts"] as? [String: Int])?["sent"] == 3, "\(queue.text)")
+            #expect(queue.status == 200 && (queue.json["counts"] as? [String: Int]) == ["sent": 3, "waiting": 0, "failed": 1], "\(queue.text)")
             #expect(try await api.call(.GET, "/admin/mail").status == 401, "the queue is the console's")
         }
         await relay.stop()
