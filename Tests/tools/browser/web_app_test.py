@@ -533,7 +533,17 @@ def screenshots(browser, base, token, title, directory):
         console.page.get_by_role("link", name="Books").click()
         expect(console.page.get_by_role("heading", name="Books", level=1)).to_be_visible()
         console.page.screenshot(path=f"{directory}/console-books-{label}.png")
+        console.page.get_by_role("link", name="Mail", exact=True).click()
+        expect(console.page.get_by_role("heading", name="Mail", level=1)).to_be_visible()
+        console.page.screenshot(path=f"{directory}/console-mail-{label}.png")
         console.context.close()
+        account = Watched(browser, f"account screenshots {label}", viewport)
+        sign_up(account.page, base, f"shots{uuid.uuid4().hex[:8]}")
+        account.page.get_by_role("link", name="Account").click()
+        expect(account.page.get_by_role("heading", name="Email", level=2)).to_be_visible()
+        account.page.wait_for_timeout(500)
+        account.page.screenshot(path=f"{directory}/account-{label}.png", full_page=True)
+        account.context.close()
 
 
 def main():
