@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// Mail to patrons against a real SMTP server on loopback (`Tests/tools/smtp_sink.py`, aiosmtpd) and the three real
-/// executables: an address verified through the mailed link; a kind turned off sends nothing; a hold's offer mailed
+/// executables, patron twice: an address verified through the mailed link; a kind turned off sends nothing; a hold's offer mailed
 /// exactly once although the relay was away when it was made; the due-soon reminder once; RFC 8058's one-click
 /// unsubscribe; the console's queue.
 @Suite(.serialized) struct MailTests {
@@ -58,7 +58,8 @@ import Testing
             "SMTP_URL": "smtp://127.0.0.1:\(relay.port)", "MAIL_FROM": "library@example.org", "LIBRARY_NAME": "Test Library",
             "MAIL_INTERVAL": "0.2", "EXPIRY_INTERVAL": "1", "LOAN_REMINDER_BEFORE": "30d",
         ]
-        try await Stack.run(settings) { stack in
+        // Two patron replicas, each running the expiry job and the mail sender: every message still goes once.
+        try await Stack.run(settings, patronReplicas: 2) { stack in
             let api = stack.gateway
             let files = TestTools.generatedBooks(count: 2, seed: 51)
             let (wanted, other) = (try await stack.ingest(files[0]), try await stack.ingest(files[1]))

@@ -18,6 +18,8 @@ final class Stack: @unchecked Sendable {
         case secondCatalog = "catalog-2"
         /// A second gateway on its own port, started only by stacks made with `gateways: 2` (`secondGateway`).
         case secondGateway = "gateway-2"
+        /// A second patron replica on its own port (the gateway uses both), started only with `patronReplicas: 2`.
+        case secondPatron = "patron-2"
     }
 
     let root: URL
@@ -40,6 +42,7 @@ final class Stack: @unchecked Sendable {
     static func run(
         _ overrides: [String: String] = [:],
         catalogReplicas: Int = 1,
+        patronReplicas: Int = 1,
         gateways: Int = 1,
         readReplica: Bool = false,
         launch: Bool = true,
@@ -48,7 +51,14 @@ final class Stack: @unchecked Sendable {
         await StackSlots.shared.acquire()
         let stack: Stack
         do {
-            stack = try await start(overrides, catalogReplicas: catalogReplicas, gateways: gateways, readReplica: readReplica, launch: launch)
+            stack = try await start(
+                overrides,
+                catalogReplicas: catalogReplicas,
+                patronReplicas: patronReplicas,
+                gateways: gateways,
+                readReplica: readReplica,
+                launch: launch
+            )
         } catch {
             await StackSlots.shared.release()
             throw error
@@ -70,13 +80,21 @@ final class Stack: @unchecked Sendable {
     static func start(
         _ overrides: [String: String] = [:],
         catalogReplicas: Int = 1,
+        patronReplicas: Int = 1,
         gateways: Int = 1,
         readReplica: Bool = false,
         launch: Bool = true
     ) async throws -> Stack {
         for attempt in 1...3 {
             do {
-                return try await startOnce(overrides, catalogReplicas: catalogReplicas, gateways: gateways, readReplica: readReplica, launch: launch)
+                return try await startOnce(
+                    overrides,
+                    catalogReplicas: catalogReplicas,
+                    patronReplicas: patronReplicas,
+                    gateways: gateways,
+                    readReplica: readReplica,
+                    launch: launch
+                )
             } catch let error as StackError
                 where (error.description.contains("Address already in use") || error.description.contains("could not start server")) && attempt < 3
             {
@@ -89,11 +107,18 @@ final class Stack: @unchecked Sendable {
     private static func startOnce(
         _ overrides: [String: String],
         catalogReplicas: Int,
+        patronReplicas: Int,
         gateways: Int,
         readReplica: Bool,
         launch: Bool
     ) async throws -> Stack {
-        let stack = try Stack(overrides: overrides, catalogReplicas: catalogReplicas, gateways: gateways, readReplica: readReplica)
+        let stack = try Stack(
+            overrides: overrides,
+            catalogReplicas: catalogReplicas,
+            patronReplicas: patronReplicas,
+            gateways: gateways,
+            readReplica: readReplica
+        )
         do {
             try await stack.startPostgres()
             for database in ["catalog", "patron"] {
@@ -121,8 +146,10 @@ final class Stack: @unchecked Sendable {
     /// The services this stack runs.
     let services: [Service]
 
-    private init(overrides: [String: String], catalogReplicas: Int, gateways: Int, readReplica: Bool) throws {
-        services = [.catalog, .patron, .gateway] + (catalogReplicas > 1 ? [.secondCatalog] : []) + (gateways > 1 ? [.secondGateway] : [])
+    private init(overrides: [String: String], catalogReplicas: Int, patronReplicas: Int, gateways: Int, readReplica: Bool) throws {
+        services =
+            [.catalog, .patron, .gateway] + (catalogReplicas > 1 ? [.secondCatalog] : []) + (patronReplicas > 1 ? [.secondPatron] : [])
+            + (gateways > 1 ? [.secondGateway] : [])
         root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardized
         workDir = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("bookmobile-e2e-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: workDir, withIntermediateDirectories: true)
@@ -134,6 +161,7 @@ final class Stack: @unchecked Sendable {
             ports[service] = try FreePort.next(avoiding: [postgresPort] + (replicaPort.map { [$0] } ?? []) + Array(ports.values))
         }
         let catalogURLs = (catalogReplicas > 1 ? [ports[.catalog]!, ports[.secondCatalog]!] : [ports[.catalog]!]).map { "http://127.0.0.1:\($0)" }
+        let patronURLs = (patronReplicas > 1 ? [ports[.patron]!, ports[.secondPatron]!] : [ports[.patron]!]).map { "http://127.0.0.1:\($0)" }
         self.ports = ports
         let database = "postgres://postgres@127.0.0.1:\(postgresPort)"
         let gatewayURL = "http://127.0.0.1:\(ports[.gateway]!)"
@@ -141,7 +169,7 @@ final class Stack: @unchecked Sendable {
             [
                 "GATEWAY_PORT": "\(ports[.gateway]!)", "CATALOG_PORT": "\(ports[.catalog]!)", "PATRON_PORT": "\(ports[.patron]!)",
                 "CATALOG_DATABASE_URL": "\(database)/catalog", "PATRON_DATABASE_URL": "\(database)/patron",
-                "CATALOG_URLS": catalogURLs.joined(separator: ","), "PATRON_URLS": "http://127.0.0.1:\(ports[.patron]!)",
+                "CATALOG_URLS": catalogURLs.joined(separator: ","), "PATRON_URLS": patronURLs.joined(separator: ","),
                 "PUBLIC_URL": gatewayURL, "SERVICE_TOKEN": "e2e-service-token", "JWT_SECRET": "e2e-jwt-secret-0123456789abcdef0123456789",
                 "ADMIN_TOKEN": Self.adminToken, "BLOB_DIR": workDir.appendingPathComponent("blobs").path, "LOG_LEVEL": "info",
                 "BCRYPT_COST": "4", "REPLICA_DOWN_FOR": "1s", "UPSTREAM_TIMEOUT": "10s", "BASIC_AUTH_CACHE_TTL": "1s", "SESSION_CHECK_TTL": "1s",
@@ -177,9 +205,11 @@ final class Stack: @unchecked Sendable {
 
     /// Starts (or restarts) one service; its output is appended to its log file.
     func launch(_ service: Service) throws {
-        let executable = service == .secondCatalog ? "catalog" : service == .secondGateway ? "gateway" : service.rawValue
+        let executable =
+            service == .secondCatalog ? "catalog" : service == .secondGateway ? "gateway" : service == .secondPatron ? "patron" : service.rawValue
         var environment = self.environment
         if service == .secondGateway { environment["GATEWAY_PORT"] = "\(ports[.secondGateway]!)" }
+        if service == .secondPatron { environment["PATRON_PORT"] = "\(ports[.secondPatron]!)" }
         if service == .secondCatalog {
             environment["CATALOG_PORT"] = "\(ports[.secondCatalog]!)"
             // With object storage, each replica has a folder of its own, as on separate nodes.
