@@ -70,12 +70,7 @@ struct MailController: Sendable {
         if let language = change.language, !MailTemplates.languages.contains(language) {
             throw Problem.badRequest("language must be one of \(MailTemplates.languages.joined(separator: ", "))")
         }
-        // Kinds not named keep their setting.
-        var kinds = change.kinds
-        if kinds != nil, let current = try await mail.settings(patronID: context.patronID, logger: context.logger) {
-            kinds = current.kinds.merging(change.kinds ?? [:]) { $1 }
-        }
-        try await mail.update(patronID: context.patronID, kinds: kinds, language: change.language, logger: context.logger)
+        try await mail.update(patronID: context.patronID, kinds: change.kinds ?? [:], language: change.language, logger: context.logger)
         return try await settings(request: request, context: context)
     }
 

@@ -55,11 +55,15 @@ struct MailPostgresRepository: Sendable {
         return nil
     }
 
-    func update(patronID: UUID, kinds: [String: Bool]?, language: String?, logger: Logger) async throws {
-        let turnedOff = kinds.map { kinds in MailTemplates.optional.filter { kinds[$0] == false } }
+    /// Turns the kinds named in `kinds` on or off (the others keep their setting) and sets the language, in one statement.
+    func update(patronID: UUID, kinds: [String: Bool], language: String?, logger: Logger) async throws {
+        let turnedOn = kinds.filter { $0.value }.map(\.key)
+        let turnedOff = kinds.filter { !$0.value }.map(\.key)
         try await client.query(
             """
-            UPDATE patrons SET mail_off = coalesce(\(turnedOff), mail_off), mail_language = coalesce(\(language), mail_language)
+            UPDATE patrons SET
+                mail_off = ARRAY(SELECT DISTINCT kind FROM unnest(mail_off || \(turnedOff)::text[]) kind WHERE NOT kind = ANY(\(turnedOn)::text[])),
+                mail_language = coalesce(\(language), mail_language)
             WHERE id = \(patronID)
             """,
             logger: logger

@@ -14,12 +14,12 @@ export async function mailView(main, { query }) {
     h('nav', { class: 'pager', 'aria-label': 'Show' }, STATUSES.map(([value, label]) => h('a', {
       href: `#/mail${value ? `?status=${value}` : ''}`, 'aria-current': value === status ? 'page' : null,
     }, label))),
-    queue.messages.length ? h('table', {},
+    queue.messages.length ? h('div', { class: 'table-wrap' }, h('table', {},
       h('caption', {}, 'Latest messages, newest first'),
       h('thead', {}, h('tr', {}, ['Queued', 'Kind', 'To', 'Status', 'Tries', 'Reason or next try'].map((title) => h('th', { scope: 'col' }, title)))),
       h('tbody', {}, queue.messages.map((message) => h('tr', {},
         h('td', {}, when(message.createdAt)), h('td', {}, message.kind.replaceAll('_', ' ')), h('td', {}, message.address),
         h('td', {}, message.status === 'sent' ? `sent ${when(message.sentAt)}` : message.status), h('td', {}, String(message.attempts)),
-        h('td', {}, [message.lastError || '', message.nextAttemptAt ? ` (next try ${when(message.nextAttemptAt)})` : ''].join('')))))) :
+        h('td', {}, [message.lastError || '', message.nextAttemptAt ? ` (next try ${when(message.nextAttemptAt)})` : ''].join(''))))))) :
       h('p', { class: 'muted' }, 'No messages.'));
 }
