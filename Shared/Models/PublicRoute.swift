@@ -142,6 +142,8 @@ public enum PublicRoute: RouteDefinition, Equatable {
     case mailUnsubscribe
     /// `/admin/mail`: the console's mail queue.
     case mailQueue
+    /// `/me/events`: the patron's live events, as server-sent events.
+    case events
 
     /// `/feedback`.
     case feedback
@@ -231,6 +233,7 @@ public enum PublicRoute: RouteDefinition, Equatable {
         case .mailVerify: "/mail/verify"
         case .mailUnsubscribe: "/mail/unsubscribe"
         case .mailQueue: "/admin/mail"
+        case .events: "/me/events"
         }
     }
 

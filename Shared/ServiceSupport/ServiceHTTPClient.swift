@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import NIOCore
 
 extension HTTPClient {
     /// Seconds to wait for a connection to another service: `UPSTREAM_CONNECT_TIMEOUT` (2 s; read once, as the client
@@ -24,11 +25,19 @@ extension HTTPClient {
     /// patrons' cheap checks and pages need.
     public static let signIn: HTTPClient = serviceClient(connectionsPerHost: 1_024)
 
-    private static func serviceClient(connectionsPerHost: Int) -> HTTPClient {
+    /// The gateway's client for patrons' live event streams, each open for minutes: a pool of its own with no practical
+    /// bound, so that they never hold the connections pages need; a stream patron sends nothing on for 45 s (it sends a
+    /// comment every 15 s) is closed.
+    public static let events: HTTPClient = serviceClient(connectionsPerHost: 100_000, readTimeout: .seconds(45))
+
+    private static func serviceClient(connectionsPerHost: Int, readTimeout: TimeAmount? = nil) -> HTTPClient {
         var configuration = HTTPClient.Configuration()
         configuration.redirectConfiguration = .disallow
         configuration.decompression = .disabled
-        configuration.timeout = .init(connect: .milliseconds(Int64(((try? connectTimeout(ServiceConfig())) ?? defaultConnectTimeout) * 1000)))
+        configuration.timeout = .init(
+            connect: .milliseconds(Int64(((try? connectTimeout(ServiceConfig())) ?? defaultConnectTimeout) * 1000)),
+            read: readTimeout
+        )
         configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: connectionsPerHost)
         // A refused connection is an answer: callers mark the replica down and try the next one themselves.
         configuration.connectionPool.retryConnectionEstablishment = false

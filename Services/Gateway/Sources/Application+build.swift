@@ -101,6 +101,10 @@ public func buildGatewayApplication(
                 now: cacheClock
             )
         )
+        EventStreamMiddleware(
+            sender: UpstreamSender(httpClient: .events, settings: settings, token: token, edgeCache: edgeCache),
+            streams: .init(limit: settings.eventStreamsPerPatron)
+        )
         ProxyMiddleware(sender: sender)
     }
     WebAppRoutes(web: WebAssets(directory: WebAssets.directory(webRoot: config.string("WEB_ROOT")))).add(to: router)

@@ -31,6 +31,8 @@ struct GatewaySettings: Sendable {
     var trustedProxies: TrustedProxies
     /// How long a response's write may wait for the client before the connection is closed.
     var streamIdleTimeout: TimeInterval
+    /// How many live event streams (`GET /me/events`) one patron may have open at once through this gateway.
+    var eventStreamsPerPatron: Int
 
     init(config: ServiceConfig) throws {
         port = try config.int("GATEWAY_PORT", default: 8080)
@@ -53,6 +55,8 @@ struct GatewaySettings: Sendable {
         heldFilesBytes = try config.int("HELD_FILES_BYTES", default: 256 << 20)
         heldFileWait = try config.duration("HELD_FILE_WAIT", default: 5)
         streamIdleTimeout = try config.duration("STREAM_IDLE_TIMEOUT", default: 60)
+        eventStreamsPerPatron = try config.int("EVENT_STREAMS_PER_PATRON", default: 5)
+        guard eventStreamsPerPatron > 0 else { throw ServiceConfig.Invalid(description: "EVENT_STREAMS_PER_PATRON must be more than 0") }
         do {
             trustedProxies = try TrustedProxies(parsing: config.string("TRUSTED_PROXIES"), header: config.string("TRUSTED_PROXY_HEADER"))
         } catch let error as TrustedProxies.Invalid {

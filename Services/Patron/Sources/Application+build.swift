@@ -28,12 +28,14 @@ public func buildPatronApplication(config: ServiceConfig) async throws -> some A
         logger: logger
     )
     let watch = try DatabaseWatch(url: settings.databaseURL, logger: logger)
+    let liveEvents = PatronEventHub()
     let router = await patronRouter(
         settings: settings,
         postgres: postgres,
         circulation: circulation,
         throttle: throttle,
         shelves: shelves,
+        liveEvents: liveEvents,
         watch: watch
     )
 
@@ -63,7 +65,14 @@ public func buildPatronApplication(config: ServiceConfig) async throws -> some A
             logger: logger,
             prepare: { try await FiguresPostgresRepository.queueDue(client: postgres, logger: logger) }
         ),
-        shelves
+        shelves,
+        PatronEventRelay(
+            events: PatronEventPostgresRepository(client: postgres),
+            hub: liveEvents,
+            interval: settings.eventsInterval,
+            schema: schema,
+            logger: logger
+        )
     )
     if let relay = settings.smtpRelay {
         app.addServices(
@@ -93,6 +102,7 @@ func patronRouter(
     circulation: CirculationPostgresRepository,
     throttle: SignInThrottlePostgresRepository,
     shelves: ShelfPublisher,
+    liveEvents: PatronEventHub = PatronEventHub(),
     watch: DatabaseWatch? = nil
 ) async -> Router<PatronRequestContext> {
     let token = ServiceToken(settings.serviceToken, identity: PatronIdentity(secret: settings.jwtSecret, previousSecret: settings.jwtPreviousSecret))
@@ -179,6 +189,7 @@ func patronRouter(
         catalog: catalog
     ).add(to: me)
     SyncKeyController(keys: syncKeys, limit: 20).add(to: me)
+    EventStreamController(events: PatronEventPostgresRepository(client: postgres), hub: liveEvents).add(to: me)
     MailController(
         mail: MailPostgresRepository(client: postgres),
         signer: MailToken.Signer(secret: settings.jwtSecret),

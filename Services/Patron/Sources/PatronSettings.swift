@@ -42,6 +42,8 @@ struct PatronSettings: Sendable {
     var smtpRelay: SMTPRelay?
     var libraryName: String
     var mailInterval: TimeInterval
+    /// `EVENTS_INTERVAL`: how often new live events are numbered and streams woken (`PatronEventRelay`).
+    var eventsInterval: TimeInterval
     var loanReminderBefore: TimeInterval
     var logoURL: String?
     var helpURL: String?
@@ -91,6 +93,7 @@ struct PatronSettings: Sendable {
             requireTLS: requireTLS == "true"
         )
         mailInterval = try config.duration("MAIL_INTERVAL", default: 2)
+        eventsInterval = try config.duration("EVENTS_INTERVAL", default: 0.25)
         loanReminderBefore = try config.duration("LOAN_REMINDER_BEFORE", default: 3 * 86_400)
         logoURL = config.string("LIBRARY_LOGO_URL")
         helpURL = config.string("LIBRARY_HELP_URL")

@@ -208,6 +208,10 @@ def patron_reads_and_returns(browser, base, title, viewport, second_patron):
         expect(waiting.page.get_by_role("alert")).to_contain_text("hold queue")
     hold.click()
     expect(waiting.page.locator("#book-state")).to_contain_text("On hold")
+    # The second patron keeps My Books open while the first reads; the page is never reloaded from here on.
+    waiting.page.get_by_role("link", name=re.compile("^My Books")).click()
+    expect(waiting.page.get_by_role("heading", name="Holds (1)", level=2)).to_be_visible()
+    waiting.page.evaluate("window.stayedOpen = true")
 
     # Read three pages.
     page.get_by_role("link", name=f"Read {title}").click()
@@ -268,11 +272,14 @@ def patron_reads_and_returns(browser, base, title, viewport, second_patron):
     page.get_by_role("button", name=f"Return: {title}").click()
     expect(page.get_by_role("button", name=f"Return: {title}")).to_have_count(0)
 
-    # The waiting patron now has the offer.
-    waiting.page.get_by_role("link", name=re.compile("^My Books")).click()
-    expect(waiting.page.get_by_role("heading", name="My Books", level=1)).to_be_visible()
-    expect(waiting.page.get_by_role("button", name=f"Accept loan: {title}")).to_be_visible()
+    # The waiting patron's open My Books shows the offer within 2 s, without a reload (live events, `GET /me/events`),
+    # with a message and the header's count.
+    expect(waiting.page.get_by_role("button", name=f"Accept loan: {title}")).to_be_visible(timeout=2_000)
+    expect(waiting.page.locator("#live-notice")).to_contain_text(title, timeout=2_000)
+    expect(waiting.page.locator("#waiting-badge")).to_have_text("1", timeout=2_000)
+    check(waiting.page.evaluate("window.stayedOpen === true"), "the waiting patron's page was reloaded")
     expect(waiting.page.locator("#waiting-count")).to_contain_text("1 book waits for your action")
+    print("ok: live offer", flush=True)
     waiting.audit("my books with an offer")
     waiting.page.get_by_role("button", name=f"Accept loan: {title}").click()
     expect(waiting.page.get_by_role("button", name=f"Return: {title}")).to_be_visible()

@@ -6,7 +6,7 @@ import Shared
 /// others left it (`UpstreamCall`, `UpstreamSender`). The chain, in order (`Application+build.swift`):
 /// `AuthenticationMiddleware`, `EdgeCacheMiddleware` (an anonymous page's hit ends there), `ShelfVersionMiddleware`,
 /// `HeldFilesMiddleware`,
-/// `PersonalPagesMiddleware`, then this.
+/// `PersonalPagesMiddleware`, `EventStreamMiddleware`, then this.
 struct ProxyMiddleware: RouterMiddleware {
     typealias Context = GatewayContext
 

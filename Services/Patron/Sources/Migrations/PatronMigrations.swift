@@ -12,8 +12,8 @@ let patronSchema = Schema(
         PatronMigration.shelfChangesForCatalogsCopy, PatronMigration.signUpsPerAddress, PatronMigration.shelfVersionsFromASequence,
         PatronMigration.loanHistoryByPatron, PatronMigration.holdSuspension,
         PatronMigration.loanHistoryByBook, PatronMigration.figuresWorkedOutAfterTheChange, PatronMigration.idempotencyKeys,
-        PatronMigration.koreaderSync, PatronMigration.mail,
+        PatronMigration.koreaderSync, PatronMigration.mail, PatronMigration.liveEvents,
     ],
-    functions: [PatronFunction.shelfChangesFollow, PatronFunction.shelfChangesOfPatron],
+    functions: [PatronFunction.shelfChangesFollow, PatronFunction.shelfChangesOfPatron, PatronFunction.patronEventsRecorded],
     squashedThrough: 12
 )

@@ -82,6 +82,7 @@ struct ProfilePostgresRepository: Sendable {
             let rated = try await connection.query("DELETE FROM ratings WHERE patron_id = \(patronID) RETURNING book_id", logger: logger)
             for try await bookID in rated.decode(UUID.self) { affected.append(bookID) }
             try await connection.query("DELETE FROM patrons WHERE id = \(patronID)", logger: logger)
+            try await PatronEventPostgresRepository.forget(patronID: patronID, on: connection, logger: logger)
             // Catalog forgets the patron's lists and shelf copy, in the same transaction's outbox.
             let id = patronID.lowercased
             try await OutboxPostgresRepository.enqueue(

@@ -66,7 +66,7 @@ async function send(path, options, token) {
 }
 
 let refreshing = null;
-async function refreshTokens() {
+export async function refreshTokens() {
   const current = session.get();
   if (!current?.refresh) return false;
   refreshing ??= (async () => {

@@ -10,6 +10,8 @@ import { readerView } from './views/reader.js';
 import { signInView, signUpView } from './views/signin.js';
 import { accountView } from './views/account.js';
 import { forgetPatron, startOffline } from './offline.js';
+import { startLive } from './live.js';
+import { announce } from './dom.js';
 
 const routes = [
   [/^\/$/, homeView],
@@ -48,6 +50,36 @@ export async function refreshHeader() {
   } catch { /* the page says what failed */ }
 }
 
+/** What a live event says to the patron, for the kinds worth a message (the rest only update the page). */
+const LIVE_MESSAGES = {
+  loan_offered: (title) => `${title} is ready for you: borrow it from My Books before the offer ends.`,
+  offer_expiring: (title) => `Your offer of ${title} ends soon.`,
+  loan_due_soon: (title) => `${title} is due back soon.`,
+  loan_expired: (title) => `Your loan of ${title} has ended.`,
+  offer_expired: (title) => `The offer of ${title} has ended.`,
+  hold_resumed: (title) => `Your hold on ${title} is back in the queue.`,
+};
+
+/** Shows a live event's message in the banner under the header (and says it to screen readers). */
+function showLiveMessage({ kind, data }) {
+  const message = LIVE_MESSAGES[kind];
+  if (!message) return;
+  const text = message(data.title ? `“${data.title}”` : 'A book');
+  const notice = document.getElementById('live-notice');
+  notice.querySelector('.live-text').textContent = text;
+  notice.hidden = false;
+  announce(text);
+}
+
+let headerSoon = null;
+document.addEventListener('patron-event', (event) => {
+  showLiveMessage(event.detail);
+  // A change comes as several events (an offer is also a shelf change): the header asks once.
+  clearTimeout(headerSoon);
+  headerSoon = setTimeout(refreshHeader, 100);
+});
+document.getElementById('live-notice-close').addEventListener('click', () => { document.getElementById('live-notice').hidden = true; });
+
 document.addEventListener('session-changed', refreshHeader);
 // Signed out (or the account deleted): nothing of the patron stays on the device.
 document.addEventListener('session-changed', () => { if (!session.signedIn) forgetPatron(); });
@@ -56,3 +88,4 @@ refreshHeader();
 // The reader's full-window layout ends with the reader.
 startRouter(document.getElementById('main'), routes, { before: () => document.body.classList.remove('reading') });
 startOffline();
+startLive();

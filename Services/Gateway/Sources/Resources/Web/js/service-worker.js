@@ -20,7 +20,7 @@ self.addEventListener('fetch', (event) => {
   } else if (url.pathname.startsWith('/web/')) {
     // Hashed names never change; plain names (the frame's stylesheet) are asked of the network first.
     event.respondWith(/\.[0-9a-f]{8,}\.\w+$/.test(url.pathname) ? cacheFirst(request) : networkFirst(request, { keepIn: SHELL_CACHE }));
-  } else if (url.pathname.startsWith('/me/') && url.pathname !== '/me/export' && request.headers.has('Authorization')) {
+  } else if (url.pathname.startsWith('/me/') && !['/me/export', '/me/events'].includes(url.pathname) && request.headers.has('Authorization')) {
     event.respondWith(networkFirst(request, { keepIn: ME_CACHE }));
   } else if (url.pathname === '/me' && request.headers.has('Authorization')) {
     event.respondWith(networkFirst(request, { keepIn: ME_CACHE }));

@@ -12,14 +12,29 @@ const SECTIONS = [
   ['Saved for later', (b) => b.state === 'saved'],
 ];
 
+/** My Books, kept current while shown: a live event (`live.js`) draws it again, without moving the focus. */
 export async function shelfView(main) {
+  let soon = null;
+  const onEvent = () => {
+    clearTimeout(soon);
+    soon = setTimeout(() => { if (main.isConnected) renderShelf(main).catch(() => null); }, 100);
+  };
+  await renderShelf(main);
+  document.addEventListener('patron-event', onEvent);
+  return () => {
+    clearTimeout(soon);
+    document.removeEventListener('patron-event', onEvent);
+  };
+}
+
+async function renderShelf(main) {
   if (!session.signedIn) {
     show(main, heading('My Books'), h('p', {}, h('a', { href: '#/signin' }, 'Sign in'), ' to see your loans, holds and saved books.'));
     return;
   }
   const { books } = await api('/me/books');
   const refresh = async () => {
-    await shelfView(main);
+    await renderShelf(main);
     refreshHeader();
     const h1 = main.querySelector('h1');
     h1?.setAttribute('tabindex', '-1');
