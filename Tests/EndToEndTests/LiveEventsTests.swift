@@ -22,6 +22,7 @@ import Testing
         let headers: [(String, String)]
         private let received = NIOLockedValueBox<[Event]>([])
         private let reading = NIOLockedValueBox<Task<Void, Never>?>(nil)
+        private let over = NIOLockedValueBox(false)
 
         init(_ base: String, token: String?, lastEventID: String? = nil) async throws {
             var request = HTTPClientRequest(url: base + "/me/events")
@@ -31,7 +32,8 @@ import Testing
             let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
             status = Int(response.status.code)
             headers = response.headers.map { ($0.name.lowercased(), $0.value) }
-            let task = Task { [received] in
+            let task = Task { [received, over] in
+                defer { over.withLockedValue { $0 = true } }
                 var buffer = ""
                 do {
                     for try await part in response.body {
@@ -65,13 +67,16 @@ import Testing
 
         var events: [Event] { received.withLockedValue { $0 } }
 
+        /// Whether the server ended the stream (or it was closed).
+        var ended: Bool { over.withLockedValue { $0 } }
+
         func close() { reading.withLockedValue { $0?.cancel() } }
 
         deinit { close() }
     }
 
     @Test func offersReachEveryOpenStreamOfThePatronAndResumedStreamsMissNothing() async throws {
-        try await Stack.run(patronReplicas: 2) { stack in
+        try await Stack.run(patronReplicas: 2, gateways: 2) { stack in
             let base = stack.gateway.base
             let api = stack.gateway
             let book = try await stack.ingest(TestTools.generatedBooks(count: 1, seed: 52)[0])
@@ -140,6 +145,23 @@ import Testing
             #expect(bad.status == 400 && bad.isProblem)
             #expect(try await api.call(.GET, "/me/events").status == 401)
             for stream in [second, others, resumed] + more { stream.close() }
+
+            // Graceful shutdown ends the streams open on a patron replica and on a gateway at once, not at their end
+            // (ten minutes); a client then resumes through what is left.
+            let onReplicas = [try await EventStream(base, token: other), try await EventStream(base, token: other)]
+            let throughSecondGateway = try await EventStream(stack.secondGateway.base, token: other)
+            for stream in onReplicas + [throughSecondGateway] { try await eventually("no ready") { stream.events.first?.kind == "ready" } }
+            let stopping = ContinuousClock.now
+            #expect(await stack.stop(.secondPatron) == 0)
+            #expect(await stack.stop(.secondGateway) == 0)
+            #expect(ContinuousClock.now - stopping < .seconds(20), "shutting down waited for the streams")
+            try await eventually("the streams on the stopped replica and gateway never ended") {
+                throughSecondGateway.ended && onReplicas.contains { $0.ended }
+            }
+            let readyID = onReplicas[0].events.first?.id
+            let again = try await EventStream(base, token: other, lastEventID: readyID)
+            #expect(again.status == 200)
+            for stream in onReplicas + [again] { stream.close() }
         }
     }
 }
