@@ -145,6 +145,24 @@ public enum PublicRoute: RouteDefinition, Equatable {
     /// `/me/events`: the patron's live events, as server-sent events.
     case events
 
+    // Patron: the library's side (admin tokens).
+    /// `/admin/patrons?q=`: patrons found by the start of a card number, username or email.
+    case adminPatrons
+    /// `/admin/patrons/{id}`: one patron, their loans, holds and offers, and what staff did about them.
+    case adminPatron(ID)
+    /// `/admin/patrons/{id}/block`: block (POST `{"reason"}`) or unblock (DELETE).
+    case adminPatronBlock(ID)
+    /// `/admin/patrons/{id}/secret`: a new PIN or password (POST), which ends the patron's sessions.
+    case adminPatronSecret(ID)
+    /// `/admin/patrons/{id}/books/{book}/end`: ends the patron's loan, hold or offer of the book.
+    case adminPatronBookEnd(ID, book: ID)
+    /// `/admin/audit`: what staff did, newest first.
+    case staffAudit
+    /// `/admin/announcements`: the announcements (GET), a new one (POST).
+    case adminAnnouncements
+    /// `/admin/announcements/{id}`: one announcement (DELETE).
+    case adminAnnouncement(ID)
+
     /// `/feedback`.
     case feedback
     /// `/admin/feedback`: the console's feedback list.
@@ -234,6 +252,14 @@ public enum PublicRoute: RouteDefinition, Equatable {
         case .mailUnsubscribe: "/mail/unsubscribe"
         case .mailQueue: "/admin/mail"
         case .events: "/me/events"
+        case .adminPatrons: "/admin/patrons"
+        case .adminPatron(let id): "/admin/patrons/" + id.segment(or: ":id")
+        case .adminPatronBlock(let id): "/admin/patrons/" + id.segment(or: ":id") + "/block"
+        case .adminPatronSecret(let id): "/admin/patrons/" + id.segment(or: ":id") + "/secret"
+        case .adminPatronBookEnd(let id, let book): "/admin/patrons/" + id.segment(or: ":id") + "/books/" + book.segment(or: ":book") + "/end"
+        case .staffAudit: "/admin/audit"
+        case .adminAnnouncements: "/admin/announcements"
+        case .adminAnnouncement(let id): "/admin/announcements/" + id.segment(or: ":id")
         }
     }
 

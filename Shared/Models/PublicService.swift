@@ -10,7 +10,7 @@ public enum PublicService: Sendable, Equatable {
         // A patron's lists are catalog's (its feeds show them).
         if under("/me/lists") { return .catalog }
         if under("/feedback") || under("/auth") || under("/me") || under("/kosync") || under("/admin/feedback") || under("/admin/circulation")
-            || under("/mail") || under("/admin/mail")
+            || under("/mail") || under("/admin/mail") || under("/admin/patrons") || under("/admin/audit") || under("/admin/announcements")
         {
             return .patron
         }

@@ -1,17 +1,17 @@
 import Hummingbird
 import Shared
 
-/// Refuses (401) every request that does not carry the admin token as `Authorization: Bearer`. Mount it on the
-/// operators' `/admin` routes.
+/// Lets a request through only with one of the operators' admin tokens (`Authorization: Bearer <token>`), and names
+/// its operator for what the request does (`AdminCaller.name`).
 public struct AdminTokenMiddleware<Context: RequestContext>: RouterMiddleware {
-    let token: ServiceToken
+    let tokens: AdminTokens
 
-    public init(token: ServiceToken) { self.token = token }
+    public init(tokens: AdminTokens) { self.tokens = tokens }
 
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard token.matches(BasicAuthorization.bearer(request.headers[.authorization])) else {
-            throw Problem.unauthorized("The admin token is required (Authorization: Bearer <ADMIN_TOKEN>)")
+        guard let name = tokens.name(of: BasicAuthorization.bearer(request.headers[.authorization])) else {
+            throw Problem.unauthorized("An admin token is required (Authorization: Bearer <token from ADMIN_TOKEN or ADMIN_TOKENS>)")
         }
-        return try await next(request, context)
+        return try await AdminCaller.$name.withValue(name) { try await next(request, context) }
     }
 }

@@ -123,7 +123,7 @@ func catalogRouter(_ parts: CatalogDependencies) -> Router<CatalogRequestContext
     let feedCache = ResponseCache(name: "feed", lifetime: .seconds(parts.settings.feedCacheLifetime), capacityBytes: parts.settings.feedCacheBytes)
     router.add(middleware: CallerMiddleware(token: parts.token))
     if let replicas = parts.readReplicas { router.add(middleware: WritesAnnouncedMiddleware<CatalogRequestContext>(replicas: replicas)) }
-    let admin = router.group().add(middleware: AdminTokenMiddleware(token: ServiceToken(parts.settings.adminToken)))
+    let admin = router.group().add(middleware: AdminTokenMiddleware(tokens: parts.settings.adminTokens))
     AdminController(ingester: parts.ingester, maxIngestBytes: parts.settings.maxIngestBytes, feedCache: feedCache).add(to: admin)
     let shelves = PatronShelves(copies: parts.shelves, patron: parts.patron)
     let lists = BookListPostgresRepository(client: parts.postgres)

@@ -18,7 +18,7 @@ struct CatalogSettings: Sendable {
     var patronURLs: [String]
     var publicURL: String
     var serviceToken: String
-    var adminToken: String
+    var adminTokens: AdminTokens
     /// `JWT_SECRET` (and `JWT_PREVIOUS_SECRET`): the key of the gateway's signature on the patron it vouches for.
     var jwtSecret: String
     var jwtPreviousSecret: String?
@@ -50,7 +50,7 @@ struct CatalogSettings: Sendable {
         patronURLs = config.urls("PATRON_URLS", default: "http://127.0.0.1:8082")
         publicURL = config.string("PUBLIC_URL", default: "http://127.0.0.1:8080")
         serviceToken = try config.secret("SERVICE_TOKEN")
-        adminToken = try config.secret("ADMIN_TOKEN")
+        adminTokens = try AdminTokens(config: config)
         jwtSecret = try config.secret("JWT_SECRET")
         jwtPreviousSecret = config.string("JWT_PREVIOUS_SECRET")
         blobDirectory = URL(fileURLWithPath: config.string("BLOB_DIR", default: ".data/blobs"))

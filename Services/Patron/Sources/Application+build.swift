@@ -132,7 +132,7 @@ func patronRouter(
     let me = router.group().add(middleware: VouchedPatronMiddleware(token: token, accounts: accounts)).group(
         context: SignedInRequestContext.self
     ).add(middleware: idempotency)
-    let admin = router.group().add(middleware: AdminTokenMiddleware(token: ServiceToken(settings.adminToken)))
+    let admin = router.group().add(middleware: AdminTokenMiddleware(tokens: settings.adminTokens))
     AuthController(
         accounts: accounts,
         profiles: profiles,
@@ -141,7 +141,8 @@ func patronRouter(
         token: token,
         loanLimit: settings.loanLimit,
         holdLimit: settings.holdLimit,
-        signupsPerHour: settings.signupsPerHour
+        signupsPerHour: settings.signupsPerHour,
+        announcements: AnnouncementPostgresRepository(client: postgres)
     ).add(to: router)
     ProfileController(
         profiles: profiles,
@@ -156,6 +157,14 @@ func patronRouter(
     ).group(context: SignedInRequestContext.self).add(middleware: idempotency)
     CirculationController(circulation: circulation, changes: changes).add(to: circulationRoutes)
     CirculationDashboardController(circulation: circulation).add(to: admin)
+    PatronAdminController(
+        directory: PatronDirectoryPostgresRepository(client: postgres),
+        audit: StaffAuditPostgresRepository(client: postgres),
+        circulation: circulation,
+        changes: changes,
+        hasher: hasher
+    ).add(to: admin)
+    AnnouncementController(announcements: AnnouncementPostgresRepository(client: postgres)).add(to: admin)
     SecretController(accounts: accounts, hasher: hasher, throttle: throttle, token: token).add(to: me)
     let bookmarks = BookmarkPostgresRepository(client: postgres)
     let positions = PositionPostgresRepository(client: postgres)

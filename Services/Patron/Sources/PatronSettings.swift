@@ -18,7 +18,7 @@ struct PatronSettings: Sendable {
     var serviceToken: String
     var jwtSecret: String
     var jwtPreviousSecret: String?
-    var adminToken: String
+    var adminTokens: AdminTokens
     var bcryptCost: Int
     /// Threads that run bcrypt (`BcryptWorkers`), and how long a first sign-in may queue for one before a 503.
     var bcryptWorkers: Int
@@ -58,7 +58,7 @@ struct PatronSettings: Sendable {
         serviceToken = try config.secret("SERVICE_TOKEN")
         jwtSecret = try config.secret("JWT_SECRET")
         jwtPreviousSecret = config.string("JWT_PREVIOUS_SECRET")
-        adminToken = try config.secret("ADMIN_TOKEN")
+        adminTokens = try AdminTokens(config: config)
         bcryptCost = try config.int("BCRYPT_COST", default: 12)
         guard (4...31).contains(bcryptCost) else { throw ServiceConfig.Invalid(description: "BCRYPT_COST must be between 4 and 31") }
         bcryptWorkers = try config.int("BCRYPT_WORKERS", default: ProcessInfo.processInfo.activeProcessorCount)

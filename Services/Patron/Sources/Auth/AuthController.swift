@@ -13,9 +13,15 @@ struct AuthController: Sendable {
     let loanLimit: Int
     let holdLimit: Int
     let signupsPerHour: Int
+    let announcements: AnnouncementPostgresRepository
 
     func add(to router: Router<PatronRequestContext>) {
-        router.get(.authDocument) { _, _ in try document.response() }
+        router.get(.authDocument) { _, context in
+            // The current announcements too; without the database, the document still answers (without them).
+            var document = document
+            document.announcements = try? await announcements.current(logger: context.logger)
+            return try document.response()
+        }
         router.post(.signup, use: signup)
         router.post(.token, use: issueToken)
         router.post(.refresh, use: issueToken)

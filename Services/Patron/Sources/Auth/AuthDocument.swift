@@ -41,6 +41,9 @@ struct AuthDocument: Encodable, Sendable {
     var description: String
     var authentication: [Flow]
     var links: [Link]
+    /// What staff announce now (Palace's `announcements`: `[{"id", "content"}]`); only in the document `GET
+    /// /auth/document` answers.
+    var announcements: [AnnouncementPostgresRepository.Current]?
 
     init(publicURL: String, logoURL: String? = nil, helpURL: String? = nil) {
         id = PublicRoute.authDocument.url(publicURL)

@@ -125,7 +125,15 @@ struct Circulation: Sendable {
     ) async throws -> Outcome {
         let (limits, current) = (patron.limits, patron.row)
         let state = current?.state ?? .none
-        let decision = try CirculationDecision.decide(event, in: state, license: license, bookID: bookID, limits: limits, rules: rules)
+        let decision = try CirculationDecision.decide(
+            event,
+            in: state,
+            license: license,
+            bookID: bookID,
+            limits: limits,
+            rules: rules,
+            blocked: patron.blockedReason
+        )
         guard case .change(let change) = decision else {
             return Outcome(status: try await transaction.status(patronID: patronID, bookID: bookID), changed: false)
         }

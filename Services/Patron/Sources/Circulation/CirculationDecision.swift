@@ -34,13 +34,16 @@ enum CirculationDecision: Equatable {
         license: LicenseRow,
         bookID: UUID,
         limits: (loans: Int, holds: Int),
-        rules: CirculationRules
+        rules: CirculationRules,
+        blocked: String? = nil
     ) throws -> CirculationDecision {
         if (event == .borrow && state.isOnLoan) || (event == .save && state == .saved) || (event == .unsave && state == .none)
             || BookMachine.isRepeat(event, in: state)
         {
             return .unchanged
         }
+        // A blocked patron keeps what they have (return, read, cancel) but takes nothing new.
+        if let blocked, [.borrow, .hold, .accept].contains(event) { throw CirculationError.patronBlocked(reason: blocked) }
         var change: Change
         do { change = Change(next: try BookMachine.next(from: state, on: event)) } catch { throw CirculationError.illegal(error) }
         switch event {

@@ -16,6 +16,8 @@ enum CirculationError: ProblemConvertible, Equatable {
     case notOnLoan(BookState)
     case notClientEvent(String)
     case openAccess
+    /// Staff blocked the patron, for `reason`.
+    case patronBlocked(reason: String)
 
     var problem: Problem {
         switch self {
@@ -63,6 +65,13 @@ enum CirculationError: ProblemConvertible, Equatable {
             )
         case .holdsWaiting:
             Problem.conflict("holds-waiting", "Other patrons are waiting for this book, so the loan cannot be renewed")
+        case .patronBlocked(let reason):
+            Problem(
+                status: 403,
+                slug: "patron-blocked",
+                title: "Forbidden",
+                detail: "Your library has blocked borrowing and holds on this account: \(reason). Ask the library for help."
+            )
         case .openAccess:
             Problem.conflict("open-access", "Open-access books need no loan or hold: download them directly")
         case .notClientEvent(let name):

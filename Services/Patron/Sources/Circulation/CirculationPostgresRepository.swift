@@ -125,11 +125,11 @@ struct CirculationPostgresRepository: Sendable {
     /// The patron's limits and row for the book under the patron's lock (`LockPatronAndRow`); nil when the patron is gone.
     func lockPatronAndRow(patronID: UUID, bookID: UUID, on connection: PostgresConnection, logger: Logger) async throws -> LockedPatron? {
         for try await row in try await connection.run(LockPatronAndRow.self, patronID, bookID, logger: logger) {
-            let (loans, holds, state, due, offer) = try row.decode((Int, Int, String?, Date?, Date?).self)
+            let (loans, holds, state, due, offer, blocked) = try row.decode((Int, Int, String?, Date?, Date?, String?).self)
             let current = state.map {
                 PatronBookRow(bookID: bookID, state: BookState(rawValue: $0) ?? .none, dueAt: due, offerExpiresAt: offer, copies: 0)
             }
-            return LockedPatron(limits: (loans, holds), row: current)
+            return LockedPatron(limits: (loans, holds), row: current, blockedReason: blocked)
         }
         return nil
     }

@@ -65,6 +65,8 @@ struct LicenseRow: Sendable {
 struct LockedPatron: Sendable {
     var limits: (loans: Int, holds: Int)
     var row: PatronBookRow?
+    /// Why staff blocked the patron, nil when they may borrow (`PatronAdminController`).
+    var blockedReason: String? = nil
 }
 
 /// What a write checks before it writes (nil: not checked): the patron's loan limit, the book's copies.
