@@ -6,7 +6,8 @@ import Testing
 /// test`'s virtual environment), against the three executables: `Tests/tools/browser/web_app_test.py` signs up,
 /// searches, borrows, reads, bookmarks, changes the font size, reloads, returns; a second patron holds, and their open
 /// My Books shows the offer within 2 s of the return without a reload (live events); an operator uploads two EPUBs; a patron downloads a loan, reads and bookmarks it offline, and the server has
-/// both once back online; a KOReader place opens the reader in its section; every page is checked for names, labels,
+/// both once back online; a KOReader place opens the reader in its section; staff find a patron by card number, block
+/// and unblock them, give them a new PIN, end their loan for the next in the queue, and announce a closure; every page is checked for names, labels,
 /// contrast, focus order and console errors. `BROWSER_SCREENSHOTS=<folder>` also saves the README's screenshots there.
 @Suite struct BrowserTests {
     @Test(.enabled(if: TestTools.corpusIsPresent, Comment(rawValue: TestTools.corpusMissing)))
@@ -30,6 +31,9 @@ import Testing
             }
             let offline = try await stack.ingest(try RealClientTests.corpusFile("otc-romeo.epub"), copies: 1)
             let (lentTitle, openTitle, offlineTitle) = (try await title(lent), try await title(open), try await title(offline))
+            let staffBooks = TestTools.generatedBooks(count: 2, seed: 520)
+            let (staffLent, staffSpare) = (try await stack.ingest(staffBooks[0], copies: 1), try await stack.ingest(staffBooks[1], copies: 2))
+            let (staffLentTitle, staffSpareTitle) = (try await title(staffLent), try await title(staffSpare))
             let uploads = books[2...].map(\.path)
             let script = stack.root.appendingPathComponent("Tests/tools/browser/web_app_test.py")
             var arguments =
@@ -37,7 +41,8 @@ import Testing
                     script.path, "--artifacts", stack.workDir.deletingLastPathComponent().path, "--base",
                     "http://127.0.0.1:\(stack.ports[.gateway]!)", "--admin-token", Stack.adminToken, "--chromium", chromium,
                     "--lent-title", lentTitle, "--open-title", openTitle, "--offline-title", offlineTitle, "--open-id", open,
-                    "--open-digest", KOReaderSyncTests.partialMD5(try Data(contentsOf: books[1])), "--upload",
+                    "--open-digest", KOReaderSyncTests.partialMD5(try Data(contentsOf: books[1])), "--staff-lent", staffLent, staffLentTitle,
+                    "--staff-spare", staffSpare, staffSpareTitle, "--upload",
                 ] + uploads
             if let folder = environment["BROWSER_SCREENSHOTS"] { arguments += ["--screenshots", folder] }
             let output = stack.workDir.appendingPathComponent("browser.log")
@@ -47,7 +52,7 @@ import Testing
             #expect(status == 0, "the browser tests failed:\n\(log.suffix(6000))")
             for step in [
                 "operator uploads", "read to the end", "patron reads and returns", "phone-width audit", "account", "hostile links",
-                "offline reading", "koreader place", "live offer",
+                "offline reading", "koreader place", "live offer", "staff help a patron",
             ] {
                 #expect(log.contains("ok: \(step)\n"), "the browser step '\(step)' did not pass:\n\(log.suffix(3000))")
             }

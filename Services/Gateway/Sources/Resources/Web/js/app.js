@@ -71,6 +71,21 @@ function showLiveMessage({ kind, data }) {
   announce(text);
 }
 
+/** The library's current announcements (the authentication document's), under the header. */
+async function showAnnouncements() {
+  const region = document.getElementById('announcements');
+  try {
+    const reply = await fetch('/auth/document', { headers: { Accept: 'application/json' } });
+    const items = reply.ok ? ((await reply.json()).announcements || []) : [];
+    region.replaceChildren(...items.map((item) => {
+      const p = document.createElement('p');
+      p.textContent = item.content;
+      return p;
+    }));
+    region.hidden = items.length === 0;
+  } catch { /* offline: nothing to show */ }
+}
+
 let headerSoon = null;
 document.addEventListener('patron-event', (event) => {
   showLiveMessage(event.detail);
@@ -89,3 +104,4 @@ refreshHeader();
 startRouter(document.getElementById('main'), routes, { before: () => document.body.classList.remove('reading') });
 startOffline();
 startLive();
+showAnnouncements();

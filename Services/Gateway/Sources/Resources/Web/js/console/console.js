@@ -8,6 +8,8 @@ import { uploadView } from './upload.js';
 import { booksView } from './books.js';
 import { feedbackView } from './feedback.js';
 import { mailView } from './mail.js';
+import { patronsView, patronView } from './patrons.js';
+import { announcementsView } from './announcements.js';
 
 /** Until the tab has the admin token, every page is the token form; once it is right, the page asked for. */
 function gated(view) {
@@ -40,5 +42,8 @@ const router = startRouter(document.getElementById('main'), [
   [/^\/books$/, gated(booksView)],
   [/^\/feedback$/, gated(feedbackView)],
   [/^\/mail$/, gated(mailView)],
+  [/^\/patrons$/, gated(patronsView)],
+  [/^\/patron\/([\w-]+)$/, gated(patronView)],
+  [/^\/announcements$/, gated(announcementsView)],
 ]);
 document.addEventListener('admin-signed-out', () => router.render());
