@@ -162,6 +162,10 @@ public enum PublicRoute: RouteDefinition, Equatable {
     case adminAnnouncements
     /// `/admin/announcements/{id}`: one announcement (DELETE).
     case adminAnnouncement(ID)
+    /// `/admin/reports/{report}?from=&to=`: a circulation report as JSON.
+    case report(Report)
+    /// `/admin/reports/{report}.csv?from=&to=`: the same report as CSV, streamed.
+    case reportCSV(Report)
 
     /// `/feedback`.
     case feedback
@@ -169,6 +173,18 @@ public enum PublicRoute: RouteDefinition, Equatable {
     case feedbackList
 
     /// The actions on a patron's book that have a path of their own under `/me/books/{id}/`.
+    /// The console's circulation reports.
+    public enum Report: String, Sendable, CaseIterable {
+        /// Loans, holds and returns per day.
+        case circulation
+        /// The books lent most often.
+        case topBooks = "top-books"
+        /// Books whose holds per copy exceed a ratio, with the expected wait.
+        case holds
+        /// Every event, the patron pseudonymised (CSV only).
+        case events
+    }
+
     public enum CirculationAction: String, Sendable, CaseIterable {
         case borrow, hold, accept, decline, dismiss, renew, suspend, resume, events, saved, ignored
         case returnLoan = "return"
@@ -260,6 +276,8 @@ public enum PublicRoute: RouteDefinition, Equatable {
         case .staffAudit: "/admin/audit"
         case .adminAnnouncements: "/admin/announcements"
         case .adminAnnouncement(let id): "/admin/announcements/" + id.segment(or: ":id")
+        case .report(let report): "/admin/reports/" + report.rawValue
+        case .reportCSV(let report): "/admin/reports/" + report.rawValue + ".csv"
         }
     }
 

@@ -165,6 +165,11 @@ func patronRouter(
         hasher: hasher
     ).add(to: admin)
     AnnouncementController(announcements: AnnouncementPostgresRepository(client: postgres)).add(to: admin)
+    ReportController(
+        reports: CirculationReportPostgresRepository(client: postgres),
+        pseudonym: ReportPseudonym(secret: settings.jwtSecret),
+        loanPeriod: settings.loanPeriod
+    ).add(to: admin)
     SecretController(accounts: accounts, hasher: hasher, throttle: throttle, token: token).add(to: me)
     let bookmarks = BookmarkPostgresRepository(client: postgres)
     let positions = PositionPostgresRepository(client: postgres)

@@ -626,6 +626,33 @@ def staff_help_a_patron(browser, base, token, lent_id, lent_title, spare_id, spa
     expect(page.get_by_role("cell", name="end return", exact=True)).to_be_visible()
     operator.audit("patron after staff actions")
 
+    # Reports: two more holds on the one copy (offered to the patron who waited) put the book in the holds report; the
+    # chart's table and the CSV downloads say what the API says.
+    for _ in range(2):
+        _, more = new_patron()
+        check(api.post(f"{base}/me/books/{lent_id}/hold", headers=more).status == 201, "a further hold failed")
+    staff = {"Authorization": f"Bearer {token}"}
+    today = api.get(f"{base}/admin/reports/circulation", headers=staff).json()["days"][-1]
+    page.get_by_role("link", name="Reports").click()
+    expect(page.get_by_role("heading", name="Reports", level=1)).to_be_visible()
+    day_row = page.locator("#report-days tbody tr").first
+    expect(day_row).to_contain_text(today["day"])
+    cells = day_row.locator("td").all_inner_texts()
+    check(cells[:2] == [str(today["loans"]), str(today["holds"])], f"the day's row says {cells}, the API {today}")
+    check(today["loans"] >= 2 and today["holds"] >= 3, f"the test's own loans and holds are not counted: {today}")
+    held = page.locator("#report-held tbody tr", has_text=lent_title)
+    expect(held).to_contain_text("2")
+    operator.audit("reports")
+    with page.expect_download() as download:
+        page.get_by_role("button", name="Download the holds report (CSV)").click()
+    holds_csv = open(download.value.path(), encoding="utf-8").read()
+    check(lent_title in holds_csv and ",1,2," in holds_csv, f"the holds CSV does not list the book: {holds_csv[:300]}")
+    with page.expect_download() as download:
+        page.get_by_role("button", name="Download loans and holds per day (CSV)").click()
+    last = open(download.value.path(), encoding="utf-8").read().strip().splitlines()[-1]
+    check(last == f"{today['day']},{today['loans']},{today['holds']},{today['returns']}", f"the CSV's last day is {last!r}, the API's {today}")
+    print("ok: reports", flush=True)
+
     # An announcement shows in the web app's header while current.
     page.get_by_role("link", name="Announcements").click()
     page.get_by_label("Announcement", exact=True).fill("Closed on Monday for stocktaking")

@@ -44,7 +44,8 @@ extension CirculationPostgresRepository {
     // the loan's history after it (`history`). Parameters: $1 patron, $2 book, $3 state, $4 a loan starts (a history row,
     // the licence's count), $5 the loan's seconds, $6 the event that ended a loan (or NULL), $7 the loan limit and $8 the
     // book's copies (each NULL when not checked), $9 the loan states, $10 the states that occupy a copy, $11 the change
-    // moves the book's figures (marked due, `FiguresPostgresRepository`). Every caller holds the licence's and the
+    // moves the book's figures (marked due, `FiguresPostgresRepository`), $12 the circulation event to record (or NULL:
+    // `CirculationPostgresRepository.reportedEvents`). Every caller holds the licence's and the
     // patron's locks, so the counts stand. Each write answers a shelf stamp too (`shelf_version_seq`): taken under the
     // patron's lock, it is below the number of any reading that could miss this change, as a reading locks the patron's
     // row first (`ShelfPostgresRepository`).
@@ -58,7 +59,9 @@ extension CirculationPostgresRepository {
         counted AS (UPDATE licenses SET checkouts = checkouts + 1 WHERE book_id = $2::uuid AND $4::bool AND EXISTS (SELECT 1 FROM written)),
         started AS (INSERT INTO loan_history (patron_id, book_id, loaned_at) SELECT $1::uuid, $2::uuid, now() FROM written WHERE $4::bool),
         ended AS (UPDATE loan_history SET ended_at = now(), end_reason = $6::text
-            WHERE patron_id = $1::uuid AND book_id = $2::uuid AND ended_at IS NULL AND $6::text IS NOT NULL AND EXISTS (SELECT 1 FROM written))
+            WHERE patron_id = $1::uuid AND book_id = $2::uuid AND ended_at IS NULL AND $6::text IS NOT NULL AND EXISTS (SELECT 1 FROM written)),
+        logged AS (INSERT INTO circulation_events (event, patron_id, book_id) SELECT $12::text, $1::uuid, $2::uuid FROM written
+            WHERE $12::text IS NOT NULL)
         """
 
     /// A new row; parameters as above ($6 is NULL: no loan ends with a new row).
@@ -100,22 +103,25 @@ extension CirculationPostgresRepository {
             """
     }
 
-    /// $1 patron, $2 book, $3 a loan ended by (or NULL), $4 the change moves the book's figures.
+    /// $1 patron, $2 book, $3 a loan ended by (or NULL), $4 the change moves the book's figures, $5 the circulation event
+    /// to record (or NULL).
     enum DeleteRow: PreparedSQL {
         static let sql = """
             WITH ended AS (UPDATE loan_history SET ended_at = now(), end_reason = $3::text
                 WHERE patron_id = $1::uuid AND book_id = $2::uuid AND ended_at IS NULL AND $3::text IS NOT NULL),
             written AS (DELETE FROM patron_books WHERE patron_id = $1::uuid AND book_id = $2::uuid RETURNING 1),
+            logged AS (INSERT INTO circulation_events (event, patron_id, book_id) SELECT $5::text, $1::uuid, $2::uuid FROM written
+                WHERE $5::text IS NOT NULL),
             \(FiguresPostgresRepository.markingCTE(book: "$2", flag: "$4"))
             SELECT nextval('shelf_version_seq') FROM written
             """
     }
 
     /// $1 book, $2 the offer's seconds, $3 open access, $4 copies, $5 the states that occupy a copy. The free copies
-    /// are counted in the same statement: every caller holds the licence's lock.
+    /// are counted in the same statement: every caller holds the licence's lock. Each offer is a circulation event.
     enum PromoteHolds: PreparedSQL {
         static let sql = """
-            UPDATE patron_books SET state = 'loan_offered', offer_expires_at = now() + make_interval(secs => $2::float8),
+            WITH offered AS (UPDATE patron_books SET state = 'loan_offered', offer_expires_at = now() + make_interval(secs => $2::float8),
                 suspended_until = NULL, updated_at = now()
             WHERE (patron_id, book_id) IN (
                 SELECT patron_id, book_id FROM patron_books WHERE book_id = $1::uuid AND state = 'waiting_for_loan'
@@ -124,7 +130,9 @@ extension CirculationPostgresRepository {
                 LIMIT CASE WHEN $3::bool THEN 10000 ELSE greatest(0, $4::int8 - (SELECT count(*) FROM patron_books
                     WHERE book_id = $1::uuid AND state = ANY($5::text[]))) END
                 FOR UPDATE)
-            RETURNING patron_id, offer_expires_at
+            RETURNING patron_id, book_id, offer_expires_at),
+            logged AS (INSERT INTO circulation_events (event, patron_id, book_id) SELECT 'offer', patron_id, book_id FROM offered)
+            SELECT patron_id, offer_expires_at FROM offered
             """
     }
 

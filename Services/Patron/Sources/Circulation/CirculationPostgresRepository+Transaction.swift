@@ -9,6 +9,8 @@ import Shared
 extension CirculationPostgresRepository: CirculationStore {
     /// The events after which a book's figures (copies free, holds) are due again.
     static let figuresEvents: Set<BookEvent> = [.borrow, .hold, .cancelHold, .accept, .decline, .returnLoan, .offerExpired, .loanExpired]
+    /// The events the console's reports count (`circulation_events`; offers and renewals are recorded where they are made).
+    static let reportedEvents: Set<BookEvent> = [.borrow, .hold, .cancelHold, .accept, .decline, .returnLoan, .offerExpired, .loanExpired]
 
     func transaction<T: Sendable>(logger: Logger, _ body: (any CirculationTransaction) async throws -> T) async throws -> T {
         try await client.transaction(logger: logger) { connection in
@@ -59,6 +61,7 @@ extension CirculationPostgresRepository: CirculationStore {
             let startsLoan = event == .borrow || event == .accept
             let endsLoan = event == .returnLoan || event == .loanExpired ? event.rawValue : nil
             let movesFigures = CirculationPostgresRepository.figuresEvents.contains(event)
+            let reported = CirculationPostgresRepository.reportedEvents.contains(event) ? event.rawValue : nil
             guard next != .none else {
                 var stamp: Int64?
                 for try await row in try await connection.run(
@@ -67,6 +70,7 @@ extension CirculationPostgresRepository: CirculationStore {
                     bookID,
                     endsLoan,
                     movesFigures,
+                    reported,
                     logger: logger
                 ) {
                     stamp = try row.decode(Int64.self)
@@ -77,7 +81,7 @@ extension CirculationPostgresRepository: CirculationStore {
             let values: [(any PostgresThrowingDynamicTypeEncodable)?] = [
                 patronID, bookID, next.rawValue, startsLoan, repository.rules.loanPeriod, endsLoan, limit.loans, limit.copies,
                 CirculationPostgresRepository.loanStates,
-                CirculationPostgresRepository.occupyingStates, movesFigures,
+                CirculationPostgresRepository.occupyingStates, movesFigures, reported,
             ]
             func written<Statement: PreparedSQL>(_ statement: Statement.Type) async throws -> (row: PatronBookRow?, stamp: Int64?) {
                 for try await row in try await connection.run(statement, values: values, logger: logger) {
@@ -135,8 +139,10 @@ extension CirculationPostgresRepository: CirculationStore {
         func extendLoan(patronID: UUID, bookID: UUID) async throws {
             try await connection.query(
                 """
-                UPDATE patron_books SET due_at = now() + make_interval(secs => \(repository.rules.loanPeriod)), updated_at = now()
-                WHERE patron_id = \(patronID) AND book_id = \(bookID)
+                WITH renewed AS (
+                    UPDATE patron_books SET due_at = now() + make_interval(secs => \(repository.rules.loanPeriod)), updated_at = now()
+                    WHERE patron_id = \(patronID) AND book_id = \(bookID) RETURNING patron_id, book_id)
+                INSERT INTO circulation_events (event, patron_id, book_id) SELECT 'renew', patron_id, book_id FROM renewed
                 """,
                 logger: logger
             )

@@ -12,7 +12,7 @@ let patronSchema = Schema(
         PatronMigration.shelfChangesForCatalogsCopy, PatronMigration.signUpsPerAddress, PatronMigration.shelfVersionsFromASequence,
         PatronMigration.loanHistoryByPatron, PatronMigration.holdSuspension,
         PatronMigration.loanHistoryByBook, PatronMigration.figuresWorkedOutAfterTheChange, PatronMigration.idempotencyKeys,
-        PatronMigration.koreaderSync, PatronMigration.mail, PatronMigration.liveEvents, PatronMigration.staffSide,
+        PatronMigration.koreaderSync, PatronMigration.mail, PatronMigration.liveEvents, PatronMigration.staffSide, PatronMigration.circulationEvents,
     ],
     functions: [PatronFunction.shelfChangesFollow, PatronFunction.shelfChangesOfPatron, PatronFunction.patronEventsRecorded],
     squashedThrough: 12

@@ -84,6 +84,7 @@ struct ProfilePostgresRepository: Sendable {
             try await connection.query("DELETE FROM patrons WHERE id = \(patronID)", logger: logger)
             try await PatronEventPostgresRepository.forget(patronID: patronID, on: connection, logger: logger)
             try await StaffAuditPostgresRepository.forget(patronID: patronID, on: connection, logger: logger)
+            try await CirculationReportPostgresRepository.forget(patronID: patronID, on: connection, logger: logger)
             // Catalog forgets the patron's lists and shelf copy, in the same transaction's outbox.
             let id = patronID.lowercased
             try await OutboxPostgresRepository.enqueue(

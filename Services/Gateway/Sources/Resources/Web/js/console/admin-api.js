@@ -10,13 +10,27 @@ export const adminToken = {
 };
 
 /** An admin call (the public API's, with the admin token); a 401 forgets the token (the console asks again). */
-export async function admin(path, { method = 'GET', body } = {}) {
+export async function admin(path, { method = 'GET', body, raw = false } = {}) {
   try {
-    return await api(path, { method, body, auth: false, headers: { Authorization: `Bearer ${adminToken.get()}` } });
+    return await api(path, { method, body, raw, auth: false, headers: { Authorization: `Bearer ${adminToken.get()}` } });
   } catch (error) {
     if (error.status === 401) { adminToken.clear(); document.dispatchEvent(new CustomEvent('admin-signed-out')); }
     throw error;
   }
+}
+
+/** Downloads a report's CSV with the admin token (a plain link cannot send it) and saves it under its server name. */
+export async function downloadCSV(path) {
+  const reply = await admin(path, { raw: true });
+  const name = /filename="([^"]+)"/.exec(reply.headers.get('Content-Disposition') || '')?.[1] || 'report.csv';
+  const url = URL.createObjectURL(await reply.blob());
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = name;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10000);
 }
 
 /** Uploads one EPUB with progress (fetch cannot report an upload's progress; XMLHttpRequest can). */

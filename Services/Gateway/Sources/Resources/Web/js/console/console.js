@@ -10,6 +10,7 @@ import { feedbackView } from './feedback.js';
 import { mailView } from './mail.js';
 import { patronsView, patronView } from './patrons.js';
 import { announcementsView } from './announcements.js';
+import { reportsView } from './reports.js';
 
 /** Until the tab has the admin token, every page is the token form; once it is right, the page asked for. */
 function gated(view) {
@@ -45,5 +46,6 @@ const router = startRouter(document.getElementById('main'), [
   [/^\/patrons$/, gated(patronsView)],
   [/^\/patron\/([\w-]+)$/, gated(patronView)],
   [/^\/announcements$/, gated(announcementsView)],
+  [/^\/reports$/, gated(reportsView)],
 ]);
 document.addEventListener('admin-signed-out', () => router.render());
