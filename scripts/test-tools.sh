@@ -6,9 +6,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/apt-ensure.sh python3-venv chromium >&2
 venv=.venv-test
-if ! "$venv/bin/python" -c "import webpub_manifest_parser, playwright, jsonschema, referencing, kubernetes_validate, yaml, aiosmtpd" 2>/dev/null; then
+if ! "$venv/bin/python" -c "import webpub_manifest_parser, playwright, jsonschema, referencing, kubernetes_validate, yaml, aiosmtpd, pymarc" 2>/dev/null; then
     rm -rf "$venv"
     python3 -m venv "$venv" >&2
-    "$venv/bin/pip" install --quiet --disable-pip-version-check "palace-webpub-manifest-parser==4.1.*" "playwright==1.65.*" "jsonschema>=4.18" "referencing" "kubernetes-validate==1.*" "pyyaml" "aiosmtpd==1.4.*" >&2
+    "$venv/bin/pip" install --quiet --disable-pip-version-check "palace-webpub-manifest-parser==4.1.*" "playwright==1.65.*" "jsonschema>=4.18" "referencing" "kubernetes-validate==1.*" "pyyaml" "aiosmtpd==1.4.*" "pymarc==5.*" >&2
 fi
 echo "$(pwd)/$venv/bin/python"

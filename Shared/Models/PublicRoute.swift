@@ -64,6 +64,8 @@ public enum PublicRoute: RouteDefinition, Equatable {
     case adminCover(ID)
     /// `/admin/figures`: the catalog's totals.
     case catalogFigures
+    /// `/admin/marc?format=&since=`: MARC 21 records of the collection, or of its changes since a date.
+    case marcExport
 
     // Patron: accounts.
     /// `/auth/document`: the Authentication for OPDS document.
@@ -230,6 +232,7 @@ public enum PublicRoute: RouteDefinition, Equatable {
         case .adminBooks: "/admin/books"
         case .adminBook(let id): "/admin/books/" + id.segment(or: ":id")
         case .adminCover(let id): "/admin/books/" + id.segment(or: ":id") + "/cover"
+        case .marcExport: "/admin/marc"
         case .catalogFigures: "/admin/figures"
         case .authDocument: "/auth/document"
         case .token: "/auth/token"

@@ -125,6 +125,7 @@ func catalogRouter(_ parts: CatalogDependencies) -> Router<CatalogRequestContext
     if let replicas = parts.readReplicas { router.add(middleware: WritesAnnouncedMiddleware<CatalogRequestContext>(replicas: replicas)) }
     let admin = router.group().add(middleware: AdminTokenMiddleware(tokens: parts.settings.adminTokens))
     AdminController(ingester: parts.ingester, maxIngestBytes: parts.settings.maxIngestBytes, feedCache: feedCache).add(to: admin)
+    MARCController(books: MARCExportPostgresRepository(client: parts.postgres), publicURL: parts.settings.publicURL).add(to: admin)
     let shelves = PatronShelves(copies: parts.shelves, patron: parts.patron)
     let lists = BookListPostgresRepository(client: parts.postgres)
     ListsController(lists: lists, publicURL: parts.settings.publicURL, feedCache: feedCache).add(to: router, admin: admin)

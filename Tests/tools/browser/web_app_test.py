@@ -653,6 +653,16 @@ def staff_help_a_patron(browser, base, token, lent_id, lent_title, spare_id, spa
     check(last == f"{today['day']},{today['loans']},{today['holds']},{today['returns']}", f"the CSV's last day is {last!r}, the API's {today}")
     print("ok: reports", flush=True)
 
+    # MARC records of the collection, downloaded from the console.
+    page.get_by_role("link", name="MARC").click()
+    expect(page.get_by_role("heading", name="MARC records", level=1)).to_be_visible()
+    operator.audit("marc")
+    with page.expect_download() as download:
+        page.get_by_role("button", name="Download ISO 2709 (.mrc)").click()
+    marc = open(download.value.path(), "rb").read()
+    check(download.value.suggested_filename == "bookmobile-collection.mrc", f"the file is named {download.value.suggested_filename}")
+    check(marc[:5].isdigit() and marc.endswith(b"\x1d") and lent_title.encode() in marc, "the MARC file is not ISO 2709 with the book")
+
     # An announcement shows in the web app's header while current.
     page.get_by_role("link", name="Announcements").click()
     page.get_by_label("Announcement", exact=True).fill("Closed on Monday for stocktaking")

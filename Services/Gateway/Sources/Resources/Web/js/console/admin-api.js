@@ -19,10 +19,10 @@ export async function admin(path, { method = 'GET', body, raw = false } = {}) {
   }
 }
 
-/** Downloads a report's CSV with the admin token (a plain link cannot send it) and saves it under its server name. */
-export async function downloadCSV(path) {
+/** Downloads a file with the admin token (a plain link cannot send it) and saves it under the name the server gives. */
+export async function download(path) {
   const reply = await admin(path, { raw: true });
-  const name = /filename="([^"]+)"/.exec(reply.headers.get('Content-Disposition') || '')?.[1] || 'report.csv';
+  const name = /filename="([^"]+)"/.exec(reply.headers.get('Content-Disposition') || '')?.[1] || 'download';
   const url = URL.createObjectURL(await reply.blob());
   const link = document.createElement('a');
   link.href = url;

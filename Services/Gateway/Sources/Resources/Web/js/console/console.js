@@ -11,6 +11,7 @@ import { mailView } from './mail.js';
 import { patronsView, patronView } from './patrons.js';
 import { announcementsView } from './announcements.js';
 import { reportsView } from './reports.js';
+import { marcView } from './marc.js';
 
 /** Until the tab has the admin token, every page is the token form; once it is right, the page asked for. */
 function gated(view) {
@@ -47,5 +48,6 @@ const router = startRouter(document.getElementById('main'), [
   [/^\/patron\/([\w-]+)$/, gated(patronView)],
   [/^\/announcements$/, gated(announcementsView)],
   [/^\/reports$/, gated(reportsView)],
+  [/^\/marc$/, gated(marcView)],
 ]);
 document.addEventListener('admin-signed-out', () => router.render());

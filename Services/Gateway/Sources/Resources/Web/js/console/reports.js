@@ -2,7 +2,7 @@
 // most borrowed books, and the holds report (books whose holds per copy exceed a ratio, with the expected wait); each
 // downloadable as CSV, as is every event of the period (patrons pseudonymised).
 import { field, h, heading, show } from '../dom.js';
-import { admin, downloadCSV } from './admin-api.js';
+import { admin, download as downloadFile } from './admin-api.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
 
@@ -52,7 +52,7 @@ export async function reportsView(main, { query }) {
   const ratioInput = h('input', { type: 'number', min: 0, max: 1000, step: 0.1, value: ratio, required: true });
   const message = h('div', { 'aria-live': 'polite' });
   const download = (path, label) => h('button', { type: 'button', class: 'secondary', onclick: async () => {
-    try { await downloadCSV(path); } catch (error) { show(message, h('p', { class: 'error', role: 'alert' }, error.message)); }
+    try { await downloadFile(path); } catch (error) { show(message, h('p', { class: 'error', role: 'alert' }, error.message)); }
   } }, label);
   const range = `from=${circulation.from}&to=${circulation.to}`;
   const totals = circulation.days.reduce((sum, day) => ({ loans: sum.loans + day.loans, holds: sum.holds + day.holds }), { loans: 0, holds: 0 });
