@@ -66,6 +66,8 @@ public enum PublicRoute: RouteDefinition, Equatable {
     case catalogFigures
     /// `/admin/marc?format=&since=`: MARC 21 records of the collection, or of its changes since a date.
     case marcExport
+    /// `/admin/lanes`: the order of the root and grouped feeds' lanes, and the hidden ones.
+    case adminLanes
 
     // Patron: accounts.
     /// `/auth/document`: the Authentication for OPDS document.
@@ -233,6 +235,7 @@ public enum PublicRoute: RouteDefinition, Equatable {
         case .adminBook(let id): "/admin/books/" + id.segment(or: ":id")
         case .adminCover(let id): "/admin/books/" + id.segment(or: ":id") + "/cover"
         case .marcExport: "/admin/marc"
+        case .adminLanes: "/admin/lanes"
         case .catalogFigures: "/admin/figures"
         case .authDocument: "/auth/document"
         case .token: "/auth/token"

@@ -132,11 +132,12 @@ func catalogRouter(_ parts: CatalogDependencies) -> Router<CatalogRequestContext
     let access = BookAccess(patron: parts.patron, shelves: shelves)
     BooksController(books: parts.readBooks, blobs: parts.blobs, access: access).add(to: router)
     PublicationController(books: parts.readBooks, blobs: parts.blobs, access: access, publicURL: parts.settings.publicURL).add(to: router)
-    FeedController(
+    let feedController = FeedController(
         feeds: FeedPostgresRepository(books: parts.readBooks),
         shelves: shelves,
         discovery: PatronDiscovery(patron: parts.patron),
         lists: lists,
+        arrangement: LaneArrangementPostgresRepository(client: parts.postgres),
         publicURL: parts.settings.publicURL,
         cache: feedCache,
         personalCache: ResponseCache(
@@ -144,7 +145,13 @@ func catalogRouter(_ parts: CatalogDependencies) -> Router<CatalogRequestContext
             lifetime: .seconds(parts.settings.feedCacheLifetime),
             capacityBytes: parts.settings.feedCacheBytes / 2
         )
-    ).add(to: router)
+    )
+    feedController.add(to: router)
+    LaneArrangementController(
+        feeds: feedController,
+        arrangement: LaneArrangementPostgresRepository(client: parts.postgres),
+        feedCache: feedCache
+    ).add(to: admin)
     InternalController(books: parts.books, shelfCopies: parts.shelves, shelves: shelves, lists: lists, token: parts.token).add(to: router)
     return router
 }

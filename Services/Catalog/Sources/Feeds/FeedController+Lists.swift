@@ -49,8 +49,43 @@ extension FeedController {
         return page.response(to: request)
     }
 
-    /// Featured staff lists, as lanes: each with its path.
-    func featuredLists(logger: Logger) async throws -> [(list: BookList, path: String)] {
-        try await lists.featured(logger: logger).map { ($0, PublicRoute.listFeed($0.id).path) }
+    /// A lane of the root and grouped feeds: a featured staff list, or a fixed or genre lane.
+    enum ArrangedLane: Sendable {
+        case list(BookList, path: String)
+        case lane(Lane)
+
+        var slug: String {
+            switch self {
+            case .list(let list, _): LaneArrangement.slug(ofList: list.id)
+            case .lane(let lane): lane.slug
+            }
+        }
+
+        var title: String {
+            switch self {
+            case .list(let list, _): list.title
+            case .lane(let lane): lane.title
+            }
+        }
+
+        var path: String {
+            switch self {
+            case .list(_, let path): path
+            case .lane(let lane): lane.path
+            }
+        }
+    }
+
+    /// Every lane the root and grouped feeds could show, in its default order: featured staff lists, the fixed lanes,
+    /// the genres that have books.
+    func allLanes(logger: Logger) async throws -> [ArrangedLane] {
+        let featured = try await lists.featured(logger: logger).map { ArrangedLane.list($0, path: PublicRoute.listFeed($0.id).path) }
+        return featured + (Lane.fixed + (try await feeds.genreLanes(logger: logger))).map(ArrangedLane.lane)
+    }
+
+    /// The lanes the root and grouped feeds show, as staff arranged them (`LaneArrangement`).
+    func arrangedLanes(logger: Logger) async throws -> [ArrangedLane] {
+        let arrangement = try await arrangement.current(logger: logger)
+        return arrangement.arrange(try await allLanes(logger: logger).map { ($0.slug, $0) }).map(\.item)
     }
 }

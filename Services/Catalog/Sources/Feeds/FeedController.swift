@@ -19,6 +19,7 @@ struct FeedController: Sendable {
     let shelves: PatronShelves
     let discovery: PatronDiscovery
     let lists: BookListPostgresRepository
+    let arrangement: LaneArrangementPostgresRepository
     let publicURL: String
     let pages: FeedPageCache
     let responder: FeedResponder
@@ -28,6 +29,7 @@ struct FeedController: Sendable {
         shelves: PatronShelves,
         discovery: PatronDiscovery,
         lists: BookListPostgresRepository,
+        arrangement: LaneArrangementPostgresRepository,
         publicURL: String,
         cache: ResponseCache,
         personalCache: ResponseCache
@@ -36,6 +38,7 @@ struct FeedController: Sendable {
         self.shelves = shelves
         self.discovery = discovery
         self.lists = lists
+        self.arrangement = arrangement
         self.publicURL = publicURL
         self.pages = FeedPageCache(shelves: shelves, cache: cache, personalCache: personalCache)
         self.responder = FeedResponder(publicURL: publicURL)
@@ -88,13 +91,8 @@ struct FeedController: Sendable {
         feed.navigation.append(
             Feed.Link(rel: "subsection", href: PublicRoute.groups.url(publicURL), type: MediaType.acquisition, title: "Browse all lanes")
         )
-        for (list, path) in try await featuredLists(logger: context.logger) {
-            feed.navigation.append(Feed.Link(rel: "subsection", href: publicURL + path, type: MediaType.acquisition, title: list.title))
-        }
-        for lane in Lane.fixed + (try await feeds.genreLanes(logger: context.logger)) {
-            feed.navigation.append(
-                Feed.Link(rel: "subsection", href: publicURL + lane.path, type: MediaType.acquisition, title: lane.title)
-            )
+        for lane in try await arrangedLanes(logger: context.logger) {
+            feed.navigation.append(Feed.Link(rel: "subsection", href: publicURL + lane.path, type: MediaType.acquisition, title: lane.title))
         }
         return try responder.render(feed, request: request)
     }
@@ -106,7 +104,8 @@ struct FeedController: Sendable {
             kind: .acquisition,
             links: baseLinks(self: PublicRoute.groups.path, type: MediaType.acquisition)
         )
-        let lanes = Lane.fixed + (try await feeds.genreLanes(logger: context.logger))
+        let arranged = try await arrangedLanes(logger: context.logger)
+        let lanes = arranged.compactMap { if case .lane(let lane) = $0 { lane } else { nil } }
         // The lanes' pages are read meanwhile the recommendations and featured lists are.
         async let lanePages = feeds.firstBooks(of: lanes, size: Self.groupSize, hidden: personal.hidden, logger: context.logger)
         if personal.shelf != nil {
@@ -117,13 +116,17 @@ struct FeedController: Sendable {
                 )
             }
         }
-        for (list, path) in try await featuredLists(logger: context.logger) {
-            let books = try await lists.page(list.id, after: 0, size: Self.groupSize, hidden: personal.hidden, logger: context.logger).books
-            if !books.isEmpty { feed.groups.append(Feed.Group(title: list.title, href: publicURL + path, entries: entries(books, personal))) }
+        var listPages: [UUID: [BookDetail]] = [:]
+        for case .list(let list, _) in arranged {
+            listPages[list.id] = try await lists.page(list.id, after: 0, size: Self.groupSize, hidden: personal.hidden, logger: context.logger).books
         }
-        let pages = try await lanePages
-        for (index, lane) in lanes.enumerated() {
-            let books = pages[index]
+        let pages = Dictionary(zip(lanes.map(\.slug), try await lanePages), uniquingKeysWith: { first, _ in first })
+        for lane in arranged {
+            let books: [BookDetail]
+            switch lane {
+            case .list(let list, _): books = listPages[list.id] ?? []
+            case .lane(let fixedOrGenre): books = pages[fixedOrGenre.slug] ?? []
+            }
             guard !books.isEmpty else { continue }
             feed.groups.append(Feed.Group(title: lane.title, href: publicURL + lane.path, entries: entries(books, personal)))
         }

@@ -22,7 +22,7 @@ let catalogSchema = Schema(
         CatalogMigration.booksWithEachAccessibilityFacetIndexed,
         CatalogMigration.genreLanesInEveryOrderByIndex, CatalogMigration.featuredStaffPicksAndAccessibilityFacetsIndexedInEveryLaneOrder,
         CatalogMigration.genreLanesWithAnAccessibilityFacetInEveryOrderByIndex, CatalogMigration.functionsNoLongerCalled,
-        CatalogMigration.koreaderDigestOfEachFile,
+        CatalogMigration.koreaderDigestOfEachFile, CatalogMigration.laneArrangement,
     ],
     // In the order they were first written: a function some other calls comes first.
     functions: [
