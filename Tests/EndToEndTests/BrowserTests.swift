@@ -8,7 +8,7 @@ import Testing
 /// My Books shows the offer within 2 s of the return without a reload (live events); an operator uploads two EPUBs; a patron downloads a loan, reads and bookmarks it offline, and the server has
 /// both once back online; a KOReader place opens the reader in its section; staff find a patron by card number, block
 /// and unblock them, give them a new PIN, end their loan for the next in the queue, read the reports (and their CSVs),
-/// and announce a closure; every page is checked for names, labels,
+/// make, fill, reorder and feature a list that the home page then shows, hide a lane, and announce a closure; every page is checked for names, labels,
 /// contrast, focus order and console errors. `BROWSER_SCREENSHOTS=<folder>` also saves the README's screenshots there.
 @Suite struct BrowserTests {
     @Test(.enabled(if: TestTools.corpusIsPresent, Comment(rawValue: TestTools.corpusMissing)))
@@ -53,7 +53,7 @@ import Testing
             #expect(status == 0, "the browser tests failed:\n\(log.suffix(6000))")
             for step in [
                 "operator uploads", "read to the end", "patron reads and returns", "phone-width audit", "account", "hostile links",
-                "offline reading", "koreader place", "live offer", "staff help a patron", "reports",
+                "offline reading", "koreader place", "live offer", "staff help a patron", "reports", "staff list",
             ] {
                 #expect(log.contains("ok: \(step)\n"), "the browser step '\(step)' did not pass:\n\(log.suffix(3000))")
             }

@@ -663,6 +663,49 @@ def staff_help_a_patron(browser, base, token, lent_id, lent_title, spare_id, spa
     check(download.value.suggested_filename == "bookmobile-collection.mrc", f"the file is named {download.value.suggested_filename}")
     check(marc[:5].isdigit() and marc.endswith(b"\x1d") and lent_title.encode() in marc, "the MARC file is not ISO 2709 with the book")
 
+    # A staff list: made, filled by searching, reordered with the buttons and the keyboard, featured; the home page's
+    # lanes arranged (a lane hidden); a visitor's home page shows the list's lane first, its books in the list's order.
+    page.get_by_role("link", name="Lists", exact=True).click()
+    expect(page.get_by_role("heading", name="Lists and lanes", level=1)).to_be_visible()
+    operator.audit("lists and lanes")
+    page.get_by_label("Title").fill("Winter reads")
+    page.get_by_label("Featured on the home page").check()
+    page.get_by_role("button", name="Make the list").click()
+    expect(page.get_by_role("heading", name="Winter reads", level=1)).to_be_visible()
+    for title in (spare_title, lent_title):
+        page.get_by_role("searchbox", name="Find books to add").fill(title)
+        page.get_by_role("button", name="Find", exact=True).click()
+        page.get_by_role("button", name=f"Add: {title}").click()
+        expect(page.locator("#list-order li", has_text=title)).to_have_count(1)
+    order = lambda: [text.split("\n")[0].strip() for text in page.locator("#list-order li .lane-title").all_inner_texts()]
+    check(order() == [spare_title, lent_title], f"the list's order is {order()}")
+    page.get_by_role("button", name=f"Move up: {lent_title}").click()
+    expect(page.locator("#list-order li").first).to_contain_text(lent_title)
+    # The keyboard: the focus stays on the moved book's button, Enter moves it again.
+    focused = page.evaluate("document.activeElement.getAttribute('aria-label')")
+    check(focused == f"Move down: {lent_title}" or focused == f"Move up: {lent_title}" or focused is None, f"the focus went to {focused}")
+    page.get_by_role("button", name=f"Move down: {lent_title}").focus()
+    page.keyboard.press("Enter")
+    expect(page.locator("#list-order li").first).to_contain_text(spare_title)
+    page.get_by_role("button", name=f"Move up: {lent_title}").focus()
+    page.keyboard.press("Enter")
+    expect(page.locator("#list-order li").first).to_contain_text(lent_title)
+    operator.audit("a staff list")
+    page.get_by_role("link", name="Lists", exact=True).click()
+    lane = page.locator(".lane-order li", has_text="Available now")
+    lane.get_by_label("Shown").uncheck()
+    page.get_by_role("button", name="Save lane order").click()
+    expect(page.get_by_text("Lane order saved.")).to_be_visible()
+    home = Watched(browser, "home with a staff list", viewport)
+    home.page.goto(f"{base}/")
+    first_lane = home.page.locator("section.lane").first
+    expect(first_lane.get_by_role("heading", level=2)).to_have_text("Winter reads")
+    cards = first_lane.locator(".cards li").all_inner_texts()
+    check(len(cards) == 2 and lent_title in cards[0] and spare_title in cards[1], f"the list's lane shows {cards}")
+    check(home.page.get_by_role("heading", name="Available now", level=2).count() == 0, "a hidden lane is on the home page")
+    home.context.close()
+    print("ok: staff list", flush=True)
+
     # An announcement shows in the web app's header while current.
     page.get_by_role("link", name="Announcements").click()
     page.get_by_label("Announcement", exact=True).fill("Closed on Monday for stocktaking")

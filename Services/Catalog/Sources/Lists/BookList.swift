@@ -14,13 +14,15 @@ struct BookList: Codable, Sendable, Equatable {
     var updatedAt: Date
     /// The books in order (one list's own answer only).
     var books: [UUID]?
+    /// Their titles, in the same order (one list's own answer only).
+    var titles: [String]?
     /// The list's OPDS feed (set when answered).
     var feedUrl: String?
 
     enum CodingKeys: String, CodingKey {
         case id, title, description
         case isPublic = "public"
-        case featured, bookCount, createdAt, updatedAt, books, feedUrl
+        case featured, bookCount, createdAt, updatedAt, books, titles, feedUrl
     }
 
     static let titleLimit = 200

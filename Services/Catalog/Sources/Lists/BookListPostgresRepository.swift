@@ -61,7 +61,8 @@ struct BookListPostgresRepository: Sendable {
         let rows = try await client.query(
             """
             SELECT \(unescaped: Self.columns), l.owner_patron_id,
-                ARRAY(SELECT book_id FROM book_list_items i WHERE i.list_id = l.id ORDER BY position)
+                ARRAY(SELECT book_id FROM book_list_items i WHERE i.list_id = l.id ORDER BY position),
+                ARRAY(SELECT b.title FROM book_list_items i JOIN books b ON b.id = i.book_id WHERE i.list_id = l.id ORDER BY i.position)
             FROM book_lists l WHERE l.id = \(id)
             """,
             logger: logger
@@ -70,6 +71,7 @@ struct BookListPostgresRepository: Sendable {
             var list = try Self.decode(row)
             let cells = row.makeRandomAccess()
             list.books = try cells[9].decode([UUID].self)
+            list.titles = try cells[10].decode([String].self)
             return (list, try cells[8].decode(UUID?.self))
         }
         return nil

@@ -12,6 +12,7 @@ import { patronsView, patronView } from './patrons.js';
 import { announcementsView } from './announcements.js';
 import { reportsView } from './reports.js';
 import { marcView } from './marc.js';
+import { listsView, listView } from './lists.js';
 
 /** Until the tab has the admin token, every page is the token form; once it is right, the page asked for. */
 function gated(view) {
@@ -49,5 +50,7 @@ const router = startRouter(document.getElementById('main'), [
   [/^\/announcements$/, gated(announcementsView)],
   [/^\/reports$/, gated(reportsView)],
   [/^\/marc$/, gated(marcView)],
+  [/^\/lists$/, gated(listsView)],
+  [/^\/list\/([\w-]+)$/, gated(listView)],
 ]);
 document.addEventListener('admin-signed-out', () => router.render());
