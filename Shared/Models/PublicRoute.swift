@@ -68,6 +68,12 @@ public enum PublicRoute: RouteDefinition, Equatable {
     case marcExport
     /// `/admin/lanes`: the order of the root and grouped feeds' lanes, and the hidden ones.
     case adminLanes
+    /// `/admin/collections`: OPDS feeds of open-access books to import.
+    case opdsCollections
+    /// `/admin/collections/{id}`: one collection and its last run.
+    case opdsCollection(ID)
+    /// `/admin/collections/{id}/run`: asks for a run.
+    case opdsCollectionRun(ID)
 
     // Patron: accounts.
     /// `/auth/document`: the Authentication for OPDS document.
@@ -236,6 +242,9 @@ public enum PublicRoute: RouteDefinition, Equatable {
         case .adminCover(let id): "/admin/books/" + id.segment(or: ":id") + "/cover"
         case .marcExport: "/admin/marc"
         case .adminLanes: "/admin/lanes"
+        case .opdsCollections: "/admin/collections"
+        case .opdsCollection(let id): "/admin/collections/" + id.segment(or: ":id")
+        case .opdsCollectionRun(let id): "/admin/collections/" + id.segment(or: ":id") + "/run"
         case .catalogFigures: "/admin/figures"
         case .authDocument: "/auth/document"
         case .token: "/auth/token"

@@ -102,7 +102,19 @@ func buildCatalogApplication(parts: CatalogDependencies) async throws -> some Ap
             logger: parts.logger
         ),
         sweeper,
-        ShelfCopyListener(client: parts.postgres, memory: parts.shelves.memory, logger: parts.logger)
+        ShelfCopyListener(client: parts.postgres, memory: parts.shelves.memory, logger: parts.logger),
+        OPDSImportRunner(
+            collections: OPDSCollectionPostgresRepository(client: parts.postgres),
+            importer: OPDSImporter(
+                collections: OPDSCollectionPostgresRepository(client: parts.postgres),
+                ingester: parts.ingester,
+                books: parts.books,
+                maxIngestBytes: parts.settings.maxIngestBytes
+            ),
+            interval: parts.settings.opdsImportInterval,
+            schema: schema,
+            logger: parts.logger
+        )
     )
     if let replicas = parts.readReplicas { app.addServices(replicas) }
     app.beforeServerStarts {
@@ -125,6 +137,7 @@ func catalogRouter(_ parts: CatalogDependencies) -> Router<CatalogRequestContext
     if let replicas = parts.readReplicas { router.add(middleware: WritesAnnouncedMiddleware<CatalogRequestContext>(replicas: replicas)) }
     let admin = router.group().add(middleware: AdminTokenMiddleware(tokens: parts.settings.adminTokens))
     AdminController(ingester: parts.ingester, maxIngestBytes: parts.settings.maxIngestBytes, feedCache: feedCache).add(to: admin)
+    OPDSImportController(collections: OPDSCollectionPostgresRepository(client: parts.postgres)).add(to: admin)
     MARCController(books: MARCExportPostgresRepository(client: parts.postgres), publicURL: parts.settings.publicURL).add(to: admin)
     let shelves = PatronShelves(copies: parts.shelves, patron: parts.patron)
     let lists = BookListPostgresRepository(client: parts.postgres)
