@@ -46,9 +46,12 @@ final class Stack: @unchecked Sendable {
         gateways: Int = 1,
         readReplica: Bool = false,
         launch: Bool = true,
+        insideAnother: Bool = false,
         _ body: (Stack) async throws -> Void
     ) async throws {
-        await StackSlots.shared.acquire()
+        // A stack started inside another's body (two libraries talking) runs in the outer one's slot: waiting for a
+        // slot of its own while holding one could wait forever.
+        if !insideAnother { await StackSlots.shared.acquire() }
         let stack: Stack
         do {
             stack = try await start(
@@ -60,7 +63,7 @@ final class Stack: @unchecked Sendable {
                 launch: launch
             )
         } catch {
-            await StackSlots.shared.release()
+            if !insideAnother { await StackSlots.shared.release() }
             throw error
         }
         do {
@@ -69,7 +72,7 @@ final class Stack: @unchecked Sendable {
             Issue.record("\(error)\n\(stack.logTails())")
         }
         await stack.shutdown()
-        await StackSlots.shared.release()
+        if !insideAnother { await StackSlots.shared.release() }
     }
 
     /// Starts PostgreSQL, creates both databases and starts the three services; returns once the gateway is ready.

@@ -13,6 +13,7 @@ import { announcementsView } from './announcements.js';
 import { reportsView } from './reports.js';
 import { marcView } from './marc.js';
 import { listsView, listView } from './lists.js';
+import { collectionsView } from './collections.js';
 
 /** Until the tab has the admin token, every page is the token form; once it is right, the page asked for. */
 function gated(view) {
@@ -51,6 +52,7 @@ const router = startRouter(document.getElementById('main'), [
   [/^\/reports$/, gated(reportsView)],
   [/^\/marc$/, gated(marcView)],
   [/^\/lists$/, gated(listsView)],
+  [/^\/collections$/, gated(collectionsView)],
   [/^\/list\/([\w-]+)$/, gated(listView)],
 ]);
 document.addEventListener('admin-signed-out', () => router.render());
