@@ -66,6 +66,10 @@ public enum PublicRoute: RouteDefinition, Equatable {
     case catalogFigures
     /// `/admin/marc?format=&since=`: MARC 21 records of the collection, or of its changes since a date.
     case marcExport
+    /// `/admin/marc/exports`: the kept export files (GET), a new one built in the background (POST).
+    case marcExports
+    /// `/admin/marc/exports/{id}/file`: a kept export's file.
+    case marcExportFile(ID)
     /// `/admin/lanes`: the order of the root and grouped feeds' lanes, and the hidden ones.
     case adminLanes
     /// `/admin/collections`: OPDS feeds of open-access books to import.
@@ -241,6 +245,8 @@ public enum PublicRoute: RouteDefinition, Equatable {
         case .adminBook(let id): "/admin/books/" + id.segment(or: ":id")
         case .adminCover(let id): "/admin/books/" + id.segment(or: ":id") + "/cover"
         case .marcExport: "/admin/marc"
+        case .marcExports: "/admin/marc/exports"
+        case .marcExportFile(let id): "/admin/marc/exports/" + id.segment(or: ":id") + "/file"
         case .adminLanes: "/admin/lanes"
         case .opdsCollections: "/admin/collections"
         case .opdsCollection(let id): "/admin/collections/" + id.segment(or: ":id")

@@ -79,6 +79,48 @@ extension CatalogServiceTests {
         }
     }
 
+    @Test func aMARCExportFileIsBuiltInTheBackgroundWithItsProgressAndKeptForDownload() async throws {
+        let app = try await buildCatalogApplication(
+            config: TestConfig.base([
+                "CATALOG_DATABASE_URL": try await TestDatabase.create(prefix: "marcjob"), "BLOB_DIR": blobs.path, "STAFF_JOB_INTERVAL": "0.2",
+            ])
+        )
+        try await app.testRouter { client in
+            var ids: [String] = []
+            for file in CorpusBook.valid(3) { if let id = try await ingest(client, file).1["id"] as? String { ids.append(id.lowercased()) } }
+            let json: HTTPFields = [.authorization: "Bearer \(TestConfig.adminToken)", .contentType: "application/json"]
+            func call(_ method: HTTPRequest.Method, _ uri: String, _ body: String? = nil) async throws -> (HTTPResponse.Status, Data) {
+                try await client.execute(uri: uri, method: method, headers: json, body: body.map { ByteBuffer(string: $0) }) {
+                    ($0.status, Data(buffer: $0.body))
+                }
+            }
+            func object(_ data: Data) -> [String: Any] { (try? JSONSerialization.jsonObject(with: data) as? [String: Any]) ?? [:] }
+            #expect(try await call(.post, "/admin/marc/exports", #"{"format": "pdf"}"#).0 == .badRequest)
+            for format in ["iso2709", "marcxml"] {
+                let (status, body) = try await call(.post, "/admin/marc/exports", #"{"format": "\#(format)"}"#)
+                let asked = object(body)
+                #expect(status == .accepted && asked["status"] as? String == "waiting" && asked["total"] as? Int == ids.count, "\(asked)")
+                let id = try #require(asked["id"] as? String)
+                var done: [String: Any] = [:]
+                try await eventually("the export file was never built") {
+                    let exports = object(try await call(.get, "/admin/marc/exports").1)["exports"] as? [[String: Any]] ?? []
+                    done = exports.first { $0["id"] as? String == id } ?? [:]
+                    return done["status"] as? String == "done"
+                }
+                #expect(done["records"] as? Int == ids.count && done["createdBy"] as? String == "admin", "\(done)")
+                let file = try #require(done["fileUrl"] as? String)
+                let (fileStatus, data) = try await call(.get, file)
+                #expect(fileStatus == .ok && data.count == done["size"] as? Int)
+                let read = try await Self.readWithPymarc(
+                    xml: format == "marcxml" ? data : Data((MARCRecord.xmlStart + MARCRecord.xmlEnd).utf8),
+                    iso: format == "iso2709" ? data : Data()
+                )
+                let records = (read[format == "marcxml" ? "xml" : "iso"] as? [[String: Any]]) ?? []
+                #expect(Set(records.compactMap { $0["id"] as? String }) == Set(ids), "\(format)")
+            }
+        }
+    }
+
     /// What pymarc reads in the two files (`Tests/tools/marc_check.py`).
     static func readWithPymarc(xml: Data, iso: Data) async throws -> [String: Any] {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("marc-\(UUID().uuidString)")

@@ -90,7 +90,7 @@ extension CatalogServiceTests {
         )
         let app = try await buildCatalogApplication(
             config: TestConfig.base([
-                "CATALOG_DATABASE_URL": try await TestDatabase.create(prefix: "import"), "BLOB_DIR": blobs.path, "OPDS_IMPORT_INTERVAL": "0.2",
+                "CATALOG_DATABASE_URL": try await TestDatabase.create(prefix: "import"), "BLOB_DIR": blobs.path, "STAFF_JOB_INTERVAL": "0.2",
             ])
         )
         try await app.testRouter { client in

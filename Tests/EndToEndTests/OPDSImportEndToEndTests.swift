@@ -7,10 +7,10 @@ import Testing
 /// library withdraws is withdrawn here at the next run.
 @Suite struct OPDSImportEndToEndTests {
     @Test func aLibraryImportsAnotherLibrarysOpenAccessBooksFromItsOPDSFeeds() async throws {
-        try await Stack.run(["OPDS_IMPORT_INTERVAL": "0.5"]) { source in
+        try await Stack.run(["STAFF_JOB_INTERVAL": "0.5"]) { source in
             var offered: [String] = []
             for file in TestTools.generatedBooks(count: 3, seed: 5210) { offered.append(try await source.ingest(file, openAccess: true)) }
-            try await Stack.run(["OPDS_IMPORT_INTERVAL": "0.5"], insideAnother: true) { library in
+            try await Stack.run(["STAFF_JOB_INTERVAL": "0.5"], insideAnother: true) { library in
                 let staff = GatewayClient.Credentials.bearer(Stack.adminToken)
                 let api = library.gateway
                 let registered = try await api.call(

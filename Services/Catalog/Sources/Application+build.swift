@@ -111,7 +111,15 @@ func buildCatalogApplication(parts: CatalogDependencies) async throws -> some Ap
                 books: parts.books,
                 maxIngestBytes: parts.settings.maxIngestBytes
             ),
-            interval: parts.settings.opdsImportInterval,
+            interval: parts.settings.staffJobInterval,
+            schema: schema,
+            logger: parts.logger
+        ),
+        MARCExportRunner(
+            jobs: MARCExportJobPostgresRepository(client: parts.postgres),
+            export: MARCExport(books: MARCExportPostgresRepository(client: parts.postgres), publicURL: parts.settings.publicURL),
+            blobs: parts.blobs,
+            interval: parts.settings.staffJobInterval,
             schema: schema,
             logger: parts.logger
         )
@@ -138,7 +146,11 @@ func catalogRouter(_ parts: CatalogDependencies) -> Router<CatalogRequestContext
     let admin = router.group().add(middleware: AdminTokenMiddleware(tokens: parts.settings.adminTokens))
     AdminController(ingester: parts.ingester, maxIngestBytes: parts.settings.maxIngestBytes, feedCache: feedCache).add(to: admin)
     OPDSImportController(collections: OPDSCollectionPostgresRepository(client: parts.postgres)).add(to: admin)
-    MARCController(books: MARCExportPostgresRepository(client: parts.postgres), publicURL: parts.settings.publicURL).add(to: admin)
+    MARCController(
+        export: MARCExport(books: MARCExportPostgresRepository(client: parts.postgres), publicURL: parts.settings.publicURL),
+        jobs: MARCExportJobPostgresRepository(client: parts.postgres),
+        blobs: parts.blobs
+    ).add(to: admin)
     let shelves = PatronShelves(copies: parts.shelves, patron: parts.patron)
     let lists = BookListPostgresRepository(client: parts.postgres)
     ListsController(lists: lists, publicURL: parts.settings.publicURL, feedCache: feedCache).add(to: router, admin: admin)

@@ -33,8 +33,8 @@ struct CatalogSettings: Sendable {
     /// `BLOB_REDIRECT_TTL`: how long such a URL works.
     var blobRedirectLifetime: Int
     var blobSweepInterval: TimeInterval
-    /// `OPDS_IMPORT_INTERVAL`: how often a replica looks for an OPDS import to run.
-    var opdsImportInterval: TimeInterval
+    /// `STAFF_JOB_INTERVAL`: how often a replica looks for an OPDS import or a MARC export file staff asked for.
+    var staffJobInterval: TimeInterval
     var blobTemporaryMaxAge: TimeInterval
     var maxIngestBytes: Int
     var feedCacheLifetime: Double
@@ -70,7 +70,7 @@ struct CatalogSettings: Sendable {
             throw ServiceConfig.Invalid(description: "BLOB_REDIRECT_TTL must be between 1 second and 7 days")
         }
         blobSweepInterval = try config.duration("BLOB_SWEEP_INTERVAL", default: 3600)
-        opdsImportInterval = try config.duration("OPDS_IMPORT_INTERVAL", default: 10)
+        staffJobInterval = try config.duration("STAFF_JOB_INTERVAL", default: 10)
         blobTemporaryMaxAge = try config.duration("BLOB_TEMP_MAX_AGE", default: 3600)
         maxIngestBytes = try config.int("INGEST_MAX_BYTES", default: 200 << 20)
         feedCacheLifetime = try config.duration("FEED_CACHE_TTL", default: 5)

@@ -5,7 +5,7 @@ import Shared
 
 /// `/admin/collections` (admin tokens): OPDS 1.2 or 2.0 feeds of open-access books to import. `POST {"name", "url",
 /// "username"?, "password"?}` registers one; `POST /admin/collections/{id}/run` asks for a run (the runner takes it
-/// within `OPDS_IMPORT_INTERVAL`); `GET` shows each collection's last run: status, pages read, entries seen, books added
+/// within `STAFF_JOB_INTERVAL`); `GET` shows each collection's last run: status, pages read, entries seen, books added
 /// and withdrawn, errors. The password is never answered.
 struct OPDSImportController: Sendable {
     let collections: OPDSCollectionPostgresRepository

@@ -7,6 +7,20 @@ import PostgresNIO
 struct MARCExportPostgresRepository: Sendable {
     let client: PostgresClient
 
+    /// How many records the export will have.
+    func count(since: Date?, logger: Logger) async throws -> Int {
+        let rows = try await client.query(
+            """
+            SELECT count(*)::int FROM books
+            WHERE CASE WHEN \(since)::timestamptz IS NULL THEN withdrawn_at IS NULL
+                ELSE (withdrawn_at IS NULL AND (updated_at >= \(since) OR added_at >= \(since))) OR withdrawn_at >= \(since) END
+            """,
+            logger: logger
+        )
+        for try await count in rows.decode(Int.self) { return count }
+        return 0
+    }
+
     /// Calls `each` with every book of the export and its record's status, in id order.
     func each(since: Date?, logger: Logger, _ each: (MARCCataloguing.Book, MARCRecord.Status) async throws -> Void) async throws {
         let rows = try await client.query(

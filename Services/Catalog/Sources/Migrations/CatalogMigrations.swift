@@ -22,7 +22,7 @@ let catalogSchema = Schema(
         CatalogMigration.booksWithEachAccessibilityFacetIndexed,
         CatalogMigration.genreLanesInEveryOrderByIndex, CatalogMigration.featuredStaffPicksAndAccessibilityFacetsIndexedInEveryLaneOrder,
         CatalogMigration.genreLanesWithAnAccessibilityFacetInEveryOrderByIndex, CatalogMigration.functionsNoLongerCalled,
-        CatalogMigration.koreaderDigestOfEachFile, CatalogMigration.laneArrangement, CatalogMigration.opdsImport,
+        CatalogMigration.koreaderDigestOfEachFile, CatalogMigration.laneArrangement, CatalogMigration.opdsImport, CatalogMigration.marcExports,
     ],
     // In the order they were first written: a function some other calls comes first.
     functions: [

@@ -20,7 +20,7 @@ struct BlobReferencePostgresRepository: Sendable {
         )
     }
 
-    /// The hashes among `hashes` that no book uses (as its file, cover or thumbnail).
+    /// The hashes among `hashes` that no book uses (as its file, cover or thumbnail) and no kept MARC export is.
     func unreferenced(_ hashes: [String], logger: Logger) async throws -> [String] {
         let rows = try await client.query(
             """
@@ -28,6 +28,7 @@ struct BlobReferencePostgresRepository: Sendable {
             WHERE NOT EXISTS (SELECT 1 FROM books WHERE epub_sha256 = h)
               AND NOT EXISTS (SELECT 1 FROM books WHERE cover_sha256 = h)
               AND NOT EXISTS (SELECT 1 FROM books WHERE thumbnail_sha256 = h)
+              AND NOT EXISTS (SELECT 1 FROM marc_exports WHERE blob_sha256 = h)
             """,
             logger: logger
         )
@@ -51,7 +52,10 @@ struct BlobReferencePostgresRepository: Sendable {
             )
             for try await free in backup.decode(Bool.self) where !free { return false }
             let used = try await connection.query(
-                "SELECT 1 FROM books WHERE epub_sha256 = \(hash) OR cover_sha256 = \(hash) OR thumbnail_sha256 = \(hash) LIMIT 1",
+                """
+                SELECT 1 FROM books WHERE epub_sha256 = \(hash) OR cover_sha256 = \(hash) OR thumbnail_sha256 = \(hash)
+                UNION ALL SELECT 1 FROM marc_exports WHERE blob_sha256 = \(hash) LIMIT 1
+                """,
                 logger: logger
             )
             for try await _ in used { return false }
