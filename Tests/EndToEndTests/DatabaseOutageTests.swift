@@ -96,6 +96,8 @@ enum Storm {
         let refusals = Mutex<[String]>([])
         /// Answers that asked for a retry (503 with `Retry-After`, 502, 504, 409 in flight) or never came.
         let retried = Atomic<Int>(0)
+        /// Writes acknowledged after waiting out the fault (sent just before it, answered once the database was back).
+        let waitedOut = Atomic<Int>(0)
         /// Catalog pages answered while the storm ran, and the ones that were neither 200 nor a 503 problem.
         let pages = Atomic<Int>(0)
         let badPages = Mutex<[String]>([])
@@ -181,9 +183,12 @@ enum Storm {
             try await group.waitForAll()
             return ready
         }
-        print("Storm: ready again \(restored) after the fault; \(acknowledged.retried.load(ordering: .relaxed)) writes retried")
+        let (retried, waitedOut) = (acknowledged.retried.load(ordering: .relaxed), acknowledged.waitedOut.load(ordering: .relaxed))
+        print("Storm: ready again \(restored) after the fault; \(retried) writes retried, \(waitedOut) waited it out")
         #expect(restored < .seconds(10), "every service ready within 10 s of the database's return: \(restored)")
-        #expect(acknowledged.retried.load(ordering: .relaxed) > 0, "the storm met the fault")
+        // Writes sent while the database was away are retried; those already waiting for it when it went wait it out: on a
+        // loaded machine every writer can be among the latter (seen once in a full run).
+        #expect(retried + waitedOut > 0, "the storm met the fault")
         #expect(acknowledged.pages.load(ordering: .relaxed) > 0, "the reader read")
         #expect(acknowledged.badPages.withLock { $0 }.isEmpty, "catalog pages: \(acknowledged.badPages.withLock { $0 })")
         #expect(stack.services.map { stack.pid($0) } == pids, "no process exited")
@@ -235,6 +240,8 @@ enum Storm {
         let key = [("Idempotency-Key", "\"\(UUID().uuidString)\"")]
         let deadline = ContinuousClock.now + .seconds(60)
         while ContinuousClock.now < deadline {
+            let sent = ContinuousClock.now
+            defer { if ContinuousClock.now - sent > .seconds(3) { acknowledged.waitedOut.add(1, ordering: .relaxed) } }
             guard let reply = try? await api.call(method, path, as: .bearer(token), json: json, headers: key) else {
                 acknowledged.retried.add(1, ordering: .relaxed)
                 try await Task.sleep(for: .milliseconds(200))
