@@ -657,11 +657,19 @@ def staff_help_a_patron(browser, base, token, lent_id, lent_title, spare_id, spa
     page.get_by_role("link", name="MARC").click()
     expect(page.get_by_role("heading", name="MARC records", level=1)).to_be_visible()
     operator.audit("marc")
+    page.get_by_label("Format").select_option(label="ISO 2709 (.mrc)")
     with page.expect_download() as download:
-        page.get_by_role("button", name="Download ISO 2709 (.mrc)").click()
+        page.get_by_role("button", name="Download now").click()
     marc = open(download.value.path(), "rb").read()
     check(download.value.suggested_filename == "bookmobile-collection.mrc", f"the file is named {download.value.suggested_filename}")
     check(marc[:5].isdigit() and marc.endswith(b"\x1d") and lent_title.encode() in marc, "the MARC file is not ISO 2709 with the book")
+    # The same as a file built in the background and kept: its progress, then its download.
+    page.get_by_role("button", name="Build a file to keep").click()
+    expect(page.locator("#marc-files .marc-status").first).to_contain_text("Ready", timeout=30_000)
+    with page.expect_download() as download:
+        page.locator("#marc-files").get_by_role("button", name="Download").first.click()
+    kept = open(download.value.path(), "rb").read()
+    check(kept == marc, "the kept file differs from the one downloaded at once")
 
     # A staff list: made, filled by searching, reordered with the buttons and the keyboard, featured; the home page's
     # lanes arranged (a lane hidden); a visitor's home page shows the list's lane first, its books in the list's order.

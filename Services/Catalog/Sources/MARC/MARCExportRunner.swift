@@ -45,8 +45,9 @@ struct MARCExportRunner: Service {
                     guard ContinuousClock.now - lastReport > .seconds(1) else { return }
                     lastReport = .now
                     try await jobs.progress(id, records: count, logger: logger)
-                }
-            ) { piece in try handle.write(contentsOf: Data(buffer: piece)) }
+                },
+                { piece in try handle.write(contentsOf: Data(buffer: piece)) }
+            )
             try handle.close()
         } catch {
             try? handle.close()
