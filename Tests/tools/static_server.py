@@ -3,6 +3,7 @@ Usage: static_server.py <folder> [port]. Requires Basic credentials user:secret 
 import base64
 import functools
 import http.server
+import signal
 import sys
 
 
@@ -26,6 +27,8 @@ class Handler(http.server.SimpleHTTPRequestHandler):
 
 
 def main():
+    # The test runner's blocked signals are inherited: SIGTERM must end this server.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGTERM, signal.SIGINT])
     folder = sys.argv[1]
     port = int(sys.argv[2]) if len(sys.argv) > 2 else 0
     server = http.server.ThreadingHTTPServer(("127.0.0.1", port), functools.partial(Handler, directory=folder))
