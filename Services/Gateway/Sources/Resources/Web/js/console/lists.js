@@ -28,7 +28,7 @@ export async function listsView(main) {
   const drawLanes = (focusLabel) => {
     laneList.replaceChildren(...order.map((lane, index) => h('li', {},
       h('span', { class: 'lane-title' }, `${lane.title}${lane.kind === 'list' ? ' (staff list)' : ''}`),
-      h('label', { class: 'inline' }, h('input', { type: 'checkbox', checked: !lane.hidden, onchange: (event) => { lane.hidden = !event.target.checked; } }), ' Shown'),
+      h('label', { class: 'inline' }, h('input', { type: 'checkbox', 'aria-label': `Shown: ${lane.title}`, checked: !lane.hidden, onchange: (event) => { lane.hidden = !event.target.checked; } }), ' Shown'),
       h('button', { type: 'button', class: 'secondary', 'aria-label': `Move up: ${lane.title}`, disabled: index === 0,
         onclick: () => { order = moved(order, index, -1); drawLanes(`Move up: ${lane.title}`); } }, '↑'),
       h('button', { type: 'button', class: 'secondary', 'aria-label': `Move down: ${lane.title}`, disabled: index === order.length - 1,

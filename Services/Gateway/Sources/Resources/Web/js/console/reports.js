@@ -87,5 +87,5 @@ export async function reportsView(main, { query }) {
         h('thead', {}, h('tr', {}, ['Book', 'Copies', 'Holds', 'Holds per copy', 'Expected wait'].map((name) => h('th', { scope: 'col' }, name)))),
         h('tbody', {}, holds.books.map((book) => h('tr', {},
           h('th', { scope: 'row' }, book.title || 'Untitled'), h('td', {}, String(book.copies)), h('td', {}, String(book.holds)),
-          h('td', {}, String(book.holdsPerCopy)), h('td', {}, `${book.expectedWaitDays} days`))))))));
+          h('td', {}, String(book.holdsPerCopy)), h('td', {}, `${book.expectedWaitDays} ${book.expectedWaitDays === 1 ? 'day' : 'days'}`))))))));
 }
