@@ -46,6 +46,11 @@ extension CatalogServiceTests {
         try torn.write(to: blob)
 
         try await buildCatalogApplication(config: config).testRouter { client in
+            // A restarted catalog answers 503 database-unavailable until its database watch has heard PostgreSQL (on a
+            // loaded machine that took a moment once): ready first.
+            try await eventually("the restarted catalog never became ready") {
+                try await client.execute(uri: "/health/ready", method: .get) { $0.status == .ok }
+            }
             for uri in ["/books/\(id)/fulfill", "/books/\(id)/publication/OPS/chapter.xhtml"] {
                 try await client.execute(uri: uri, method: .get) { response in
                     #expect(response.status == .serviceUnavailable, "\(uri)")
