@@ -80,29 +80,36 @@ enum MARCCataloguing {
         return record
     }
 
+    /// UTC's calendar, made once: a formatter made per record was two allocations of each of a million records.
+    static let utc: Calendar = {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        return calendar
+    }()
+
     /// 005: the time of the last change, `yyyyMMddHHmmss.f` (UTC).
     static func timestamp(_ date: Date) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyyMMddHHmmss"
-        return formatter.string(from: date) + ".0"
+        let c = utc.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
+        return String(format: "%04d%02d%02d%02d%02d%02d.0", c.year ?? 0, c.month ?? 0, c.day ?? 0, c.hour ?? 0, c.minute ?? 0, c.second ?? 0)
+    }
+
+    /// A date's UTC day, `YYYY-MM-DD`.
+    static func day(_ date: Date) -> String {
+        let c = utc.dateComponents([.year, .month, .day], from: date)
+        return String(format: "%04d-%02d-%02d", c.year ?? 0, c.month ?? 0, c.day ?? 0)
     }
 
     /// 008, the 40 characters of fixed data for a book: entered on, a single date (the year published, when known),
     /// an online item, its language.
     static func fixedData(_ book: Book) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyMMdd"
+        let entered = utc.dateComponents([.year, .month, .day], from: book.addedAt)
         let year = book.published.flatMap { text in
             text.count >= 4 && text.prefix(4).allSatisfy { $0.isASCII && $0.isNumber } ? String(text.prefix(4)) : nil
         }
         let dates = year.map { "s" + $0 + "    " } ?? "nuuuu    "
         let language = book.languages.first.map(languageCode) ?? "und"
-        let text =
-            formatter.string(from: book.addedAt) + dates + "xx " + "    " + " " + "o" + "    " + " " + "000" + " " + "|" + " " + language + " " + "d"
+        let enteredOn = String(format: "%02d%02d%02d", (entered.year ?? 0) % 100, entered.month ?? 0, entered.day ?? 0)
+        let text = enteredOn + dates + "xx " + "    " + " " + "o" + "    " + " " + "000" + " " + "|" + " " + language + " " + "d"
         assert(text.count == 40)
         return text
     }

@@ -49,17 +49,6 @@ struct MARCExport: Sendable {
 
     /// The file's name: the collection, or its changes since a day.
     static func fileName(_ format: Format, since: Date?) -> String {
-        "bookmobile-" + (since.map { "changes-since-" + String(WireFormatDay.of($0)) } ?? "collection") + "." + format.fileExtension
-    }
-}
-
-/// A date's UTC day, `YYYY-MM-DD`.
-enum WireFormatDay {
-    static func of(_ date: Date) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyy-MM-dd"
-        return formatter.string(from: date)
+        "bookmobile-" + (since.map { "changes-since-" + MARCCataloguing.day($0) } ?? "collection") + "." + format.fileExtension
     }
 }
