@@ -655,7 +655,7 @@ def library_morning(stack, work, results, barcodes, licensed, words_file, wanted
     urls_file.write_text("\n".join(lines) + "\n")
     # 100 patrons are enough for the crowd alone (its verified browsers); the mix wants 1,000.
     mixing = any(wanted(name) for name in library.MIX)
-    mix_patrons, crowd_patrons = barcodes[1000:2000 if mixing else 1100], barcodes[3000:4000]
+    mix_patrons, crowd_patrons = barcodes[1000:2000 if mixing else 1100], barcodes[3000:3000 + 500 * len(library.CROWDS)]
     tokens = library.sign_in_all(gw, mix_patrons, log)
     files = {"anonymous": work / "nobody.txt", "Bearer": work / "mix_bearer.txt", "Basic": work / "mix_basic.txt"}
     files["anonymous"].write_text("")
@@ -853,7 +853,9 @@ def report(args, ingest, results, ceiling, rss, lane_size, epub_size, logins, up
                      f"first answers {figures['crowd_first_answers']}, final answers (a 503 tried again after its Retry-After, as an app would) {figures['crowd_statuses']}, all signed in {figures['crowd_all_signed_in_s']} s after the first arrived "
                      f"(wait median {figures['crowd_wait_median_s']} s, max {figures['crowd_wait_max_s']} s), against {figures['bcrypt_work_s']} s of "
                      f"bcrypt work ({figures['one_check_ms']} ms a check x {figures['crowd']} / {os.cpu_count()} cores). One verified patron's request every 50 ms, by 5 s of the crowd's course "
-                     f"(crowd requests sent / probe p99 ms): " + ", ".join(f"{row['crowd_sent']}/{row['p99_ms']}" for row in figures["timeline"]) + ".\n")
+                     f"(crowd requests sent / probe p99 ms): " + ", ".join(f"{row['crowd_sent']}/{row['p99_ms']}" for row in figures["timeline"])
+                     + ". CPU seconds each program used until the crowd was signed in: "
+                     + ", ".join(f"{k} {v}" for k, v in figures["cpu_s_until_signed_in"].items()) + ".\n")
     if uploads:
         lines.append(f"\nUploads: {uploads['files']} EPUBs of {uploads['mb_each']} MB at once through the gateway in {uploads['seconds']} s "
                      f"(statuses {sorted(set(uploads['statuses']))}); gateway peak RSS {uploads['gateway_peak_rss_mb_before']} MB before, "

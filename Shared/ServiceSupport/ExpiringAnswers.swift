@@ -8,28 +8,31 @@ public final class ExpiringAnswers<Key: Hashable & Sendable, Value: Sendable>: S
     public let lifetime: TimeInterval
     public let limit: Int
     private let entries = Mutex<[Key: (value: Value, until: Date)]>([:])
+    /// The time answers age by (a test's own clock).
+    private let now: @Sendable () -> Date
 
-    public init(lifetime: TimeInterval, limit: Int = 100_000) {
+    public init(lifetime: TimeInterval, limit: Int = 100_000, now: @escaping @Sendable () -> Date = Date.init) {
         self.lifetime = lifetime
         self.limit = limit
+        self.now = now
     }
 
     /// The remembered answer, while it is fresh.
     public subscript(key: Key) -> Value? {
-        let now = Date()
+        let now = self.now()
         return entries.withLock { $0[key] }.flatMap { $0.until > now ? $0.value : nil }
     }
 
     /// The remembered answer while it is fresh, and whether it is within its last `margin` seconds (time to ask
     /// again, while the answer still stands).
     public func answer(for key: Key, renewWithin margin: TimeInterval) -> (value: Value, renewDue: Bool)? {
-        let now = Date()
+        let now = self.now()
         guard let entry = entries.withLock({ $0[key] }), entry.until > now else { return nil }
         return (entry.value, entry.until.timeIntervalSince(now) < margin)
     }
 
     public func remember(_ value: Value, for key: Key) {
-        let now = Date()
+        let now = self.now()
         entries.withLock { entries in
             if entries.count >= limit {
                 entries = entries.filter { $0.value.until > now }

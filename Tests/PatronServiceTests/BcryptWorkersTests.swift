@@ -45,6 +45,29 @@ import Testing
         #expect(condition())
     }
 
+    /// A check longer than `LowPriorityThread.napEvery` is sent its nap signals (the handler naps and returns) and
+    /// gives its result all the same: 60 ms of its own thread's CPU, a sum that a lost or misdirected signal would stop.
+    @Test func aLongCheckNappedBySignalsGivesItsResult() async throws {
+        let workers = BcryptWorkers(workers: 2, maxWait: 10, cost: 0.1)
+        let sums = try await withThrowingTaskGroup(of: UInt64.self) { group in
+            for _ in 0..<2 {
+                group.addTask {
+                    try await workers.run(.first) {
+                        var sum: UInt64 = 0
+                        var used = timespec()
+                        repeat {
+                            for step in 0..<10_000 { sum &+= UInt64(step) }
+                            clock_gettime(CLOCK_THREAD_CPUTIME_ID, &used)
+                        } while used.tv_sec == 0 && used.tv_nsec < 60_000_000
+                        return sum % 49_995_000
+                    }
+                }
+            }
+            return try await group.reduce(into: [UInt64]()) { $0.append($1) }
+        }
+        #expect(sums == [0, 0], "each check ran to its end")
+    }
+
     @Test func neverMoreChecksAtOnceThanWorkers() async throws {
         let workers = BcryptWorkers(workers: 2, maxWait: 60, cost: 0.01)
         let counts = SharedValue((now: 0, most: 0))

@@ -7,28 +7,34 @@ import Shared
 /// asked of patron (one row, no bcrypt) and remembered for `cacheFor` (`SESSION_CHECK_TTL`). A PIN or password changed
 /// through another gateway replica thus stops the old one within that time, as a revoked session's token stops; one
 /// changed through this gateway stops at once (`forget`). When patron cannot answer, the verdict stands.
+///
+/// A patron still browsing is asked about again in the background once their answer is past half its lifetime
+/// (`FreshAnswers`), so their requests do not wait for patron, however busy it is (issue 49's crowd: a crowd of first
+/// sign-ins made these checks the verified patrons' slowest requests); no answer older than `cacheFor` is used.
 final class SecretCheck: Sendable {
     let patron: InternalClient
     /// By patron: the stamp of their current secret (nil: the account is gone).
-    private let stamps: ExpiringAnswers<UUID, String?>
+    private let stamps: FreshAnswers<UUID, String?>
 
     init(patron: InternalClient, cacheFor: TimeInterval) {
         self.patron = patron
-        stamps = ExpiringAnswers(lifetime: cacheFor)
+        stamps = FreshAnswers(lifetime: cacheFor)
     }
 
     /// True when `stamp` (what the verdict was given with) is the patron's current one, or cannot be checked now.
     func holds(_ stamp: String?, for patronID: UUID, logger: Logger) async -> Bool {
         guard let stamp else { return true }
-        if let current = stamps[patronID] { return current == stamp }
-        do {
-            let current = try await patron.get(InternalRoute.secretStamp(patronID).path, as: SecretStamp.self, logger: logger).stamp
-            stamps.remember(current, for: patronID)
-            return current == stamp
-        } catch {
-            logger.warning("Secret check unavailable; keeping the Basic verdict", metadata: ["error": "\(error)"])
-            return true
+        // nil: patron could not answer; .some(nil): the account is gone.
+        let current: String?? = await stamps.answer(for: patronID) { [patron] in
+            do {
+                return try await patron.get(InternalRoute.secretStamp(patronID).path, as: SecretStamp.self, logger: logger).stamp
+            } catch {
+                logger.warning("Secret check unavailable; keeping the Basic verdict", metadata: ["error": "\(error)"])
+                return nil
+            }
         }
+        guard let current else { return true }
+        return current == stamp
     }
 
     /// Forgets the patron's stamp: it is asked again at their next request.

@@ -7,11 +7,13 @@ import Shared
 /// remembered for `cacheFor` (`SESSION_CHECK_TTL`): a token of a session that was logged out, revoked or deleted with
 /// its account stops working within that time instead of at its expiry, and a token that names another patron's
 /// session is refused. When patron cannot answer, a validly signed token is accepted (signed-in browsing survives a
-/// patron outage; docs/SECURITY.md, "Sessions", says what that costs and why it was chosen).
+/// patron outage; docs/SECURITY.md, "Sessions", says what that costs and why it was chosen). A session in steady use is
+/// asked about again in the background once its answer is past half its lifetime (`FreshAnswers`): its requests do not
+/// wait for patron.
 final class SessionCheck: Sendable {
     let patron: InternalClient
     /// By session: whether it is open, and whose it is.
-    private let answers: ExpiringAnswers<UUID, Answer>
+    private let answers: FreshAnswers<UUID, Answer>
 
     struct Answer: Sendable {
         var open: Bool
@@ -20,7 +22,7 @@ final class SessionCheck: Sendable {
 
     init(patron: InternalClient, cacheFor: TimeInterval) {
         self.patron = patron
-        answers = ExpiringAnswers(lifetime: cacheFor)
+        answers = FreshAnswers(lifetime: cacheFor)
     }
 
     enum Outcome: Sendable, Equatable {
@@ -28,16 +30,18 @@ final class SessionCheck: Sendable {
     }
 
     func check(_ session: UUID, of owner: UUID, logger: Logger) async -> Outcome {
-        if let answer = answers[session] { return answer.open && answer.patron == owner ? .open : .closed }
-        do {
-            let status = try await patron.get(InternalRoute.session(session).path, as: SessionStatus.self, logger: logger)
-            // Remembered under the session's real owner: a token naming someone else changes nothing for the owner.
-            answers.remember(Answer(open: status.open, patron: status.patronId ?? owner), for: session)
-            return status.open && status.patronId == owner ? .open : .closed
-        } catch {
-            logger.warning("Session check unavailable; accepting the signed token", metadata: ["error": "\(error)"])
-            return .unknown
+        let answer = await answers.answer(for: session) { [patron] in
+            do {
+                let status = try await patron.get(InternalRoute.session(session).path, as: SessionStatus.self, logger: logger)
+                // Remembered under the session's real owner: a token naming someone else changes nothing for the owner.
+                return Answer(open: status.open, patron: status.patronId ?? owner)
+            } catch {
+                logger.warning("Session check unavailable; accepting the signed token", metadata: ["error": "\(error)"])
+                return nil
+            }
         }
+        guard let answer else { return .unknown }
+        return answer.open && answer.patron == owner ? .open : .closed
     }
 
     /// Forgets what patron said about the patron's sessions: they are asked again at their next use.

@@ -165,22 +165,45 @@ final class BcryptWorkers: Sendable {
     }
 }
 
-/// A thread at the lowest scheduling priority that runs one closure at a time for the thread that owns it.
+/// A thread at the lowest scheduling priority that runs one closure at a time for the thread that owns it, and naps
+/// for `nap` every `napEvery` while it does.
+///
+/// Why the naps: a core busy with a `SCHED_IDLE` thread never goes idle, and Linux moves a waiting thread to another
+/// core when that core goes idle, else only at its next periodic balance, tens of milliseconds later. With both cores
+/// running bcrypt, request threads queued behind one another on one core: the paced browsing's p99 went from 9-18 ms
+/// to 50-108 ms beside two `SCHED_IDLE` busy loops, and back to 12-19 ms when each loop napped 0.3 ms every 10 ms
+/// (docs/PERFORMANCE.md, issue 49). The check is C code with no place to pause, so the owner, waiting anyway, sends
+/// the thread a signal whose handler naps: 3 % of the check's time.
 private final class LowPriorityThread: @unchecked Sendable {
+    static let napEvery = DispatchTimeInterval.milliseconds(10)
+    static let nap = timespec(tv_sec: 0, tv_nsec: 300_000)
+
     // Written by the owner before `start` is signalled and read after `done` is waited for: the semaphores order them.
     private var work: (@Sendable () -> @Sendable () -> Void)?
     private var handBack: (@Sendable () -> Void)?
     private let start = DispatchSemaphore(value: 0)
     private let done = DispatchSemaphore(value: 0)
+    #if canImport(Glibc)
+    /// The thread, written before `ready` is signalled.
+    private var thread = pthread_t()
+    #endif
 
     init() {
+        let ready = DispatchSemaphore(value: 0)
         Thread.detachNewThread { [self] in
             #if canImport(Glibc)
+            Self.napOnSignal
+            thread = pthread_self()
+            var signals = sigset_t()
+            sigemptyset(&signals)
+            sigaddset(&signals, SIGURG)
+            pthread_sigmask(SIG_UNBLOCK, &signals, nil)
             // On Linux scheduling is per thread: this changes only this one. SCHED_IDLE (5): it runs when no other
             // thread wants the core, and any other that wakes takes the core at once (nice 10 where not allowed).
             var parameters = sched_param(sched_priority: 0)
             if sched_setscheduler(0, 5, &parameters) != 0 { _ = nice(10) }
             #endif
+            ready.signal()
             while true {
                 start.wait()
                 guard let work else { return }
@@ -188,13 +211,32 @@ private final class LowPriorityThread: @unchecked Sendable {
                 done.signal()
             }
         }
+        ready.wait()
     }
+
+    #if canImport(Glibc)
+    /// SIGURG (ignored unless handled, and nothing else here uses it) makes the thread it is sent to nap.
+    private static let napOnSignal: Void = {
+        var action = sigaction()
+        action.__sigaction_handler.sa_handler = { _ in
+            var nap = LowPriorityThread.nap
+            nanosleep(&nap, nil)
+        }
+        action.sa_flags = SA_RESTART
+        sigemptyset(&action.sa_mask)
+        sigaction(SIGURG, &action, nil)
+    }()
+    #endif
 
     /// `work` run on the low-priority thread; its result returned to the caller's thread.
     func run(_ work: @escaping @Sendable () -> @Sendable () -> Void) -> @Sendable () -> Void {
         self.work = work
         start.signal()
-        done.wait()
+        while done.wait(timeout: .now() + Self.napEvery) == .timedOut {
+            #if canImport(Glibc)
+            pthread_kill(thread, SIGURG)
+            #endif
+        }
         return handBack ?? {}
     }
 
