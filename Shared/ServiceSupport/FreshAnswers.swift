@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Answers another service gave, remembered for `lifetime` and asked for again in the background once past half of it:
 /// a key in steady use (a patron browsing) never waits for the other service, however busy it is, and no answer older
@@ -6,6 +7,9 @@ import Foundation
 public final class FreshAnswers<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     private let answers: ExpiringAnswers<Key, Value>
     private let asking = SharedTasks<Key, Value?>()
+    /// How many times answers were forgotten: an ask under way when one was (a patron's PIN changed through this
+    /// gateway while their answer was being renewed) gives its answer to its callers but does not remember it.
+    private let forgettings = Mutex<UInt64>(0)
 
     public init(lifetime: TimeInterval, limit: Int = 100_000, now: @escaping @Sendable () -> Date = Date.init) {
         answers = ExpiringAnswers(lifetime: lifetime, limit: limit, now: now)
@@ -22,16 +26,27 @@ public final class FreshAnswers<Key: Hashable & Sendable, Value: Sendable>: Send
     }
 
     private func asked(_ key: Key, _ ask: @escaping @Sendable () async -> Value?) -> Task<Value?, Never> {
-        asking.task(for: key) { [answers] in
+        asking.task(for: key) { [self] in
+            let before = forgettings.withLock { $0 }
             guard let value = await ask() else { return nil }
-            answers.remember(value, for: key)
+            forgettings.withLock { if $0 == before { answers.remember(value, for: key) } }
             return value
         }
     }
 
     /// Forgets the answer for `key`.
-    public func forget(_ key: Key) { answers.forget(key) }
+    public func forget(_ key: Key) {
+        forgettings.withLock {
+            $0 += 1
+            answers.forget(key)
+        }
+    }
 
     /// Forgets every answer `matches` picks.
-    public func forget(where matches: (Key, Value) -> Bool) { answers.forget(where: matches) }
+    public func forget(where matches: (Key, Value) -> Bool) {
+        forgettings.withLock {
+            $0 += 1
+            answers.forget(where: matches)
+        }
+    }
 }

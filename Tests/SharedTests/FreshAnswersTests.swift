@@ -75,6 +75,24 @@ import Testing
         #expect(await answers.answer(for: "a", ask: world.ask) == 3)
     }
 
+    /// A PIN changed through this gateway while the patron's answer was being renewed: the renewal began before the
+    /// change and answers the old stamp, which must not outlive the `forget` that followed the change.
+    @Test func anAskUnderWayWhenAnswersAreForgottenIsNotRemembered() async throws {
+        let world = World()
+        let answers = FreshAnswers<String, Int>(lifetime: 10, now: world.now)
+        let release = AsyncStream<Void>.makeStream()
+        let slowAsk: @Sendable () async -> Int? = {
+            for await _ in release.stream { break }
+            return await world.ask()
+        }
+        async let first = answers.answer(for: "a", ask: slowAsk)
+        try await Task.sleep(for: .milliseconds(50))
+        answers.forget("a")
+        release.continuation.yield()
+        #expect(await first == 1, "the callers under way get the answer")
+        #expect(await answers.answer(for: "a", ask: world.ask) == 2, "but it was not remembered past the forget")
+    }
+
     private func waitUntil(_ condition: @Sendable () async -> Bool) async throws {
         for _ in 0..<500 where !(await condition()) { try await Task.sleep(for: .milliseconds(10)) }
         #expect(await condition())
