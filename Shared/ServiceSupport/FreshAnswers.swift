@@ -26,8 +26,9 @@ public final class FreshAnswers<Key: Hashable & Sendable, Value: Sendable>: Send
     }
 
     private func asked(_ key: Key, _ ask: @escaping @Sendable () async -> Value?) -> Task<Value?, Never> {
-        asking.task(for: key) { [self] in
-            let before = forgettings.withLock { $0 }
+        // Counted before the ask's task is made: one that starts after a `forget` began before it.
+        let before = forgettings.withLock { $0 }
+        return asking.task(for: key) { [self] in
             guard let value = await ask() else { return nil }
             forgettings.withLock { if $0 == before { answers.remember(value, for: key) } }
             return value

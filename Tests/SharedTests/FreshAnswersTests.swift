@@ -81,12 +81,14 @@ import Testing
         let world = World()
         let answers = FreshAnswers<String, Int>(lifetime: 10, now: world.now)
         let release = AsyncStream<Void>.makeStream()
+        let asking = Mutex(false)
         let slowAsk: @Sendable () async -> Int? = {
+            asking.withLock { $0 = true }
             for await _ in release.stream { break }
             return await world.ask()
         }
         async let first = answers.answer(for: "a", ask: slowAsk)
-        try await Task.sleep(for: .milliseconds(50))
+        try await waitUntil { asking.withLock { $0 } }
         answers.forget("a")
         release.continuation.yield()
         #expect(await first == 1, "the callers under way get the answer")

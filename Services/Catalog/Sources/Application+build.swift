@@ -127,6 +127,8 @@ func buildCatalogApplication(parts: CatalogDependencies) async throws -> some Ap
     if let replicas = parts.readReplicas { app.addServices(replicas) }
     app.beforeServerStarts {
         try await catalogSchema.apply(client: parts.postgres, logger: parts.logger)
+        // The schema is a write too: no replica is read before it has replayed it (a new function, a new column).
+        await parts.readReplicas?.announceWrite(logger: parts.logger)
         schema.markReady()
         if let objects = parts.blobs as? S3BlobStore { objects.probeInBackground() }
     }

@@ -36,6 +36,10 @@ final class ReadReplicas: Service, Sendable {
         /// Announcements may have been missed (the listening connection broke, an announcement failed): the next
         /// check takes the primary's position as the fence.
         var fenceAtNextCheck = false
+        /// The announcements are being heard, and the fence was raised to the primary's position once they were: a
+        /// write announced before this replica listened (another catalog's, before this one started) is behind the
+        /// fence too. Until then every read goes to the primary.
+        var listening = false
     }
     private let state: Mutex<State>
     /// Reads sent to a replica and to the primary since start-up (figures for tests).
@@ -68,6 +72,7 @@ final class ReadReplicas: Service, Sendable {
     /// The client for the next read.
     var client: PostgresClient {
         let replica = state.withLock { state -> PostgresClient? in
+            guard state.listening else { return nil }
             // Round-robin: the first usable replica from the one after the last chosen.
             let count = state.clients.count
             for step in 1...count {
@@ -190,13 +195,20 @@ final class ReadReplicas: Service, Sendable {
         }
     }
 
-    /// The writes other catalog replicas announce, heard from the primary; reconnects after a failure (meanwhile the
-    /// checks keep replicas that lag within bounds, and this replica's own writes still raise the fence).
+    /// The writes other catalog replicas announce, heard from the primary; reconnects after a failure (meanwhile
+    /// reads go to the primary).
     private func listen() async {
         while !Task.isCancelled {
             do {
                 try await primary.withConnection { connection in
                     try await connection.listen(on: ReplicationPostgresRepository.channel) { notifications in
+                        // Listening now: every write announced from here on is heard, and every earlier one is behind
+                        // the primary's position read after this.
+                        let position = try await repository.primaryPosition(primary, announce: false, logger: logger)
+                        state.withLock { state in
+                            if let position, position > state.fence { state.fence = position }
+                            state.listening = true
+                        }
                         for try await notification in notifications {
                             if let position = WALPosition(notification.payload) { raiseFence(position) }
                         }
@@ -206,6 +218,7 @@ final class ReadReplicas: Service, Sendable {
                 if Task.isCancelled { break }
                 missedAnnouncements()
             }
+            state.withLock { $0.listening = false }
             try? await Task.sleep(for: .seconds(1))
         }
     }
