@@ -122,6 +122,35 @@ import Testing
         }
     }
 
+    /// A catalog that starts after another one's write (and after its own schema is applied) reads no replica that
+    /// has not replayed it: its fence starts at the primary's position once it listens, not at zero.
+    @Test func aCatalogStartedAfterAWriteDoesNotReadAReplicaBehindIt() async throws {
+        let blobs = FileManager.default.temporaryDirectory.appendingPathComponent("replica-blobs-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: blobs) }
+        let database = try await TestDatabase.create(prefix: "replica")
+        let replicaURL = try Self.onReplica(database)
+        let first = try Self.parts(database, blobs: blobs)
+        let id = try await buildCatalogApplication(parts: first).testRouter { one in
+            try await TestDatabase.execute("SELECT pg_wal_replay_pause()", on: replicaURL)
+            return try await Self.ingest(one, title: "Written Before The Second Catalog")
+        }
+        do {
+            let second = try Self.parts(database, blobs: blobs)
+            let replicas = try #require(second.readReplicas)
+            try await buildCatalogApplication(parts: second).testRouter { other in
+                for _ in 0..<5 {
+                    #expect(try await Self.newBooks(other).contains(id), "the book written before this catalog started")
+                    try await Task.sleep(for: .milliseconds(100))
+                }
+                #expect(replicas.readsOnReplicas.load(ordering: .relaxed) == 0, "no read went to the replica behind the write")
+            }
+        } catch {
+            try? await TestDatabase.execute("SELECT pg_wal_replay_resume()", on: replicaURL)
+            throw error
+        }
+        try await TestDatabase.execute("SELECT pg_wal_replay_resume()", on: replicaURL)
+    }
+
     @Test func aReplicaThatStopsIsLeftOutAndUsedAgainOnceBack() async throws {
         let environment = ProcessInfo.processInfo.environment
         let folder = try #require(environment["TEST_REPLICA_DIR"], "make test sets TEST_REPLICA_DIR")
