@@ -15,6 +15,9 @@ public struct StoredResponse: Sendable {
     /// On the gateway's copy of a catalog feed page: catalog said which books it shows (`X-Internal-Page-Books`), so
     /// a signed-in patron whose shelf touches none of them gets these bytes (`PersonalPage`).
     public var sharedWithPatrons: Bool
+    /// What the service made the response from, kept with it for the service's own use (catalog: the rows of a feed
+    /// page, from which a patron's page with the same books is made without reading them again). Never sent.
+    public var source: (any Sendable)?
 
     public init(body: ByteBuffer, headers: HTTPFields, bookIDs: Set<UUID> = [], sharedWithPatrons: Bool = false) {
         self.body = body

@@ -88,4 +88,34 @@ import Testing
                 == "urn:x-bookmobile:rel/suspend-hold"
         )
     }
+
+    /// The rule that lets a page showing a saved book be the shared page, held to both renderers: for every state, with
+    /// every date filled in and with or without a hold position, an entry the rule calls unchanged renders as an
+    /// anonymous visitor's; and for a lent book, every entry it calls changed does change.
+    @Test func onlyTheStatesThatShowDifferentlyChangeAnEntrysBytes() {
+        for book in [Self.book(), Self.book(available: 0), Self.book(openAccess: true)] {
+            func rendered(_ view: PatronBookView?) -> [UInt8] {
+                let entry = Entry(book: book, view: view, publicURL: Self.base)
+                return Array(AtomRenderer.entryDocument(entry).readableBytesView) + JSONWriter.bytes(OPDS2Renderer.publication(entry))
+            }
+            let anonymous = rendered(nil)
+            for state in BookState.allCases {
+                for position in [nil, 2] {
+                    let now = Date()
+                    let view = PatronBookView(
+                        bookId: Self.id,
+                        state: state,
+                        holdPosition: position,
+                        dueAt: now.addingTimeInterval(86_400),
+                        offerExpiresAt: now.addingTimeInterval(3_600),
+                        since: now.addingTimeInterval(-60),
+                        suspendedUntil: now.addingTimeInterval(7_200)
+                    )
+                    let changed = rendered(view) != anonymous
+                    if !Entry.showsDifferently(view) { #expect(!changed, "\(state), position \(String(describing: position))") }
+                    if !book.openAccess { #expect(changed == Entry.showsDifferently(view), "\(state), position \(String(describing: position))") }
+                }
+            }
+        }
+    }
 }

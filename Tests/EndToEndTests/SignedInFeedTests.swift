@@ -145,6 +145,87 @@ import Testing
     }
 }
 
+extension SignedInFeedTests {
+    /// A patron's page that shows a book they borrow is made from the rows the shared page was made from, unless a book
+    /// they hide would change it: the book after a lane's page (it decides the next link), or a search match that a
+    /// count cannot take off (the book after the page). Either way it is the page the patron's own reading gives:
+    /// hidden matches off the page are not counted. A saved book leaves the page shared.
+    @Test func aPatronsPageFromTheSharedRowsIsThePageTheirOwnReadingGives() async throws {
+        try await Stack.run { stack in
+            let api = stack.gateway
+            var ids: [String] = []
+            for file in Stack.corpus.prefix(7) { ids.append(try await stack.ingest(file, copies: 2)) }
+            let (_, annToken) = try await stack.signUp(pin: "1111")
+            let (_, bobToken) = try await stack.signUp(pin: "2222")
+            let ann = GatewayClient.Credentials.bearer(annToken)
+            let bob = GatewayClient.Credentials.bearer(bobToken)
+            for id in ids { try await stack.waitForLicence(id, token: annToken) }
+            let json = [("Accept", "application/opds+json")]
+            func feed(_ path: String, _ who: GatewayClient.Credentials?) async throws -> GatewayClient.Reply {
+                let reply = try await api.call(.GET, path, as: who, headers: json)
+                #expect(reply.status == 200, "\(path): \(reply.status)")
+                return reply
+            }
+            func hasNext(_ feed: [String: Any]) -> Bool { links(feed).contains { $0.rel == "next" } }
+            func total(_ feed: [String: Any]) -> Int? { (feed["metadata"] as? [String: Any])?["numberOfItems"] as? Int }
+
+            // The newest lane six at a time: its first page, and the one book after it.
+            let lane = "/opds/lanes/new?size=6"
+            let shared = try await feed(lane, nil)
+            let onPage = publicationIDs(shared.json)
+            #expect(onPage.count == 6 && hasNext(shared.json))
+            let after = try #require(Set(ids).subtracting(onPage).first)
+            #expect((200..<300).contains(try await api.call(.PUT, "/me/books/\(onPage[0])/saved", as: ann).status))
+            let saved = try await feed(lane, ann)
+            #expect(saved.body == (try await feed(lane, nil)).body, "a saved book shows as it does to everyone: the shared page")
+            #expect(saved.headers.first(name: "etag")?.hasSuffix(try #require(shared.headers.first(name: "etag")).dropFirst()) == true)
+            #expect(try await api.call(.POST, "/me/books/\(onPage[0])/borrow", as: ann).status == 201)
+            let borrowed = try await feed(lane, ann).json
+            #expect(publicationIDs(borrowed) == onPage && hasNext(borrowed), "the same books, and more after them")
+            #expect(rels(entry(borrowed, onPage[0])).contains("http://opds-spec.org/acquisition"), "the loan shows")
+            #expect((200..<300).contains(try await api.call(.PUT, "/me/books/\(after)/ignored", as: ann).status))
+            let hiding = try await feed(lane, ann).json
+            #expect(publicationIDs(hiding) == onPage && !hasNext(hiding), "the book after the page is hidden: no next page")
+            #expect(rels(entry(hiding, onPage[0])).contains("http://opds-spec.org/acquisition"))
+
+            // A search by the letter most titles have, a book at a time: the books whose titles have it match.
+            var titles: [String: String] = [:]
+            for id in ids {
+                let publication = try await feed("/opds/books/\(id)", nil).json
+                titles[id] = try #require((publication["metadata"] as? [String: Any])?["title"] as? String).lowercased()
+            }
+            let letter = try #require(
+                "abcdefghijklmnopqrstuvwxyz".max { a, b in
+                    titles.values.filter { $0.contains(a) }.count < titles.values.filter { $0.contains(b) }.count
+                }
+            )
+            let matches = ids.filter { titles[$0]?.contains(letter) == true }
+            try #require(matches.count >= 6, "six of the books' titles share a letter: \(titles.values.sorted())")
+            let search = "/opds/search?title=\(letter)&size=1"
+            let everyone = try await feed(search, nil).json
+            #expect(total(everyone) == matches.count)
+            let firstTwo = publicationIDs(try await feed("/opds/search?title=\(letter)&size=2", nil).json)
+            let (first, second) = (try #require(firstTwo.first), try #require(firstTwo.last))
+            #expect(try await api.call(.POST, "/me/books/\(first)/borrow", as: bob).status == 201)
+            let bobs = try await feed(search, bob).json
+            #expect(publicationIDs(bobs) == [first] && total(bobs) == matches.count, "Bob hides nothing: everyone's results")
+            #expect(rels(entry(bobs, first)).contains("http://opds-spec.org/acquisition"), "with his loan")
+            let farther = try #require(matches.first { $0 != first && $0 != second })
+            #expect((200..<300).contains(try await api.call(.PUT, "/me/books/\(farther)/ignored", as: bob).status))
+            let hidingFarther = try await feed(search, bob).json
+            #expect(publicationIDs(hidingFarther) == [first] && total(hidingFarther) == matches.count - 1, "a hidden match is not counted")
+            #expect(rels(entry(hidingFarther, first)).contains("http://opds-spec.org/acquisition"))
+            #expect((200..<300).contains(try await api.call(.PUT, "/me/books/\(second)/ignored", as: bob).status))
+            let hidingNext = try await feed(search, bob).json
+            #expect(publicationIDs(hidingNext) == [first] && total(hidingNext) == matches.count - 2)
+            let nextLink = try #require(links(hidingNext).first { $0.rel == "next" }?.href)
+            let next = try #require(URLComponents(string: nextLink))
+            let page2 = try await feed("\(next.path)?\(next.percentEncodedQuery ?? "")", bob).json
+            #expect(!publicationIDs(page2).contains(second) && !publicationIDs(page2).contains(farther), "hidden on the next page too")
+        }
+    }
+}
+
 /// A changed PIN and ended sessions take effect at the gateway at once, whatever its caches remember.
 @Suite struct CredentialChangeEndToEndTests {
     @Test func aChangedPinAndRevokedSessionsStopWorkingAtTheGatewayAtOnce() async throws {

@@ -7,6 +7,11 @@ struct Entry: Sendable {
     var view: PatronBookView?
     var publicURL: String
 
+    /// Whether `view` changes what the book's entry shows. A saved book's entry is the one every visitor gets (saving
+    /// shows on the patron's shelf, not in feeds), so a page showing it can still be the shared page
+    /// (`PatronOverlay.touched`); `EntryLinksTests` renders every state to hold this rule to the renderers.
+    static func showsDifferently(_ view: PatronBookView) -> Bool { ![.none, .saved].contains(view.state) || view.holdPosition != nil }
+
     /// The URL of a circulation action on this book.
     func action(_ action: PublicRoute.CirculationAction) -> String { PublicRoute.circulation(book.id, action).url(publicURL) }
 

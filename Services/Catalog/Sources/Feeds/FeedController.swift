@@ -162,18 +162,23 @@ struct FeedController: Sendable {
     /// One page of `lane` with its facets and paging links.
     func page(of lane: Lane, request: Request, context: CatalogRequestContext, personal: PatronOverlay) async throws -> StoredResponse {
         let query = try LaneQuery(request, lane: lane)
-        let page = try await Self.forgedCursorIsBadRequest(query.after != nil) {
-            try await feeds.lane(
-                lane,
-                sort: query.sort,
-                order: query.order,
-                availableOnly: query.availableOnly,
-                accessibility: query.accessibility,
-                size: query.size,
-                after: query.after,
-                hidden: personal.hidden,
-                logger: context.logger
-            )
+        let page: FeedPostgresRepository.Page
+        if let shared = personal.sharedRows, shared.isUnchanged(byHiding: personal.hidden) {
+            page = shared
+        } else {
+            page = try await Self.forgedCursorIsBadRequest(query.after != nil) {
+                try await feeds.lane(
+                    lane,
+                    sort: query.sort,
+                    order: query.order,
+                    availableOnly: query.availableOnly,
+                    accessibility: query.accessibility,
+                    size: query.size,
+                    after: query.after,
+                    hidden: personal.hidden,
+                    logger: context.logger
+                )
+            }
         }
         let base = lane.path
         func link(_ query: LaneQuery) -> String { base + query.queryString.suffix }
@@ -222,14 +227,25 @@ struct FeedController: Sendable {
         }
         feed.entries = entries(page.books, personal)
         feed.itemsPerPage = query.size
-        return try responder.render(feed, request: request)
+        return try rendered(feed, from: page, request: request, personal: personal)
     }
 
     func search(request: Request, context: CatalogRequestContext, personal: PatronOverlay) async throws -> StoredResponse {
         guard FeedPostgresRepository.SearchRequest.searches(request) else { return OpenSearchDescription.response(publicURL: publicURL) }
         let search = try FeedPostgresRepository.SearchRequest(request)
-        let page = try await Self.forgedCursorIsBadRequest(search.after != nil) {
-            try await feeds.search(search, hidden: personal.hidden, logger: context.logger)
+        let page: FeedPostgresRepository.Page
+        if let shared = personal.sharedRows, !shared.corrected,
+            let same = shared.hiding(
+                personal.hidden,
+                matching: try await feeds.matchCount(search, among: personal.hidden, logger: context.logger),
+                in: search
+            )
+        {
+            page = same
+        } else {
+            page = try await Self.forgedCursorIsBadRequest(search.after != nil) {
+                try await feeds.search(search, hidden: personal.hidden, logger: context.logger)
+            }
         }
         let path = PublicRoute.search.path
         var feed = Feed(
@@ -263,7 +279,15 @@ struct FeedController: Sendable {
         feed.entries = entries(page.books, personal)
         feed.totalResults = page.total
         feed.itemsPerPage = search.size
-        return try responder.render(feed, request: request)
+        return try rendered(feed, from: page, request: request, personal: personal)
+    }
+
+    /// The feed rendered; an anonymous visitor's with the rows it was made from (`FeedPageCache` hands them to the
+    /// same request of a patron as `PatronOverlay.sharedRows`).
+    func rendered(_ feed: Feed, from page: FeedPostgresRepository.Page, request: Request, personal: PatronOverlay) throws -> StoredResponse {
+        var stored = try responder.render(feed, request: request)
+        if personal.shelf == nil { stored.source = page }
+        return stored
     }
 
     /// Saved books per page of the shelf feed.

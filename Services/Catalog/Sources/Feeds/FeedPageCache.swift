@@ -6,7 +6,9 @@ import Shared
 
 /// The feed pages' caching and personal overlay. A page's shared part is computed once for everyone and kept in the
 /// feed cache; a signed-in patron gets it as it is when no book on it is on their shelf or ignored by them, otherwise
-/// a page computed for them, kept in the personal cache.
+/// a page computed for them, kept in the personal cache: from the rows the shared page was made from when the books the
+/// patron hides would not change them (`FeedController.page(of:)` and `search`), so that a page showing a book the
+/// patron borrows or waits for costs a rendering, not a second reading.
 struct FeedPageCache: Sendable {
     let shelves: PatronShelves
     let cache: ResponseCache
@@ -39,13 +41,13 @@ struct FeedPageCache: Sendable {
             }
             let copy = try await shelves.shelf(patronID: patronID, seen: request.shelfVersionSeen, logger: context.logger)
             let personal = PatronOverlay(shelf: copy.shelf, version: copy.version)
-            func personalPage(key personalKey: String) async throws -> Response {
+            func personalPage(key personalKey: String, _ overlay: PatronOverlay) async throws -> Response {
                 if let page = personalCache.get(personalKey) { return page.response(to: request) }
-                let page = personal.personalised(try await handler(request, context, personal))
+                let page = overlay.personalised(try await handler(request, context, overlay))
                 personalCache.put(personalKey, page)
                 return page.response(to: request)
             }
-            if alwaysPersonal { return try await personalPage(key: "\(key)|\(patronID.uuidString)|\(copy.version)") }
+            if alwaysPersonal { return try await personalPage(key: "\(key)|\(patronID.uuidString)|\(copy.version)", personal) }
             let shared = try await sharedPage(key: key) { try await handler(request, context, .anonymous) }
             if personal.sharesPage(showing: shared.bookIDs) {
                 // The gateway holds the shared bytes already: it only needs to hear that they are this patron's page.
@@ -59,7 +61,10 @@ struct FeedPageCache: Sendable {
                 }
                 return personal.personalised(shared).response(to: request)
             }
-            return try await personalPage(key: "\(key)|\(shared.headers[.eTag] ?? "")|\(patronID.uuidString)|\(copy.version)")
+            // The handler may make the patron's page from the rows the shared page was made from (`sharedRows`).
+            var withRows = personal
+            withRows.sharedRows = shared.source as? FeedPostgresRepository.Page
+            return try await personalPage(key: "\(key)|\(shared.headers[.eTag] ?? "")|\(patronID.uuidString)|\(copy.version)", withRows)
         }
     }
 

@@ -183,7 +183,8 @@ extension FeedPostgresRepository {
         return Page(
             books: rows.prefix(request.size).map(\.book),
             next: next.map { PageCursor(value: $0.key, id: $0.book.id, sort: request.cursorSort, order: request.order.rawValue, title: "") },
-            total: total
+            total: total,
+            lookahead: rows.count > request.size ? rows[request.size].book.id : nil
         )
     }
 

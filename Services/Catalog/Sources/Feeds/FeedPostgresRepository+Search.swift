@@ -78,10 +78,13 @@ extension FeedPostgresRepository {
         // With no word corrected, every word's matches are the query's own: only any word's may add to them.
         let anyCorrection = alternatives.contains { $0.count > 1 }
         if request.sort != nil {
-            let corrected =
+            var corrected =
                 anyCorrection ? try await runSearch(request, corrected: CorrectedQuery(query: everyWord), hidden: hidden, logger: logger) : page
-            return corrected.books.isEmpty && words.count > 1
-                ? try await runSearch(request, corrected: CorrectedQuery(query: anyWord), hidden: hidden, logger: logger) : corrected
+            if corrected.books.isEmpty && words.count > 1 {
+                corrected = try await runSearch(request, corrected: CorrectedQuery(query: anyWord), hidden: hidden, logger: logger)
+            }
+            corrected.corrected = true
+            return corrected
         }
         // Every full-text match, then the corrected matches not among them, paged as one list (the same on every page).
         var first = request
@@ -108,7 +111,13 @@ extension FeedPostgresRepository {
         }
         let start = min(merged.count, (request.page - 1) * request.size)
         let end = min(merged.count, start + request.size)
-        return Page(books: Array(merged[start..<end]), next: nil, total: merged.count, nextPage: end < merged.count ? request.page + 1 : nil)
+        return Page(
+            books: Array(merged[start..<end]),
+            next: nil,
+            total: merged.count,
+            nextPage: end < merged.count ? request.page + 1 : nil,
+            corrected: true
+        )
     }
 
     /// The catalogue's words nearest each of `words` (`Corrections`).
@@ -160,33 +169,24 @@ extension FeedPostgresRepository {
         }
     }
 
-    /// One search statement: the query's full-text matches, or those of `corrected` in its place.
-    private func runSearch(
+    /// What a book must meet to match `request` (`corrected` in place of its query), with its binds in `sql`; and the
+    /// query's `to_tsquery` expression when it has one (results are ranked by it).
+    private func matchConditions(
         _ request: SearchRequest,
-        corrected: CorrectedQuery? = nil,
-        hidden: [UUID],
-        logger: Logger
-    ) async throws -> Page {
-        var sql = SQL()
+        corrected: CorrectedQuery?,
+        sql: inout SQL
+    ) throws -> (
+        conditions: [String], tsquery: String?
+    ) {
         var conditions = ["withdrawn_at IS NULL"]
-        var rank = "0.0::float8"
-        // The word whose kept rows (`search_postings`) give a common word's candidates: the longest, likely the rarest;
-        // and the query's only word, if it has one.
-        var postingsWord: String?
-        var singleWord: String?
+        var tsquery: String?
         if let q = request.q?.trimmingCharacters(in: .whitespacesAndNewlines), !q.isEmpty {
             if let isbn = ISBN.normalized(q) {
                 conditions.append("isbn = \(try sql.bind(isbn))")
             } else if let query = corrected?.query ?? Self.tsquery(q) {
-                let parameter = try sql.bind(query)
-                let tsquery = "to_tsquery('simple', immutable_unaccent(\(parameter)))"
-                conditions.append("search @@ \(tsquery)")
-                rank = "ts_rank_cd('{0.1, 0.2, 0.4, 1.0}', search, \(tsquery))"
-                let words = Self.words(q)
-                if corrected == nil, let longest = words.max(by: { $0.count < $1.count }) {
-                    postingsWord = try sql.bind(longest)
-                    singleWord = words.count == 1 ? longest : nil
-                }
+                let expression = "to_tsquery('simple', immutable_unaccent(\(try sql.bind(query))))"
+                conditions.append("search @@ \(expression)")
+                tsquery = expression
             } else {
                 conditions.append("false")
             }
@@ -209,6 +209,41 @@ extension FeedPostgresRepository {
         if let isbn = request.isbn { conditions.append("isbn = \(try sql.bind(ISBN.normalized(isbn) ?? "invalid"))") }
         if request.availableOnly { conditions.append("(open_access OR copies_available > 0)") }
         if let condition = request.accessibility.condition { conditions.append(condition) }
+        return (conditions, tsquery)
+    }
+
+    /// How many of `ids` match `request`'s own query and filters (its corrections aside): a patron's hidden books that a
+    /// search counts among its results (`Page.hiding`).
+    func matchCount(_ request: SearchRequest, among ids: [UUID], logger: Logger) async throws -> Int {
+        guard !ids.isEmpty else { return 0 }
+        var sql = SQL()
+        let (conditions, _) = try matchConditions(request, corrected: nil, sql: &sql)
+        sql.text = "SELECT count(*)::int FROM books WHERE id = ANY(\(try sql.bind(ids))) AND \(conditions.joined(separator: " AND "))"
+        for try await row in try await books.client.query(sql.query, logger: logger) { return try row.decode(Int.self) }
+        return 0
+    }
+
+    /// One search statement: the query's full-text matches, or those of `corrected` in its place.
+    private func runSearch(
+        _ request: SearchRequest,
+        corrected: CorrectedQuery? = nil,
+        hidden: [UUID],
+        logger: Logger
+    ) async throws -> Page {
+        var sql = SQL()
+        let match = try matchConditions(request, corrected: corrected, sql: &sql)
+        var conditions = match.conditions
+        let tsquery = match.tsquery
+        var rank = tsquery.map { "ts_rank_cd('{0.1, 0.2, 0.4, 1.0}', search, \($0))" } ?? "0.0::float8"
+        // The word whose kept rows (`search_postings`) give a common word's candidates: the longest, likely the rarest;
+        // and the query's only word, if it has one.
+        var postingsWord: String?
+        var singleWord: String?
+        let words = Self.words(request.q ?? "")
+        if tsquery != nil, corrected == nil, let longest = words.max(by: { $0.count < $1.count }) {
+            postingsWord = try sql.bind(longest)
+            singleWord = words.count == 1 ? longest : nil
+        }
         // One word and no filter: what the kept counts say of it (one prepared read, with the page of a word past the
         // bound), which counts its matches and may answer it from its kept entries (`oneWordPage`).
         var kept: KeptWord?
@@ -350,7 +385,8 @@ extension FeedPostgresRepository {
         return Page(
             books: rows.prefix(request.size).map(\.book),
             next: next.map { PageCursor(value: $0.key, id: $0.book.id, sort: request.cursorSort, order: request.order.rawValue, title: $0.title) },
-            total: total
+            total: total,
+            lookahead: rows.count > request.size ? rows[request.size].book.id : nil
         )
     }
 

@@ -15,6 +15,31 @@ struct FeedPostgresRepository: Sendable {
         var total: Int?
         /// The next page by number, for a short list that is computed whole on every request and has no cursor.
         var nextPage: Int?
+        /// The book read after the page's last (it says there is a next page).
+        var lookahead: UUID?
+        /// A search's list topped up with corrected matches (typos): the page of another list than its query's own.
+        var corrected = false
+
+        /// Whether a lane's page read without hiding any book is also its page with `hidden` hidden: none of them is
+        /// among the books it read (its own and the one after them, which decides its next link).
+        func isUnchanged(byHiding hidden: [UUID]) -> Bool {
+            hidden.allSatisfy { id in id != lookahead && !books.contains { $0.id == id } }
+        }
+
+        /// A search's page read without hiding any book, as the page of a patron who hides `hidden`, `matching` of
+        /// which the search matches (`matchCount`): itself when none does. Otherwise, when it ranked every match (it has
+        /// a total), is the first page or continues after a cursor (no offset that a hidden book ranked earlier would
+        /// shift) and none of them is among the books it read, the same books with `matching` fewer results, as long as
+        /// they stay past the few that corrections would top up; else nil (read it again with them hidden).
+        func hiding(_ hidden: [UUID], matching: Int, in request: SearchRequest) -> Page? {
+            if matching == 0 { return self }
+            guard !corrected, let total, total - matching >= FeedPostgresRepository.fewMatches, request.page == 1 || request.after != nil,
+                isUnchanged(byHiding: hidden)
+            else { return nil }
+            var page = self
+            page.total = total - matching
+            return page
+        }
     }
 
     /// A builder of SQL text with numbered bind parameters.
@@ -79,7 +104,7 @@ struct FeedPostgresRepository: Sendable {
         let more = rows.count > size
         let page = Array(rows.prefix(size))
         let next = more ? page.last.map { PageCursor(value: $0.1, id: $0.0.id, sort: sort.rawValue, order: order.rawValue) } : nil
-        return Page(books: page.map(\.0), next: next, total: nil)
+        return Page(books: page.map(\.0), next: next, total: nil, lookahead: more ? rows[size].0.id : nil)
     }
 
     /// At most `limit` rows of `lane` after `after` by the general statement (`laneSelect`, planned for its values at

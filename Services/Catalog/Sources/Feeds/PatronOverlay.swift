@@ -10,14 +10,18 @@ struct PatronOverlay: Sendable {
     var shelf: PatronShelf?
     /// The version of the shelf copy: part of every personalised ETag.
     var version: Int64 = 0
+    /// The rows the shared page of the same request was made from (`FeedPageCache`): a page whose books the patron's
+    /// hidden books would not change is made from them, without reading them again.
+    var sharedRows: FeedPostgresRepository.Page?
 
     static let anonymous = PatronOverlay(shelf: nil)
 
     var views: [UUID: PatronBookView] { Dictionary(shelf?.books.map { ($0.bookId, $0) } ?? [], uniquingKeysWith: { $1 }) }
     var hidden: [UUID] { shelf?.ignored ?? [] }
 
-    /// The books whose entries this patron sees differently from an anonymous visitor (or not at all).
-    var touched: Set<UUID> { Set((shelf?.books.map(\.bookId) ?? []) + hidden) }
+    /// The books whose entries this patron sees differently from an anonymous visitor (`Entry.showsDifferently`), or
+    /// not at all (ignored).
+    var touched: Set<UUID> { Set((shelf?.books.filter(Entry.showsDifferently).map(\.bookId) ?? []) + hidden) }
 
     /// `shared` (a page as every visitor gets it) as this patron gets it: the same bytes, private, under an ETag
     /// that also covers the shelf's version, so that it changes when the shelf does and not otherwise.
