@@ -122,7 +122,8 @@ extension CatalogServiceTests {
             func runToTheEnd() async throws -> [String: Any] {
                 #expect(try await call(.post, "/admin/collections/\(id)/run").0 == .accepted)
                 var last: [String: Any] = [:]
-                try await eventually("the import never finished") {
+                // A loaded machine's full run took over 40 s for an import of five books (alone: 2 s).
+                try await eventually(timeout: .seconds(120), "the import never finished") {
                     last = try await call(.get, "/admin/collections/\(id)").1
                     return ["done", "failed"].contains(last["status"] as? String ?? "")
                 }
