@@ -67,6 +67,22 @@ import Glibc
         }
     }
 
+    /// A gateway follows catalog's shelf announcements with a long poll (20 s); catalog's graceful shutdown answers it at
+    /// once instead of waiting it out, so a SIGTERM ends catalog well within an orchestrator's grace period (Docker's is
+    /// 10 s). It took 17 s before.
+    @Test func sigtermEndsACatalogThatAGatewayFollowsWithinSeconds() async throws {
+        try await Stack.run { stack in
+            let (_, token) = try await stack.signUp()
+            #expect(try await stack.gateway.call(.GET, "/opds/lanes/new", as: .bearer(token)).status == 200)
+            // The follower's long poll is under way by now: it starts with the gateway and asks again at once.
+            try await Task.sleep(for: .seconds(2))
+            let started = ContinuousClock.now
+            #expect(await stack.stop(.catalog) == 0, "catalog exits cleanly on SIGTERM")
+            let took = ContinuousClock.now - started
+            #expect(took < .seconds(8), "catalog took \(took) to exit")
+        }
+    }
+
     @Test func sigtermLetsRequestsInFlightFinishAndHalfWritesNothing() async throws {
         // A real bcrypt cost keeps each signup in flight long enough for SIGTERM to meet some of them.
         try await Stack.run(["BCRYPT_COST": "10"]) { stack in

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import ServiceLifecycle
 import ServiceSupport
 import Shared
 
@@ -41,7 +42,8 @@ struct InternalController: Sendable {
         }
         // The shelf versions this replica heard announced, for a gateway that follows them (`ShelfAnnouncements`): at
         // once when there is news, else when some arrives or after `wait` seconds (20, at most 60). While announcements
-        // may be missed (not listening, heartbeat late), a new epoch: the follower forgets what it keeps.
+        // may be missed (not listening, heartbeat late), a new epoch: the follower forgets what it keeps. A graceful
+        // shutdown answers at once: the server waits for requests under way, and a wait held it up to 20 s.
         group.get(.shelfAnnouncements) { request, context in
             let memory = shelfCopies.memory
             let query = request.uri.queryParameters
@@ -51,7 +53,9 @@ struct InternalController: Sendable {
             }
             let wait = min(60, max(0, Int(query["wait"].map(String.init) ?? "20") ?? 20))
             let deadline = ContinuousClock.now + .seconds(wait)
-            while memory.isCurrent(), !memory.announcements.hasNews(epoch: epoch, after: after), ContinuousClock.now < deadline {
+            while memory.isCurrent(), !memory.announcements.hasNews(epoch: epoch, after: after), ContinuousClock.now < deadline,
+                !Task.isShuttingDownGracefully
+            {
                 // Twenty looks at a counter a second per follower; a change reaches the gateways within 50 ms.
                 guard (try? await Task.sleep(for: .milliseconds(50))) != nil else { break }
             }
