@@ -149,9 +149,7 @@ public final class ResponseCache: Sendable {
     /// What an entry counts against the capacity.
     static func cost(key: String, _ stored: StoredResponse) -> Int {
         let headers = stored.headers.reduce(0) { $0 + $1.name.rawName.utf8.count + $1.value.utf8.count + 4 }
-        // The rows a page was made from (`StoredResponse.source`) take about what its bytes do.
-        let source = stored.source == nil ? 0 : stored.body.readableBytes
-        return key.utf8.count + headers + stored.body.readableBytes + source + stored.bookIDs.count * 32 + entryOverhead
+        return key.utf8.count + headers + stored.body.readableBytes + (stored.source?.bytes ?? 0) + stored.bookIDs.count * 32 + entryOverhead
     }
 
     /// Forgets every entry, stale copies included (after a change that must show at once).

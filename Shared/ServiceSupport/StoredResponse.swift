@@ -17,7 +17,7 @@ public struct StoredResponse: Sendable {
     public var sharedWithPatrons: Bool
     /// What the service made the response from, kept with it for the service's own use (catalog: the rows of a feed
     /// page, from which a patron's page with the same books is made without reading them again). Never sent.
-    public var source: (any Sendable)?
+    public var source: (any StoredSource)?
 
     public init(body: ByteBuffer, headers: HTTPFields, bookIDs: Set<UUID> = [], sharedWithPatrons: Bool = false) {
         self.body = body
@@ -37,6 +37,12 @@ public struct StoredResponse: Sendable {
         }
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: body))
     }
+}
+
+/// What a service keeps with a stored response (`StoredResponse.source`).
+public protocol StoredSource: Sendable {
+    /// About what it takes in memory: a cache counts it against its capacity with the response's bytes.
+    var bytes: Int { get }
 }
 
 extension HTTPFields {

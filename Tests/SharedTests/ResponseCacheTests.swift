@@ -61,6 +61,19 @@ import Testing
         #expect(cache.get("k") == nil && cache.stale("k") == nil, "an admin change leaves nothing to serve stale")
     }
 
+    /// What a service keeps with a response (catalog: a page's rows) counts against the capacity with its bytes: a
+    /// small gzipped page with large rows cannot hold more memory than the cache is given.
+    @Test func whatIsKeptWithAResponseCountsAgainstTheCapacity() {
+        struct Rows: StoredSource { let bytes: Int }
+        var page = StoredResponse(body: ByteBuffer(repeating: 0x61, count: 100), headers: [:])
+        let bare = ResponseCache.cost(key: "k", page)
+        page.source = Rows(bytes: 10_000)
+        #expect(ResponseCache.cost(key: "k", page) == bare + 10_000)
+        let cache = ResponseCache(name: "test", lifetime: .seconds(5), capacityBytes: bare + 5_000)
+        cache.put("k", page)
+        #expect(cache.get("k") == nil, "larger than the whole cache with its rows: not kept")
+    }
+
     @Test func answersCarryTheirAgeAndTheCapacityIsKept() throws {
         let clock = Mutex(ContinuousClock.now)
         func stored(_ size: Int, age: Int? = nil) -> StoredResponse {

@@ -234,7 +234,8 @@ struct FeedController: Sendable {
         guard FeedPostgresRepository.SearchRequest.searches(request) else { return OpenSearchDescription.response(publicURL: publicURL) }
         let search = try FeedPostgresRepository.SearchRequest(request)
         let page: FeedPostgresRepository.Page
-        if let shared = personal.sharedRows, !shared.corrected,
+        // A hidden book among the books read can only be read around: no statement counts it first.
+        if let shared = personal.sharedRows, !shared.corrected, shared.isUnchanged(byHiding: personal.hidden),
             let same = shared.hiding(
                 personal.hidden,
                 matching: try await feeds.matchCount(search, among: personal.hidden, logger: context.logger),

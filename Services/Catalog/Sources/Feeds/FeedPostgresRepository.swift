@@ -8,7 +8,7 @@ import ServiceSupport
 struct FeedPostgresRepository: Sendable {
     let books: BookPostgresRepository
 
-    struct Page: Sendable {
+    struct Page: StoredSource {
         var books: [BookDetail]
         /// The next page starts after this book (keyset paging).
         var next: PageCursor?
@@ -19,6 +19,9 @@ struct FeedPostgresRepository: Sendable {
         var lookahead: UUID?
         /// A search's list topped up with corrected matches (typos): the page of another list than its query's own.
         var corrected = false
+
+        /// What the page's rows take in memory, kept with the shared page in the feed cache.
+        var bytes: Int { books.reduce(0) { $0 + $1.approximateBytes } }
 
         /// Whether a lane's page read without hiding any book is also its page with `hidden` hidden: none of them is
         /// among the books it read (its own and the one after them, which decides its next link).

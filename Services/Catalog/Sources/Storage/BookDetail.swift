@@ -55,4 +55,12 @@ struct BookDetail: Codable, Sendable {
     var resources: [PackageResource]?
 
     var sortAuthor: String { contributors.first { $0.role == "aut" }?.sortAs ?? authors.first ?? "" }
+
+    /// About what a feed's row takes in memory (its fixed part and its texts; a single book's tables of contents
+    /// aside): the feed cache counts the rows it keeps with a page (`FeedPostgresRepository.Page`).
+    var approximateBytes: Int {
+        let texts = [title, subtitle, publisher, published, description, isbn, series, epubSha256].reduce(0) { $0 + ($1?.utf8.count ?? 0) }
+        let lists = [authors, languages, subjects, genres, identifiers, warnings].reduce(0) { $0 + $1.reduce(16) { $0 + 16 + $1.utf8.count } }
+        return MemoryLayout<BookDetail>.stride + texts + lists + contributors.count * 96 + (accessibility == nil ? 0 : 512)
+    }
 }
