@@ -118,4 +118,22 @@ import Testing
             }
         }
     }
+
+    /// What the gateway is told a patron sees differently (`PatronOverlay.touched`, their shelf summary): loans, holds
+    /// and ignored books, not saved ones, so a page showing a saved book stays the shared page.
+    @Test func aSavedBookIsNotAmongTheBooksAPatronSeesDifferently() {
+        let (saved, loan, hold, ignored) = (UUID(), UUID(), UUID(), UUID())
+        let shelf = PatronShelf(
+            books: [
+                PatronBookView(bookId: saved, state: .saved), PatronBookView(bookId: loan, state: .notDownloaded),
+                PatronBookView(bookId: hold, state: .waitingForLoan, holdPosition: 1),
+            ],
+            ignored: [ignored],
+            waitingForAction: 0
+        )
+        let overlay = PatronOverlay(shelf: shelf)
+        #expect(overlay.touched == [loan, hold, ignored])
+        #expect(overlay.sharesPage(showing: [saved, UUID()]))
+        #expect(!overlay.sharesPage(showing: [saved, loan]))
+    }
 }
