@@ -33,10 +33,11 @@ cleanup() {
     rm -rf "$tmp"
 }
 trap cleanup EXIT
-# Tests run in parallel, each app with its own pool (up to 20 connections for patron, 2 x cores + 2 for catalog): 600
-# were all taken once ("too many clients already", two tests failed). A
-# replica must allow as many connections as its primary: both settings stay exported for the test that restarts it.
-export PG_FAST=1 PG_MAX_CONNECTIONS=1000
+# Every test runs at once, each service test with an app of its own (its pool capped at TestConfig.testPoolSize) and
+# clients of its own: a full run on two cores held 995 connections at its peak and 1,000 failed a CI run ("too many
+# clients already"); an idle connection costs PostgreSQL a process of a few MB. A replica must allow as many
+# connections as its primary: both settings stay exported for the test that restarts it.
+export PG_FAST=1 PG_MAX_CONNECTIONS=2500
 scripts/postgres.sh start "$tmp" "$port"
 export TEST_DATABASE_URL="postgres://postgres@127.0.0.1:$port/postgres"
 # A streaming replica of that cluster, for catalog's reads (ReadReplicaTests).

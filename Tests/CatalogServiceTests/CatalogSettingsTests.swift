@@ -1,5 +1,6 @@
 import Foundation
 import PostgresSupport
+import ServiceSupport
 import TestSupport
 import Testing
 
@@ -12,7 +13,11 @@ import Testing
     @Test func catalogsPoolDefaultsToTwoConnectionsACore() throws {
         let cores = ProcessInfo.processInfo.activeProcessorCount
         #expect(DatabasePool.readsDefaultMaximum == 2 * cores + 2)
-        #expect(try CatalogSettings(config: TestConfig.base()).databasePool.maximumConnections == 2 * cores + 2)
+        // Not `TestConfig.base()`: it sets the small pool every test app gets.
+        let unset = ServiceConfig(
+            environment: ["SERVICE_TOKEN": TestConfig.serviceToken, "ADMIN_TOKEN": TestConfig.adminToken, "JWT_SECRET": TestConfig.jwtSecret]
+        )
+        #expect(try CatalogSettings(config: unset).databasePool.maximumConnections == 2 * cores + 2)
         #expect(try CatalogSettings(config: TestConfig.base(["DATABASE_MAX_CONNECTIONS": "9"])).databasePool.maximumConnections == 9)
     }
 }
