@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import Hummingbird
 import NIOCore
 import Synchronization
 import Testing
@@ -63,6 +64,41 @@ import Testing
 
     /// What a service keeps with a response (catalog: a page's rows) counts against the capacity with its bytes: a
     /// small gzipped page with large rows cannot hold more memory than the cache is given.
+    /// With a way to compute it again in the background, a stale page is given at once, to the request that found it
+    /// first too, and computed once however many ask meanwhile; the fresh page then replaces it.
+    @Test func aStalePageIsGivenAtOnceWhileOneBackgroundTaskComputesItAgain() async throws {
+        let clock = Mutex(ContinuousClock.now)
+        let cache = ResponseCache(name: "test", lifetime: .seconds(5), capacityBytes: 1 << 20, now: { clock.withLock { $0 } })
+        cache.put("k", StoredResponse(body: ByteBuffer(string: "v1"), headers: [:]))
+        clock.withLock { $0 += .seconds(6) }
+        let refreshes = Counter()
+        let (release, releasing) = AsyncStream.makeStream(of: Void.self)
+        let refresh: @Sendable () async throws -> Void = {
+            await refreshes.increment()
+            for await _ in release { break }
+            cache.put("k", StoredResponse(body: ByteBuffer(string: "v2"), headers: [:]))
+        }
+        let request = Request(head: .init(method: .get, scheme: "http", authority: "localhost", path: "/"), body: .init(buffer: ByteBuffer()))
+        for _ in 0..<3 {
+            let response = try await cache.respond(to: request, key: "k", refresh: refresh) {
+                Issue.record("a request waited for the page to be computed again")
+                return Response(status: .internalServerError)
+            }
+            #expect(response.status == .ok)
+            #expect(cache.copy("k", refreshingStaleWith: refresh).map { String(buffer: $0.body) } == "v1")
+        }
+        releasing.yield()
+        for _ in 0..<200 where cache.get("k") == nil { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(cache.get("k").map { String(buffer: $0.body) } == "v2")
+        #expect(await refreshes.value == 1, "one computation for the six requests that found the page stale")
+        #expect(cache.tryLead("k"), "the computation finished")
+        cache.finished("k")
+        // Without a way to do it in the background, the first request computes the page itself, as before.
+        clock.withLock { $0 += .seconds(6) }
+        let inline = try await cache.respond(to: request, key: "k") { Response(status: .accepted) }
+        #expect(inline.status == .accepted)
+    }
+
     @Test func whatIsKeptWithAResponseCountsAgainstTheCapacity() {
         struct Rows: StoredSource { let bytes: Int }
         var page = StoredResponse(body: ByteBuffer(repeating: 0x61, count: 100), headers: [:])

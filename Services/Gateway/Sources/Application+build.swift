@@ -73,7 +73,7 @@ public func buildGatewayApplication(
             authDocument: AuthDocumentCache(patron: patron, httpClient: httpClient, publicURL: publicURL),
             trustedProxies: settings.trustedProxies
         )
-        EdgeCacheMiddleware(catalog: catalog, edgeCache: edgeCache)
+        EdgeCacheMiddleware(catalog: catalog, edgeCache: edgeCache, sender: sender)
         ShelfVersionMiddleware(patron: patron, catalog: catalog)
         HeldFilesMiddleware(
             catalog: catalog,

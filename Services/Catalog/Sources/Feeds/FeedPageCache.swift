@@ -28,7 +28,8 @@ struct FeedPageCache: Sendable {
         { request, context in
             let key = cacheKey(request)
             guard let patronID = context.patronID else {
-                var response = try await cache.respond(to: request, key: key) {
+                let refresh: @Sendable () async throws -> Void = { cache.put(key, try await handler(request, context, .anonymous)) }
+                var response = try await cache.respond(to: request, key: key, refresh: refresh) {
                     let page = try await handler(request, context, .anonymous)
                     cache.put(key, page)
                     return page.response(to: request)
@@ -48,7 +49,7 @@ struct FeedPageCache: Sendable {
                 return page.response(to: request)
             }
             if alwaysPersonal { return try await personalPage(key: "\(key)|\(patronID.uuidString)|\(copy.version)", personal) }
-            let shared = try await sharedPage(key: key) { try await handler(request, context, .anonymous) }
+            let shared = try await sharedPage(key: key) { @Sendable in try await handler(request, context, .anonymous) }
             if personal.sharesPage(showing: shared.bookIDs) {
                 // The gateway holds the shared bytes already: it only needs to hear that they are this patron's page.
                 if let held = request.headers[.sharedETag], held == shared.headers[.eTag] {
@@ -68,9 +69,11 @@ struct FeedPageCache: Sendable {
         }
     }
 
-    /// The page as every visitor gets it: from the feed cache (fresh or stale), else computed and kept.
-    func sharedPage(key: String, compute: () async throws -> StoredResponse) async throws -> StoredResponse {
-        if let page = cache.get(key) ?? cache.stale(key) { return page }
+    /// The page as every visitor gets it: from the feed cache (fresh, or stale while it is computed again in the
+    /// background), else computed and kept.
+    func sharedPage(key: String, compute: @escaping @Sendable () async throws -> StoredResponse) async throws -> StoredResponse {
+        let cache = self.cache
+        if let page = cache.copy(key, refreshingStaleWith: { cache.put(key, try await compute()) }) { return page }
         let page = try await compute()
         cache.put(key, page)
         return page

@@ -3,12 +3,16 @@ import ServiceSupport
 import Shared
 
 /// Catalog's anonymous public answers from the edge cache while they may be (`EdgeCachePolicy`); concurrent misses of
-/// one key fetch it once. A change through catalog (a successful request that is not a read) empties the cache.
+/// one key fetch it once, and a stale answer is fetched again in the background while it is given. A change through
+/// catalog (a successful request that is not a read) empties the cache.
 struct EdgeCacheMiddleware: RouterMiddleware {
     typealias Context = GatewayContext
 
     let catalog: Upstream
     let edgeCache: ResponseCache
+    /// What fetches a stale answer again in the background, as `ProxyMiddleware` would have (no middleware between
+    /// them acts on an anonymous page; a book's file, which `HeldFilesMiddleware` serves, is fetched inline).
+    let sender: UpstreamSender
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard var call = context.upstreamCall, call.upstream === catalog else { return try await next(request, context) }
@@ -16,7 +20,10 @@ struct EdgeCacheMiddleware: RouterMiddleware {
             call.cacheKey = key
             var context = context
             context.upstreamCall = call
-            return try await edgeCache.respond(to: request, key: key) { try await next(request, context) }
+            let (sender, logger) = (self.sender, context.logger)
+            let refresh: (@Sendable () async throws -> Void)? =
+                PublicService.isBookFile(request.uri.path) ? nil : { @Sendable [call] in _ = try await sender.send(request, call, logger: logger) }
+            return try await edgeCache.respond(to: request, key: key, refresh: refresh) { try await next(request, context) }
         }
         let response = try await next(request, context)
         if ![.get, .head, .options].contains(request.method), response.status.code < 400 { edgeCache.clear() }

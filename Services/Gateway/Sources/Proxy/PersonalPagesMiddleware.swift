@@ -28,16 +28,18 @@ struct PersonalPagesMiddleware: RouterMiddleware {
         guard let call = context.upstreamCall, call.upstream === catalog, let patronID = call.patronID, edgeCache.isEnabled,
             EdgeCachePolicy.sharesPages(request.uri.path), let sharedKey = EdgeCachePolicy.key(for: request, ignoringCredentials: true)
         else { return try await next(request, context) }
-        var shared = edgeCache.get(sharedKey) ?? edgeCache.stale(sharedKey)
+        // Fetched as an anonymous visitor's request would be: a stale page again in the background, a missing one
+        // once for concurrent misses.
+        let anonymous = UpstreamCall(
+            upstream: catalog,
+            patronID: nil,
+            clientAddress: call.clientAddress,
+            carriesOwnCredentials: false,
+            cacheKey: sharedKey
+        )
+        let (sender, logger) = (self.sender, context.logger)
+        var shared = edgeCache.copy(sharedKey) { _ = try await sender.send(request, anonymous, logger: logger) }
         if shared == nil {
-            // As an anonymous visitor's miss would: concurrent misses of the page fetch it once.
-            let anonymous = UpstreamCall(
-                upstream: catalog,
-                patronID: nil,
-                clientAddress: call.clientAddress,
-                carriesOwnCredentials: false,
-                cacheKey: sharedKey
-            )
             _ = try await edgeCache.respond(to: request, key: sharedKey) { try await sender.send(request, anonymous, logger: context.logger) }
             shared = edgeCache.get(sharedKey)
         }
