@@ -12,19 +12,38 @@ extension JSONWriter {
         return json.bytes
     }
 
+    /// The types the renderers build are told apart by their exact dynamic type first: a cast of `[[String: Any]]` to
+    /// `[Any]`, or of `[String: String]` to `[String: Any]`, builds a new collection element by element (with the failed
+    /// casts before them, a fifth of catalog's time on a signed-in OPDS 2.0 search page).
     private static func write(_ value: Any, to json: inout JSONWriter) {
+        let type = ObjectIdentifier(Swift.type(of: value))
+        if type == ObjectIdentifier(String.self) {
+            json.string(value as! String)
+        } else if type == ObjectIdentifier([String: Any].self) {
+            write(value as! [String: Any], to: &json)
+        } else if type == ObjectIdentifier([[String: Any]].self) {
+            json.beginArray()
+            for object in value as! [[String: Any]] { write(object, to: &json) }
+            json.endArray()
+        } else if type == ObjectIdentifier([String: String].self) {
+            write(value as! [String: String], to: &json)
+        } else if type == ObjectIdentifier([[String: String]].self) {
+            json.beginArray()
+            for object in value as! [[String: String]] { write(object, to: &json) }
+            json.endArray()
+        } else {
+            writeAnyOther(value, to: &json)
+        }
+    }
+
+    /// Any other value by casts (a `[String: Int]` too, as a `[String: Any]`).
+    private static func writeAnyOther(_ value: Any, to json: inout JSONWriter) {
         switch value {
         case let text as String: json.string(text)
         case let flag as Bool: json.bool(flag)
         case let number as Int: json.int(number)
         case let number as Double: json.double(number)
-        case let object as [String: Any]:
-            json.beginObject()
-            for key in object.keys.sorted(by: keyOrder) {
-                json.key(key)
-                write(object[key]!, to: &json)
-            }
-            json.endObject()
+        case let object as [String: Any]: write(object, to: &json)
         case let items as [Any]:
             json.beginArray()
             for item in items { write(item, to: &json) }
@@ -34,6 +53,24 @@ extension JSONWriter {
             let options: JSONSerialization.WritingOptions = [.fragmentsAllowed, .withoutEscapingSlashes]
             json.rawValue((try? JSONSerialization.data(withJSONObject: value, options: options)) ?? Data("null".utf8))
         }
+    }
+
+    private static func write(_ object: [String: String], to json: inout JSONWriter) {
+        json.beginObject()
+        for (key, text) in object.sorted(by: { keyOrder($0.key, $1.key) }) {
+            json.key(key)
+            json.string(text)
+        }
+        json.endObject()
+    }
+
+    private static func write(_ object: [String: Any], to json: inout JSONWriter) {
+        json.beginObject()
+        for (key, value) in object.sorted(by: { keyOrder($0.key, $1.key) }) {
+            json.key(key)
+            write(value, to: &json)
+        }
+        json.endObject()
     }
 
     /// `JSONSerialization`'s order of keys: case-insensitive, lower case first between keys that differ only in case.

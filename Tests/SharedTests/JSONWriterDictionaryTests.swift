@@ -20,6 +20,9 @@ import Testing
             ],
             "links": [["rel": "self", "href": "https://example.org/opds/lanes/new?sort=title&order=asc", "type": "application/opds+json"]],
             "publications": [] as [Any], "empty": [:] as [String: Any],
+            // Each collection type the writer tells apart by its exact type, and others it reaches by casts.
+            "strings": ["b": "2", "a": "1"] as [String: String], "stringObjects": [["z": "26", "y": "25"]] as [[String: String]],
+            "objects": [["k": 1, "j": "x"]] as [[String: Any]], "ints": ["y": 2, "x": 1] as [String: Int], "texts": ["b", "a"] as [String],
         ]
         #expect(JSONWriter.bytes(document) == (try Self.foundation(document)))
     }
