@@ -144,4 +144,50 @@ import Testing
         #expect(EdgeCachePolicy.lifetime(of: [.cacheControl: "public, max-age=30", .contentLength: "1", .vary: "Cookie"]) == nil)
         #expect(EdgeCachePolicy.lifetime(of: [.cacheControl: "public, max-age=30", .contentLength: "1", .setCookie: "a=b"]) == nil)
     }
+
+    /// A stale page is answered at once, to the request that finds it first too, while the gateway fetches it again in
+    /// the background (here from a catalog slow to answer); the new page then replaces it.
+    @Test func aStalePageIsAnsweredAtOnceWhileTheGatewayFetchesItAgain() async throws {
+        let clock = Mutex(ContinuousClock.now)
+        let count = Count()
+        let (release, releasing) = AsyncStream.makeStream(of: Void.self)
+        let router = Router()
+        router.get("/opds/public") { _, _ in
+            let served = count.next()
+            if served == 2 { for await _ in release { break } }
+            return Response(
+                status: .ok,
+                headers: [.contentType: "text/plain", .cacheControl: "public, max-age=300", .vary: "Accept"],
+                body: .init(byteBuffer: ByteBuffer(string: "page \(served)"))
+            )
+        }
+        let upstream = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        try await upstream.test(.live) { upstream in
+            let port = try #require(upstream.port)
+            let config = TestConfig.base([
+                "CATALOG_URLS": "http://127.0.0.1:\(port)", "PATRON_URLS": "http://127.0.0.1:1", "GATEWAY_PORT": "0", "EDGE_CACHE_TTL": "60s",
+            ])
+            try await buildGatewayApplication(config: config, cacheClock: { clock.withLock { $0 } }).testRouter { client in
+                #expect(try await body(client, "/opds/public") == "page 1")
+                clock.withLock { $0 += .seconds(61) }
+                // Were a request to wait for the new page, it would get it once this lets catalog answer, not before.
+                let safetyNet = Task {
+                    try await Task.sleep(for: .seconds(20))
+                    releasing.yield()
+                }
+                #expect(try await body(client, "/opds/public") == "page 1", "stale, answered at once")
+                #expect(try await body(client, "/opds/public") == "page 1")
+                releasing.yield()
+                var latest = ""
+                for _ in 0..<200 {
+                    latest = try await body(client, "/opds/public")
+                    if latest != "page 1" { break }
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+                safetyNet.cancel()
+                #expect(latest == "page 2")
+                #expect(count.total == 2, "one fetch for every request that found the page stale")
+            }
+        }
+    }
 }
