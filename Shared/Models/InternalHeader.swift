@@ -30,4 +30,8 @@ public enum InternalHeader {
     public static let credentialsChanged = "X-Internal-Credentials-Changed"
     /// `yes` on the gateway's renewal of a Basic verdict it keeps: patron checks it only when no first sign-in waits.
     public static let backgroundCheck = "X-Internal-Background-Check"
+    /// `yes` on the gateway's background fetch of a page its cache holds stale (the client was answered already):
+    /// catalog computes the page for it when its own copy is stale too, instead of answering with that copy, so that
+    /// the gateway's copy is no older than catalog's TTL allows.
+    public static let staleRefresh = "X-Internal-Stale-Refresh"
 }

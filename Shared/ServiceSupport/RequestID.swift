@@ -38,4 +38,5 @@ extension HTTPField.Name {
     public static let credentialsChanged = HTTPField.Name(InternalHeader.credentialsChanged)!
     public static let backgroundCheck = HTTPField.Name(InternalHeader.backgroundCheck)!
     public static let pageBooks = HTTPField.Name(InternalHeader.pageBooks)!
+    public static let staleRefresh = HTTPField.Name(InternalHeader.staleRefresh)!
 }

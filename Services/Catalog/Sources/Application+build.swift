@@ -22,6 +22,8 @@ struct CatalogDependencies: Sendable {
     let shelves: ShelfCopyPostgresRepository
     /// Whether the database answers (`DatabaseGateMiddleware`, readiness).
     let watch: DatabaseWatch
+    /// The time the feed caches keep (a test moves its own).
+    var cacheClock: @Sendable () -> ContinuousClock.Instant = { .now }
 
     init(config: ServiceConfig) throws {
         settings = try CatalogSettings(config: config)
@@ -142,7 +144,12 @@ func catalogRouter(_ parts: CatalogDependencies) -> Router<CatalogRequestContext
         readiness: HealthRoutes<CatalogRequestContext>.database(parts.postgres, watch: parts.watch)
     )
     router.add(middleware: DatabaseGateMiddleware(watch: parts.watch))
-    let feedCache = ResponseCache(name: "feed", lifetime: .seconds(parts.settings.feedCacheLifetime), capacityBytes: parts.settings.feedCacheBytes)
+    let feedCache = ResponseCache(
+        name: "feed",
+        lifetime: .seconds(parts.settings.feedCacheLifetime),
+        capacityBytes: parts.settings.feedCacheBytes,
+        now: parts.cacheClock
+    )
     router.add(middleware: CallerMiddleware(token: parts.token))
     if let replicas = parts.readReplicas { router.add(middleware: WritesAnnouncedMiddleware<CatalogRequestContext>(replicas: replicas)) }
     let admin = router.group().add(middleware: AdminTokenMiddleware(tokens: parts.settings.adminTokens))
@@ -170,7 +177,8 @@ func catalogRouter(_ parts: CatalogDependencies) -> Router<CatalogRequestContext
         personalCache: ResponseCache(
             name: "personal",
             lifetime: .seconds(parts.settings.feedCacheLifetime),
-            capacityBytes: parts.settings.feedCacheBytes / 2
+            capacityBytes: parts.settings.feedCacheBytes / 2,
+            now: parts.cacheClock
         )
     )
     feedController.add(to: router)

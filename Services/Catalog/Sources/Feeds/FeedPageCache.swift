@@ -28,7 +28,10 @@ struct FeedPageCache: Sendable {
         { request, context in
             let key = cacheKey(request)
             guard let patronID = context.patronID else {
-                let refresh: @Sendable () async throws -> Void = { cache.put(key, try await handler(request, context, .anonymous)) }
+                // A gateway's background fetch of its stale copy gets a page computed now when this copy is stale too
+                // (it would keep this one for its own TTL); any other request gets the stale copy at once.
+                let recompute: @Sendable () async throws -> Void = { cache.put(key, try await handler(request, context, .anonymous)) }
+                let refresh = request.headers[.staleRefresh] == "yes" ? nil : recompute
                 var response = try await cache.respond(to: request, key: key, refresh: refresh) {
                     let page = try await handler(request, context, .anonymous)
                     cache.put(key, page)

@@ -22,7 +22,11 @@ struct EdgeCacheMiddleware: RouterMiddleware {
             context.upstreamCall = call
             let (sender, logger) = (self.sender, context.logger)
             let refresh: (@Sendable () async throws -> Void)? =
-                PublicService.isBookFile(request.uri.path) ? nil : { @Sendable [call] in _ = try await sender.send(request, call, logger: logger) }
+                PublicService.isBookFile(request.uri.path)
+                ? nil
+                : { @Sendable [call] in
+                    _ = try await sender.send(request, call, extra: [(InternalHeader.staleRefresh, "yes")], logger: logger)
+                }
             return try await edgeCache.respond(to: request, key: key, refresh: refresh) { try await next(request, context) }
         }
         let response = try await next(request, context)
