@@ -179,7 +179,7 @@ import Testing
                 #expect(try await body(client, "/opds/public") == "page 1")
                 releasing.yield()
                 var latest = ""
-                for _ in 0..<200 {
+                for _ in 0..<1_200 {
                     latest = try await body(client, "/opds/public")
                     if latest != "page 1" { break }
                     try await Task.sleep(for: .milliseconds(50))
