@@ -20,17 +20,13 @@ extension JSONWriter {
         if type == ObjectIdentifier(String.self) {
             json.string(value as! String)
         } else if type == ObjectIdentifier([String: Any].self) {
-            write(value as! [String: Any], to: &json)
+            writeObject(value as! [String: Any], to: &json)
         } else if type == ObjectIdentifier([[String: Any]].self) {
-            json.beginArray()
-            for object in value as! [[String: Any]] { write(object, to: &json) }
-            json.endArray()
+            writeArray(value as! [[String: Any]], to: &json)
         } else if type == ObjectIdentifier([String: String].self) {
-            write(value as! [String: String], to: &json)
+            writeObject(value as! [String: String], to: &json)
         } else if type == ObjectIdentifier([[String: String]].self) {
-            json.beginArray()
-            for object in value as! [[String: String]] { write(object, to: &json) }
-            json.endArray()
+            writeArray(value as! [[String: String]], to: &json)
         } else {
             writeAnyOther(value, to: &json)
         }
@@ -43,11 +39,8 @@ extension JSONWriter {
         case let flag as Bool: json.bool(flag)
         case let number as Int: json.int(number)
         case let number as Double: json.double(number)
-        case let object as [String: Any]: write(object, to: &json)
-        case let items as [Any]:
-            json.beginArray()
-            for item in items { write(item, to: &json) }
-            json.endArray()
+        case let object as [String: Any]: writeObject(object, to: &json)
+        case let items as [Any]: writeArray(items, to: &json)
         default:
             // Anything else (no renderer writes one today) as Foundation writes it.
             let options: JSONSerialization.WritingOptions = [.fragmentsAllowed, .withoutEscapingSlashes]
@@ -55,22 +48,19 @@ extension JSONWriter {
         }
     }
 
-    private static func write(_ object: [String: String], to json: inout JSONWriter) {
-        json.beginObject()
-        for (key, text) in object.sorted(by: { keyOrder($0.key, $1.key) }) {
-            json.key(key)
-            json.string(text)
-        }
-        json.endObject()
-    }
-
-    private static func write(_ object: [String: Any], to json: inout JSONWriter) {
+    private static func writeObject<Value>(_ object: [String: Value], to json: inout JSONWriter) {
         json.beginObject()
         for (key, value) in object.sorted(by: { keyOrder($0.key, $1.key) }) {
             json.key(key)
             write(value, to: &json)
         }
         json.endObject()
+    }
+
+    private static func writeArray<Element>(_ items: [Element], to json: inout JSONWriter) {
+        json.beginArray()
+        for item in items { write(item, to: &json) }
+        json.endArray()
     }
 
     /// `JSONSerialization`'s order of keys: case-insensitive, lower case first between keys that differ only in case.

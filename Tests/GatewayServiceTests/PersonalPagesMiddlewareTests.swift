@@ -29,6 +29,7 @@ import Testing
             let page = context.parameters.get("page") ?? ""
             guard request.headers[.patronID] != nil else {
                 seen.add("anonymous \(page)")
+                if request.headers[.staleRefresh] == "yes" { seen.add("stale refresh \(page)") }
                 return Response(
                     status: .ok,
                     headers: [
@@ -66,6 +67,39 @@ import Testing
             )
         }
         return Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+    }
+
+    /// A shared page the gateway holds stale still answers a signed-in patron at once, and is fetched again in the
+    /// background, marked as such (catalog then computes it rather than answer with its own stale copy).
+    @Test func aStaleSharedPageAnswersAPatronAndIsFetchedAgainMarkedAsARefresh() async throws {
+        let seen = Seen()
+        try await catalog(seen).test(.live) { upstream in
+            let config = TestConfig.base([
+                "CATALOG_URLS": "http://127.0.0.1:\(try #require(upstream.port))", "PATRON_URLS": "http://127.0.0.1:1",
+                "GATEWAY_PORT": "0", "EDGE_CACHE_TTL": "60s", "SHARED_PAGE_VERDICT_TTL": "60s",
+            ])
+            let clock = Mutex(ContinuousClock.now)
+            let keys = await AccessTokenKeys(secret: TestConfig.jwtSecret)
+            let ann: HTTPFields = [
+                .authorization:
+                    "Bearer \(try await keys.sign(AccessTokenPayload(patronID: UUID(), sessionID: UUID(), issuedAt: Date(), lifetime: 900)))"
+            ]
+            try await buildGatewayApplication(config: config, cacheClock: { clock.withLock { $0 } }).testRouter { client in
+                func lane() async throws -> String {
+                    try await client.execute(uri: "/opds/lane", method: .get, headers: ann) { response in
+                        #expect(response.status == .ok)
+                        return String(buffer: response.body)
+                    }
+                }
+                #expect(try await lane() == "the shared lane")
+                #expect(!seen.all.contains("stale refresh lane"))
+                clock.withLock { $0 += .seconds(61) }
+                #expect(try await lane() == "the shared lane", "the stale copy, at once")
+                for _ in 0..<1_200 where !seen.all.contains("stale refresh lane") { try await Task.sleep(for: .milliseconds(50)) }
+                #expect(seen.all.filter { $0 == "anonymous lane" }.count == 2, "\(seen.all)")
+                #expect(seen.all.contains("stale refresh lane"))
+            }
+        }
     }
 
     @Test func aSignedInPageIsTheHeldSharedPageWhenCatalogSaysSo() async throws {

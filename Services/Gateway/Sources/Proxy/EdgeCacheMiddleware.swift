@@ -24,9 +24,7 @@ struct EdgeCacheMiddleware: RouterMiddleware {
             let refresh: (@Sendable () async throws -> Void)? =
                 PublicService.isBookFile(request.uri.path)
                 ? nil
-                : { @Sendable [call] in
-                    _ = try await sender.send(request, call, extra: [(InternalHeader.staleRefresh, "yes")], logger: logger)
-                }
+                : { @Sendable [call] in try await sender.refreshStale(request, call, logger: logger) }
             return try await edgeCache.respond(to: request, key: key, refresh: refresh) { try await next(request, context) }
         }
         let response = try await next(request, context)

@@ -38,9 +38,7 @@ struct PersonalPagesMiddleware: RouterMiddleware {
             cacheKey: sharedKey
         )
         let (sender, logger) = (self.sender, context.logger)
-        var shared = edgeCache.copy(sharedKey) {
-            _ = try await sender.send(request, anonymous, extra: [(InternalHeader.staleRefresh, "yes")], logger: logger)
-        }
+        var shared = edgeCache.copy(sharedKey) { try await sender.refreshStale(request, anonymous, logger: logger) }
         if shared == nil {
             _ = try await edgeCache.respond(to: request, key: sharedKey) { try await sender.send(request, anonymous, logger: context.logger) }
             shared = edgeCache.get(sharedKey)

@@ -56,6 +56,13 @@ struct UpstreamSender: Sendable {
         )
     }
 
+    /// Fetches again, in the background, an answer the edge cache holds stale (`call.cacheKey`: the answer is stored
+    /// there). Marked as such (`X-Internal-Stale-Refresh`): catalog computes the page rather than answer with its own
+    /// stale copy, which this cache would then keep for its whole TTL.
+    func refreshStale(_ request: Request, _ call: UpstreamCall, logger: Logger) async throws {
+        _ = try await send(request, call, extra: [(InternalHeader.staleRefresh, "yes")], logger: logger)
+    }
+
     /// Forwards the request with the gateway's headers. An upload (`POST /admin/books`) is streamed through within
     /// `INGEST_MAX_BYTES`; other bodies are read whole within `GATEWAY_MAX_BODY_BYTES`, so that they can be sent again
     /// to another replica.
