@@ -50,7 +50,9 @@ import Testing
             let browser = try ChildProcess(environment["TEST_PYTHON"] ?? "python3", arguments, environment: environment, output: output)
             let status = await browser.wait()
             let log = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
-            #expect(status == 0, "the browser tests failed:\n\(log.suffix(6000))")
+            // What failed first: CI repeats only the first lines of a failure's message.
+            let failed = log.split(separator: "\n").filter { $0.hasPrefix("FAIL") || $0.hasPrefix("- ") }.joined(separator: "\n")
+            #expect(status == 0, "the browser tests failed:\n\(failed)\n--- the browser log's end:\n\(log.suffix(6000))")
             for step in [
                 "operator uploads", "read to the end", "patron reads and returns", "phone-width audit", "account", "hostile links",
                 "offline reading", "koreader place", "live offer", "staff help a patron", "reports", "staff list",

@@ -20,11 +20,17 @@ struct CappedBody: AsyncSequence, Sendable {
     /// Whether a read of the body is under way, and whether the body was released (no read may start then).
     final class Reads: Sendable {
         private struct State {
+            var started = false
             var reading = false
             var released = false
             var waiter: CheckedContinuation<Void, Never>?
         }
         private let state = NIOLockedValueBox(State())
+
+        /// Whether the upstream request ever started reading the body: until then another replica can be sent it.
+        var untouched: Bool { state.withLockedValue { !$0.started } }
+
+        func started() { state.withLockedValue { $0.started = true } }
 
         /// False once released: the read must not start.
         func begin() -> Bool {
@@ -76,5 +82,8 @@ struct CappedBody: AsyncSequence, Sendable {
         }
     }
 
-    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(base: body.makeAsyncIterator(), limit: limit, reads: reads) }
+    func makeAsyncIterator() -> AsyncIterator {
+        reads.started()
+        return AsyncIterator(base: body.makeAsyncIterator(), limit: limit, reads: reads)
+    }
 }

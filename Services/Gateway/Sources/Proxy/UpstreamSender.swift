@@ -11,9 +11,10 @@ import Shared
 /// Sends a public request to a replica of catalog or patron with the gateway's headers, and its answer back.
 ///
 /// Client-sent internal headers are dropped; the patron id (signed), client address, request id and service token are
-/// set; bodies are capped; idempotent requests are retried on the next replica when a connection fails; upstream
-/// failures become 502/503/504 problem documents. An answer with the call's `cacheKey` is kept in the edge cache, one
-/// with a `KeptCopy` where that says.
+/// set; bodies are capped; idempotent requests are retried on the next replica when a connection fails, and so is any
+/// request that never reached a replica (its connection refused, an upload not yet read); upstream failures become
+/// 502/503/504 problem documents. An answer with the call's `cacheKey` is kept in the edge cache, one with a `KeptCopy`
+/// where that says.
 struct UpstreamSender: Sendable {
     let httpClient: HTTPClient
     let settings: GatewaySettings
@@ -122,6 +123,24 @@ struct UpstreamSender: Sendable {
     enum OutboundBody {
         case buffered(ByteBuffer)
         case streamed(CappedBody, length: Int?)
+
+        /// Whether it can still be sent: a streamed body only until an upstream request started reading it.
+        var untouched: Bool {
+            switch self {
+            case .buffered: true
+            case .streamed(let stream, _): stream.reads.untouched
+            }
+        }
+    }
+
+    /// Whether a failed call's request never left the gateway: the connection was refused or never made.
+    static func neverSent(_ error: any Error) -> Bool {
+        switch error {
+        case let error as IOError: error.errnoCode == ECONNREFUSED
+        case let error as HTTPClientError: error == .connectTimeout
+        case ChannelError.connectTimeout: true
+        default: false
+        }
     }
 
     static let hopByHop: Set<String> = [
@@ -226,7 +245,7 @@ struct UpstreamSender: Sendable {
         let target = request.uri.path + (request.uri.query.map { "?" + $0 } ?? "")
         var retriable = idempotent
         if case .streamed = body { retriable = false }
-        for replica in retriable ? candidates : [candidates[0]] {
+        for replica in candidates {
             var outbound = HTTPClientRequest(url: replica + target)
             outbound.method = method
             outbound.headers = headers
@@ -278,6 +297,10 @@ struct UpstreamSender: Sendable {
             } catch {
                 logger.warning("Upstream unreachable", metadata: ["upstream": "\(upstream.name)", "replica": "\(replica)", "error": "\(error)"])
                 upstream.markDown(replica)
+                // Any request, an upload too, goes on to the next replica when this one never received it (a replica
+                // starting or stopping refuses connections); one that may have reached it is sent again only when
+                // idempotent.
+                guard retriable || (Self.neverSent(error) && body.untouched) else { break }
             }
         }
         return Problem(status: 502, slug: "upstream-unreachable", title: "Bad gateway", detail: "No \(upstream.name) replica could be reached")
