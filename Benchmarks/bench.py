@@ -663,11 +663,17 @@ def library_morning(stack, work, results, barcodes, licensed, words_file, wanted
     files["Basic"].write_text("\n".join(library.basic(b) for b in mix_patrons) + "\n")
     for name, kind in zip(library.MIX, files):
         if wanted(name):
+            first = None
+            if kind != "anonymous":
+                first = library.first_requests(gw, [a for a in files[kind].read_text().split("\n") if a], lines)
+                log(f"{name}: each patron's first request {first}")
             log(f"wrk: {name}")
             # Where the time goes: each service's CPU over the measured run (warm-up included: a second of 21), per request.
             before = {service: cpu_seconds(process.pid) for service, process in stack.processes.items()}
             results[name] = wrk(gw + "/", DURATION_LIBRARY, script=ROOT / "Benchmarks/library_mix.lua",
                                 env=dict(os.environ, URLS_FILE=str(urls_file), AUTH_FILE=str(files[kind])))
+            if first:
+                results[name]["first_requests"] = first
             requests = results[name]["rps"] * DURATION_LIBRARY
             results[name]["cpu_ms_per_request"] = {service: round((cpu_seconds(process.pid) - before[service]) * 1000 / requests, 3)
                                                    for service, process in stack.processes.items()}

@@ -93,6 +93,26 @@ def sign_in_all(gw, barcodes, log):
     return tokens
 
 
+def first_requests(gw, auths, lines):
+    """Each patron's first request, a page of the mix each, 16 at a time: what a patron opening their app waits for
+    (their session or Basic verdict checked with patron, their shelf asked of catalog). Made before a signed-in mix is
+    measured, as every scenario's warm-up makes its first requests (the mix's second of warm-up reached about half of
+    the 1,000 patrons, and their first requests were the mix's p99); their own p50 and p99 are reported beside it."""
+    def first(index_auth):
+        index, auth = index_auth
+        accept, path = lines[index * 7919 % len(lines)].split("\t")
+        started = time.perf_counter()
+        status, _ = get(gw + path, {"Authorization": auth, "Accept": accept}, timeout=60)
+        return status, (time.perf_counter() - started) * 1000
+
+    with concurrent.futures.ThreadPoolExecutor(16) as pool:
+        answers = list(pool.map(first, enumerate(auths)))
+    times = sorted(ms for _, ms in answers)
+    failed = [status for status, _ in answers if status >= 500 or status == 401]
+    assert not failed, f"first requests failed: {sorted(set(failed))}"
+    return {"count": len(times), "p50_ms": round(times[len(times) // 2], 1), "p99_ms": round(times[int(len(times) * 0.99)], 1)}
+
+
 def bcrypt_seconds(gw, barcode):
     """One first check through the gateway on an idle stack (a token request: a bcrypt in patron), the median of 3."""
     times = []

@@ -10,7 +10,9 @@ import Synchronization
 /// requests are answered with the previous copy instead of waiting while it is computed again (stale-while-revalidate,
 /// RFC 5861): by the first of them, or, when the caller can say how (`refresh`), in a task of its own, so that no
 /// request waits for a page that has a copy (a search computed again took 60-140 ms on two busy cores, the p99 of
-/// every page). Concurrent misses of a key with no copy at all wait for the first to compute it.
+/// every page). Concurrent misses of a key with no copy at all wait for the first to compute it. Background
+/// refreshes run `maxRefreshes` at a time, the others in turn: pages cached together expire together, and their
+/// refreshes all at once took the upstream's cores every lifetime from the requests waiting on it (issue 49).
 /// Everything an entry holds counts against `capacityBytes` (key, headers, body and a fixed overhead), there are at most
 /// `maxEntries`, and a key longer than `maxKeyBytes` is never stored: a client padding URLs cannot grow the cache.
 /// Entries past their stale window are dropped at least once per lifetime (a `put` sweeps them), so the cache holds
@@ -38,6 +40,7 @@ public final class ResponseCache: Sendable {
     private let state = Mutex<(entries: [String: Entry], bytes: Int, nextSweep: ContinuousClock.Instant?)>(([:], 0, nil))
     /// Keys being computed now, with the requests waiting for them.
     private let inFlight = Mutex<[String: [CheckedContinuation<Void, Never>]]>([:])
+    private let refreshTurns: AsyncLimiter
     private let hits: Counter
     private let staleHits: Counter
     private let misses: Counter
@@ -50,8 +53,10 @@ public final class ResponseCache: Sendable {
         lifetime: Duration,
         capacityBytes: Int,
         maxEntries: Int = 20_000,
+        maxRefreshes: Int = 2,
         now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }
     ) {
+        refreshTurns = AsyncLimiter(limit: maxRefreshes)
         self.lifetime = capacityBytes > 0 ? lifetime : .zero
         self.capacityBytes = capacityBytes
         self.maxEntries = max(1, maxEntries)
@@ -107,13 +112,18 @@ public final class ResponseCache: Sendable {
         return stale
     }
 
-    /// Runs `refresh` for `key` in a task of its own unless one is computing the key already. A failure keeps the
-    /// stale copy until its stale time ends (then the next request computes it and meets the failure itself).
+    /// Runs `refresh` for `key` in a task of its own, in its turn (`maxRefreshes`), unless one is computing the key
+    /// already. A failure keeps the stale copy until its stale time ends (then the next request computes it and meets
+    /// the failure itself).
     private func refreshInBackground(_ key: String, _ refresh: @escaping @Sendable () async throws -> Void) {
         guard tryLead(key) else { return }
         Task {
             defer { finished(key) }
-            try? await refresh()
+            await refreshTurns.run {
+                // Kept meanwhile by a request that found no copy left.
+                guard get(key) == nil else { return }
+                try? await refresh()
+            }
         }
     }
 

@@ -10,7 +10,12 @@ import Testing
 @Suite struct ResponseCacheTests {
     actor Counter {
         var value = 0
-        func increment() { value += 1 }
+        @discardableResult func increment() -> Int {
+            value += 1
+            return value
+        }
+        func decrement() { value -= 1 }
+        func raise(to other: Int) { value = max(value, other) }
     }
 
     @Test func concurrentMissesComputeAPageOnceAndEntriesExpire() async throws {
@@ -97,6 +102,36 @@ import Testing
         clock.withLock { $0 += .seconds(6) }
         let inline = try await cache.respond(to: request, key: "k") { Response(status: .accepted) }
         #expect(inline.status == .accepted)
+    }
+
+    /// Pages kept together go stale together: their refreshes run `maxRefreshes` at a time, the others in turn, and each
+    /// stale page is answered at once meanwhile.
+    @Test func staleRefreshesRunAFewAtATimeAndTheRestInTurn() async throws {
+        let clock = Mutex(ContinuousClock.now)
+        let cache = ResponseCache(name: "test", lifetime: .seconds(5), capacityBytes: 1 << 20, maxRefreshes: 2, now: { clock.withLock { $0 } })
+        let keys = (0..<6).map { "k\($0)" }
+        for key in keys { cache.put(key, StoredResponse(body: ByteBuffer(string: "old"), headers: [:])) }
+        clock.withLock { $0 += .seconds(6) }
+        let running = Counter()
+        let most = Counter()
+        let released = Mutex(false)
+        for key in keys {
+            let copy = cache.copy(key) {
+                let now = await running.increment()
+                await most.raise(to: now)
+                while !released.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(5)) }
+                await running.decrement()
+                cache.put(key, StoredResponse(body: ByteBuffer(string: "new"), headers: [:]))
+            }
+            #expect(copy.map { String(buffer: $0.body) } == "old")
+        }
+        for _ in 0..<3_000 where await running.value < 2 { try await Task.sleep(for: .milliseconds(10)) }
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(await running.value == 2, "two refreshes under way, four waiting their turn")
+        released.withLock { $0 = true }
+        for _ in 0..<3_000 where keys.contains(where: { cache.get($0) == nil }) { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(keys.allSatisfy { cache.get($0).map { String(buffer: $0.body) } == "new" }, "every page was refreshed in turn")
+        #expect(await most.value == 2)
     }
 
     @Test func whatIsKeptWithAResponseCountsAgainstTheCapacity() {
