@@ -69,6 +69,13 @@ import Testing
         return Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
     }
 
+    /// An `Authorization` header with a fresh access token of a new patron, signed as patron signs them.
+    static func signedIn() async throws -> HTTPFields {
+        let keys = await AccessTokenKeys(secret: TestConfig.jwtSecret)
+        let token = try await keys.sign(AccessTokenPayload(patronID: UUID(), sessionID: UUID(), issuedAt: Date(), lifetime: 900))
+        return [.authorization: "Bearer \(token)"]
+    }
+
     /// A shared page the gateway holds stale still answers a signed-in patron at once, and is fetched again in the
     /// background, marked as such (catalog then computes it rather than answer with its own stale copy).
     @Test func aStaleSharedPageAnswersAPatronAndIsFetchedAgainMarkedAsARefresh() async throws {
@@ -79,11 +86,7 @@ import Testing
                 "GATEWAY_PORT": "0", "EDGE_CACHE_TTL": "60s", "SHARED_PAGE_VERDICT_TTL": "60s",
             ])
             let clock = Mutex(ContinuousClock.now)
-            let keys = await AccessTokenKeys(secret: TestConfig.jwtSecret)
-            let ann: HTTPFields = [
-                .authorization:
-                    "Bearer \(try await keys.sign(AccessTokenPayload(patronID: UUID(), sessionID: UUID(), issuedAt: Date(), lifetime: 900)))"
-            ]
+            let ann = try await Self.signedIn()
             try await buildGatewayApplication(config: config, cacheClock: { clock.withLock { $0 } }).testRouter { client in
                 func lane() async throws -> String {
                     try await client.execute(uri: "/opds/lane", method: .get, headers: ann) { response in
@@ -151,11 +154,7 @@ import Testing
                 ])
                 // The caches' time moves only when the test moves it: a loaded machine cannot expire a page early.
                 let clock = Mutex(ContinuousClock.now)
-                let keys = await AccessTokenKeys(secret: TestConfig.jwtSecret)
-                let ann: HTTPFields = [
-                    .authorization:
-                        "Bearer \(try await keys.sign(AccessTokenPayload(patronID: UUID(), sessionID: UUID(), issuedAt: Date(), lifetime: 900)))"
-                ]
+                let ann = try await Self.signedIn()
                 let asked: @Sendable () -> Int = { seen.all.filter { $0.hasPrefix("patron touched holding") }.count }
                 let revalidated: @Sendable () -> Int = { seen.all.filter { $0 == "patron touched revalidated" }.count }
                 try await buildGatewayApplication(config: config, cacheClock: { clock.withLock { $0 } }).testRouter { client in
@@ -242,15 +241,8 @@ import Testing
                     "PATRON_URLS": "http://127.0.0.1:\(try #require(patronServer.port))",
                     "GATEWAY_PORT": "0", "EDGE_CACHE_TTL": "60s", "SHARED_PAGE_VERDICT_TTL": "60s",
                 ])
-                let keys = await AccessTokenKeys(secret: TestConfig.jwtSecret)
-                let ann: HTTPFields = [
-                    .authorization:
-                        "Bearer \(try await keys.sign(AccessTokenPayload(patronID: UUID(), sessionID: UUID(), issuedAt: Date(), lifetime: 900)))"
-                ]
-                let bob: HTTPFields = [
-                    .authorization:
-                        "Bearer \(try await keys.sign(AccessTokenPayload(patronID: UUID(), sessionID: UUID(), issuedAt: Date(), lifetime: 900)))"
-                ]
+                let ann = try await Self.signedIn()
+                let bob = try await Self.signedIn()
                 try await buildGatewayApplication(config: config).testRouter { client in
                     func load(_ who: HTTPFields) async throws {
                         try await client.execute(uri: "/opds/lane", method: .get, headers: who) { response in
