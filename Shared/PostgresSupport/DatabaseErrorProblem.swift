@@ -19,7 +19,7 @@ extension PSQLError: ProblemConvertible {
 /// A pool that cannot make a connection (its server is away) or was closed under the request: 503, as a lost
 /// connection is.
 extension ConnectionPoolError: ProblemConvertible {
-    public var problem: Problem { self == .requestCancelled ? Problem.internalError : DatabaseErrorProblem.unavailable }
+    public var problem: Problem { DatabaseErrorProblem.isUnreachable(self) ? DatabaseErrorProblem.unavailable : Problem.internalError }
 }
 
 /// A transaction that failed to begin, commit or roll back answers as the error that failed it.
@@ -38,4 +38,14 @@ public enum DatabaseErrorProblem {
         detail: "The database cannot be reached right now; try again shortly",
         retryAfter: 2
     )
+
+    /// Whether `error` says the database could not be reached (answered with `unavailable`), as opposed to a fault in
+    /// the statement or the data: a read that failed so may be asked of another server (`ReadReplicas`).
+    public static func isUnreachable(_ error: any Error) -> Bool {
+        switch error {
+        case let error as PSQLError: error.isConnectionLost
+        case let error as ConnectionPoolError: error != .requestCancelled
+        default: false
+        }
+    }
 }

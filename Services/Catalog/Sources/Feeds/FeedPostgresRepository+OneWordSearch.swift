@@ -97,9 +97,11 @@ extension FeedPostgresRepository {
         logger: Logger
     ) async throws -> Int {
         // Every row read (one): a sequence left early gives its pooled connection back only once it ends.
-        var number = 0
-        for try await value in try await books.client.run(statement, values: values, logger: logger).decode(Int.self) { number = value }
-        return number
+        try await books.read { client in
+            var number = 0
+            for try await value in try await client.run(statement, values: values, logger: logger).decode(Int.self) { number = value }
+            return number
+        }
     }
 
     /// Where a one-word page starts (the previous page's last key and id) and how many rows it reads: one more than
@@ -117,38 +119,42 @@ extension FeedPostgresRepository {
     /// What the kept counts say of `word`, with the page they call for when one is asked for (`page`): the common page
     /// past `countBound`, the kept entries' page up to it (`WordPage`, one round trip for the counts and the page).
     func keptWord(_ word: String, prefix: Bool, page: PageWindow?, hidden: [UUID], logger: Logger) async throws -> KeptWord {
-        var found = KeptWord(word: word, words: 0, firstWord: nil, mostBooks: 0, books: 0, inFields: 0, wordInFields: 0)
-        let window = page ?? .none
-        let rows = try await books.client.run(
-            WordPage.self,
-            values: [word, prefix, page != nil, Self.countBound, Self.popularCandidates, window.key, window.id, window.size, window.offset, hidden],
-            logger: logger
-        )
-        var entries: [(book: BookDetail, key: String)] = []
-        var (commonRead, entriesRead, countsRead) = (false, false, false)
-        // Every row read: a sequence left early gives its pooled connection back only once it ends.
-        for try await row in rows {
-            let cells = row.makeRandomAccess()
-            let first = BookPostgresRepository.entryColumnCount
-            func cell<T: PostgresDecodable>(_ index: Int, _ type: T.Type = T.self) throws -> T { try cells[first + index].decode(T.self) }
-            // The counts repeat on every row of the page: read once.
-            if !countsRead {
-                found = KeptWord(
-                    word: try cell(0),
-                    words: try cell(1),
-                    firstWord: try cell(2),
-                    mostBooks: try cell(3),
-                    books: try cell(4),
-                    inFields: try cell(5),
-                    wordInFields: try cell(6)
-                )
-                (commonRead, entriesRead, countsRead) = (try cell(7), try cell(8), true)
+        try await books.read { client in
+            var found = KeptWord(word: word, words: 0, firstWord: nil, mostBooks: 0, books: 0, inFields: 0, wordInFields: 0)
+            let window = page ?? .none
+            let rows = try await client.run(
+                WordPage.self,
+                values: [
+                    word, prefix, page != nil, Self.countBound, Self.popularCandidates, window.key, window.id, window.size, window.offset, hidden,
+                ],
+                logger: logger
+            )
+            var entries: [(book: BookDetail, key: String)] = []
+            var (commonRead, entriesRead, countsRead) = (false, false, false)
+            // Every row read: a sequence left early gives its pooled connection back only once it ends.
+            for try await row in rows {
+                let cells = row.makeRandomAccess()
+                let first = BookPostgresRepository.entryColumnCount
+                func cell<T: PostgresDecodable>(_ index: Int, _ type: T.Type = T.self) throws -> T { try cells[first + index].decode(T.self) }
+                // The counts repeat on every row of the page: read once.
+                if !countsRead {
+                    found = KeptWord(
+                        word: try cell(0),
+                        words: try cell(1),
+                        firstWord: try cell(2),
+                        mostBooks: try cell(3),
+                        books: try cell(4),
+                        inFields: try cell(5),
+                        wordInFields: try cell(6)
+                    )
+                    (commonRead, entriesRead, countsRead) = (try cell(7), try cell(8), true)
+                }
+                if let key = try cell(9, String?.self) { entries.append((try BookPostgresRepository.decodeEntry(cells), key)) }
             }
-            if let key = try cell(9, String?.self) { entries.append((try BookPostgresRepository.decodeEntry(cells), key)) }
+            found.commonPage = commonRead ? entries : nil
+            found.entriesPage = entriesRead ? entries : nil
+            return found
         }
-        found.commonPage = commonRead ? entries : nil
-        found.entriesPage = entriesRead ? entries : nil
-        return found
     }
 
     /// The page of a search for `word` alone when its kept rows answer it, nil otherwise. Past `countBound` matches
@@ -191,14 +197,16 @@ extension FeedPostgresRepository {
     /// The corrected query's best matches (at most `fuzzyLimit`), best first, when nothing but the query narrows them
     /// (`CorrectedPage`: its spellings' counts and the ranking in one call planned once per session).
     func correctedMatches(_ corrected: CorrectedQuery, hidden: [UUID], logger: Logger) async throws -> [BookDetail] {
-        let rows = try await books.client.run(
-            CorrectedPage.self,
-            values: [corrected.query, corrected.spellings, corrected.anySpellingMatches, Self.correctedCandidates, Self.fuzzyLimit, hidden],
-            logger: logger
-        )
-        var found: [BookDetail] = []
-        for try await row in rows { found.append(try BookPostgresRepository.decodeEntry(row.makeRandomAccess())) }
-        return found
+        try await books.read { client in
+            let rows = try await client.run(
+                CorrectedPage.self,
+                values: [corrected.query, corrected.spellings, corrected.anySpellingMatches, Self.correctedCandidates, Self.fuzzyLimit, hidden],
+                logger: logger
+            )
+            var found: [BookDetail] = []
+            for try await row in rows { found.append(try BookPostgresRepository.decodeEntry(row.makeRandomAccess())) }
+            return found
+        }
     }
 }
 

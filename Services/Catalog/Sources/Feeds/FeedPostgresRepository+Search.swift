@@ -122,13 +122,15 @@ extension FeedPostgresRepository {
 
     /// The catalogue's words nearest each of `words` (`Corrections`).
     func corrections(of words: [String], logger: Logger) async throws -> [[String]] {
-        var found = Array(repeating: [String](), count: words.count)
-        let rows = try await books.client.run(Corrections.self, words, logger: logger)
-        for try await row in rows {
-            let (number, word) = try row.decode((Int, String).self)
-            if word.allSatisfy({ $0.isLetter || $0.isNumber }) { found[number - 1].append(word) }
+        try await books.read { client in
+            var found = Array(repeating: [String](), count: words.count)
+            let rows = try await client.run(Corrections.self, words, logger: logger)
+            for try await row in rows {
+                let (number, word) = try row.decode((Int, String).self)
+                if word.allSatisfy({ $0.isLetter || $0.isNumber }) { found[number - 1].append(word) }
+            }
+            return found
         }
-        return found
     }
 
     /// The words of `q` as search matches them: letters and digits only, lowercased, at most 16 of at most 64 characters.
@@ -219,8 +221,10 @@ extension FeedPostgresRepository {
         var sql = SQL()
         let (conditions, _) = try matchConditions(request, corrected: nil, sql: &sql)
         sql.text = "SELECT count(*)::int FROM books WHERE id = ANY(\(try sql.bind(ids))) AND \(conditions.joined(separator: " AND "))"
-        for try await row in try await books.client.query(sql.query, logger: logger) { return try row.decode(Int.self) }
-        return 0
+        return try await books.read { client in
+            for try await row in try await client.query(sql.query, logger: logger) { return try row.decode(Int.self) }
+            return 0
+        }
     }
 
     /// One search statement: the query's full-text matches, or those of `corrected` in its place.
@@ -369,16 +373,19 @@ extension FeedPostgresRepository {
                 page.match_key, page.match_id FROM page JOIN books ON books.id = page.match_id)
             SELECT found.*, counted.n FROM counted LEFT JOIN found ON true ORDER BY \(order)
             """
-        var counted = 0
-        var rows: [(book: BookDetail, key: String, title: String)] = []
-        for try await row in try await books.client.query(sql.query, logger: logger) {
-            let cells = row.makeRandomAccess()
-            let column = BookPostgresRepository.entryColumnCount
-            counted = try cells[cells.count - 1].decode(Int.self)
-            guard try cells[0].decode(UUID?.self) != nil else { continue }
-            rows.append(
-                (try BookPostgresRepository.decodeEntry(cells), try cells[column].decode(String.self), try cells[column + 1].decode(String.self))
-            )
+        let (counted, rows) = try await books.read { client in
+            var counted = 0
+            var rows: [(book: BookDetail, key: String, title: String)] = []
+            for try await row in try await client.query(sql.query, logger: logger) {
+                let cells = row.makeRandomAccess()
+                let column = BookPostgresRepository.entryColumnCount
+                counted = try cells[cells.count - 1].decode(Int.self)
+                guard try cells[0].decode(UUID?.self) != nil else { continue }
+                rows.append(
+                    (try BookPostgresRepository.decodeEntry(cells), try cells[column].decode(String.self), try cells[column + 1].decode(String.self))
+                )
+            }
+            return (counted, rows)
         }
         let total = counted > bound ? nil : counted
         let next = rows.count > request.size ? rows[request.size - 1] : nil

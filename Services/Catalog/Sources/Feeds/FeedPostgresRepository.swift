@@ -86,11 +86,13 @@ struct FeedPostgresRepository: Sendable {
             [lane, key, accessibility.condition ?? "", order == .desc, availableOnly, hidden, after?.value, after?.id, size + 1]
         }
         if let genre = lane.genre, let column = sort.genreLaneColumn {
-            rows = try await Self.entriesWithCursors(try await books.client.run(GenreLanePage.self, values: values(genre, column), logger: logger))
+            rows = try await books.read {
+                try await Self.entriesWithCursors(try await $0.run(GenreLanePage.self, values: values(genre, column), logger: logger))
+            }
         } else if FixedLanePage.serves(lane, sort: sort) {
-            rows = try await Self.entriesWithCursors(
-                try await books.client.run(FixedLanePage.self, values: values(lane.slug, sort.rawValue), logger: logger)
-            )
+            rows = try await books.read {
+                try await Self.entriesWithCursors(try await $0.run(FixedLanePage.self, values: values(lane.slug, sort.rawValue), logger: logger))
+            }
         } else {
             rows = try await generalLaneRows(
                 lane,
@@ -137,7 +139,7 @@ struct FeedPostgresRepository: Sendable {
             hidden: hiddenPlaceholder,
             into: &sql
         )
-        return try await Self.entriesWithCursors(try await books.client.query(sql.query, logger: logger))
+        return try await books.read { try await Self.entriesWithCursors(try await $0.query(sql.query, logger: logger)) }
     }
 
     /// $1 genre, $2 the order's column of `genre_lane_books`, $3 the accessibility facet's column ('' for none), $4
@@ -228,13 +230,15 @@ struct FeedPostgresRepository: Sendable {
             )
         }
         sql.text = branches.map { "(\($0))" }.joined(separator: "\nUNION ALL ") + "\nORDER BY lane_index, position"
-        var pages = Array(repeating: [BookDetail](), count: lanes.count)
-        for try await row in try await books.client.query(sql.query, logger: logger) {
-            let cells = row.makeRandomAccess()
-            let index = try cells[BookPostgresRepository.entryColumnCount + 1].decode(Int.self)
-            pages[index].append(try BookPostgresRepository.decodeEntry(cells))
+        return try await books.read { client in
+            var pages = Array(repeating: [BookDetail](), count: lanes.count)
+            for try await row in try await client.query(sql.query, logger: logger) {
+                let cells = row.makeRandomAccess()
+                let index = try cells[BookPostgresRepository.entryColumnCount + 1].decode(Int.self)
+                pages[index].append(try BookPostgresRepository.decodeEntry(cells))
+            }
+            return pages
         }
-        return pages
     }
 
     /// The statement of `limit` books of `lane` in `sort` and `order` after `after`, but those bound at `hidden`: their
@@ -308,10 +312,14 @@ struct FeedPostgresRepository: Sendable {
 
     /// The genre lanes that have at least one book.
     func genreLanes(logger: Logger) async throws -> [Lane] {
-        var present = Set<String>()
         // Counted by triggers on books (migration 5), not probed here.
-        let rows = try await books.client.query("SELECT genre FROM genre_counts WHERE books > 0", logger: logger)
-        for try await genre in rows.decode(String.self) { present.insert(genre) }
+        let present = try await books.read { client in
+            var present = Set<String>()
+            for try await genre in try await client.query("SELECT genre FROM genre_counts WHERE books > 0", logger: logger).decode(String.self) {
+                present.insert(genre)
+            }
+            return present
+        }
         return Genres.all.filter { present.contains($0.slug) }.compactMap { Lane.genre($0.slug) }
     }
 }

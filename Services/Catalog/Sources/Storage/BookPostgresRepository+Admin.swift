@@ -34,28 +34,30 @@ extension BookPostgresRepository {
 
     /// The console's dashboard figures.
     func figures(logger: Logger) async throws -> CatalogFigures {
-        let rows = try await client.query(
-            """
-            SELECT count(*) FILTER (WHERE withdrawn_at IS NULL)::int, count(*) FILTER (WHERE withdrawn_at IS NOT NULL)::int,
-                count(*) FILTER (WHERE withdrawn_at IS NULL AND open_access)::int,
-                coalesce(sum(copies) FILTER (WHERE withdrawn_at IS NULL AND NOT open_access), 0)::int,
-                coalesce(sum(copies - copies_available) FILTER (WHERE withdrawn_at IS NULL AND NOT open_access), 0)::int,
-                count(*) FILTER (WHERE added_at > now() - interval '1 day')::int, count(*) FILTER (WHERE added_at > now() - interval '7 days')::int
-            FROM books
-            """,
-            logger: logger
-        )
-        for try await (books, withdrawn, open, copies, lent, today, week) in rows.decode((Int, Int, Int, Int, Int, Int, Int).self) {
-            return CatalogFigures(
-                books: books,
-                withdrawn: withdrawn,
-                openAccess: open,
-                copies: copies,
-                copiesLent: lent,
-                addedToday: today,
-                addedThisWeek: week
+        try await read { client in
+            let rows = try await client.query(
+                """
+                SELECT count(*) FILTER (WHERE withdrawn_at IS NULL)::int, count(*) FILTER (WHERE withdrawn_at IS NOT NULL)::int,
+                    count(*) FILTER (WHERE withdrawn_at IS NULL AND open_access)::int,
+                    coalesce(sum(copies) FILTER (WHERE withdrawn_at IS NULL AND NOT open_access), 0)::int,
+                    coalesce(sum(copies - copies_available) FILTER (WHERE withdrawn_at IS NULL AND NOT open_access), 0)::int,
+                    count(*) FILTER (WHERE added_at > now() - interval '1 day')::int, count(*) FILTER (WHERE added_at > now() - interval '7 days')::int
+                FROM books
+                """,
+                logger: logger
             )
+            for try await (books, withdrawn, open, copies, lent, today, week) in rows.decode((Int, Int, Int, Int, Int, Int, Int).self) {
+                return CatalogFigures(
+                    books: books,
+                    withdrawn: withdrawn,
+                    openAccess: open,
+                    copies: copies,
+                    copiesLent: lent,
+                    addedToday: today,
+                    addedThisWeek: week
+                )
+            }
+            return CatalogFigures(books: 0, withdrawn: 0, openAccess: 0, copies: 0, copiesLent: 0, addedToday: 0, addedThisWeek: 0)
         }
-        return CatalogFigures(books: 0, withdrawn: 0, openAccess: 0, copies: 0, copiesLent: 0, addedToday: 0, addedThisWeek: 0)
     }
 }

@@ -11,11 +11,27 @@ struct BookPostgresRepository: Sendable {
     static let licenseKeyPrefix = "license:"
 
     private let source: Source
-    /// The database these queries go to: the primary, or for public reads the replica `ReadReplicas` picks.
-    var client: PostgresClient {
+
+    /// Runs a read on the database these queries go to: the primary, or for public reads the replica `ReadReplicas`
+    /// picks. A read a replica could not answer (its connection lost, or none could be made) is run again on the
+    /// primary, and the replica left out until its next check: a replica going away costs no reader a 503.
+    func read<Result>(_ body: (PostgresClient) async throws -> Result) async throws -> Result {
+        guard case .reads(let replicas) = source else { return try await body(primary) }
+        let (client, replica) = replicas.pick()
+        guard let replica else { return try await body(client) }
+        do {
+            return try await body(client)
+        } catch  where DatabaseErrorProblem.isUnreachable(error) {
+            replicas.leaveOut(replica, error: error)
+            return try await body(replicas.onPrimary())
+        }
+    }
+
+    /// The primary: writes, and reads that must see them.
+    private var primary: PostgresClient {
         switch source {
         case .primary(let client): client
-        case .reads(let replicas): replicas.client
+        case .reads(let replicas): replicas.primary
         }
     }
 
@@ -137,9 +153,11 @@ struct BookPostgresRepository: Sendable {
         decode: (PostgresRandomAccessRow) throws -> BookDetail,
         logger: Logger
     ) async throws -> [BookDetail] {
-        var result: [BookDetail] = []
-        for try await row in try await client.query(query, logger: logger) { result.append(try decode(row.makeRandomAccess())) }
-        return result
+        try await read { client in
+            var result: [BookDetail] = []
+            for try await row in try await client.query(query, logger: logger) { result.append(try decode(row.makeRandomAccess())) }
+            return result
+        }
     }
 
     /// The books with these ids that are not withdrawn, as feed entries, in the order of `ids`.
@@ -155,29 +173,34 @@ struct BookPostgresRepository: Sendable {
 
     /// One book with its table of contents, page list, landmarks, reading order and resources.
     func detail(id: UUID, logger: Logger) async throws -> BookDetail? {
-        let rows = try await client.query(
-            PostgresQuery(
-                unsafeSQL:
-                    "SELECT \(Self.summaryColumns), toc::text, page_list::text, landmarks::text, reading_order::text, resources::text FROM books WHERE id = $1",
-                binds: binds(id)
-            ),
-            logger: logger
-        )
-        for try await row in rows {
-            let cells = row.makeRandomAccess()
-            var book = try Self.decodeSummary(cells)
-            let decoder = WireFormat.decoder()
-            book.toc = try decoder.decode([TOCEntry].self, from: Data(try cells[Self.summaryColumnCount + 0].decode(String.self).utf8))
-            book.pageList = try decoder.decode([TOCEntry].self, from: Data(try cells[Self.summaryColumnCount + 1].decode(String.self).utf8))
-            book.landmarks = try decoder.decode([TOCEntry].self, from: Data(try cells[Self.summaryColumnCount + 2].decode(String.self).utf8))
-            book.readingOrder = try decoder.decode(
-                [PackageResource].self,
-                from: Data(try cells[Self.summaryColumnCount + 3].decode(String.self).utf8)
+        try await read { client in
+            let rows = try await client.query(
+                PostgresQuery(
+                    unsafeSQL:
+                        "SELECT \(Self.summaryColumns), toc::text, page_list::text, landmarks::text, reading_order::text, resources::text FROM books WHERE id = $1",
+                    binds: binds(id)
+                ),
+                logger: logger
             )
-            book.resources = try decoder.decode([PackageResource].self, from: Data(try cells[Self.summaryColumnCount + 4].decode(String.self).utf8))
-            return book
+            for try await row in rows {
+                let cells = row.makeRandomAccess()
+                var book = try Self.decodeSummary(cells)
+                let decoder = WireFormat.decoder()
+                book.toc = try decoder.decode([TOCEntry].self, from: Data(try cells[Self.summaryColumnCount + 0].decode(String.self).utf8))
+                book.pageList = try decoder.decode([TOCEntry].self, from: Data(try cells[Self.summaryColumnCount + 1].decode(String.self).utf8))
+                book.landmarks = try decoder.decode([TOCEntry].self, from: Data(try cells[Self.summaryColumnCount + 2].decode(String.self).utf8))
+                book.readingOrder = try decoder.decode(
+                    [PackageResource].self,
+                    from: Data(try cells[Self.summaryColumnCount + 3].decode(String.self).utf8)
+                )
+                book.resources = try decoder.decode(
+                    [PackageResource].self,
+                    from: Data(try cells[Self.summaryColumnCount + 4].decode(String.self).utf8)
+                )
+                return book
+            }
+            return nil
         }
-        return nil
     }
 
     /// The book with `id` unless it is unknown or withdrawn (`UnknownBook`).
@@ -188,24 +211,31 @@ struct BookPostgresRepository: Sendable {
 
     /// The blob and media type of an available book's cover, or of its thumbnail when it has one of its own.
     func coverImage(of id: UUID, thumbnail: Bool, logger: Logger) async throws -> (hash: String, type: String?)? {
-        let rows = try await client.query(
-            """
-            SELECT cover_sha256, cover_type, thumbnail_sha256, thumbnail_type FROM books
-            WHERE id = \(id) AND withdrawn_at IS NULL AND cover_sha256 IS NOT NULL
-            """,
-            logger: logger
-        )
-        for try await (coverHash, coverType, thumbnailHash, thumbnailType) in rows.decode((String, String?, String?, String?).self) {
-            if thumbnail, let thumbnailHash { return (thumbnailHash, thumbnailType) }
-            return (coverHash, coverType)
+        try await read { client in
+            let rows = try await client.query(
+                """
+                SELECT cover_sha256, cover_type, thumbnail_sha256, thumbnail_type FROM books
+                WHERE id = \(id) AND withdrawn_at IS NULL AND cover_sha256 IS NOT NULL
+                """,
+                logger: logger
+            )
+            for try await (coverHash, coverType, thumbnailHash, thumbnailType) in rows.decode((String, String?, String?, String?).self) {
+                if thumbnail, let thumbnailHash { return (thumbnailHash, thumbnailType) }
+                return (coverHash, coverType)
+            }
+            return nil
         }
-        return nil
     }
 
     func detail(epubSHA256: String, logger: Logger) async throws -> BookDetail? {
-        let rows = try await client.query("SELECT id FROM books WHERE epub_sha256 = \(epubSHA256)", logger: logger)
-        for try await id in rows.decode(UUID.self) { return try await detail(id: id, logger: logger) }
-        return nil
+        let id = try await read { client in
+            for try await id in try await client.query("SELECT id FROM books WHERE epub_sha256 = \(epubSHA256)", logger: logger).decode(UUID.self) {
+                return Optional(id)
+            }
+            return nil
+        }
+        guard let id else { return nil }
+        return try await detail(id: id, logger: logger)
     }
 
     /// Inserts a new book, or, with `options.replace`, replaces the file of the book with the same ISBN (a new
@@ -231,7 +261,7 @@ struct BookPostgresRepository: Sendable {
         let resources = try json(book.resources)
         let accessibility = try book.accessibility.map(json)
         do {
-            return try await client.transaction(logger: logger) { connection in
+            return try await primary.transaction(logger: logger) { connection in
                 let hashes = [epubSHA256] + [images.coverSHA256, images.thumbnailSHA256].compactMap { $0 }
                 let coverSource = images.coverSource?.rawValue
                 try await BlobReferencePostgresRepository.lockShared(hashes, on: connection, logger: logger)
@@ -295,7 +325,7 @@ struct BookPostgresRepository: Sendable {
             }
         } catch let error as PSQLError where error.isUniqueViolation {
             // The same file, ingested concurrently by someone else.
-            let rows = try await client.query("SELECT id FROM books WHERE epub_sha256 = \(epubSHA256)", logger: logger)
+            let rows = try await primary.query("SELECT id FROM books WHERE epub_sha256 = \(epubSHA256)", logger: logger)
             for try await id in rows.decode(UUID.self) { return (id, .unchanged) }
             throw error
         }
@@ -315,7 +345,7 @@ struct BookPostgresRepository: Sendable {
         logger: Logger,
         writeBlobs: @escaping @Sendable () async throws -> Void
     ) async throws -> Bool {
-        try await client.transaction(logger: logger) { connection in
+        try await primary.transaction(logger: logger) { connection in
             var found = false
             let locked = try await connection.query(
                 "SELECT 1 FROM books WHERE id = \(id) AND (cover_sha256 IS NULL OR NOT \(onlyIfMissing)) FOR UPDATE",
@@ -341,31 +371,35 @@ struct BookPostgresRepository: Sendable {
 
     /// Books without a cover, in order of id after `after`.
     func coverless(after: UUID?, limit: Int, logger: Logger) async throws -> [(id: UUID, title: String, authors: [String])] {
-        let rows = try await client.query(
-            """
-            SELECT id, title, authors FROM books WHERE cover_sha256 IS NULL AND id > coalesce(\(after), '00000000-0000-0000-0000-000000000000'::uuid)
-            ORDER BY id LIMIT \(limit)
-            """,
-            logger: logger
-        )
-        var books: [(id: UUID, title: String, authors: [String])] = []
-        for try await (id, title, authors) in rows.decode((UUID, String, [String]).self) { books.append((id, title, authors)) }
-        return books
+        try await read { client in
+            let rows = try await client.query(
+                """
+                SELECT id, title, authors FROM books WHERE cover_sha256 IS NULL AND id > coalesce(\(after), '00000000-0000-0000-0000-000000000000'::uuid)
+                ORDER BY id LIMIT \(limit)
+                """,
+                logger: logger
+            )
+            var books: [(id: UUID, title: String, authors: [String])] = []
+            for try await (id, title, authors) in rows.decode((UUID, String, [String]).self) { books.append((id, title, authors)) }
+            return books
+        }
     }
 
     /// Books whose metadata an older EPUB reader derived, with their EPUB's blob, in order of id after `after`.
     func readByOlderReader(after: UUID?, limit: Int, logger: Logger) async throws -> [(id: UUID, epubSHA256: String)] {
-        let rows = try await client.query(
-            """
-            SELECT id, epub_sha256 FROM books WHERE reader_version < \(ParsedBook.readerVersion)
-                AND id > coalesce(\(after), '00000000-0000-0000-0000-000000000000'::uuid)
-            ORDER BY id LIMIT \(limit)
-            """,
-            logger: logger
-        )
-        var books: [(id: UUID, epubSHA256: String)] = []
-        for try await (id, hash) in rows.decode((UUID, String).self) { books.append((id, hash)) }
-        return books
+        try await read { client in
+            let rows = try await client.query(
+                """
+                SELECT id, epub_sha256 FROM books WHERE reader_version < \(ParsedBook.readerVersion)
+                    AND id > coalesce(\(after), '00000000-0000-0000-0000-000000000000'::uuid)
+                ORDER BY id LIMIT \(limit)
+                """,
+                logger: logger
+            )
+            var books: [(id: UUID, epubSHA256: String)] = []
+            for try await (id, hash) in rows.decode((UUID, String).self) { books.append((id, hash)) }
+            return books
+        }
     }
 
     /// Stores what the current reader derives from a book's EPUB beyond what was stored at its ingest (accessibility,
@@ -373,7 +407,7 @@ struct BookPostgresRepository: Sendable {
     /// (which carries the digest) to patron. True when stored.
     func storeRereadMetadata(id: UUID, epubSHA256: String, _ book: ParsedBook, logger: Logger) async throws -> Bool {
         let accessibility = try book.accessibility.map { String(decoding: try WireFormat.encode($0), as: UTF8.self) }
-        return try await client.transaction(logger: logger) { connection in
+        return try await primary.transaction(logger: logger) { connection in
             let rows = try await connection.query(
                 """
                 UPDATE books SET accessibility = \(accessibility)::jsonb, screen_reader_friendly = \(book.accessibility?.isScreenReaderFriendly ?? false),
@@ -420,7 +454,7 @@ struct BookPostgresRepository: Sendable {
     }
 
     private func change(_ id: UUID, logger: Logger, _ update: @escaping (PostgresConnection) async throws -> Void) async throws -> Bool {
-        try await client.transaction(logger: logger) { connection in
+        try await primary.transaction(logger: logger) { connection in
             var found = false
             for try await _ in try await connection.query("SELECT 1 FROM books WHERE id = \(id) FOR UPDATE", logger: logger) { found = true }
             guard found else { return false }
@@ -433,10 +467,10 @@ struct BookPostgresRepository: Sendable {
     /// Queues every book's licence for patron again, 500 books a transaction (after a restore); returns how many.
     func enqueueEveryLicense(logger: Logger) async throws -> Int {
         var ids: [UUID] = []
-        for try await id in try await client.query("SELECT id FROM books ORDER BY id", logger: logger).decode(UUID.self) { ids.append(id) }
+        for try await id in try await primary.query("SELECT id FROM books ORDER BY id", logger: logger).decode(UUID.self) { ids.append(id) }
         for start in stride(from: 0, to: ids.count, by: 500) {
             let chunk = ids[start..<min(ids.count, start + 500)]
-            try await client.transaction(logger: logger) { connection in
+            try await primary.transaction(logger: logger) { connection in
                 for id in chunk { try await enqueueLicense(id, on: connection, logger: logger) }
             }
         }
@@ -485,7 +519,7 @@ struct BookPostgresRepository: Sendable {
         let sorted = newest.values.sorted { $0.bookId < $1.bookId }
         guard !sorted.isEmpty else { return }
         let json = String(decoding: try WireFormat.encode(sorted), as: UTF8.self)
-        for try await _ in try await client.run(ApplyFigures.self, json, logger: logger) {}
+        for try await _ in try await primary.run(ApplyFigures.self, json, logger: logger) {}
     }
 
     /// $1 a JSON array of `CirculationFigures`; prepared (`PreparedSQL`): every borrow and return brings figures.

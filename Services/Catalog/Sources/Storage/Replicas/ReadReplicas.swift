@@ -14,7 +14,9 @@ import Synchronization
 /// (read-your-writes: a write request's position is announced on `catalog_writes` before it is answered,
 /// `WritesAnnouncedMiddleware`, and heard by every catalog replica from the primary). Until a replica has caught up,
 /// reads go to the primary. A replica that stops answering has its pool closed and made anew, so that reads that were
-/// waiting for one of its connections fail at once (503) instead of waiting for the pool to give up.
+/// waiting for one of its connections fail at once instead of waiting for the pool to give up; a read a replica could
+/// not answer so is asked of the primary (`BookPostgresRepository.read`), and the replica left out until a check finds
+/// it usable again.
 final class ReadReplicas: Service, Sendable {
     let primary: PostgresClient
     let urls: [String]
@@ -69,9 +71,9 @@ final class ReadReplicas: Service, Sendable {
         PostgresClient(configuration: try DatabaseURL.configuration(url, pool: pool), backgroundLogger: logger)
     }
 
-    /// The client for the next read.
-    var client: PostgresClient {
-        let replica = state.withLock { state -> PostgresClient? in
+    /// Where the next read goes: a usable replica (and its index), else the primary (no index).
+    func pick() -> (client: PostgresClient, replica: Int?) {
+        let replica = state.withLock { state -> (PostgresClient, Int)? in
             guard state.listening else { return nil }
             // Round-robin: the first usable replica from the one after the last chosen.
             let count = state.clients.count
@@ -79,17 +81,29 @@ final class ReadReplicas: Service, Sendable {
                 let index = (state.next + step) % count
                 if let replayed = state.replayed[index], replayed >= state.fence {
                     state.next = index
-                    return state.clients[index]
+                    return (state.clients[index], index)
                 }
             }
             return nil
         }
-        guard let replica else {
-            readsOnPrimary.add(1, ordering: .relaxed)
-            return primary
-        }
+        guard let (client, index) = replica else { return (onPrimary(), nil) }
         readsOnReplicas.add(1, ordering: .relaxed)
-        return replica
+        return (client, index)
+    }
+
+    /// The primary, for a read (counted).
+    func onPrimary() -> PostgresClient {
+        readsOnPrimary.add(1, ordering: .relaxed)
+        return primary
+    }
+
+    /// A read on replica `index` could not reach it: no read goes there until its next check finds it usable.
+    func leaveOut(_ index: Int, error: any Error) {
+        let wasUsable = state.withLock { state in
+            defer { state.replayed[index] = nil }
+            return state.replayed[index] != nil
+        }
+        if wasUsable { log(usable: false, index: index, reason: "a read could not reach it: \(String(reflecting: error))") }
     }
 
     /// After a write: the primary's position becomes the fence here at once, and at every other catalog replica when
