@@ -82,11 +82,16 @@ import Testing
         let first = try Self.parts(database, blobs: blobs)
         let second = try Self.parts(database, blobs: blobs)
         let replicas = try #require(first.readReplicas)
+        let otherReplicas = try #require(second.readReplicas)
         try await buildCatalogApplication(parts: first).testRouter { one in
             try await buildCatalogApplication(parts: second).testRouter { other in
                 for round in 1...5 {
+                    let (writer, listener) = round % 2 == 0 ? (otherReplicas, replicas) : (replicas, otherReplicas)
                     let id = try await Self.ingest(round % 2 == 0 ? other : one, title: "Replicated Volume \(round)")
-                    // The very next reads, through the catalog that ingested and through the other.
+                    // The catalog that did not ingest hears the write's announcement a moment after it was answered
+                    // (NOTIFY, as the README says); from then on, the very next reads through either see it.
+                    let written = writer.fence
+                    try await eventually(timeout: .seconds(5), "round \(round): the other catalog hears the write") { listener.fence >= written }
                     #expect(try await Self.newBooks(one).contains(id), "round \(round): the next feed of the first catalog")
                     #expect(try await Self.newBooks(other).contains(id), "round \(round): the next feed of the other catalog")
                     #expect(try await Self.read(one, "/opds/books/\(id)").0 == .ok)

@@ -47,6 +47,8 @@ final class ReadReplicas: Service, Sendable {
     /// Reads sent to a replica and to the primary since start-up (figures for tests).
     let readsOnReplicas = Atomic(0)
     let readsOnPrimary = Atomic(0)
+    /// The newest write this catalog knows of (figures for tests: another catalog's write is known once heard).
+    var fence: WALPosition { state.withLock { $0.fence } }
 
     init(
         primary: PostgresClient,
