@@ -504,6 +504,15 @@ def offline_reading(browser, base, title, viewport):
     page.get_by_role("link", name=re.compile("^My Books")).click()
     expect(page.locator(".offline-copy")).to_have_text("On this device")
     patron.audit("my books with an offline copy")
+    # A live event draws My Books again (live.js): a keyboard user's focus stays on the control it was on.
+    link = page.locator(".shelf-item h3 a").first
+    link.focus()
+    title = link.text_content()
+    page.evaluate("document.querySelector('#main h1').dataset.before = 'yes'")
+    page.evaluate("document.dispatchEvent(new CustomEvent('patron-event', { detail: { kind: 'ready', data: {} } }))")
+    wait_until(page, "!document.querySelector('#main h1')?.dataset.before")
+    focused = page.evaluate("document.activeElement.closest('.shelf-item') ? document.activeElement.textContent : document.activeElement.tagName")
+    check(focused == title, f"a live event's redraw of My Books moved the focus from \"{title}\" to {focused!r}")
     page.get_by_role("button", name=f"Return: {title}").click()
     expect(page.get_by_role("button", name=f"Return: {title}")).to_have_count(0)
     wait_until(page, f"!JSON.parse(localStorage.getItem('bookmobile.offline-books') || '{{}}')['{book_id}']")

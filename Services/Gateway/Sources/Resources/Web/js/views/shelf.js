@@ -17,7 +17,7 @@ export async function shelfView(main) {
   let soon = null;
   const onEvent = () => {
     clearTimeout(soon);
-    soon = setTimeout(() => { if (main.isConnected) renderShelf(main).catch(() => null); }, 100);
+    soon = setTimeout(() => { if (main.isConnected) redrawKeepingFocus(main).catch(() => null); }, 100);
   };
   await renderShelf(main);
   document.addEventListener('patron-event', onEvent);
@@ -25,6 +25,23 @@ export async function shelfView(main) {
     clearTimeout(soon);
     document.removeEventListener('patron-event', onEvent);
   };
+}
+
+/**
+ * Draws My Books again and gives the focus back to the same control (the same book's link or button, by its label)
+ * when it was inside: drawing replaces the nodes, and a keyboard or screen-reader user would otherwise be sent back to
+ * the top of the page.
+ */
+async function redrawKeepingFocus(main) {
+  const focused = main.contains(document.activeElement) ? document.activeElement : null;
+  const book = focused?.closest('[data-book]')?.dataset.book;
+  const label = (element) => element.getAttribute('aria-label') || element.textContent;
+  const wanted = focused && { tag: focused.tagName, label: label(focused) };
+  await renderShelf(main);
+  if (!wanted) return;
+  const scope = book ? main.querySelector(`[data-book="${CSS.escape(book)}"]`) : main;
+  const same = [...(scope?.querySelectorAll(wanted.tag) || [])].find((element) => label(element) === wanted.label);
+  same?.focus({ preventScroll: true });
 }
 
 async function renderShelf(main) {
@@ -50,7 +67,7 @@ async function renderShelf(main) {
       if (!items.length) return null;
       return h('section', { 'aria-labelledby': `shelf-${index}` },
         h('h2', { id: `shelf-${index}` }, `${title} (${items.length})`),
-        h('ul', { class: 'shelf-list' }, items.map((book) => h('li', { class: 'shelf-item' },
+        h('ul', { class: 'shelf-list' }, items.map((book) => h('li', { class: 'shelf-item', 'data-book': book.bookId },
           book.thumbnailUrl ? h('img', { src: local(book.thumbnailUrl), alt: '' }) : h('span'),
           h('div', {},
             h('h3', {}, h('a', { href: `#/book/${book.bookId}` }, book.title || 'Untitled')),
