@@ -30,10 +30,11 @@ export async function shelfView(main) {
 /**
  * Draws My Books again and gives the focus back to the same control (the same book's link or button, by its label)
  * when it was inside: drawing replaces the nodes, and a keyboard or screen-reader user would otherwise be sent back to
- * the top of the page.
+ * the top of the page. A control the change took away (a button whose action changed) gives way to its book's title
+ * link, and a book that left the page to the heading.
  */
 async function redrawKeepingFocus(main) {
-  const focused = main.contains(document.activeElement) ? document.activeElement : null;
+  const focused = main.contains(document.activeElement) && document.activeElement !== main ? document.activeElement : null;
   const book = focused?.closest('[data-book]')?.dataset.book;
   const label = (element) => element.getAttribute('aria-label') || element.textContent;
   const wanted = focused && { tag: focused.tagName, label: label(focused) };
@@ -41,7 +42,10 @@ async function redrawKeepingFocus(main) {
   if (!wanted) return;
   const scope = book ? main.querySelector(`[data-book="${CSS.escape(book)}"]`) : main;
   const same = [...(scope?.querySelectorAll(wanted.tag) || [])].find((element) => label(element) === wanted.label);
-  same?.focus({ preventScroll: true });
+  const heading = main.querySelector('h1');
+  const target = same || (book && scope?.querySelector('h3 a')) || heading;
+  if (target === heading) heading?.setAttribute('tabindex', '-1');
+  target?.focus({ preventScroll: true });
 }
 
 async function renderShelf(main) {
