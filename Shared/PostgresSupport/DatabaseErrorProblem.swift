@@ -7,7 +7,7 @@ import _ConnectionPoolModule
 /// `Retry-After`, as the readiness probe does, not 500; any other database error stays a 500 (a fault to look into,
 /// logged by `ProblemMiddleware`).
 extension PSQLError: ProblemConvertible {
-    public var problem: Problem { isConnectionLost ? DatabaseErrorProblem.unavailable : Problem.internalError }
+    public var problem: Problem { DatabaseErrorProblem.isUnreachable(self) ? DatabaseErrorProblem.unavailable : Problem.internalError }
 
     /// The connection is gone or the server is shutting down or starting (SQLSTATE classes 08 and 57P).
     public var isConnectionLost: Bool {
