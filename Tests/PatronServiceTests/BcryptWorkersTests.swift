@@ -79,7 +79,11 @@ import Testing
                             $0.now += 1
                             $0.most = max($0.most, $0.now)
                         }
-                        Thread.sleep(forTimeInterval: 0.05)
+                        // Held until two checks have run at once (10 s at most): on a loaded machine two 50 ms
+                        // checks could otherwise run one after the other and show nothing of the bound.
+                        let deadline = Date().addingTimeInterval(10)
+                        while counts.now.most < 2, Date() < deadline { Thread.sleep(forTimeInterval: 0.005) }
+                        Thread.sleep(forTimeInterval: 0.02)
                         counts.update { $0.now -= 1 }
                     }
                 }
