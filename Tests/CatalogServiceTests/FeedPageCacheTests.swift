@@ -47,4 +47,39 @@ extension CatalogServiceTests {
             #expect(try await age() == 0)
         }
     }
+
+    /// A page computed again with nothing changed keeps its bytes and ETag, so a gateway's refresh asked with the ETag
+    /// it holds is answered 304, and the copy is fresh again.
+    @Test func aPageComputedAgainUnchangedAnswersTheGatewaysRefreshWithA304() async throws {
+        let clock = Mutex(ContinuousClock.now)
+        var parts = try CatalogDependencies(
+            config: TestConfig.base([
+                "CATALOG_DATABASE_URL": try await TestDatabase.create(prefix: "catalog"), "BLOB_DIR": blobs.path, "FEED_CACHE_TTL": "5s",
+            ])
+        )
+        parts.cacheClock = { clock.withLock { $0 } }
+        try await buildCatalogApplication(parts: parts).testRouter { client in
+            _ = try await ingest(client, CorpusBook.valid(1)[0])
+            for accept in ["application/atom+xml", MediaType.opds2] {
+                let etag = try await client.execute(uri: "/opds/lanes/new", method: .get, headers: [.accept: accept]) { response in
+                    #expect(response.status == .ok)
+                    return try #require(response.headers[.eTag])
+                }
+                clock.withLock { $0 += .seconds(6) }
+                try await client.execute(
+                    uri: "/opds/lanes/new",
+                    method: .get,
+                    headers: [.accept: accept, .staleRefresh: "yes", .ifNoneMatch: etag]
+                ) { response in
+                    #expect(response.status == .notModified, "computed now, and the same page")
+                    #expect(response.headers[.eTag] == etag)
+                    #expect(response.headers[.age] == nil)
+                }
+                try await client.execute(uri: "/opds/lanes/new", method: .get, headers: [.accept: accept]) { response in
+                    #expect(response.headers[.eTag] == etag)
+                    #expect(response.headers[.age] == "0", "fresh again")
+                }
+            }
+        }
+    }
 }

@@ -190,4 +190,47 @@ import Testing
             }
         }
     }
+
+    /// The background refresh of a stale page asks catalog with the held copy's ETag; catalog's 304 renews the copy
+    /// (as old as the 304 says) without sending the page's bytes again.
+    @Test func aStalePageCatalogSaysIsUnchangedIsRenewedWithoutItsBytes() async throws {
+        let clock = Mutex(ContinuousClock.now)
+        let asked = Mutex<[String?]>([])
+        let router = Router()
+        router.get("/opds/public") { request, _ in
+            asked.withLock { $0.append(request.headers[.ifNoneMatch]) }
+            let headers: HTTPFields = [.eTag: "\"v1\"", .cacheControl: "public, max-age=300", .vary: "Accept"]
+            if request.headers[.ifNoneMatch] == "\"v1\"" {
+                var notModified = headers
+                notModified[.age] = "2"
+                return Response(status: .notModified, headers: notModified)
+            }
+            var page = headers
+            page[.contentType] = "text/plain"
+            return Response(status: .ok, headers: page, body: .init(byteBuffer: ByteBuffer(string: "the page")))
+        }
+        let upstream = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        try await upstream.test(.live) { upstream in
+            let port = try #require(upstream.port)
+            let config = TestConfig.base([
+                "CATALOG_URLS": "http://127.0.0.1:\(port)", "PATRON_URLS": "http://127.0.0.1:1", "GATEWAY_PORT": "0", "EDGE_CACHE_TTL": "60s",
+            ])
+            try await buildGatewayApplication(config: config, cacheClock: { clock.withLock { $0 } }).testRouter { client in
+                func get() async throws -> (body: String, age: String?) {
+                    try await client.execute(uri: "/opds/public", method: .get) { (String(buffer: $0.body), $0.headers[.age]) }
+                }
+                #expect(try await get().body == "the page")
+                clock.withLock { $0 += .seconds(61) }
+                #expect(try await get() == ("the page", "61"), "stale, answered at once while fetched again")
+                var latest: (body: String, age: String?) = ("", nil)
+                for _ in 0..<1_200 {
+                    latest = try await get()
+                    if latest.age != "61" { break }
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+                #expect(latest == ("the page", "2"), "renewed by the 304: as old as catalog said")
+                #expect(asked.withLock { $0 } == [nil, "\"v1\""], "fetched once, then asked with the copy's ETag")
+            }
+        }
+    }
 }

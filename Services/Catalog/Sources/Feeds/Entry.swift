@@ -2,7 +2,7 @@ import Foundation
 import Shared
 
 /// One book in a feed, with what the requesting patron may do with it.
-struct Entry: Sendable {
+struct Entry: Sendable, Equatable {
     var book: BookDetail
     var view: PatronBookView?
     var publicURL: String

@@ -1,11 +1,12 @@
 import Foundation
 import Shared
 
-/// A feed, independent of its serialisation (OPDS 1.2 Atom or OPDS 2.0 JSON render the same content).
-struct Feed: Sendable {
+/// A feed, independent of its serialisation (OPDS 1.2 Atom or OPDS 2.0 JSON render the same content). Two equal feeds
+/// render to the same bytes (`FeedResponder` keeps a page computed again as the same feed without rendering it).
+struct Feed: Sendable, Equatable {
     enum Kind: Sendable { case navigation, acquisition }
 
-    struct Link: Sendable {
+    struct Link: Sendable, Equatable {
         var rel: String
         var href: String
         var type: String
@@ -16,7 +17,7 @@ struct Feed: Sendable {
         var count: Int?
     }
 
-    struct Group: Sendable {
+    struct Group: Sendable, Equatable {
         var title: String
         var href: String
         var entries: [Entry]

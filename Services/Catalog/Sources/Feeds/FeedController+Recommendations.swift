@@ -31,7 +31,7 @@ extension FeedController {
         )
         let books = try await recommendedBooks(patronID: context.patronID, personal: personal, size: size, logger: context.logger)
         feed.entries = entries(books, personal)
-        return try responder.render(feed, request: request)
+        return try responder.render(feed, request: request, for: personal)
     }
 
     /// For a signed-in patron, books like those they liked (`FeedPostgresRepository.recommended`), never one they liked, had, have

@@ -94,7 +94,7 @@ struct FeedController: Sendable {
         for lane in try await arrangedLanes(logger: context.logger) {
             feed.navigation.append(Feed.Link(rel: "subsection", href: publicURL + lane.path, type: MediaType.acquisition, title: lane.title))
         }
-        return try responder.render(feed, request: request)
+        return try responder.render(feed, request: request, for: personal)
     }
 
     func groups(request: Request, context: CatalogRequestContext, personal: PatronOverlay) async throws -> StoredResponse {
@@ -130,7 +130,7 @@ struct FeedController: Sendable {
             guard !books.isEmpty else { continue }
             feed.groups.append(Feed.Group(title: lane.title, href: publicURL + lane.path, entries: entries(books, personal)))
         }
-        return try responder.render(feed, request: request)
+        return try responder.render(feed, request: request, for: personal)
     }
 
     func lane(request: Request, context: CatalogRequestContext, personal: PatronOverlay) async throws -> StoredResponse {
@@ -227,7 +227,7 @@ struct FeedController: Sendable {
         }
         feed.entries = entries(page.books, personal)
         feed.itemsPerPage = query.size
-        return try rendered(feed, from: page, request: request, personal: personal)
+        return try responder.render(feed, request: request, for: personal, rows: page)
     }
 
     func search(request: Request, context: CatalogRequestContext, personal: PatronOverlay) async throws -> StoredResponse {
@@ -280,15 +280,7 @@ struct FeedController: Sendable {
         feed.entries = entries(page.books, personal)
         feed.totalResults = page.total
         feed.itemsPerPage = search.size
-        return try rendered(feed, from: page, request: request, personal: personal)
-    }
-
-    /// The feed rendered; an anonymous visitor's with the rows it was made from (`FeedPageCache` hands them to the
-    /// same request of a patron as `PatronOverlay.sharedRows`).
-    func rendered(_ feed: Feed, from page: FeedPostgresRepository.Page, request: Request, personal: PatronOverlay) throws -> StoredResponse {
-        var stored = try responder.render(feed, request: request)
-        if personal.shelf == nil { stored.source = page }
-        return stored
+        return try responder.render(feed, request: request, for: personal, rows: page)
     }
 
     /// Saved books per page of the shelf feed.
@@ -369,7 +361,7 @@ struct FeedController: Sendable {
             guard !books.isEmpty else { continue }
             feed.groups.append(Feed.Group(title: group.title, href: group.href, entries: entries(Array(books), personal)))
         }
-        return try responder.render(feed, request: request)
+        return try responder.render(feed, request: request, for: personal)
     }
 
     // MARK: helpers

@@ -27,13 +27,19 @@ struct FeedPageCache: Sendable {
     {
         { request, context in
             let key = cacheKey(request)
+            // The page as every visitor gets it, computed again: the copy held goes with it, kept if nothing changed.
+            let anonymous: @Sendable () -> PatronOverlay = {
+                var overlay = PatronOverlay.anonymous
+                overlay.heldPage = cache.stale(key)
+                return overlay
+            }
             guard let patronID = context.patronID else {
                 // A gateway's background fetch of its stale copy gets a page computed now when this copy is stale too
                 // (it would keep this one for its own TTL); any other request gets the stale copy at once.
-                let recompute: @Sendable () async throws -> Void = { cache.put(key, try await handler(request, context, .anonymous)) }
+                let recompute: @Sendable () async throws -> Void = { cache.put(key, try await handler(request, context, anonymous())) }
                 let refresh = request.headers[.staleRefresh] == "yes" ? nil : recompute
                 var response = try await cache.respond(to: request, key: key, refresh: refresh) {
-                    let page = try await handler(request, context, .anonymous)
+                    let page = try await handler(request, context, anonymous())
                     cache.put(key, page)
                     return page.response(to: request)
                 }
@@ -52,7 +58,7 @@ struct FeedPageCache: Sendable {
                 return page.response(to: request)
             }
             if alwaysPersonal { return try await personalPage(key: "\(key)|\(patronID.uuidString)|\(copy.version)", personal) }
-            let shared = try await sharedPage(key: key) { @Sendable in try await handler(request, context, .anonymous) }
+            let shared = try await sharedPage(key: key) { @Sendable in try await handler(request, context, anonymous()) }
             if personal.sharesPage(showing: shared.bookIDs) {
                 // The gateway holds the shared bytes already: it only needs to hear that they are this patron's page.
                 if let held = request.headers[.sharedETag], held == shared.headers[.eTag] {
@@ -67,7 +73,7 @@ struct FeedPageCache: Sendable {
             }
             // The handler may make the patron's page from the rows the shared page was made from (`sharedRows`).
             var withRows = personal
-            withRows.sharedRows = shared.source as? FeedPostgresRepository.Page
+            withRows.sharedRows = (shared.source as? RenderedFeed)?.rows
             return try await personalPage(key: "\(key)|\(shared.headers[.eTag] ?? "")|\(patronID.uuidString)|\(copy.version)", withRows)
         }
     }

@@ -13,6 +13,9 @@ struct PatronOverlay: Sendable {
     /// The rows the shared page of the same request was made from (`FeedPageCache`): a page whose books the patron's
     /// hidden books would not change is made from them, without reading them again.
     var sharedRows: FeedPostgresRepository.Page?
+    /// For an anonymous visitor's page computed again: the copy the feed cache holds of it (stale), which
+    /// `FeedResponder.render` keeps when the page is the same feed.
+    var heldPage: StoredResponse?
 
     static let anonymous = PatronOverlay(shelf: nil)
 

@@ -1,7 +1,7 @@
 import Foundation
 
 /// A book as the catalog knows it: what feeds, the admin API and the ingest response show.
-struct BookDetail: Codable, Sendable {
+struct BookDetail: Codable, Sendable, Equatable {
     var id: UUID
     var title: String
     var subtitle: String?

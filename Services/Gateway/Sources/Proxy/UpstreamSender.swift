@@ -59,9 +59,22 @@ struct UpstreamSender: Sendable {
 
     /// Fetches again, in the background, an answer the edge cache holds stale (`call.cacheKey`: the answer is stored
     /// there). Marked as such (`X-Internal-Stale-Refresh`): catalog computes the page rather than answer with its own
-    /// stale copy, which this cache would then keep for its whole TTL.
+    /// stale copy, which this cache would then keep for its whole TTL. Asked with the copy's ETag: a page that did not
+    /// change comes back as a 304 that renews the copy (`renewed`), not as its bytes again.
     func refreshStale(_ request: Request, _ call: UpstreamCall, logger: Logger) async throws {
-        _ = try await send(request, call, extra: [(InternalHeader.staleRefresh, "yes")], logger: logger)
+        let held = call.cacheKey.flatMap { edgeCache.stale($0) ?? edgeCache.get($0) }?.headers[.eTag]
+        let extra = [(InternalHeader.staleRefresh, "yes")] + (held.map { [("If-None-Match", $0)] } ?? [])
+        _ = try await send(request, call, extra: extra, logger: logger)
+    }
+
+    /// The edge cache's copy under `key` kept afresh, when catalog's 304 (to a refresh asked with its ETag) vouches
+    /// for it: as old as the 304 says, for what is left of the copy's max-age.
+    func renewed(_ key: String, by notModified: HTTPFields) -> StoredResponse? {
+        guard var held = edgeCache.stale(key) ?? edgeCache.get(key), let etag = held.headers[.eTag], etag == notModified[.eTag] else { return nil }
+        held.headers[.age] = notModified[.age]
+        guard let lifetime = EdgeCachePolicy.lifetime(of: held.headers) else { return nil }
+        edgeCache.put(key, held, lifetime: lifetime)
+        return held
     }
 
     /// Forwards the request with the gateway's headers. An upload (`POST /admin/books`) is streamed through within
@@ -275,6 +288,7 @@ struct UpstreamSender: Sendable {
                     edgeCache.put(cacheKey, stored, lifetime: lifetime)
                     return stored.response(to: request)
                 }
+                if let cacheKey, response.status == .notModified, let held = renewed(cacheKey, by: fields) { return held.response(to: request) }
                 let status = HTTPResponse.Status(code: Int(response.status.code), reasonPhrase: response.status.reasonPhrase)
                 let length = fields[.contentLength].flatMap(Int.init)
                 if let keep, response.status == .ok, fields[.eTag] != nil, let length, length <= keep.maxBytes {
