@@ -39,10 +39,14 @@ public enum InternalRoute: RouteDefinition, Equatable {
     case taste(ID)
     /// `GET`: whether a sign-in session is open (the gateway's check).
     case session(ID)
+    /// `POST` (`IDsAsked`): whether each of many sign-in sessions is open (the gateway's background renewals).
+    case sessionStatuses
     /// `POST`: checks HTTP Basic credentials (the gateway's check).
     case basicCredentials
     /// `GET`: the stamp of a patron's current secret (the gateway's check that a kept Basic verdict still holds).
     case secretStamp(ID)
+    /// `POST` (`IDsAsked`): the stamps of many patrons' current secrets (the gateway's background renewals).
+    case secretStamps
 
     /// The path, with `:name` placeholders where the route was made with `.key`.
     public var path: String {
@@ -63,8 +67,10 @@ public enum InternalRoute: RouteDefinition, Equatable {
         case .coBorrowed(let id): "/internal/books/" + id.segment(or: ":id") + "/co-borrowed"
         case .taste(let id): "/internal/patrons/" + id.segment(or: ":patron") + "/taste"
         case .session(let id): "/internal/sessions/" + id.segment(or: ":id")
+        case .sessionStatuses: "/internal/sessions/statuses"
         case .basicCredentials: "/internal/auth/basic"
         case .secretStamp(let id): "/internal/patrons/" + id.segment(or: ":patron") + "/secret-stamp"
+        case .secretStamps: "/internal/patrons/secret-stamps"
         }
     }
 }

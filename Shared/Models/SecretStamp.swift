@@ -7,3 +7,11 @@ public struct SecretStamp: Codable, Sendable {
 
     public init(stamp: String?) { self.stamp = stamp }
 }
+
+/// Answer of `POST /internal/patrons/secret-stamps` (`IDsAsked`): each patron asked about, by id (lower case), with the
+/// stamp of their current secret, null when the account is gone.
+public struct SecretStamps: Codable, Sendable {
+    public var stamps: [String: String?]
+
+    public init(stamps: [String: String?]) { self.stamps = stamps }
+}

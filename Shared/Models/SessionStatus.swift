@@ -12,3 +12,11 @@ public struct SessionStatus: Codable, Sendable {
         self.patronId = patronId
     }
 }
+
+/// Answer of `POST /internal/sessions/statuses` (`IDsAsked`): each session asked about, by its id (lower case), as
+/// `GET /internal/sessions/{id}` would answer it.
+public struct SessionStatuses: Codable, Sendable {
+    public var sessions: [String: SessionStatus]
+
+    public init(sessions: [String: SessionStatus]) { self.sessions = sessions }
+}

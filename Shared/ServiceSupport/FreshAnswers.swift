@@ -15,11 +15,16 @@ public final class FreshAnswers<Key: Hashable & Sendable, Value: Sendable>: Send
         answers = ExpiringAnswers(lifetime: lifetime, limit: limit, now: now)
     }
 
-    /// The remembered answer (asked again in the background when past half its lifetime), or else `ask`'s, waited
-    /// for. `ask` returns nil when it has no answer (the service is down): nothing is remembered.
-    public func answer(for key: Key, ask: @escaping @Sendable () async -> Value?) async -> Value? {
+    /// The remembered answer (asked again in the background when past half its lifetime, by `renew` when given, which
+    /// may take longer: nobody waits for it), or else `ask`'s, waited for. Either returns nil when it has no answer (the
+    /// service is down): nothing is remembered.
+    public func answer(
+        for key: Key,
+        ask: @escaping @Sendable () async -> Value?,
+        renew: (@Sendable () async -> Value?)? = nil
+    ) async -> Value? {
         if let (value, renewDue) = answers.answer(for: key, renewWithin: answers.lifetime / 2) {
-            if renewDue { _ = asked(key, ask) }
+            if renewDue { _ = asked(key, renew ?? ask) }
             return value
         }
         return await asked(key, ask).value

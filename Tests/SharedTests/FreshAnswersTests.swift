@@ -95,6 +95,23 @@ import Testing
         #expect(await answers.answer(for: "a", ask: world.ask) == 2, "but it was not remembered past the forget")
     }
 
+    @Test func aRenewalIsAskedByRenewWhenGivenAndAMissWaitsForAsk() async throws {
+        let world = World()
+        let renewed = Mutex(0)
+        let renew: @Sendable () async -> Int? = {
+            renewed.withLock {
+                $0 += 1
+                return 100 + $0
+            }
+        }
+        let answers = FreshAnswers<String, Int>(lifetime: 10, now: world.now)
+        #expect(await answers.answer(for: "a", ask: world.ask, renew: renew) == 1, "a miss is asked by ask")
+        world.pass(6)
+        #expect(await answers.answer(for: "a", ask: world.ask, renew: renew) == 1)
+        try await waitUntil { await answers.answer(for: "a", ask: world.ask, renew: renew) == 101 }
+        #expect(world.asked.withLock { $0 } == 1, "the renewal went to renew, not ask")
+    }
+
     private func waitUntil(_ condition: @Sendable () async -> Bool) async throws {
         for _ in 0..<500 where !(await condition()) { try await Task.sleep(for: .milliseconds(10)) }
         #expect(await condition())

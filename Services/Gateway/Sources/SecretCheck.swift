@@ -10,29 +10,52 @@ import Shared
 ///
 /// A patron still browsing is asked about again in the background once their answer is past half its lifetime
 /// (`FreshAnswers`), so their requests do not wait for patron, however busy it is (issue 49's crowd: a crowd of first
-/// sign-ins made these checks the verified patrons' slowest requests); no answer older than `cacheFor` is used.
+/// sign-ins made these checks the verified patrons' slowest requests); no answer older than `cacheFor` is used. Those
+/// renewals are asked of patron together (`AskedInBatches`), as `SessionCheck`'s are.
 final class SecretCheck: Sendable {
     let patron: InternalClient
     /// By patron: the stamp of their current secret (nil: the account is gone).
     private let stamps: FreshAnswers<UUID, String?>
+    private let renewals: AskedInBatches<UUID, String?>
 
     init(patron: InternalClient, cacheFor: TimeInterval) {
+        // A batch serves many requests: logged without any one's request id.
+        let logger = Logger(label: "gateway.secret-checks")
         self.patron = patron
         stamps = FreshAnswers(lifetime: cacheFor)
+        renewals = AskedInBatches(window: SessionCheck.renewalWindow, maxKeys: IDsAsked.limit) { [patron] ids in
+            do {
+                let answer = try await patron.send(
+                    .POST,
+                    InternalRoute.secretStamps.path,
+                    body: IDsAsked(ids: ids),
+                    as: SecretStamps.self,
+                    logger: logger
+                )
+                return Dictionary(ids.compactMap { id in answer.stamps[id.lowercased].map { (id, $0) } }, uniquingKeysWith: { $1 })
+            } catch {
+                logger.warning("Secret checks unavailable; keeping the Basic verdicts", metadata: ["error": "\(error)", "patrons": "\(ids.count)"])
+                return nil
+            }
+        }
     }
 
     /// True when `stamp` (what the verdict was given with) is the patron's current one, or cannot be checked now.
     func holds(_ stamp: String?, for patronID: UUID, logger: Logger) async -> Bool {
         guard let stamp else { return true }
         // nil: patron could not answer; .some(nil): the account is gone.
-        let current: String?? = await stamps.answer(for: patronID) { [patron] in
-            do {
-                return try await patron.get(InternalRoute.secretStamp(patronID).path, as: SecretStamp.self, logger: logger).stamp
-            } catch {
-                logger.warning("Secret check unavailable; keeping the Basic verdict", metadata: ["error": "\(error)"])
-                return nil
-            }
-        }
+        let current: String?? = await stamps.answer(
+            for: patronID,
+            ask: { [patron] in
+                do {
+                    return try await patron.get(InternalRoute.secretStamp(patronID).path, as: SecretStamp.self, logger: logger).stamp
+                } catch {
+                    logger.warning("Secret check unavailable; keeping the Basic verdict", metadata: ["error": "\(error)"])
+                    return nil
+                }
+            },
+            renew: { [renewals] in await renewals.value(for: patronID) }
+        )
         guard let current else { return true }
         return current == stamp
     }

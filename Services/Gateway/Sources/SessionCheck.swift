@@ -9,11 +9,15 @@ import Shared
 /// session is refused. When patron cannot answer, a validly signed token is accepted (signed-in browsing survives a
 /// patron outage; docs/SECURITY.md, "Sessions", says what that costs and why it was chosen). A session in steady use is
 /// asked about again in the background once its answer is past half its lifetime (`FreshAnswers`): its requests do not
-/// wait for patron.
+/// wait for patron. Those renewals are asked of patron together (`AskedInBatches`), one request and one statement for
+/// all the sessions due within `renewalWindow`, not one each.
 final class SessionCheck: Sendable {
     let patron: InternalClient
     /// By session: whether it is open, and whose it is.
     private let answers: FreshAnswers<UUID, Answer>
+    private let renewals: AskedInBatches<UUID, SessionStatus>
+
+    static let renewalWindow = Duration.milliseconds(100)
 
     struct Answer: Sendable {
         var open: Bool
@@ -21,8 +25,25 @@ final class SessionCheck: Sendable {
     }
 
     init(patron: InternalClient, cacheFor: TimeInterval) {
+        // A batch serves many requests: logged without any one's request id.
+        let logger = Logger(label: "gateway.session-checks")
         self.patron = patron
         answers = FreshAnswers(lifetime: cacheFor)
+        renewals = AskedInBatches(window: Self.renewalWindow, maxKeys: IDsAsked.limit) { [patron] ids in
+            do {
+                let answer = try await patron.send(
+                    .POST,
+                    InternalRoute.sessionStatuses.path,
+                    body: IDsAsked(ids: ids),
+                    as: SessionStatuses.self,
+                    logger: logger
+                )
+                return Dictionary(ids.compactMap { id in answer.sessions[id.lowercased].map { (id, $0) } }, uniquingKeysWith: { $1 })
+            } catch {
+                logger.warning("Session checks unavailable; keeping their answers", metadata: ["error": "\(error)", "sessions": "\(ids.count)"])
+                return nil
+            }
+        }
     }
 
     enum Outcome: Sendable, Equatable {
@@ -30,16 +51,20 @@ final class SessionCheck: Sendable {
     }
 
     func check(_ session: UUID, of owner: UUID, logger: Logger) async -> Outcome {
-        let answer = await answers.answer(for: session) { [patron] in
-            do {
-                let status = try await patron.get(InternalRoute.session(session).path, as: SessionStatus.self, logger: logger)
-                // Remembered under the session's real owner: a token naming someone else changes nothing for the owner.
-                return Answer(open: status.open, patron: status.patronId ?? owner)
-            } catch {
-                logger.warning("Session check unavailable; accepting the signed token", metadata: ["error": "\(error)"])
-                return nil
-            }
-        }
+        // Remembered under the session's real owner: a token naming someone else changes nothing for the owner.
+        let answer = await answers.answer(
+            for: session,
+            ask: { [patron] in
+                do {
+                    let status = try await patron.get(InternalRoute.session(session).path, as: SessionStatus.self, logger: logger)
+                    return Answer(open: status.open, patron: status.patronId ?? owner)
+                } catch {
+                    logger.warning("Session check unavailable; accepting the signed token", metadata: ["error": "\(error)"])
+                    return nil
+                }
+            },
+            renew: { [renewals] in await renewals.value(for: session).map { Answer(open: $0.open, patron: $0.patronId ?? owner) } }
+        )
         guard let answer else { return .unknown }
         return answer.open && answer.patron == owner ? .open : .closed
     }

@@ -70,6 +70,26 @@ struct AccountPostgresRepository: Sendable {
         return nil
     }
 
+    /// The owners of those of `ids` that are open sessions, by session: one statement for the gateway's batched checks.
+    func openSessionOwners(_ ids: [UUID], logger: Logger) async throws -> [UUID: UUID] {
+        var owners: [UUID: UUID] = [:]
+        for try await (id, owner) in try await client.query(
+            "SELECT id, patron_id FROM sessions WHERE id = ANY(\(ids)) AND revoked_at IS NULL",
+            logger: logger
+        ).decode((UUID, UUID).self) { owners[id] = owner }
+        return owners
+    }
+
+    /// The stamps of the secrets of those of `patronIDs` whose accounts exist, by patron (`secretStamp`, many at once).
+    func secretStamps(patronIDs: [UUID], logger: Logger) async throws -> [UUID: String] {
+        var stamps: [UUID: String] = [:]
+        for try await (id, stamp) in try await client.query(
+            "SELECT id, \(unescaped: Self.secretStampSQL) FROM patrons WHERE id = ANY(\(patronIDs))",
+            logger: logger
+        ).decode((UUID, String).self) { stamps[id] = stamp }
+        return stamps
+    }
+
     /// A digest of the patron's stored secret hash, which changes with every new PIN or password; nil when the
     /// account is gone.
     func secretStamp(patronID: UUID, logger: Logger) async throws -> String? {

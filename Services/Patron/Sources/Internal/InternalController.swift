@@ -24,7 +24,9 @@ struct InternalController: Sendable {
         group.get(.loanCheck(patron: .key, book: .key), use: loanCheck)
         group.post(.bookEvents(patron: .key, book: .key), use: reportEvent)
         group.get(.session(.key), use: sessionStatus)
+        group.post(.sessionStatuses, use: sessionStatuses)
         group.get(.secretStamp(.key), use: secretStamp)
+        group.post(.secretStamps, use: secretStamps)
         group.get(.coBorrowed(.key), use: coBorrowed)
         group.get(.taste(.key), use: patronTaste)
     }
@@ -34,6 +36,28 @@ struct InternalController: Sendable {
         let id = try context.uuid("id")
         let owner = try await authenticator.accounts.openSessionOwner(id, logger: context.logger)
         return try JSONMessages.response(SessionStatus(open: owner != nil, patronId: owner))
+    }
+
+    /// `sessionStatus` for many sessions at once (`IDsAsked`): the gateway's background renewals, in one statement.
+    func sessionStatuses(request: Request, context: PatronRequestContext) async throws -> Response {
+        let ids = try await Self.idsAsked(request)
+        let owners = try await authenticator.accounts.openSessionOwners(ids, logger: context.logger)
+        let statuses = Dictionary(ids.map { ($0.lowercased, SessionStatus(open: owners[$0] != nil, patronId: owners[$0])) }, uniquingKeysWith: { $1 })
+        return try JSONMessages.response(SessionStatuses(sessions: statuses))
+    }
+
+    /// `secretStamp` for many patrons at once (`IDsAsked`).
+    func secretStamps(request: Request, context: PatronRequestContext) async throws -> Response {
+        let ids = try await Self.idsAsked(request)
+        let stamps = try await authenticator.accounts.secretStamps(patronIDs: ids, logger: context.logger)
+        return try JSONMessages.response(SecretStamps(stamps: Dictionary(ids.map { ($0.lowercased, stamps[$0]) }, uniquingKeysWith: { $1 })))
+    }
+
+    /// The ids a batched check asks about: at least one, at most `IDsAsked.limit`.
+    static func idsAsked(_ request: Request) async throws -> [UUID] {
+        let ids = try await JSONMessages.decode(IDsAsked.self, from: request).ids
+        guard (1...IDsAsked.limit).contains(ids.count) else { throw Problem.badRequest("ask about 1 to \(IDsAsked.limit) ids") }
+        return ids
     }
 
     /// Checks Basic credentials for the gateway: 200 `{patronId, secretStamp}`, 401, 429, or 503 when the bcrypt
