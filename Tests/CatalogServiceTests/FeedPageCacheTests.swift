@@ -14,16 +14,23 @@ import Testing
 /// page is computed again in the background; a gateway's background fetch of its own stale copy
 /// (`X-Internal-Stale-Refresh`) gets the page computed now, or it would keep a copy already a TTL old for its own TTL.
 extension CatalogServiceTests {
-    @Test func aStalePageIsGivenToVisitorsAtOnceAndComputedNowForAGatewaysRefresh() async throws {
-        let clock = Mutex(ContinuousClock.now)
+    /// Catalog with a 5 s feed cache on the test's clock (`now`), holding one book.
+    func withOneBook(now: @escaping @Sendable () -> ContinuousClock.Instant, _ test: @escaping @Sendable (any TestClientProtocol) async throws -> Void) async throws {
         var parts = try CatalogDependencies(
             config: TestConfig.base([
                 "CATALOG_DATABASE_URL": try await TestDatabase.create(prefix: "catalog"), "BLOB_DIR": blobs.path, "FEED_CACHE_TTL": "5s",
             ])
         )
-        parts.cacheClock = { clock.withLock { $0 } }
+        parts.cacheClock = now
         try await buildCatalogApplication(parts: parts).testRouter { client in
             _ = try await ingest(client, CorpusBook.valid(1)[0])
+            try await test(client)
+        }
+    }
+
+    @Test func aStalePageIsGivenToVisitorsAtOnceAndComputedNowForAGatewaysRefresh() async throws {
+        let clock = Mutex(ContinuousClock.now)
+        try await withOneBook(now: { clock.withLock { $0 } }) { client in
             /// The page's `Age`: 0 when computed for this request or since the clock last moved.
             func age(_ headers: HTTPFields = [:]) async throws -> Int {
                 try await client.execute(uri: "/opds/lanes/new", method: .get, headers: headers) { response in
@@ -52,14 +59,7 @@ extension CatalogServiceTests {
     /// it holds is answered 304, and the copy is fresh again.
     @Test func aPageComputedAgainUnchangedAnswersTheGatewaysRefreshWithA304() async throws {
         let clock = Mutex(ContinuousClock.now)
-        var parts = try CatalogDependencies(
-            config: TestConfig.base([
-                "CATALOG_DATABASE_URL": try await TestDatabase.create(prefix: "catalog"), "BLOB_DIR": blobs.path, "FEED_CACHE_TTL": "5s",
-            ])
-        )
-        parts.cacheClock = { clock.withLock { $0 } }
-        try await buildCatalogApplication(parts: parts).testRouter { client in
-            _ = try await ingest(client, CorpusBook.valid(1)[0])
+        try await withOneBook(now: { clock.withLock { $0 } }) { client in
             for accept in ["application/atom+xml", MediaType.opds2] {
                 let etag = try await client.execute(uri: "/opds/lanes/new", method: .get, headers: [.accept: accept]) { response in
                     #expect(response.status == .ok)

@@ -65,6 +65,22 @@ import Testing
         }
     }
 
+    /// A gateway on the test's clock (`now`, `EDGE_CACHE_TTL` 60 s) in front of `router` as catalog.
+    func withGateway(
+        before router: Router<BasicRequestContext>,
+        now: @escaping @Sendable () -> ContinuousClock.Instant,
+        _ test: @escaping @Sendable (any TestClientProtocol) async throws -> Void
+    ) async throws {
+        let upstream = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        try await upstream.test(.live) { upstream in
+            let port = try #require(upstream.port)
+            let config = TestConfig.base([
+                "CATALOG_URLS": "http://127.0.0.1:\(port)", "PATRON_URLS": "http://127.0.0.1:1", "GATEWAY_PORT": "0", "EDGE_CACHE_TTL": "60s",
+            ])
+            try await buildGatewayApplication(config: config, cacheClock: now).testRouter { client in try await test(client) }
+        }
+    }
+
     func body(_ client: some TestClientProtocol, _ uri: String, headers: HTTPFields = [:]) async throws -> String {
         try await client.execute(uri: uri, method: .get, headers: headers) { String(buffer: $0.body) }
     }
@@ -161,33 +177,26 @@ import Testing
                 body: .init(byteBuffer: ByteBuffer(string: "page \(served)"))
             )
         }
-        let upstream = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
-        try await upstream.test(.live) { upstream in
-            let port = try #require(upstream.port)
-            let config = TestConfig.base([
-                "CATALOG_URLS": "http://127.0.0.1:\(port)", "PATRON_URLS": "http://127.0.0.1:1", "GATEWAY_PORT": "0", "EDGE_CACHE_TTL": "60s",
-            ])
-            try await buildGatewayApplication(config: config, cacheClock: { clock.withLock { $0 } }).testRouter { client in
-                #expect(try await body(client, "/opds/public") == "page 1")
-                clock.withLock { $0 += .seconds(61) }
-                // Were a request to wait for the new page, it would get it once this lets catalog answer, not before.
-                let safetyNet = Task {
-                    try await Task.sleep(for: .seconds(20))
-                    releasing.yield()
-                }
-                #expect(try await body(client, "/opds/public") == "page 1", "stale, answered at once")
-                #expect(try await body(client, "/opds/public") == "page 1")
+        try await withGateway(before: router, now: { clock.withLock { $0 } }) { client in
+            #expect(try await body(client, "/opds/public") == "page 1")
+            clock.withLock { $0 += .seconds(61) }
+            // Were a request to wait for the new page, it would get it once this lets catalog answer, not before.
+            let safetyNet = Task {
+                try await Task.sleep(for: .seconds(20))
                 releasing.yield()
-                var latest = ""
-                for _ in 0..<1_200 {
-                    latest = try await body(client, "/opds/public")
-                    if latest != "page 1" { break }
-                    try await Task.sleep(for: .milliseconds(50))
-                }
-                safetyNet.cancel()
-                #expect(latest == "page 2")
-                #expect(count.total == 2, "one fetch for every request that found the page stale")
             }
+            #expect(try await body(client, "/opds/public") == "page 1", "stale, answered at once")
+            #expect(try await body(client, "/opds/public") == "page 1")
+            releasing.yield()
+            var latest = ""
+            for _ in 0..<1_200 {
+                latest = try await body(client, "/opds/public")
+                if latest != "page 1" { break }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            safetyNet.cancel()
+            #expect(latest == "page 2")
+            #expect(count.total == 2, "one fetch for every request that found the page stale")
         }
     }
 
@@ -209,28 +218,21 @@ import Testing
             page[.contentType] = "text/plain"
             return Response(status: .ok, headers: page, body: .init(byteBuffer: ByteBuffer(string: "the page")))
         }
-        let upstream = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
-        try await upstream.test(.live) { upstream in
-            let port = try #require(upstream.port)
-            let config = TestConfig.base([
-                "CATALOG_URLS": "http://127.0.0.1:\(port)", "PATRON_URLS": "http://127.0.0.1:1", "GATEWAY_PORT": "0", "EDGE_CACHE_TTL": "60s",
-            ])
-            try await buildGatewayApplication(config: config, cacheClock: { clock.withLock { $0 } }).testRouter { client in
-                func get() async throws -> (body: String, age: String?) {
-                    try await client.execute(uri: "/opds/public", method: .get) { (String(buffer: $0.body), $0.headers[.age]) }
-                }
-                #expect(try await get().body == "the page")
-                clock.withLock { $0 += .seconds(61) }
-                #expect(try await get() == ("the page", "61"), "stale, answered at once while fetched again")
-                var latest: (body: String, age: String?) = ("", nil)
-                for _ in 0..<1_200 {
-                    latest = try await get()
-                    if latest.age != "61" { break }
-                    try await Task.sleep(for: .milliseconds(50))
-                }
-                #expect(latest == ("the page", "2"), "renewed by the 304: as old as catalog said")
-                #expect(asked.withLock { $0 } == [nil, "\"v1\""], "fetched once, then asked with the copy's ETag")
+        try await withGateway(before: router, now: { clock.withLock { $0 } }) { client in
+            func get() async throws -> (body: String, age: String?) {
+                try await client.execute(uri: "/opds/public", method: .get) { (String(buffer: $0.body), $0.headers[.age]) }
             }
+            #expect(try await get().body == "the page")
+            clock.withLock { $0 += .seconds(61) }
+            #expect(try await get() == ("the page", "61"), "stale, answered at once while fetched again")
+            var latest: (body: String, age: String?) = ("", nil)
+            for _ in 0..<1_200 {
+                latest = try await get()
+                if latest.age != "61" { break }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            #expect(latest == ("the page", "2"), "renewed by the 304: as old as catalog said")
+            #expect(asked.withLock { $0 } == [nil, "\"v1\""], "fetched once, then asked with the copy's ETag")
         }
     }
 }
