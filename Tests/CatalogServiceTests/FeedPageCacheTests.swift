@@ -15,7 +15,10 @@ import Testing
 /// (`X-Internal-Stale-Refresh`) gets the page computed now, or it would keep a copy already a TTL old for its own TTL.
 extension CatalogServiceTests {
     /// Catalog with a 5 s feed cache on the test's clock (`now`), holding one book.
-    func withOneBook(now: @escaping @Sendable () -> ContinuousClock.Instant, _ test: @escaping @Sendable (any TestClientProtocol) async throws -> Void) async throws {
+    func withOneBook(
+        now: @escaping @Sendable () -> ContinuousClock.Instant,
+        _ test: @escaping @Sendable (any TestClientProtocol) async throws -> Void
+    ) async throws {
         var parts = try CatalogDependencies(
             config: TestConfig.base([
                 "CATALOG_DATABASE_URL": try await TestDatabase.create(prefix: "catalog"), "BLOB_DIR": blobs.path, "FEED_CACHE_TTL": "5s",
@@ -30,7 +33,8 @@ extension CatalogServiceTests {
 
     @Test func aStalePageIsGivenToVisitorsAtOnceAndComputedNowForAGatewaysRefresh() async throws {
         let clock = Mutex(ContinuousClock.now)
-        try await withOneBook(now: { clock.withLock { $0 } }) { client in
+        let now: @Sendable () -> ContinuousClock.Instant = { clock.withLock { $0 } }
+        try await withOneBook(now: now) { client in
             /// The page's `Age`: 0 when computed for this request or since the clock last moved.
             func age(_ headers: HTTPFields = [:]) async throws -> Int {
                 try await client.execute(uri: "/opds/lanes/new", method: .get, headers: headers) { response in
@@ -59,7 +63,8 @@ extension CatalogServiceTests {
     /// it holds is answered 304, and the copy is fresh again.
     @Test func aPageComputedAgainUnchangedAnswersTheGatewaysRefreshWithA304() async throws {
         let clock = Mutex(ContinuousClock.now)
-        try await withOneBook(now: { clock.withLock { $0 } }) { client in
+        let now: @Sendable () -> ContinuousClock.Instant = { clock.withLock { $0 } }
+        try await withOneBook(now: now) { client in
             for accept in ["application/atom+xml", MediaType.opds2] {
                 let etag = try await client.execute(uri: "/opds/lanes/new", method: .get, headers: [.accept: accept]) { response in
                     #expect(response.status == .ok)

@@ -177,7 +177,8 @@ import Testing
                 body: .init(byteBuffer: ByteBuffer(string: "page \(served)"))
             )
         }
-        try await withGateway(before: router, now: { clock.withLock { $0 } }) { client in
+        let now: @Sendable () -> ContinuousClock.Instant = { clock.withLock { $0 } }
+        try await withGateway(before: router, now: now) { client in
             #expect(try await body(client, "/opds/public") == "page 1")
             clock.withLock { $0 += .seconds(61) }
             // Were a request to wait for the new page, it would get it once this lets catalog answer, not before.
@@ -218,7 +219,8 @@ import Testing
             page[.contentType] = "text/plain"
             return Response(status: .ok, headers: page, body: .init(byteBuffer: ByteBuffer(string: "the page")))
         }
-        try await withGateway(before: router, now: { clock.withLock { $0 } }) { client in
+        let now: @Sendable () -> ContinuousClock.Instant = { clock.withLock { $0 } }
+        try await withGateway(before: router, now: now) { client in
             func get() async throws -> (body: String, age: String?) {
                 try await client.execute(uri: "/opds/public", method: .get) { (String(buffer: $0.body), $0.headers[.age]) }
             }
