@@ -317,4 +317,26 @@ extension SignedInFeedTests {
             #expect(try await api.call(.GET, "/me", as: .basic(barcode, "2468")).status == 200, "the new one works")
         }
     }
+
+    /// A session revoked behind the gateway's back while its patron keeps browsing stops through a renewal of the
+    /// gateway's answer, asked of patron in a batch: each request comes within the answer's lifetime, so it never
+    /// expires, and only the background renewal can bring the news.
+    @Test func aSessionRevokedWhileItsPatronBrowsesStopsThroughABatchedRenewal() async throws {
+        try await Stack.run(["SESSION_CHECK_TTL": "2s"]) { stack in
+            let (_, token) = try await stack.signUp(pin: "1357")
+            let me = GatewayClient.Credentials.bearer(token)
+            #expect(try await stack.gateway.call(.GET, "/me", as: me).status == 200)
+            _ = try await stack.sql("patron", "UPDATE sessions SET revoked_at = now()")
+            var status = 200
+            let revoked = ContinuousClock.now
+            while status == 200, ContinuousClock.now - revoked < .seconds(20) {
+                try await Task.sleep(for: .milliseconds(200))
+                status = try await stack.gateway.call(.GET, "/me", as: me).status
+            }
+            #expect(status == 401, "refused once the renewed answer came")
+            let patron = GatewayClient(base: "http://127.0.0.1:\(stack.ports[.patron]!)")
+            let metrics = String(decoding: try await patron.call(.GET, "/metrics").body, as: UTF8.self)
+            #expect(metrics.contains("/internal/sessions/statuses"), "renewed through the batched route")
+        }
+    }
 }
