@@ -858,7 +858,8 @@ def report(args, ingest, results, ceiling, rss, lane_size, epub_size, logins, up
                      f"**{results[name]['p99_ms']:.1f} ms** ({results[name]['rps']:.0f} req/s, {browsing}); crowd of {figures['crowd']}: "
                      f"first answers {figures['crowd_first_answers']}, final answers (a 503 tried again after its Retry-After, as an app would) {figures['crowd_statuses']}, all signed in {figures['crowd_all_signed_in_s']} s after the first arrived "
                      f"(wait median {figures['crowd_wait_median_s']} s, max {figures['crowd_wait_max_s']} s), against {figures['bcrypt_work_s']} s of "
-                     f"bcrypt work ({figures['one_check_ms']} ms a check x {figures['crowd']} / {os.cpu_count()} cores). One verified patron's request every 50 ms, by 5 s of the crowd's course "
+                     f"bcrypt work ({figures['one_check_ms']} ms a check x {figures['crowd']} / {os.cpu_count()} cores) and {figures['all_cpu_on_the_cores_s']} s of "
+                     f"every program's CPU until then on the {os.cpu_count()} cores (bcrypt, browsing, the crowd's requests, the bench's clients). One verified patron's request every 50 ms, by 5 s of the crowd's course "
                      f"(crowd requests sent / probe p99 ms): " + ", ".join(f"{row['crowd_sent']}/{row['p99_ms']}" for row in figures["timeline"])
                      + ". CPU seconds each program used until the crowd was signed in: "
                      + ", ".join(f"{k} {v}" for k, v in figures["cpu_s_until_signed_in"].items()) + ".\n")
