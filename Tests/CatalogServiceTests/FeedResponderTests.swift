@@ -1,15 +1,20 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import HummingbirdTesting
+import Logging
 import NIOCore
+import PostgresNIO
 import ServiceSupport
 import Shared
+import Synchronization
 import Testing
 
 @testable import CatalogService
 
 /// An anonymous page computed again as the same feed is the copy held, not rendered again (`FeedResponder.render`);
-/// any change to the feed renders it, and a patron's page never takes the anonymous copy.
+/// any change to the feed renders it, and a patron's page never takes the anonymous copy; the feed cache hands the
+/// computation the copy it holds (`FeedPageCache`).
 @Suite struct FeedResponderTests {
     let responder = FeedResponder(publicURL: EntryLinksTests.base)
 
@@ -63,5 +68,36 @@ import Testing
         let theirs = try responder.render(feed(available: 1), request: request, for: patron)
         #expect(storage(theirs) != storage(first))
         #expect(theirs.source == nil, "a patron's page keeps no feed: only anonymous copies are computed again")
+    }
+
+    /// The feed cache hands a page's computation the copy it holds when it computes the page again (stale), and none
+    /// when it has none: what lets `render` keep an unchanged page without rendering it.
+    @Test func aPageComputedAgainIsHandedTheCopyTheFeedCacheHolds() async throws {
+        let clock = Mutex(ContinuousClock.now)
+        let now: @Sendable () -> ContinuousClock.Instant = { clock.withLock { $0 } }
+        // Never reached: an anonymous page asks nothing of the shelves.
+        let nowhere = PostgresClient(configuration: .init(host: "127.0.0.1", port: 1, username: "none", password: nil, database: nil, tls: .disable))
+        let pages = FeedPageCache(
+            shelves: PatronShelves(
+                copies: ShelfCopyPostgresRepository(client: nowhere),
+                patron: InternalClient(baseURLs: ["http://127.0.0.1:1"], token: ServiceToken("unused"))
+            ),
+            cache: ResponseCache(name: "test", lifetime: .seconds(5), capacityBytes: 1 << 20, now: now),
+            personalCache: ResponseCache(name: "test-personal", lifetime: .seconds(5), capacityBytes: 1 << 20, now: now)
+        )
+        let handed = Mutex<[String?]>([])
+        let router = Router(context: CatalogRequestContext.self)
+        router.get("/page") { request, context in
+            try await pages.serve { _, _, overlay in
+                handed.withLock { $0.append(overlay.heldPage?.headers[.eTag]) }
+                return StoredResponse(body: ByteBuffer(string: "the page"), headers: [.eTag: "\"e1\"", .cacheControl: "public, max-age=30"])
+            }(request, context)
+        }
+        try await Application(router: router).test(.router) { client in
+            try await client.execute(uri: "/page", method: .get) { #expect($0.status == .ok) }
+            clock.withLock { $0 += .seconds(6) }
+            try await client.execute(uri: "/page", method: .get, headers: [.staleRefresh: "yes"]) { #expect($0.status == .ok) }
+        }
+        #expect(handed.withLock { $0 } == [nil, "\"e1\""], "none at first; the stale copy when computed again")
     }
 }

@@ -19,25 +19,9 @@ final class SecretCheck: Sendable {
     private let renewals: AskedInBatches<UUID, String?>
 
     init(patron: InternalClient, cacheFor: TimeInterval) {
-        // A batch serves many requests: logged without any one's request id.
-        let logger = Logger(label: "gateway.secret-checks")
         self.patron = patron
         stamps = FreshAnswers(lifetime: cacheFor)
-        renewals = AskedInBatches(window: SessionCheck.renewalWindow, maxKeys: IDsAsked.limit) { [patron] ids in
-            do {
-                let answer = try await patron.send(
-                    .POST,
-                    InternalRoute.secretStamps.path,
-                    body: IDsAsked(ids: ids),
-                    as: SecretStamps.self,
-                    logger: logger
-                )
-                return Dictionary(ids.compactMap { id in answer.stamps[id.lowercased].map { (id, $0) } }, uniquingKeysWith: { $1 })
-            } catch {
-                logger.warning("Secret checks unavailable; keeping the Basic verdicts", metadata: ["error": "\(error)", "patrons": "\(ids.count)"])
-                return nil
-            }
-        }
+        renewals = .renewals(of: patron, .secretStamps, label: "gateway.secret-checks") { (reply: SecretStamps) in reply.stamps }
     }
 
     /// True when `stamp` (what the verdict was given with) is the patron's current one, or cannot be checked now.

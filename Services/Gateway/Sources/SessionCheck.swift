@@ -10,14 +10,12 @@ import Shared
 /// patron outage; docs/SECURITY.md, "Sessions", says what that costs and why it was chosen). A session in steady use is
 /// asked about again in the background once its answer is past half its lifetime (`FreshAnswers`): its requests do not
 /// wait for patron. Those renewals are asked of patron together (`AskedInBatches`), one request and one statement for
-/// all the sessions due within `renewalWindow`, not one each.
+/// all the sessions falling due within 100 ms, not one each.
 final class SessionCheck: Sendable {
     let patron: InternalClient
     /// By session: whether it is open, and whose it is.
     private let answers: FreshAnswers<UUID, Answer>
     private let renewals: AskedInBatches<UUID, SessionStatus>
-
-    static let renewalWindow = Duration.milliseconds(100)
 
     struct Answer: Sendable {
         var open: Bool
@@ -25,25 +23,9 @@ final class SessionCheck: Sendable {
     }
 
     init(patron: InternalClient, cacheFor: TimeInterval) {
-        // A batch serves many requests: logged without any one's request id.
-        let logger = Logger(label: "gateway.session-checks")
         self.patron = patron
         answers = FreshAnswers(lifetime: cacheFor)
-        renewals = AskedInBatches(window: Self.renewalWindow, maxKeys: IDsAsked.limit) { [patron] ids in
-            do {
-                let answer = try await patron.send(
-                    .POST,
-                    InternalRoute.sessionStatuses.path,
-                    body: IDsAsked(ids: ids),
-                    as: SessionStatuses.self,
-                    logger: logger
-                )
-                return Dictionary(ids.compactMap { id in answer.sessions[id.lowercased].map { (id, $0) } }, uniquingKeysWith: { $1 })
-            } catch {
-                logger.warning("Session checks unavailable; keeping their answers", metadata: ["error": "\(error)", "sessions": "\(ids.count)"])
-                return nil
-            }
-        }
+        renewals = .renewals(of: patron, .sessionStatuses, label: "gateway.session-checks") { (reply: SessionStatuses) in reply.sessions }
     }
 
     enum Outcome: Sendable, Equatable {

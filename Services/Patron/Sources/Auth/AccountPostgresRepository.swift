@@ -60,17 +60,11 @@ struct AccountPostgresRepository: Sendable {
         try await client.query("UPDATE patrons SET last_login_at = now() WHERE id = \(patronID)", logger: logger)
     }
 
-    /// Whether a sign-in session is still open; an unknown one (deleted with its account) is closed.
-    func openSessionOwner(_ id: UUID, logger: Logger) async throws -> UUID? {
-        for try await owner in try await client.query("SELECT patron_id FROM sessions WHERE id = \(id) AND revoked_at IS NULL", logger: logger)
-            .decode(UUID.self)
-        {
-            return owner
-        }
-        return nil
-    }
+    /// The owner of a sign-in session still open; nil for a closed or unknown one (deleted with its account).
+    func openSessionOwner(_ id: UUID, logger: Logger) async throws -> UUID? { try await openSessionOwners([id], logger: logger)[id] }
 
-    /// The owners of those of `ids` that are open sessions, by session: one statement for the gateway's batched checks.
+    /// The owners of those of `ids` that are open sessions, by session: one statement, for one session or the gateway's
+    /// batch.
     func openSessionOwners(_ ids: [UUID], logger: Logger) async throws -> [UUID: UUID] {
         var owners: [UUID: UUID] = [:]
         for try await (id, owner) in try await client.query(
@@ -80,7 +74,14 @@ struct AccountPostgresRepository: Sendable {
         return owners
     }
 
-    /// The stamps of the secrets of those of `patronIDs` whose accounts exist, by patron (`secretStamp`, many at once).
+    /// A digest of the patron's stored secret hash, which changes with every new PIN or password; nil when the
+    /// account is gone.
+    func secretStamp(patronID: UUID, logger: Logger) async throws -> String? {
+        try await secretStamps(patronIDs: [patronID], logger: logger)[patronID]
+    }
+
+    /// The secret stamps (`secretStamp`) of those of `patronIDs` whose accounts exist, by patron: one statement, for one
+    /// patron or the gateway's batch.
     func secretStamps(patronIDs: [UUID], logger: Logger) async throws -> [UUID: String] {
         var stamps: [UUID: String] = [:]
         for try await (id, stamp) in try await client.query(
@@ -88,16 +89,6 @@ struct AccountPostgresRepository: Sendable {
             logger: logger
         ).decode((UUID, String).self) { stamps[id] = stamp }
         return stamps
-    }
-
-    /// A digest of the patron's stored secret hash, which changes with every new PIN or password; nil when the
-    /// account is gone.
-    func secretStamp(patronID: UUID, logger: Logger) async throws -> String? {
-        for try await stamp in try await client.query(
-            "SELECT \(unescaped: Self.secretStampSQL) FROM patrons WHERE id = \(patronID)",
-            logger: logger
-        ).decode(String.self) { return stamp }
-        return nil
     }
 
     /// Opens a session with its first refresh token.
