@@ -6,7 +6,8 @@ import Synchronization
 /// Responses kept in memory for a few seconds under a key, by catalog (its anonymous feeds) and by the gateway
 /// (catalog's shareable responses). Each replica has its own.
 ///
-/// An entry is fresh for its lifetime (`lifetime` unless `put` says shorter), then *stale* for as long again:
+/// An entry is fresh for its lifetime (`lifetime` unless `put` says shorter), then *stale* for as long again (or
+/// `staleFor`, for copies that are only ever used to be asked about with their ETag):
 /// requests are answered with the previous copy instead of waiting while it is computed again (stale-while-revalidate,
 /// RFC 5861): by the first of them, or, when the caller can say how (`refresh`), in a task of its own, so that no
 /// request waits for a page that has a copy (a search computed again took 60-140 ms on two busy cores, the p99 of
@@ -16,7 +17,7 @@ import Synchronization
 /// Everything an entry holds counts against `capacityBytes` (key, headers, body and a fixed overhead), there are at most
 /// `maxEntries`, and a key longer than `maxKeyBytes` is never stored: a client padding URLs cannot grow the cache.
 /// Entries past their stale window are dropped at least once per lifetime (a `put` sweeps them), so the cache holds
-/// what was asked for in the last two lifetimes, not everything since it last filled: it shrinks back when traffic
+/// what was asked for in its last lifetime and stale window, not everything since it last filled: it shrinks back when traffic
 /// changes (the soak's catalog grew for twenty minutes while expired searches waited for the cache to fill).
 /// When full, entries past their stale window go first, then those closest to it.
 /// Answers carry `Age` (RFC 9111 §5.1), counted from the upstream's own `Age` when the stored response had one.
@@ -34,6 +35,8 @@ public final class ResponseCache: Sendable {
     public static let maxKeyBytes = 2_048
 
     private let lifetime: Duration
+    /// How long an entry stays stale after it expires; nil: as long as it was fresh.
+    private let staleFor: Duration?
     private let capacityBytes: Int
     private let maxEntries: Int
     private let now: @Sendable () -> ContinuousClock.Instant
@@ -51,6 +54,7 @@ public final class ResponseCache: Sendable {
     public init(
         name: String,
         lifetime: Duration,
+        staleFor: Duration? = nil,
         capacityBytes: Int,
         maxEntries: Int = 20_000,
         maxRefreshes: Int = 2,
@@ -58,6 +62,7 @@ public final class ResponseCache: Sendable {
     ) {
         refreshTurns = AsyncLimiter(limit: maxRefreshes)
         self.lifetime = capacityBytes > 0 ? lifetime : .zero
+        self.staleFor = staleFor
         self.capacityBytes = capacityBytes
         self.maxEntries = max(1, maxEntries)
         self.now = now
@@ -130,7 +135,7 @@ public final class ResponseCache: Sendable {
     /// The entry for `key` if it is fresh.
     public func get(_ key: String) -> StoredResponse? { lookup(key, fresh: true) }
 
-    /// The entry for `key` if it expired less than its lifetime ago.
+    /// The entry for `key` if it expired less than its stale window ago.
     public func stale(_ key: String) -> StoredResponse? { lookup(key, fresh: false) }
 
     private func lookup(_ key: String, fresh: Bool) -> StoredResponse? {
@@ -151,14 +156,21 @@ public final class ResponseCache: Sendable {
         return stored
     }
 
-    /// Keeps `stored` under `key`, fresh for `lifetime` (at most the cache's own) and stale for as long again.
+    /// Keeps `stored` under `key`, fresh for `lifetime` (at most the cache's own), then stale for as long again or
+    /// the cache's `staleFor`.
     public func put(_ key: String, _ stored: StoredResponse, lifetime: Duration? = nil) {
         let cost = Self.cost(key: key, stored)
         let lifetime = min(lifetime ?? self.lifetime, self.lifetime)
         guard lifetime > .zero, cost <= capacityBytes, key.utf8.count <= Self.maxKeyBytes else { return }
         let now = now()
         let age = stored.headers[.age].flatMap(Int64.init) ?? 0
-        let entry = Entry(stored: stored, born: now - .seconds(age), expires: now + lifetime, staleUntil: now + lifetime * 2, cost: cost)
+        let entry = Entry(
+            stored: stored,
+            born: now - .seconds(age),
+            expires: now + lifetime,
+            staleUntil: now + lifetime + (staleFor ?? lifetime),
+            cost: cost
+        )
         let bytes = state.withLock { state in
             if let old = state.entries.removeValue(forKey: key) { state.bytes -= old.cost }
             let full = state.bytes + cost > capacityBytes || state.entries.count >= maxEntries

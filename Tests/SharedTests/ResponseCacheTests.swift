@@ -187,6 +187,18 @@ import Testing
         #expect(cache.bytes == ResponseCache.cost(key: "/search?q=later", page) + ResponseCache.cost(key: "/search?q=last", page))
     }
 
+    @Test func aStaleWindowOfItsOwnKeepsCopiesPastTwiceTheirLifetime() {
+        let clock = Mutex(ContinuousClock.now)
+        let cache = ResponseCache(name: "test", lifetime: .seconds(1), staleFor: .seconds(60), capacityBytes: 1 << 20, now: { clock.withLock { $0 } })
+        cache.put("mine", StoredResponse(body: ByteBuffer(string: "page"), headers: [.eTag: "\"own\""]))
+        clock.withLock { $0 += .seconds(30) }
+        cache.put("other", StoredResponse(body: ByteBuffer(string: "page"), headers: [:]))  // sweeps what is past its window
+        #expect(cache.get("mine") == nil, "no longer fresh")
+        #expect(cache.stale("mine")?.headers[.eTag] == "\"own\"", "held for its stale window, not one lifetime")
+        clock.withLock { $0 += .seconds(31) }
+        #expect(cache.stale("mine") == nil, "gone once the window ends")
+    }
+
     @Test func paddedKeysAndManyEntriesStayWithinTheBudget() {
         let cache = ResponseCache(name: "test", lifetime: .seconds(5), capacityBytes: 1 << 20, maxEntries: 100)
         let body = StoredResponse(body: ByteBuffer(string: "{}"), headers: [.contentType: "application/json"])

@@ -94,9 +94,12 @@ public func buildGatewayApplication(
             edgeCache: edgeCache,
             shelves: shelfSummaries,
             sharedVerdicts: ExpiringAnswers(lifetime: settings.sharedVerdictLifetime),
+            // Past the verdict's time a copy is only ever sent after catalog's 304, so it may be held long: a patron
+            // coming back to a page an hour later costs catalog a 304, not the page's bytes.
             personalPages: ResponseCache(
                 name: "personal",
                 lifetime: .seconds(settings.sharedVerdictLifetime),
+                staleFor: .seconds(3_600),
                 capacityBytes: settings.edgeCacheBytes,
                 now: cacheClock
             )
