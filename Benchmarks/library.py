@@ -5,7 +5,8 @@
   same mix anonymously in the same run.
 - "crowd": 500 patrons never seen before open their apps within a few seconds (Basic: a bcrypt each in patron) while
   100 verified patrons browse the mix; the verified patrons' p99 and the crowd's time to be signed in are reported
-  beside the bcrypt work the crowd brings (one check's time x 500 / cores).
+  beside the bcrypt work the crowd brings (one check's time x 500 / cores); and "crowd alone", the same crowd with
+  nobody browsing: the time the bcrypt work itself takes on the machine.
 """
 import base64
 import concurrent.futures
@@ -28,11 +29,13 @@ MIX = ["library mix: anonymous", "library mix: Bearer (1,000 patrons)", "library
 CROWD = "crowd: 100 verified Basic patrons browsing, a page a second each, while 500 first sign-ins arrive"
 CROWD_BRISK = "crowd, brisk: the verified patrons at 9 pages a second each while 500 first sign-ins arrive"
 CROWD_FLAT_OUT = "crowd, flat out: the verified patrons as fast as answers come while 500 first sign-ins arrive"
+CROWD_ALONE = "crowd alone: 500 first sign-ins arrive and nobody browses"
 # Each crowd scenario's browsing: PACE_MS between an answer and a connection's next request. 32 connections at 320 ms:
 # about 100 requests a second, a page a second for each of 100 patrons (faster than anyone reads); at 30 ms about 900
 # (9 pages a second each, far past a person's pace, and 0.6 of a core the bcrypt work cannot have); none: a closed
-# loop that keeps both cores busy, so the bcrypt work gets what is left.
-CROWDS = {CROWD: 320, CROWD_BRISK: 30, CROWD_FLAT_OUT: None}
+# loop that keeps both cores busy, so the bcrypt work gets what is left; NOBODY: no browsing at all (no wrk).
+NOBODY = "nobody"
+CROWDS = {CROWD: 320, CROWD_BRISK: 30, CROWD_FLAT_OUT: None, CROWD_ALONE: NOBODY}
 PASSWORD = "bench password 1"
 
 
@@ -126,12 +129,14 @@ def bcrypt_seconds(gw, barcode):
 
 def crowd(gw, wrk_command, urls_file, verified_file, crowd_barcodes, one_check, log, pace_ms=None):
     """wrk drives the verified patrons for the whole scenario (`pace_ms` between a connection's requests, or as fast
-    as answers come); the crowd's first requests start 3 s in, spread over 3 s."""
+    as answers come; `NOBODY`: no wrk, no probe, the crowd alone); the crowd's first requests start 3 s in, spread over
+    3 s. Returns wrk's output (None with nobody browsing) and the crowd's figures."""
     cores = os.cpu_count() or 1
     work = one_check * len(crowd_barcodes) / cores
     duration = max(20, math.ceil(work * 1.5) + 10)
+    browsing = pace_ms != NOBODY
     env = dict(os.environ, URLS_FILE=str(urls_file), AUTH_FILE=str(verified_file), **({"PACE_MS": str(pace_ms)} if pace_ms else {}))
-    wrk = subprocess.Popen(wrk_command + [f"-d{duration}s", gw + "/"], stdout=subprocess.PIPE, text=True, env=env)
+    wrk = subprocess.Popen(wrk_command + [f"-d{duration}s", gw + "/"], stdout=subprocess.PIPE, text=True, env=env) if browsing else None
     time.sleep(3)
     start = time.perf_counter()
     answers = [None] * len(crowd_barcodes)
@@ -168,10 +173,11 @@ def crowd(gw, wrk_command, urls_file, verified_file, crowd_barcodes, one_check, 
     def sent_at():
         sends.append(time.perf_counter() - start)
 
-    probe = Probe(gw, urls_file, verified_file, start)
+    probe = Probe(gw, urls_file, verified_file, start) if browsing else None
     cpu = CPUSampler()
     threads = [threading.Thread(target=first_request, args=(i,)) for i in range(len(crowd_barcodes))]
-    probe.process.start()
+    if probe:
+        probe.process.start()
     cpu.thread.start()
     for thread in threads:
         thread.start()
@@ -179,8 +185,9 @@ def crowd(gw, wrk_command, urls_file, verified_file, crowd_barcodes, one_check, 
         thread.join()
     crowd_done = time.perf_counter() - start
     cpu.stop()
-    output = wrk.communicate()[0]
-    probe.stop()
+    output = wrk.communicate()[0] if wrk else None
+    if probe:
+        probe.stop()
     statuses, firsts = {}, {}
     for status, _, _ in answers:
         statuses[str(status)] = statuses.get(str(status), 0) + 1
@@ -204,7 +211,7 @@ def crowd(gw, wrk_command, urls_file, verified_file, crowd_barcodes, one_check, 
         "pace_ms": pace_ms,
         "cpu_s_until_signed_in": used,
         "all_cpu_on_the_cores_s": round(busy / os.cpu_count(), 1),
-        "timeline": timeline(probe.samples, sends),
+        "timeline": timeline(probe.samples if probe else [], sends),
     }
     log(f"crowd: {result}")
     return output, result
