@@ -653,7 +653,7 @@ def library_morning(stack, work, results, barcodes, licensed, words_file, wanted
     log(f"library mix: {len(pages)} lane pages of {len(lanes)} lanes, book details and searches, Atom and OPDS 2.0")
     urls_file = work / "library_mix.txt"
     urls_file.write_text("\n".join(lines) + "\n")
-    # 100 patrons are enough for the crowd alone (its verified browsers); the mix wants 1,000.
+    # 100 patrons are enough when only the crowds run (their verified browsers); the mix wants 1,000.
     mixing = any(wanted(name) for name in library.MIX)
     mix_patrons, crowd_patrons = barcodes[1000:2000 if mixing else 1100], barcodes[3000:3000 + 500 * len(library.CROWDS)]
     tokens = library.sign_in_all(gw, mix_patrons, log)
