@@ -51,7 +51,7 @@ let package = Package(
         .target(
             name: "ServiceSupport",
             dependencies: [
-                "Shared",
+                "Shared", "SystemZlib",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
@@ -59,7 +59,6 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "JWTKit", package: "jwt-kit"),
-                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -70,6 +69,8 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         // libvips (Debian's libvips-dev) and a small C shim over its variadic API, for cover thumbnails.
+        // zlib for gzip at a chosen level (`Gzip`).
+        .systemLibrary(name: "SystemZlib", path: "Shared/SystemZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CVips", path: "Services/Catalog/CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
         .target(name: "Thumbnailer", dependencies: ["CVips"], path: "Services/Catalog/Thumbnailer"),
         .target(

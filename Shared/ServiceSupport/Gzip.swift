@@ -1,7 +1,7 @@
 import Foundation
-import ZIPFoundation
+import SystemZlib
 
-/// gzip (RFC 1952) for feed bodies: ZIPFoundation's deflate (zlib) inside a gzip header and trailer.
+/// gzip (RFC 1952) for feed bodies and the web app's files, by zlib.
 public enum Gzip {
     /// Whether the request's `Accept-Encoding` allows gzip: `gzip` or `*` with a quality above zero.
     public static func accepted(by acceptEncoding: String?) -> Bool {
@@ -14,21 +14,34 @@ public enum Gzip {
         }
     }
 
+    /// How hard to compress: `standard` (zlib's default, level 6) for what is compressed once and sent many times;
+    /// `fast` (level 1: about a third of the time for a feed page, a sixth larger) for a page made for one request.
+    public enum Level: Int32, Sendable {
+        case standard = -1
+        case fast = 1
+    }
+
     /// The gzip encoding of `data`, or nil if compression fails.
-    public static func compress(_ data: Data) -> Data? {
-        // Header: magic, deflate, no flags, no mtime, no extra flags, OS unknown.
-        var output = Data([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255])
+    public static func compress(_ data: Data, level: Level = .standard) -> Data? {
+        var stream = z_stream()
+        // 15 + 16: zlib's largest window, inside a gzip header and trailer.
         guard
-            let crc = try? Data.compress(
-                size: Int64(data.count),
-                bufferSize: 64 * 1024,
-                provider: { position, size in data.subdata(in: Int(position)..<Int(position) + size) },
-                consumer: { output.append($0) }
-            )
+            deflateInit2_(&stream, level.rawValue, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size))
+                == Z_OK
         else { return nil }
-        for value in [crc, UInt32(truncatingIfNeeded: data.count)] {
-            withUnsafeBytes(of: value.littleEndian) { output.append(contentsOf: $0) }
+        defer { deflateEnd(&stream) }
+        var output = Data(count: Int(deflateBound(&stream, uLong(data.count))))
+        let status = data.withUnsafeBytes { input in
+            output.withUnsafeMutableBytes { out in
+                stream.next_in = UnsafeMutablePointer(mutating: input.bindMemory(to: Bytef.self).baseAddress)
+                stream.avail_in = uInt(input.count)
+                stream.next_out = out.bindMemory(to: Bytef.self).baseAddress
+                stream.avail_out = uInt(out.count)
+                return deflate(&stream, Z_FINISH)
+            }
         }
+        guard status == Z_STREAM_END else { return nil }
+        output.count = Int(stream.total_out)
         return output
     }
 }

@@ -70,6 +70,23 @@ import Testing
         #expect(theirs.source == nil, "a patron's page keeps no feed: only anonymous copies are computed again")
     }
 
+    /// A page made for one patron is compressed fast (it serves one request), a page kept for everyone as hard as zlib's
+    /// default; two encodings, two ETags.
+    @Test func aPatronsPageIsCompressedFastAndTaggedAsSuch() throws {
+        var head = HTTPRequest(method: .get, scheme: "http", authority: "localhost", path: "/opds/lanes/new")
+        head.headerFields[.acceptEncoding] = "gzip"
+        let request = Request(head: head, body: .init(buffer: ByteBuffer()))
+        var many = feed(available: 1)
+        many.entries = Array(repeating: many.entries[0], count: 20)
+        var patron = PatronOverlay.anonymous
+        patron.shelf = PatronShelf(books: [], ignored: [], waitingForAction: 0)
+        let everyone = try responder.render(many, request: request, for: .anonymous)
+        let theirs = try responder.render(many, request: request, for: patron)
+        #expect(everyone.headers[.contentEncoding] == "gzip" && theirs.headers[.contentEncoding] == "gzip")
+        #expect(everyone.headers[.eTag]?.hasSuffix("-gz\"") == true && theirs.headers[.eTag]?.hasSuffix("-gz1\"") == true)
+        #expect(everyone.body != theirs.body, "the same page at two levels")
+    }
+
     /// The feed cache hands a page's computation the copy it holds when it computes the page again (stale), and none
     /// when it has none: what lets `render` keep an unchanged page without rendering it.
     @Test func aPageComputedAgainIsHandedTheCopyTheFeedCacheHolds() async throws {

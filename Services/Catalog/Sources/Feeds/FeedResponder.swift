@@ -14,7 +14,8 @@ struct FeedResponder: Sendable {
     /// not rendered again: most pages are the same every time they go stale, and rendering them was a third of
     /// catalog's work under a browsing crowd (issue 49). Same feed, same bytes, same ETag.
     func render(_ feed: Feed, request: Request, for personal: PatronOverlay, rows: FeedPostgresRepository.Page? = nil) throws -> StoredResponse {
-        guard personal.shelf == nil else { return try render(feed, request: request) }
+        // A patron's page is made for one request: compressed fast.
+        guard personal.shelf == nil else { return try render(feed, request: request, compression: .fast) }
         if var held = personal.heldPage, (held.source as? RenderedFeed)?.feed == feed {
             // Vouched for now: kept afresh, not as old as the copy it replaces.
             held.headers[.age] = nil
@@ -26,23 +27,25 @@ struct FeedResponder: Sendable {
     }
 
     /// The feed rendered for the request (OPDS 1.2 or 2.0), with the ids of its books.
-    func render(_ feed: Feed, request: Request) throws -> StoredResponse {
+    func render(_ feed: Feed, request: Request, compression: Gzip.Level = .standard) throws -> StoredResponse {
         let bookIDs = feed.bookIDs
         if FeedRequest.wantsJSON(request) {
             let document = JSONWriter.bytes(OPDS2Renderer.feed(feed, publicURL: publicURL))
-            return cacheable(ByteBuffer(bytes: document), type: MediaType.opds2, request: request, bookIDs: bookIDs)
+            return cacheable(ByteBuffer(bytes: document), type: MediaType.opds2, request: request, bookIDs: bookIDs, compression: compression)
         }
         return cacheable(
             AtomRenderer.feed(feed),
             type: feed.kind == .navigation ? MediaType.navigation : MediaType.acquisition,
             request: request,
-            bookIDs: bookIDs
+            bookIDs: bookIDs,
+            compression: compression
         )
     }
 
     /// A strong ETag over the bytes, public caching, and gzip when the client accepts it (a different representation,
-    /// so a different ETag). A patron's copy is made private by `PatronOverlay.personalised`.
-    func cacheable(_ data: ByteBuffer, type: String, request: Request, bookIDs: Set<UUID>) -> StoredResponse {
+    /// so a different ETag, and one per compression level: a strong ETag names exact bytes). A patron's copy is made
+    /// private by `PatronOverlay.personalised`.
+    func cacheable(_ data: ByteBuffer, type: String, request: Request, bookIDs: Set<UUID>, compression: Gzip.Level = .standard) -> StoredResponse {
         var body = data
         var etag = data.withUnsafeReadableBytes { PageFingerprint.hex(of: $0) }
         var headers: HTTPFields = [
@@ -50,10 +53,10 @@ struct FeedResponder: Sendable {
             .vary: "Accept, Accept-Encoding, Authorization",
         ]
         if data.readableBytes > 1024, Gzip.accepted(by: request.headers[.acceptEncoding]),
-            let compressed = Gzip.compress(Data(data.readableBytesView))
+            let compressed = Gzip.compress(Data(data.readableBytesView), level: compression)
         {
             body = ByteBuffer(bytes: compressed)
-            etag += "-gz"
+            etag += compression == .fast ? "-gz1" : "-gz"
             headers[.contentEncoding] = "gzip"
         }
         headers[.eTag] = "\"\(etag)\""
