@@ -68,9 +68,9 @@ let package = Package(
             path: "Shared/ServiceSupport",
             swiftSettings: swiftSettings
         ),
-        // libvips (Debian's libvips-dev) and a small C shim over its variadic API, for cover thumbnails.
         // zlib for gzip at a chosen level (`Gzip`).
         .systemLibrary(name: "SystemZlib", path: "Shared/SystemZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        // libvips (Debian's libvips-dev) and a small C shim over its variadic API, for cover thumbnails.
         .systemLibrary(name: "CVips", path: "Services/Catalog/CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
         .target(name: "Thumbnailer", dependencies: ["CVips"], path: "Services/Catalog/Thumbnailer"),
         .target(
