@@ -172,7 +172,7 @@ let package = Package(
         .testTarget(
             name: "SharedTests",
             dependencies: [
-                "Shared", "ServiceSupport",
+                "Shared", "ServiceSupport", "TestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
