@@ -79,6 +79,20 @@ def mix_urls(gw, books, words):
     return lanes, pages, lines
 
 
+def combined(runs, duration):
+    """A scenario's figures over its runs of `duration` seconds each: the rate over all of them, the worst run's p99
+    (wrk's percentiles of two runs cannot be merged; the worse is the one a target must hold for), the errors added up,
+    and each service's CPU a request over all the runs."""
+    requests = sum(run["rps"] * duration for run in runs)
+    cpu = {service: sum(run["cpu_s"][service] for run in runs) for service in runs[0]["cpu_s"]}
+    return {"rps": round(requests / (duration * len(runs)), 2),
+            "p50_ms": round(statistics.median(run["p50_ms"] for run in runs), 2),
+            "p99_ms": max(run["p99_ms"] for run in runs),
+            "non_2xx": sum(run["non_2xx"] for run in runs),
+            "socket_errors": sum(run["socket_errors"] for run in runs),
+            "cpu_ms_per_request": {service: round(seconds * 1000 / requests, 3) for service, seconds in cpu.items()}}
+
+
 def sign_in_all(gw, barcodes, log):
     """Access tokens for the patrons, and the gateway's verdicts on their Basic credentials (an app's first request):
     a bcrypt each, two at a time."""
