@@ -31,14 +31,15 @@ public final class ExpiringAnswers<Key: Hashable & Sendable, Value: Sendable>: S
         return (entry.value, entry.until.timeIntervalSince(now) < margin)
     }
 
-    public func remember(_ value: Value, for key: Key) {
+    /// Keeps `value` for `lifetime` (the answers' own when nil).
+    public func remember(_ value: Value, for key: Key, lifetime: TimeInterval? = nil) {
         let now = self.now()
         entries.withLock { entries in
             if entries.count >= limit {
                 entries = entries.filter { $0.value.until > now }
                 if entries.count >= limit { entries = entries.newerHalf(by: \.until) }
             }
-            entries[key] = (value, now.addingTimeInterval(lifetime))
+            entries[key] = (value, now.addingTimeInterval(lifetime ?? self.lifetime))
         }
     }
 

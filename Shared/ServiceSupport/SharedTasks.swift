@@ -7,6 +7,9 @@ public final class SharedTasks<Key: Hashable & Sendable, Value: Sendable>: Senda
 
     public init() {}
 
+    /// How many keys have a task under way now.
+    public var underWay: Int { running.withLock { $0.count } }
+
     /// The task under way for `key`, or `work` started now.
     public func task(for key: Key, _ work: @escaping @Sendable () async -> Value) -> Task<Value, Never> {
         running.withLock { running in

@@ -265,8 +265,8 @@ import Testing
     }
 
     /// A catalog stand-in whose shared pages say which books they show (`X-Internal-Page-Books`): `/opds/first` shows
-    /// books 1 and 2, `/opds/second` book 3. Ann's shelf holds book 1 (version 3), Bob's book 9 (version 5, then 6 once
-    /// he borrows through the gateway).
+    /// books 1 and 2, `/opds/third` book 9, any other book 3. Ann's shelf holds book 1 (version 3), Bob's book 9
+    /// (version 5, then 6 once he borrows through the gateway).
     static let books = (1...9).map { UUID(uuidString: "00000000-0000-0000-0000-00000000000\($0)")! }
 
     func joiningCatalog(_ seen: Seen, ann: UUID, bob: UUID) -> some ApplicationProtocol {
@@ -275,7 +275,7 @@ import Testing
             let page = context.parameters.get("page") ?? ""
             guard let patron = request.headers[.patronID] else {
                 seen.add("anonymous \(page)")
-                let shown: Set<UUID> = page == "first" ? [Self.books[0], Self.books[1]] : [Self.books[2]]
+                let shown: Set<UUID> = page == "first" ? [Self.books[0], Self.books[1]] : page == "third" ? [Self.books[8]] : [Self.books[2]]
                 return Response(
                     status: .ok,
                     headers: [
@@ -286,6 +286,7 @@ import Testing
                 )
             }
             seen.add("page \(page) for \(patron == ann.lowercased ? "Ann" : "Bob")")
+            seen.add("asked from version \(request.headers[.shelfVersion] ?? "none")")
             return Response(
                 status: .ok,
                 headers: [.eTag: "\"own-\(page)\"", .cacheControl: "private, no-cache"],
@@ -353,5 +354,52 @@ import Testing
         #expect(seen.all.filter { $0.hasPrefix("summary of Bob") } == ["summary of Bob heard nothing", "summary of Bob heard 6"], "\(seen.all)")
         #expect(seen.all.filter { $0.hasPrefix("summary of Ann") }.count == 1, "\(seen.all)")
         #expect(seen.all.filter { $0.hasPrefix("page ") } == ["page first for Ann"], "only the page Ann's shelf touches went to catalog: \(seen.all)")
+    }
+
+    /// A page a patron's shelf touches, once catalog made it for them, is theirs for as long as their shelf's version
+    /// stands (catalog makes it from the shared page and its copy of the shelf alone), not just for
+    /// `SHARED_PAGE_VERDICT_TTL`: coming back to it costs no hop. Catalog is asked to answer from at least the version the
+    /// gateway's summary names, and a new version (Bob's borrow) asks for a new page at once.
+    @Test func aPatronsOwnPageIsKeptWhileTheirShelfVersionStands() async throws {
+        let seen = Seen()
+        let (ann, bob) = (UUID(), UUID())
+        try await patron(reportingShelfVersion: "6").test(.live) { patronServer in
+            try await joiningCatalog(seen, ann: ann, bob: bob).test(.live) { catalogServer in
+                let config = TestConfig.base([
+                    "CATALOG_URLS": "http://127.0.0.1:\(try #require(catalogServer.port))",
+                    "PATRON_URLS": "http://127.0.0.1:\(try #require(patronServer.port))",
+                    "GATEWAY_PORT": "0", "EDGE_CACHE_TTL": "600s", "SHARED_PAGE_VERDICT_TTL": "1s",
+                ])
+                let clock = Mutex(ContinuousClock.now)
+                let keys = await AccessTokenKeys(secret: TestConfig.jwtSecret)
+                func bearer(_ patron: UUID) async throws -> HTTPFields {
+                    [
+                        .authorization:
+                            "Bearer \(try await keys.sign(AccessTokenPayload(patronID: patron, sessionID: UUID(), issuedAt: Date(), lifetime: 900)))"
+                    ]
+                }
+                let (annAuth, bobAuth) = (try await bearer(ann), try await bearer(bob))
+                let pagesAsked: @Sendable () -> [String] = { seen.all.filter { $0.hasPrefix("page ") } }
+                try await buildGatewayApplication(config: config, cacheClock: { clock.withLock { $0 } }).testRouter { client in
+                    func load(_ page: String, _ who: HTTPFields, body: String) async throws {
+                        try await client.execute(uri: "/opds/\(page)", method: .get, headers: who) { response in
+                            #expect(response.status == .ok)
+                            #expect(String(buffer: response.body) == body)
+                        }
+                    }
+                    try await load("third", bobAuth, body: "Bob's own third")
+                    #expect(pagesAsked() == ["page third for Bob"])
+                    #expect(seen.all.contains("asked from version 5"), "catalog answers from the summary's version: \(seen.all)")
+                    clock.withLock { $0 += .seconds(120) }  // long past the verdict's time, the shelf unchanged
+                    try await load("third", bobAuth, body: "Bob's own third")
+                    #expect(pagesAsked() == ["page third for Bob"], "no hop while version 5 stands: \(seen.all)")
+                    try await load("third", annAuth, body: "the shared third")
+                    #expect(try await client.execute(uri: "/me/books/\(UUID())/borrow", method: .post, headers: bobAuth) { $0.status } == .created)
+                    try await load("third", bobAuth, body: "Bob's own third")
+                    #expect(pagesAsked() == ["page third for Bob", "page third for Bob"], "version 6 asks again: \(seen.all)")
+                    #expect(seen.all.contains("asked from version 6"), "\(seen.all)")
+                }
+            }
+        }
     }
 }

@@ -74,12 +74,12 @@ import Testing
                         return response.headers[.eTag]
                     }
                 }
-                try await eventually(timeout: .seconds(10), "the gateway follows the announcements") { state.polls.withLock { $0 } >= 3 }
+                try await eventually(timeout: .seconds(60), "the gateway follows the announcements") { state.polls.withLock { $0 } >= 3 }
                 for _ in 0..<3 { #expect(try await etag() == "\"v5-s1\"") }
                 #expect(state.summaries.withLock { $0 } == 1, "kept while followed")
                 state.bobVersion.withLock { $0 = 6 }
                 state.pending.withLock { $0 = [.init(patron: bob, version: 6)] }
-                try await eventually(timeout: .seconds(10), "the announced version shows") { try await etag() == "\"v6-s1\"" }
+                try await eventually(timeout: .seconds(60), "the announced version shows") { try await etag() == "\"v6-s1\"" }
                 #expect(state.summaries.withLock { $0 } == 2)
             }
         }

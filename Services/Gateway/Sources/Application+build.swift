@@ -95,14 +95,16 @@ public func buildGatewayApplication(
             shelves: shelfSummaries,
             sharedVerdicts: ExpiringAnswers(lifetime: settings.sharedVerdictLifetime),
             // Past the verdict's time a copy is only ever sent after catalog's 304, so it may be held long: a patron
-            // coming back to a page an hour later costs catalog a 304, not the page's bytes.
+            // coming back to a page an hour later costs catalog a 304, not the page's bytes. Each copy is kept fresh for
+            // its verdict's time (`put`'s lifetime), the longest being a versioned one's; 0 turns both off.
             personalPages: ResponseCache(
                 name: "personal",
-                lifetime: .seconds(settings.sharedVerdictLifetime),
+                lifetime: .seconds(settings.sharedVerdictLifetime > 0 ? shelfSummaries.followedLifetime : 0),
                 staleFor: .seconds(3_600),
                 capacityBytes: settings.edgeCacheBytes,
                 now: cacheClock
-            )
+            ),
+            versionedLifetime: settings.sharedVerdictLifetime > 0 ? shelfSummaries.followedLifetime : 0
         )
         EventStreamMiddleware(
             sender: UpstreamSender(httpClient: .events, settings: settings, token: token, edgeCache: edgeCache),

@@ -29,8 +29,8 @@ final class PatronAuthenticator: Sendable {
     private let verdicts: ExpiringAnswers<Data, BasicVerdict>
     let secrets: SecretCheck
     /// Basic checks under way, by the same digest: concurrent requests with the same credentials (an app loading a
-    /// page and its covers) wait for one check instead of each costing patron a bcrypt.
-    private let checks = SharedTasks<Data, Verdict>()
+    /// page and its covers) wait for one check instead of each costing patron a bcrypt. Internal: tests wait for them.
+    let checks = SharedTasks<Data, Verdict>()
     /// Verified access tokens' claims by a digest of the token, each until the token's own expiry.
     private let verifiedTokens = ExpiringAnswers<Data, VerifiedToken>(lifetime: 15 * 60, limit: 200_000)
 
@@ -46,7 +46,7 @@ final class PatronAuthenticator: Sendable {
         let expires: Date
     }
 
-    /// The time a kept token's expiry is compared with (a test's own clock).
+    /// The time a kept token's expiry is compared with and Basic verdicts age by (a test's own clock).
     private let now: @Sendable () -> Date
 
     init(
@@ -61,7 +61,7 @@ final class PatronAuthenticator: Sendable {
         self.patron = patron
         self.basicChecks = basicChecks ?? patron
         self.now = now
-        verdicts = ExpiringAnswers(lifetime: cacheFor)
+        verdicts = ExpiringAnswers(lifetime: cacheFor, now: now)
         sessions = SessionCheck(patron: patron, cacheFor: sessionCheckFor)
         secrets = SecretCheck(patron: patron, cacheFor: sessionCheckFor)
     }

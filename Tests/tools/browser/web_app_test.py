@@ -17,6 +17,11 @@ import uuid
 
 from playwright.sync_api import expect, sync_playwright
 
+# Assertions wait as long as actions do (`set_default_timeout` below): on two loaded cores a sign-in with card and PIN
+# (a bcrypt in patron behind the rest of the suite) took over Playwright's 5 s. Checks that something happens quickly
+# give their own timeout.
+expect.set_options(timeout=20_000)
+
 import a11y
 
 failures = []

@@ -1,3 +1,4 @@
+import Foundation
 import Hummingbird
 import ServiceSupport
 import Shared
@@ -15,14 +16,20 @@ struct PersonalPagesMiddleware: RouterMiddleware {
     let edgeCache: ResponseCache
     let shelves: ShelfSummaries
     /// Catalog's word that a shared page is a patron's page as it is (the personal ETag it gave), by patron, shared
-    /// ETag and the shelf version this gateway last heard for the patron: a change the patron makes through this
-    /// gateway brings a new version and so a new question; a change they did not make (an offer), or made through another
-    /// gateway replica, shows within `SHARED_PAGE_VERDICT_TTL`, as an anonymous page's change shows within `EDGE_CACHE_TTL`.
+    /// ETag and shelf version. Catalog makes a patron's page from the shared page and its copy of their shelf alone, so
+    /// when the patron's shelf summary names the version (`ShelfSummaries`: current within 50 ms of any change through
+    /// any gateway while announcements are followed, within `SHARED_PAGE_VERDICT_TTL` otherwise), the verdict is kept
+    /// under that version for as long as a summary may stand (`versionedLifetime`), and catalog is asked to answer from
+    /// at least that version: any change to the shelf makes a new key. Without a summary, under the version this gateway
+    /// last heard for the patron, for `SHARED_PAGE_VERDICT_TTL`: a change they did not make (an offer), or made through
+    /// another gateway replica, shows within that time.
     let sharedVerdicts: ExpiringAnswers<String, String>
     /// The pages catalog computed for one patron (a page whose books touch their shelf, or whose feed-level parts are
-    /// personal: root, groups), under the same key and for the same time as a verdict (`SHARED_PAGE_VERDICT_TTL`);
-    /// after that, asked again with their ETag, so that an unchanged page costs catalog a 304 and not its bytes.
+    /// personal: root, groups), under the same key and for the same time as a verdict; after that, asked again with
+    /// their ETag, so that an unchanged page costs catalog a 304 and not its bytes.
     let personalPages: ResponseCache
+    /// How long a verdict or a page kept under the version a shelf summary named holds (`ShelfSummaries.followedLifetime`).
+    let versionedLifetime: TimeInterval
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard let call = context.upstreamCall, call.upstream === catalog, let patronID = call.patronID, edgeCache.isEnabled,
@@ -44,14 +51,19 @@ struct PersonalPagesMiddleware: RouterMiddleware {
             shared = edgeCache.get(sharedKey)
         }
         guard let shared, let etag = shared.headers[.eTag] else { return try await next(request, context) }
-        if shared.sharedWithPatrons,
-            let summary = await shelves.summary(of: patronID, versionHeard: call.shelfVersion, logger: context.logger),
-            PersonalPage.isShared(pageBooks: shared.bookIDs, touched: Set(summary.touched))
-        {
+        let summary = shared.sharedWithPatrons ? await shelves.summary(of: patronID, versionHeard: call.shelfVersion, logger: context.logger) : nil
+        if let summary, PersonalPage.isShared(pageBooks: shared.bookIDs, touched: Set(summary.touched)) {
             return personal(shared, etag: PersonalPage.etag(shared: etag, shelfVersion: summary.version), cacheControl: PersonalPage.cacheControl)
                 .response(to: request)
         }
-        let verdictKey = "\(patronID)|\(etag)|\(call.shelfVersion ?? "")"
+        // The page is the patron's own: catalog's answer, kept under the version the summary names when there is one.
+        var asked = call
+        var lifetime: TimeInterval? = nil
+        if let summary {
+            asked.shelfVersion = String(summary.version)
+            lifetime = versionedLifetime
+        }
+        let verdictKey = "\(patronID)|\(etag)|\(summary == nil ? "heard" : "v")\(asked.shelfVersion ?? "")"
         var cacheControl = PersonalPage.cacheControl
         let personalETag: String
         if let known = sharedVerdicts[verdictKey] {
@@ -59,11 +71,12 @@ struct PersonalPagesMiddleware: RouterMiddleware {
         } else {
             let response = try await sender.throughHeldCopy(
                 request,
-                call,
+                asked,
                 key: "\(verdictKey)|\(sharedKey)",
                 in: personalPages,
                 maxBytes: EdgeCachePolicy.maxEntryBytes,
                 answerFresh: true,
+                lifetime: .seconds(lifetime ?? sharedVerdicts.lifetime),
                 extra: [(InternalHeader.sharedETag, etag)],
                 logger: context.logger
             )
@@ -72,7 +85,7 @@ struct PersonalPagesMiddleware: RouterMiddleware {
             }
             personalETag = answered
             cacheControl = response.headers[.cacheControl] ?? cacheControl
-            sharedVerdicts.remember(answered, for: verdictKey)
+            sharedVerdicts.remember(answered, for: verdictKey, lifetime: lifetime)
         }
         return personal(shared, etag: personalETag, cacheControl: cacheControl).response(to: request)
     }

@@ -28,6 +28,8 @@ struct UpstreamSender: Sendable {
         let maxBytes: Int
         /// The first fetch of a held file this answer is, ended once the copy is kept.
         var first: FirstFetch? = nil
+        /// How long the copy stays fresh; nil: the cache's own lifetime.
+        var lifetime: Duration? = nil
     }
 
     /// Catalog's answer sent on as it arrives, each part also added to a copy that is kept once the last byte has
@@ -51,7 +53,7 @@ struct UpstreamSender: Sendable {
                     copy.writeImmutableBuffer(part)
                     try await writer.write(part)
                 }
-                if copy.readableBytes == length { keep.cache.put(keep.key, StoredResponse(body: copy, headers: headers)) }
+                if copy.readableBytes == length { keep.cache.put(keep.key, StoredResponse(body: copy, headers: headers), lifetime: keep.lifetime) }
                 try await writer.finish(nil)
             }
         )
