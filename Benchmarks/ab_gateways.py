@@ -82,11 +82,10 @@ def main():
             bench.log(f"gateway {name}: each patron's first request {library.first_requests(gateway, tokens, lines)}")
 
         env = dict(os.environ, URLS_FILE=str(urls_file), AUTH_FILE=str(auth_file), ACCEPT_ENCODING=args.accept_encoding)
-        catalog = stack.processes["catalog"].pid
+        catalog, catalog_url = stack.processes["catalog"].pid, f"http://127.0.0.1:{stack.ports['catalog']}"
         runs = {"A": [], "B": []}
         order = [side for pair in range(args.pairs) for side in (("A", "B") if pair % 2 == 0 else ("B", "A"))]
         for side in order:
-            catalog_url = f"http://127.0.0.1:{stack.ports['catalog']}"
             asked = feed_requests(catalog_url)
             before = (bench.cpu_seconds(pids[side]), bench.cpu_seconds(catalog))
             result = bench.wrk(gateways[side] + "/", args.duration, script=bench.ROOT / "Benchmarks/library_mix.lua", env=env)

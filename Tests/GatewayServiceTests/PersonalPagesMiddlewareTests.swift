@@ -69,10 +69,10 @@ import Testing
         return Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
     }
 
-    /// An `Authorization` header with a fresh access token of a new patron, signed as patron signs them.
-    static func signedIn() async throws -> HTTPFields {
+    /// An `Authorization` header with a fresh access token of `patron` (a new one by default), signed as patron signs them.
+    static func signedIn(as patron: UUID = UUID()) async throws -> HTTPFields {
         let keys = await AccessTokenKeys(secret: TestConfig.jwtSecret)
-        let token = try await keys.sign(AccessTokenPayload(patronID: UUID(), sessionID: UUID(), issuedAt: Date(), lifetime: 900))
+        let token = try await keys.sign(AccessTokenPayload(patronID: patron, sessionID: UUID(), issuedAt: Date(), lifetime: 900))
         return [.authorization: "Bearer \(token)"]
     }
 
@@ -318,14 +318,7 @@ import Testing
                     "PATRON_URLS": "http://127.0.0.1:\(try #require(patronServer.port))",
                     "GATEWAY_PORT": "0", "EDGE_CACHE_TTL": "60s", "SHARED_PAGE_VERDICT_TTL": "60s",
                 ])
-                let keys = await AccessTokenKeys(secret: TestConfig.jwtSecret)
-                func bearer(_ patron: UUID) async throws -> HTTPFields {
-                    [
-                        .authorization:
-                            "Bearer \(try await keys.sign(AccessTokenPayload(patronID: patron, sessionID: UUID(), issuedAt: Date(), lifetime: 900)))"
-                    ]
-                }
-                let (annAuth, bobAuth) = (try await bearer(ann), try await bearer(bob))
+                let (annAuth, bobAuth) = (try await Self.signedIn(as: ann), try await Self.signedIn(as: bob))
                 try await buildGatewayApplication(config: config).testRouter { client in
                     func load(_ page: String, _ who: HTTPFields, body: String, etag: String) async throws {
                         try await client.execute(uri: "/opds/\(page)", method: .get, headers: who) { response in
@@ -371,14 +364,7 @@ import Testing
                     "GATEWAY_PORT": "0", "EDGE_CACHE_TTL": "600s", "SHARED_PAGE_VERDICT_TTL": "1s",
                 ])
                 let clock = Mutex(ContinuousClock.now)
-                let keys = await AccessTokenKeys(secret: TestConfig.jwtSecret)
-                func bearer(_ patron: UUID) async throws -> HTTPFields {
-                    [
-                        .authorization:
-                            "Bearer \(try await keys.sign(AccessTokenPayload(patronID: patron, sessionID: UUID(), issuedAt: Date(), lifetime: 900)))"
-                    ]
-                }
-                let (annAuth, bobAuth) = (try await bearer(ann), try await bearer(bob))
+                let (annAuth, bobAuth) = (try await Self.signedIn(as: ann), try await Self.signedIn(as: bob))
                 let pagesAsked: @Sendable () -> [String] = { seen.all.filter { $0.hasPrefix("page ") } }
                 try await buildGatewayApplication(config: config, cacheClock: { clock.withLock { $0 } }).testRouter { client in
                     func load(_ page: String, _ who: HTTPFields, body: String) async throws {

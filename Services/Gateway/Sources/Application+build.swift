@@ -65,6 +65,8 @@ public func buildGatewayApplication(
         catalog: InternalClient(baseURLs: settings.catalogURLs, token: token, timeout: .seconds(10), httpClient: httpClient),
         unfollowedLifetime: settings.sharedVerdictLifetime
     )
+    // A patron's own page is kept under a shelf version as long as a summary may stand; 0 turns both off.
+    let versionedLifetime = settings.sharedVerdictLifetime > 0 ? shelfSummaries.followedLifetime : 0
     router.addMiddleware {
         AuthenticationMiddleware(
             catalog: catalog,
@@ -99,12 +101,12 @@ public func buildGatewayApplication(
             // its verdict's time (`put`'s lifetime), the longest being a versioned one's; 0 turns both off.
             personalPages: ResponseCache(
                 name: "personal",
-                lifetime: .seconds(settings.sharedVerdictLifetime > 0 ? shelfSummaries.followedLifetime : 0),
+                lifetime: .seconds(versionedLifetime),
                 staleFor: .seconds(3_600),
                 capacityBytes: settings.edgeCacheBytes,
                 now: cacheClock
             ),
-            versionedLifetime: settings.sharedVerdictLifetime > 0 ? shelfSummaries.followedLifetime : 0
+            versionedLifetime: versionedLifetime
         )
         EventStreamMiddleware(
             sender: UpstreamSender(httpClient: .events, settings: settings, token: token, edgeCache: edgeCache),

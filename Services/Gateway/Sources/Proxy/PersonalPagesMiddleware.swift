@@ -58,11 +58,8 @@ struct PersonalPagesMiddleware: RouterMiddleware {
         }
         // The page is the patron's own: catalog's answer, kept under the version the summary names when there is one.
         var asked = call
-        var lifetime: TimeInterval? = nil
-        if let summary {
-            asked.shelfVersion = String(summary.version)
-            lifetime = versionedLifetime
-        }
+        if let summary { asked.shelfVersion = String(summary.version) }
+        let lifetime = summary == nil ? sharedVerdicts.lifetime : versionedLifetime
         let verdictKey = "\(patronID)|\(etag)|\(summary == nil ? "heard" : "v")\(asked.shelfVersion ?? "")"
         var cacheControl = PersonalPage.cacheControl
         let personalETag: String
@@ -76,7 +73,7 @@ struct PersonalPagesMiddleware: RouterMiddleware {
                 in: personalPages,
                 maxBytes: EdgeCachePolicy.maxEntryBytes,
                 answerFresh: true,
-                lifetime: .seconds(lifetime ?? sharedVerdicts.lifetime),
+                lifetime: .seconds(lifetime),
                 extra: [(InternalHeader.sharedETag, etag)],
                 logger: context.logger
             )
