@@ -40,22 +40,22 @@ def feed_requests(catalog_url):
 def at_once(gateways, pids, args, envs):
     """Both gateways under the same paced load in the same seconds, a round of each load in `envs`; A's CPU a request
     against B's in each round after the first (not counted: both gateways' caches filled alike)."""
+    command = bench.wrk_command(bench.ROOT / "Benchmarks/library_mix.lua", threads=1, connections=16) + [f"-d{args.duration}s"]
     def paced(side, env):
-        command = ["wrk", "-t1", "-c16", f"-d{args.duration}s", "--latency", "--timeout", "10s",
-                   "-s", str(bench.ROOT / "Benchmarks/library_mix.lua"), gateways[side] + "/"]
-        output = subprocess.run(command, check=True, capture_output=True, text=True, env=dict(env, PACE_MS=str(args.pace_ms))).stdout
-        return int(re.search(r"(\d+) requests in", output).group(1)), bench.parse_wrk(output)
+        output = subprocess.run(command + [gateways[side] + "/"], check=True, capture_output=True, text=True,
+                                env=dict(env, PACE_MS=str(args.pace_ms))).stdout
+        return bench.parse_wrk(output)
     ratios = {name: [] for name in envs}
     for round_ in range(args.pairs + 1):
         for name, env in envs.items():
             before = {side: bench.cpu_seconds(pid) for side, pid in pids.items()}
             with concurrent.futures.ThreadPoolExecutor(2) as pool:
                 answers = dict(zip(gateways, pool.map(lambda side: paced(side, env), gateways)))
-            cpu = {side: (bench.cpu_seconds(pids[side]) - before[side]) * 1000 / answers[side][0] for side in gateways}
+            cpu = {side: (bench.cpu_seconds(pids[side]) - before[side]) * 1000 / (answers[side]["rps"] * args.duration) for side in gateways}
             if round_ == 0:
                 continue
             ratios[name].append(cpu["A"] / cpu["B"])
-            summary = {side: {"rps": round(answers[side][0] / args.duration), "p99_ms": answers[side][1]["p99_ms"],
+            summary = {side: {"rps": round(answers[side]["rps"]), "p99_ms": answers[side]["p99_ms"],
                               "gateway_cpu_ms": round(cpu[side], 4)} for side in gateways}
             bench.log(f"round {round_}, {name}: {summary}, A / B CPU a request {cpu['A'] / cpu['B']:.3f}")
     for name, values in ratios.items():

@@ -113,8 +113,8 @@ def wrk(url, duration, headers=(), script=None, env=None, warmup=WARMUP_SECONDS,
     return parse_wrk(subprocess.run(command + [f"-d{duration}s", url], check=True, capture_output=True, text=True, env=env).stdout)
 
 
-def wrk_command(script=None):
-    return ["wrk", "-t2", f"-c{CONNECTIONS}", "--latency", "--timeout", "10s"] + (["-s", str(script)] if script else [])
+def wrk_command(script=None, threads=2, connections=CONNECTIONS):
+    return ["wrk", f"-t{threads}", f"-c{connections}", "--latency", "--timeout", "10s"] + (["-s", str(script)] if script else [])
 
 
 def parse_wrk(output):
