@@ -8,6 +8,11 @@ public protocol ProblemConvertible: Error {
     var problem: Problem { get }
 }
 
+/// An error whose detail is for the service's log only, never for the client (`ProblemMiddleware` logs it).
+public protocol LoggedDetail: Error {
+    var loggedDetail: String { get }
+}
+
 extension Problem: ProblemConvertible {
     public var problem: Problem { self }
 }

@@ -19,6 +19,9 @@ public struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
             if problem.status >= 500, problem.retryAfter == nil {
                 context.logger.error("Server error", metadata: ["status": "\(problem.status)", "error": "\(String(reflecting: error))"])
             }
+            if let detailed = error as? any LoggedDetail {
+                context.logger.warning("Refused", metadata: ["status": "\(problem.status)", "detail": "\(detailed.loggedDetail)"])
+            }
             return problem.response()
         } catch let error as HTTPError {
             let status = Int(error.status.code)

@@ -170,22 +170,31 @@ import Testing
             var missing = good.client.location
             missing.bucket = "no-such-bucket"
             let noBucket = S3BlobStore(client: S3Client(location: missing), cache: cache, logger: Self.logger)
-            let problem = await #expect(throws: Problem.self) { try await noBucket.probe() }
-            #expect(problem?.status == 503 && problem?.retryAfter != nil)
-            #expect(problem?.detail?.contains("NoSuchBucket") == true, "\(problem?.detail ?? "")")
+            // The store's words go to the log; the client's 503 names no bucket, key, host or store message.
+            let failure = await #expect(throws: ObjectStorageUnavailable.self) { try await noBucket.probe() }
+            #expect(failure?.problem.status == 503 && failure?.problem.retryAfter != nil)
+            #expect(failure?.loggedDetail.contains("NoSuchBucket") == true, "\(failure?.loggedDetail ?? "")")
+            #expect(failure.map { Self.saysNothingOfTheStore($0.problem, location: missing) } == true, "\(failure?.problem.detail ?? "")")
 
             var wrongSecret = good.client.location
             wrongSecret.secretAccessKey = "not-the-secret"
             let refused = S3BlobStore(client: S3Client(location: wrongSecret), cache: cache, logger: Self.logger)
-            let denied = await #expect(throws: Problem.self) { try await refused.put(Data("x".utf8)) }
-            #expect(denied?.detail?.contains("403") == true, "\(denied?.detail ?? "")")
+            let denied = await #expect(throws: ObjectStorageUnavailable.self) { try await refused.put(Data("x".utf8)) }
+            #expect(denied?.loggedDetail.contains("403") == true, "\(denied?.loggedDetail ?? "")")
+            #expect(denied.map { Self.saysNothingOfTheStore($0.problem, location: wrongSecret) } == true)
 
             var away = good.client.location
             away.endpointHost = "127.0.0.1:1"
             let unreachable = S3BlobStore(client: S3Client(location: away), cache: cache, logger: Self.logger)
-            let down = await #expect(throws: Problem.self) { try await unreachable.verified(String(repeating: "cd", count: 32)) }
-            #expect(down?.status == 503 && down?.detail?.contains("did not reach the store") == true)
+            let down = await #expect(throws: ObjectStorageUnavailable.self) { try await unreachable.verified(String(repeating: "cd", count: 32)) }
+            #expect(down?.problem.status == 503 && down?.loggedDetail.contains("did not reach the store") == true)
+            #expect(down.map { Self.saysNothingOfTheStore($0.problem, location: away) } == true, "\(down?.problem.detail ?? "")")
         }
+    }
+
+    static func saysNothingOfTheStore(_ problem: Problem, location: S3Location) -> Bool {
+        let text = String(decoding: (try? WireFormat.encode(problem)) ?? Data(), as: UTF8.self)
+        return ![location.bucket, location.endpointHost, "NoSuchBucket", "403", "cdcdcd", "Object storage:"].contains { text.contains($0) }
     }
 
     /// `catalog migrate-blobs`: a folder's blobs into the bucket; a damaged one counted and left; a second run sends

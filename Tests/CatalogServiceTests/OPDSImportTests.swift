@@ -102,6 +102,8 @@ extension CatalogServiceTests {
         let app = try await buildCatalogApplication(
             config: TestConfig.base([
                 "CATALOG_DATABASE_URL": try await TestDatabase.create(prefix: "import"), "BLOB_DIR": blobs.path, "STAFF_JOB_INTERVAL": "0.2",
+                // The feed is on loopback, which only an operator's allow-list opens.
+                "OPDS_IMPORT_ALLOW": "127.0.0.1/32",
             ])
         )
         try await app.testRouter { client in
@@ -159,6 +161,77 @@ extension CatalogServiceTests {
             let third = try await runToTheEnd()
             #expect(third["booksWithdrawn"] as? Int == 1 && third["booksAdded"] as? Int == 0, "\(third)")
             #expect(try await catalogTitles().count == 5)
+        }
+    }
+
+    /// A feed, a redirect or an entry's file on an address that is not public (loopback, the cloud's metadata
+    /// address, a private network) is not fetched: a run's errors say so, naming no port's state.
+    @Test func anImportFetchesOnlyFromPublicOrAllowedAddresses() async throws {
+        let feed = StaticFeed()
+        try await feed.start()
+        do {
+            try await importsOnlyFromPermittedAddresses(feed)
+        } catch {
+            await feed.stop()
+            throw error
+        }
+        await feed.stop()
+    }
+
+    func importsOnlyFromPermittedAddresses(_ feed: StaticFeed) async throws {
+        try FileManager.default.copyItem(at: TestTools.generatedBooks(count: 1, seed: 5300)[0], to: feed.folder.appendingPathComponent("b0.epub"))
+        let port = feed.port
+        try feed.write(
+            "page1.json",
+            Self.opds2Page(
+                [
+                    ("urn:b0", "b0.epub"), ("urn:metadata", "http://169.254.169.254/latest/meta-data/x.epub"),
+                    ("urn:private", "http://10.1.2.3:5432/x.epub"), ("urn:redirected", "/redirect?to=http%3A%2F%2F127.0.0.2%3A\(port)%2Fb0.epub"),
+                ],
+                next: nil
+            )
+        )
+        let app = try await buildCatalogApplication(
+            config: TestConfig.base([
+                "CATALOG_DATABASE_URL": try await TestDatabase.create(prefix: "import"), "BLOB_DIR": blobs.path, "STAFF_JOB_INTERVAL": "0.2",
+                "OPDS_IMPORT_ALLOW": "127.0.0.1/32",
+            ])
+        )
+        try await app.testRouter { client in
+            let staff: HTTPFields = [.authorization: "Bearer \(TestConfig.adminToken)", .contentType: "application/json"]
+            func call(_ method: HTTPRequest.Method, _ uri: String, _ body: String? = nil) async throws -> (HTTPResponse.Status, [String: Any]) {
+                try await client.execute(uri: uri, method: method, headers: staff, body: body.map { ByteBuffer(string: $0) }) {
+                    ($0.status, (try? JSONSerialization.jsonObject(with: Data(buffer: $0.body)) as? [String: Any]) ?? [:])
+                }
+            }
+            func run(_ url: String) async throws -> [String: Any] {
+                let (created, collection) = try await call(.post, "/admin/collections", #"{"name": "feed", "url": "\#(url)"}"#)
+                #expect(created == .created)
+                let id = try #require(collection["id"] as? String)
+                #expect(try await call(.post, "/admin/collections/\(id)/run").0 == .accepted)
+                var last: [String: Any] = [:]
+                try await eventually(timeout: .seconds(120), "the import never finished") {
+                    last = try await call(.get, "/admin/collections/\(id)").1
+                    return ["done", "failed"].contains(last["status"] as? String ?? "")
+                }
+                return last
+            }
+            // The allowed feed: its own book comes in; the entries on other addresses are refused before any connection.
+            let allowed = try await run("\(feed.base)/page1.json")
+            #expect(allowed["booksAdded"] as? Int == 1, "\(allowed)")
+            let errors = allowed["errors"] as? [String] ?? []
+            #expect(errors.count == 3 && errors.allSatisfy { $0.contains("is not a public address") }, "\(errors)")
+            #expect(!errors.contains { $0.contains("refused") || $0.contains("timed out") || $0.contains("Timeout") }, "\(errors)")
+
+            // A feed on loopback that the list does not name, and a redirect to one.
+            for url in [
+                "http://127.0.0.2:\(port)/page1.json", "http://[::1]:\(port)/page1.json",
+                "\(feed.base)/redirect?to=http%3A%2F%2F127.0.0.2%3A\(port)%2Fpage1.json",
+            ] {
+                let refused = try await run(url)
+                #expect(refused["status"] as? String == "failed", "\(url): \(refused)")
+                #expect((refused["errors"] as? [String] ?? []).first?.contains("is not a public address") == true, "\(url): \(refused)")
+            }
         }
     }
 

@@ -41,6 +41,12 @@ import Testing
                 #expect(catalogOutput.contains("every hash matches"), "\(catalogOutput)")
                 return extra
             }
+            // The backup is the owner's alone: patron data and the library's files.
+            func mode(_ path: String) -> Int? {
+                try? FileManager.default.attributesOfItem(atPath: directory.appendingPathComponent(path).path)[.posixPermissions] as? Int
+            }
+            #expect(mode("patron") == 0o700 && mode("catalog") == 0o700, "\(String(mode("patron") ?? 0, radix: 8))")
+            #expect(mode("patron/patron.dump") == 0o600 && mode("catalog/catalog.dump") == 0o600)
             acknowledgedBefore = acknowledged.filter { $0 < started }.count
             books.append(extra)
             #expect(acknowledgedBefore > 5, "the storm borrowed before the backup began")

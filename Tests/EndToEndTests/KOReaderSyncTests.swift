@@ -29,7 +29,7 @@ import Testing
             try await stack.waitForLicence(book, token: token)
             #expect(try await api.call(.POST, "/me/books/\(book)/borrow", as: ann).status == 201)
 
-            let made = try await api.call(.POST, "/me/sync-keys", as: ann, json: #"{"device": "Kobo Libra"}"#)
+            let made = try await api.call(.POST, "/me/sync-keys", as: ann, json: #"{"device": "Kobo Libra", "secret": "4321"}"#)
             #expect(made.status == 201, "\(made.text)")
             let username = try #require(made.json["username"] as? String)
             let key = try #require(made.json["key"] as? String)

@@ -67,6 +67,8 @@ import Testing
         let settings = [
             "SMTP_URL": "smtp://127.0.0.1:\(relay.port)", "MAIL_FROM": "library@example.org", "LIBRARY_NAME": "Test Library",
             "MAIL_INTERVAL": "0.2", "EXPIRY_INTERVAL": "1", "LOAN_REMINDER_BEFORE": "30d",
+            // The test relay offers no STARTTLS, which is required by default outside development.
+            "SMTP_REQUIRE_TLS": "false",
         ]
         // Two patron replicas, each running the expiry job and the mail sender: every message still goes once.
         try await Stack.run(settings, patronReplicas: 2) { stack in

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import PatronService
@@ -61,6 +62,13 @@ import Testing
         #expect(relay.url == "smtp://relay.example:587" && relay.username == "mailer" && relay.password == "p@ss" && relay.requireTLS)
         #expect(try SMTPRelay(url: nil, from: "l@example.org", requireTLS: false) == nil, "no SMTP_URL: mail is off")
         #expect(throws: (any Error).self) { try SMTPRelay(url: "http://relay.example", from: "l@example.org", requireTLS: false) }
+    }
+
+    @Test func tlsIsRequiredOfTheRelayOutsideDevelopment() throws {
+        let base = ["PATRON_DATABASE_URL": "postgres://x@127.0.0.1/x", "SMTP_URL": "smtp://relay.example:587"]
+        #expect(try PatronSettings(config: TestConfig.base(base)).smtpRelay?.requireTLS == true)
+        #expect(try PatronSettings(config: TestConfig.base(base.merging(["BOOKMOBILE_ENV": "development"]) { $1 })).smtpRelay?.requireTLS == false)
+        #expect(try PatronSettings(config: TestConfig.base(base.merging(["SMTP_REQUIRE_TLS": "false"]) { $1 })).smtpRelay?.requireTLS == false)
     }
 
     @Test func aRelayThatIsNotThereIsUnavailableNotARefusal() throws {

@@ -1,10 +1,12 @@
 """Serves a folder over HTTP on loopback (a static OPDS feed for the import tests); prints its port first.
-Usage: static_server.py <folder> [port]. Requires Basic credentials user:secret for paths under /private/."""
+Usage: static_server.py <folder> [port]. Requires Basic credentials user:secret for paths under /private/;
+/redirect?to=URL answers 302 to URL."""
 import base64
 import functools
 import http.server
 import signal
 import sys
+import urllib.parse
 
 
 class Handler(http.server.SimpleHTTPRequestHandler):
@@ -13,6 +15,13 @@ class Handler(http.server.SimpleHTTPRequestHandler):
                       ".epub": "application/epub+zip"}
 
     def do_GET(self):
+        if self.path.startswith("/redirect?"):
+            target = urllib.parse.parse_qs(urllib.parse.urlsplit(self.path).query).get("to", [""])[0]
+            self.send_response(302)
+            self.send_header("Location", target)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
         if self.path.startswith("/private/"):
             expected = "Basic " + base64.b64encode(b"user:secret").decode()
             if self.headers.get("Authorization") != expected:

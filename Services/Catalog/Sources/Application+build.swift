@@ -111,7 +111,8 @@ func buildCatalogApplication(parts: CatalogDependencies) async throws -> some Ap
                 collections: OPDSCollectionPostgresRepository(client: parts.postgres),
                 ingester: parts.ingester,
                 books: parts.books,
-                maxIngestBytes: parts.settings.maxIngestBytes
+                maxIngestBytes: parts.settings.maxIngestBytes,
+                outbound: OutboundAddresses(allowed: parts.settings.opdsImportAllow)
             ),
             interval: parts.settings.staffJobInterval,
             schema: schema,

@@ -35,6 +35,8 @@ struct CatalogSettings: Sendable {
     var blobSweepInterval: TimeInterval
     /// `STAFF_JOB_INTERVAL`: how often a replica looks for an OPDS import or a MARC export file staff asked for.
     var staffJobInterval: TimeInterval
+    /// `OPDS_IMPORT_ALLOW`: address blocks OPDS import may fetch from though they are not public (`OutboundAddresses`).
+    var opdsImportAllow: [IPAddressBlock]
     var blobTemporaryMaxAge: TimeInterval
     var maxIngestBytes: Int
     var feedCacheLifetime: Double
@@ -75,5 +77,6 @@ struct CatalogSettings: Sendable {
         maxIngestBytes = try config.int("INGEST_MAX_BYTES", default: 200 << 20)
         feedCacheLifetime = try config.duration("FEED_CACHE_TTL", default: 5)
         feedCacheBytes = try config.int("FEED_CACHE_BYTES", default: 64 << 20)
+        opdsImportAllow = try IPAddressBlock.list(config.string("OPDS_IMPORT_ALLOW"), name: "OPDS_IMPORT_ALLOW")
     }
 }

@@ -110,7 +110,7 @@ public func buildGatewayApplication(
         )
         EventStreamMiddleware(
             sender: UpstreamSender(httpClient: .events, settings: settings, token: token, edgeCache: edgeCache),
-            streams: .init(limit: settings.eventStreamsPerPatron)
+            streams: .init(perPatron: settings.eventStreamsPerPatron, total: settings.eventStreamsMax)
         )
         ProxyMiddleware(sender: sender)
     }

@@ -33,6 +33,8 @@ struct GatewaySettings: Sendable {
     var streamIdleTimeout: TimeInterval
     /// How many live event streams (`GET /me/events`) one patron may have open at once through this gateway.
     var eventStreamsPerPatron: Int
+    /// How many live event streams this gateway carries at once, all patrons together.
+    var eventStreamsMax: Int
 
     init(config: ServiceConfig) throws {
         port = try config.int("GATEWAY_PORT", default: 8080)
@@ -57,6 +59,8 @@ struct GatewaySettings: Sendable {
         streamIdleTimeout = try config.duration("STREAM_IDLE_TIMEOUT", default: 60)
         eventStreamsPerPatron = try config.int("EVENT_STREAMS_PER_PATRON", default: 5)
         guard eventStreamsPerPatron > 0 else { throw ServiceConfig.Invalid(description: "EVENT_STREAMS_PER_PATRON must be more than 0") }
+        eventStreamsMax = try config.int("EVENT_STREAMS_MAX", default: 10_000)
+        guard eventStreamsMax > 0 else { throw ServiceConfig.Invalid(description: "EVENT_STREAMS_MAX must be more than 0") }
         do {
             trustedProxies = try TrustedProxies(parsing: config.string("TRUSTED_PROXIES"), header: config.string("TRUSTED_PROXY_HEADER"))
         } catch let error as TrustedProxies.Invalid {

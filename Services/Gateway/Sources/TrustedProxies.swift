@@ -1,9 +1,6 @@
 import Foundation
 import HTTPTypes
-
-#if canImport(Glibc)
-import Glibc
-#endif
+import ServiceSupport
 
 /// The proxies in front of the gateway (`TRUSTED_PROXIES`: comma-separated CIDRs, default none), and the client's
 /// real address derived from them.
@@ -20,31 +17,7 @@ struct TrustedProxies: Sendable, Equatable {
         case forwarded = "forwarded"
     }
 
-    /// One CIDR block: the network's bytes (4 for IPv4, 16 for IPv6) and its prefix length.
-    struct Block: Sendable, Equatable {
-        var network: [UInt8]
-        var prefix: Int
-
-        init?(_ text: String) {
-            let parts = text.trimmingCharacters(in: .whitespaces).split(separator: "/", maxSplits: 1).map(String.init)
-            guard let first = parts.first, let bytes = TrustedProxies.bytes(of: first) else { return nil }
-            let bits = bytes.count * 8
-            guard let prefix = parts.count == 2 ? Int(parts[1]) : bits, (0...bits).contains(prefix) else { return nil }
-            network = bytes
-            self.prefix = prefix
-        }
-
-        func contains(_ address: [UInt8]) -> Bool {
-            guard address.count == network.count else { return false }
-            var remaining = prefix
-            for (a, b) in zip(address, network) where remaining > 0 {
-                let mask: UInt8 = remaining >= 8 ? 0xFF : ~(0xFF >> UInt8(remaining))
-                if a & mask != b & mask { return false }
-                remaining -= 8
-            }
-            return true
-        }
-    }
+    typealias Block = IPAddressBlock
 
     struct Invalid: Error, CustomStringConvertible {
         var description: String
@@ -112,16 +85,7 @@ struct TrustedProxies: Sendable, Equatable {
         return bytes(of: value) != nil ? value : nil
     }
 
-    /// The bytes of an IPv4 or IPv6 address (IPv4-mapped IPv6 as IPv4), or nil.
-    static func bytes(of text: String) -> [UInt8]? {
-        var v4 = in_addr()
-        if inet_pton(AF_INET, text, &v4) == 1 { return withUnsafeBytes(of: &v4) { Array($0) } }
-        var v6 = in6_addr()
-        guard inet_pton(AF_INET6, text, &v6) == 1 else { return nil }
-        let bytes = withUnsafeBytes(of: &v6) { Array($0) }
-        if bytes.prefix(10).allSatisfy({ $0 == 0 }) && bytes[10] == 0xFF && bytes[11] == 0xFF { return Array(bytes.suffix(4)) }
-        return bytes
-    }
+    static func bytes(of text: String) -> [UInt8]? { IPAddressBlock.bytes(of: text) }
 }
 
 extension HTTPField.Name {

@@ -170,7 +170,8 @@ func patronRouter(
         pseudonym: ReportPseudonym(secret: settings.jwtSecret),
         loanPeriod: settings.loanPeriod
     ).add(to: admin)
-    SecretController(accounts: accounts, hasher: hasher, throttle: throttle, token: token).add(to: me)
+    let currentSecret = CurrentSecretCheck(accounts: accounts, hasher: hasher, throttle: throttle, token: token)
+    SecretController(accounts: accounts, hasher: hasher, currentSecret: currentSecret).add(to: me)
     let bookmarks = BookmarkPostgresRepository(client: postgres)
     let positions = PositionPostgresRepository(client: postgres)
     let ratings = RatingPostgresRepository(client: postgres)
@@ -202,7 +203,7 @@ func patronRouter(
         koreaderDocuments: koreaderDocuments,
         catalog: catalog
     ).add(to: me)
-    SyncKeyController(keys: syncKeys, limit: 20).add(to: me)
+    SyncKeyController(keys: syncKeys, currentSecret: currentSecret, limit: 20).add(to: me)
     EventStreamController(events: PatronEventPostgresRepository(client: postgres), hub: liveEvents).add(to: me)
     MailController(
         mail: MailPostgresRepository(client: postgres),

@@ -85,7 +85,8 @@ struct PatronSettings: Sendable {
         signInPolicy.firstBackOff = try config.duration("SIGN_IN_FIRST_BACK_OFF", default: 30)
         shelfPublishInterval = try config.duration("SHELF_PUBLISH_INTERVAL", default: 0.5)
         libraryName = config.string("LIBRARY_NAME", default: "Bookmobile")
-        let requireTLS = config.string("SMTP_REQUIRE_TLS", default: "false").lowercased()
+        // Off only on a development machine: elsewhere a relay without STARTTLS would carry patrons' mail in clear.
+        let requireTLS = config.string("SMTP_REQUIRE_TLS", default: config.isDevelopment ? "false" : "true").lowercased()
         guard ["true", "false"].contains(requireTLS) else { throw ServiceConfig.Invalid(description: "SMTP_REQUIRE_TLS must be true or false") }
         smtpRelay = try SMTPRelay(
             url: config.string("SMTP_URL"),

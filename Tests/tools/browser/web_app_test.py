@@ -392,6 +392,7 @@ def patron_account(browser, base, title, viewport):
     patron.audit("account, night theme")
     # A KOReader sync key: made for a device, its user name and key shown once, accepted by /kosync, then revoked.
     page.get_by_label("Device name").fill("Kobo Clara")
+    page.get_by_label("Your PIN or password, to make a key").fill("correct horse battery")
     page.get_by_role("button", name="Make a sync key").click()
     expect(page.locator("#sync-key-key")).to_be_visible()
     username, key = page.locator("#sync-key-username").inner_text(), page.locator("#sync-key-key").inner_text()
@@ -434,6 +435,7 @@ def koreader_place_opens_the_reader(browser, base, book_id, digest, viewport):
     sign_up(page, base, f"kobo{uuid.uuid4().hex[:8]}")
     page.get_by_role("link", name="Account").click()
     page.get_by_label("Device name").fill("Kobo Libra")
+    page.get_by_label("Your PIN or password, to make a key").fill("correct horse battery")
     page.get_by_role("button", name="Make a sync key").click()
     expect(page.locator("#sync-key-key")).to_be_visible()
     username, key = page.locator("#sync-key-username").inner_text(), page.locator("#sync-key-key").inner_text()

@@ -28,6 +28,7 @@ public enum CatalogBackup {
         let parts = try CatalogDependencies(config: config)
         let folder = directory.appendingPathComponent(folderName)
         let blobFolder = folder.appendingPathComponent("blobs")
+        try DatabaseDump.privateFolder(folder)
         try FileManager.default.createDirectory(at: blobFolder, withIntermediateDirectories: true)
         return try await parts.postgres.whileRunning {
             try await parts.postgres.withConnection { connection in

@@ -6,7 +6,7 @@ import NIOFoundationCompat
 import ServiceSupport
 
 /// One run of a collection's import: walks its feed (pages, `next` links, navigation and groups; each page once, at
-/// most `maxPages`), ingests each EPUB acquisition it has not imported before as an upload would be (same checks and
+/// most `maxPages`, `maxEntries` and `maxRunBytes`, only from addresses `OutboundAddresses` permits), ingests each EPUB acquisition it has not imported before as an upload would be (same checks and
 /// warnings; a file already in the catalog is linked, not stored twice), marks the books as the collection's, and, when
 /// every page was read, withdraws the books whose entries are gone. Progress and errors go to the collection's row.
 struct OPDSImporter: Sendable {
@@ -15,7 +15,10 @@ struct OPDSImporter: Sendable {
     let books: BookPostgresRepository
     let maxIngestBytes: Int
     var maxPages = 2_000
-    var httpClient: HTTPClient = .shared
+    /// Entries ingested at most in one run, and bytes fetched at most in one run (pages and files).
+    var maxEntries = 10_000
+    var maxRunBytes = 20 << 30
+    var outbound = OutboundAddresses()
 
     /// Page bodies are read whole up to this size.
     static let maxPageBytes = 16 << 20
@@ -38,13 +41,23 @@ struct OPDSImporter: Sendable {
         var complete = true
         var pages = 0
         var added = 0
-        while !queue.isEmpty, pages < maxPages {
+        var fetched = 0
+        var tooMany = false
+        while !queue.isEmpty, pages < maxPages, !tooMany, fetched < maxRunBytes {
             let url = queue.removeFirst()
             guard visited.insert(url.absoluteString).inserted else { continue }
             do {
-                let page = try OPDSFeedPage.parse(try await fetch(url, claimed: claimed, limit: Self.maxPageBytes, logger: logger), url: url)
+                let body = try await fetch(url, claimed: claimed, limit: min(Self.maxPageBytes, maxRunBytes - fetched), logger: logger)
+                fetched += body.count
+                let page = try OPDSFeedPage.parse(body, url: url)
                 pages += 1
-                for entry in page.entries where seen.insert(entry.id).inserted { entries.append(entry) }
+                for entry in page.entries where seen.insert(entry.id).inserted {
+                    guard entries.count < maxEntries else {
+                        tooMany = true
+                        break
+                    }
+                    entries.append(entry)
+                }
                 queue += page.follow.filter { !visited.contains($0.absoluteString) }
             } catch {
                 complete = false
@@ -58,9 +71,13 @@ struct OPDSImporter: Sendable {
                 try await collections.progress(claimed.id, pages: pages, seen: entries.count, added: added, errors: errors, logger: logger)
             }
         }
-        if !queue.isEmpty {
+        if !queue.isEmpty || tooMany {
             complete = false
-            note("stopped after \(maxPages) pages")
+            note(
+                tooMany
+                    ? "stopped at \(maxEntries) entries"
+                    : fetched >= maxRunBytes ? "stopped after \(maxRunBytes) bytes" : "stopped after \(maxPages) pages"
+            )
         }
         try await collections.progress(claimed.id, pages: pages, seen: entries.count, added: added, errors: errors, logger: logger)
 
@@ -70,7 +87,10 @@ struct OPDSImporter: Sendable {
             do {
                 let file = FileManager.default.temporaryDirectory.appendingPathComponent("opds-import-\(UUID().uuidString).epub")
                 defer { try? FileManager.default.removeItem(at: file) }
-                try await fetch(entry.acquisition, claimed: claimed, limit: maxIngestBytes, logger: logger).write(to: file)
+                guard fetched < maxRunBytes else { throw Refused(description: "the run fetched \(maxRunBytes) bytes already") }
+                let epub = try await fetch(entry.acquisition, claimed: claimed, limit: min(maxIngestBytes, maxRunBytes - fetched), logger: logger)
+                fetched += epub.count
+                try epub.write(to: file)
                 let result = try await ingester.ingest(file: file, options: Ingester.Options(openAccess: true), logger: logger)
                 try await collections.link(collection: claimed.id, entry: entry.id, book: result.book.id, logger: logger)
                 added += 1
@@ -107,22 +127,64 @@ struct OPDSImporter: Sendable {
         let description: String
     }
 
-    /// GET `url`, its body read whole up to `limit`; the collection's credentials go only to the feed's own origin.
+    /// GET `url`, its body read whole up to `limit`, following at most `maxRedirects` redirects; every hop's host is
+    /// checked (`OutboundAddresses`) and connected to at the address checked; the collection's credentials go only to
+    /// the feed's own origin. What a failure says names no address or port beyond the URL's own.
     func fetch(_ url: URL, claimed: OPDSCollectionPostgresRepository.Claimed, limit: Int, logger: Logger) async throws -> Data {
-        guard ["http", "https"].contains(url.scheme?.lowercased() ?? "") else { throw Refused(description: "not an http(s) link") }
-        var request = HTTPClientRequest(url: url.absoluteString)
-        request.headers.add(name: "Accept", value: "application/opds+json, application/atom+xml;q=0.9, */*;q=0.5")
-        request.headers.add(name: "User-Agent", value: "Bookmobile OPDS import")
-        if let username = claimed.username, let feed = URL(string: claimed.url), Self.sameOrigin(feed, url) {
-            request.headers.add(name: "Authorization", value: "Basic " + Data("\(username):\(claimed.password ?? "")".utf8).base64EncodedString())
+        var url = url
+        for _ in 0...Self.maxRedirects {
+            guard ["http", "https"].contains(url.scheme?.lowercased() ?? ""), let host = url.host, !host.isEmpty else {
+                throw Refused(description: "not an http(s) link")
+            }
+            let address = try await outbound.address(for: host)
+            var request = HTTPClientRequest(url: url.absoluteString)
+            request.headers.add(name: "Accept", value: "application/opds+json, application/atom+xml;q=0.9, */*;q=0.5")
+            request.headers.add(name: "User-Agent", value: "Bookmobile OPDS import")
+            if let username = claimed.username, let feed = URL(string: claimed.url), Self.sameOrigin(feed, url) {
+                request.headers.add(name: "Authorization", value: "Basic " + Data("\(username):\(claimed.password ?? "")".utf8).base64EncodedString())
+            }
+            let client = Self.client(connectingTo: [host: address])
+            do {
+                let response: HTTPClientResponse
+                do {
+                    response = try await client.execute(request, timeout: .seconds(60), logger: logger)
+                } catch {
+                    logger.debug("OPDS import fetch failed", metadata: ["url": "\(url.absoluteString)", "error": "\(error)"])
+                    throw Refused(description: "could not be fetched")
+                }
+                if [301, 302, 303, 307, 308].contains(response.status.code), let location = response.headers.first(name: "Location"),
+                    let next = URL(string: location, relativeTo: url)?.absoluteURL
+                {
+                    try await client.shutdown()
+                    url = next
+                    continue
+                }
+                guard response.status == .ok else { throw Refused(description: "HTTP \(response.status.code)") }
+                let body: Data
+                do {
+                    body = Data(buffer: try await response.body.collect(upTo: limit))
+                } catch {
+                    throw Refused(description: "larger than \(limit) bytes")
+                }
+                try await client.shutdown()
+                return body
+            } catch {
+                try? await client.shutdown()
+                throw error
+            }
         }
-        let response = try await httpClient.execute(request, timeout: .seconds(60), logger: logger)
-        guard response.status == .ok else { throw Refused(description: "HTTP \(response.status.code)") }
-        do {
-            return Data(buffer: try await response.body.collect(upTo: limit))
-        } catch {
-            throw Refused(description: "larger than \(limit) bytes")
-        }
+        throw Refused(description: "more than \(Self.maxRedirects) redirects")
+    }
+
+    static let maxRedirects = 5
+
+    /// A client for one fetch that connects to the checked address and hands redirects back to be checked in turn.
+    static func client(connectingTo addresses: [String: String]) -> HTTPClient {
+        var configuration = HTTPClient.Configuration()
+        configuration.redirectConfiguration = .disallow
+        configuration.dnsOverride = addresses
+        configuration.timeout = .init(connect: .seconds(10), read: .seconds(60))
+        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
     }
 
     static func sameOrigin(_ a: URL, _ b: URL) -> Bool {

@@ -6,6 +6,7 @@ import Shared
 /// The first of the proxy's middlewares: picks the service a public path goes to (`PublicService`; `/internal/*` is
 /// never reachable, other paths are the gateway's own routes), reads the client's address (`TrustedProxies`) and
 /// authenticates the caller once (`PatronAuthenticator`), unless the request's credentials are the service's to read.
+/// A path spelt oddly (`PathShape`) is refused before anything matches it.
 /// A patron answer that says a patron's credentials changed ends the gateway's verdicts on them at once.
 struct AuthenticationMiddleware: RouterMiddleware {
     typealias Context = GatewayContext
@@ -18,6 +19,9 @@ struct AuthenticationMiddleware: RouterMiddleware {
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let path = request.uri.path
+        // Another spelling of a path (`/me//events`, `/me/./events`) could pass a middleware that matches the path as
+        // written while the service's router still reaches the route: refused before any of them looks (`PathShape`).
+        guard PathShape.isServed(path) else { throw Problem.notFound("No resource at \(path): paths have no empty or dot segments") }
         if path == "/internal" || path.hasPrefix("/internal/") { throw Problem.notFound("No resource at \(path)") }
         let upstream: Upstream
         switch PublicService.serving(path) {

@@ -9,38 +9,64 @@ import Synchronization
 /// `GET /me/events`, a signed-in patron's live events (server-sent events), streamed through from patron: on a client
 /// of its own (`HTTPClient.events`), so that open streams never hold the connections pages need, which closes a stream
 /// patron stopped feeding for 45 s (patron sends a comment every 15 s); at most
-/// `EVENT_STREAMS_PER_PATRON` open at once per patron on this gateway (429 beyond); ended at the gateway's graceful
-/// shutdown (the client reconnects to another gateway with `Last-Event-ID`). Anything else goes on down the chain.
+/// `EVENT_STREAMS_PER_PATRON` open at once per patron on this gateway (429 beyond) and `EVENT_STREAMS_MAX` in all (503
+/// beyond), matched on the path as routes match it, whatever the method; ended at the gateway's graceful shutdown (the
+/// client reconnects to another gateway with `Last-Event-ID`). Anything else goes on down the chain.
 struct EventStreamMiddleware: RouterMiddleware {
     typealias Context = GatewayContext
 
     let sender: UpstreamSender
     let streams: OpenStreams
 
-    /// The streams open per patron on this gateway.
+    /// The streams open on this gateway: at most `perPatron` of one patron's, `total` in all.
     final class OpenStreams: Sendable {
-        let limit: Int
-        private let open = Mutex<[UUID: Int]>([:])
+        let perPatron: Int
+        let total: Int
+        private let open = Mutex<(byPatron: [UUID: Int], all: Int)>(([:], 0))
 
-        init(limit: Int) { self.limit = limit }
+        init(perPatron: Int, total: Int) {
+            self.perPatron = perPatron
+            self.total = total
+        }
 
-        /// Counts one more stream of the patron's; false when they have `limit` open already.
-        func claim(_ patronID: UUID) -> Bool {
+        enum Refusal: Error { case patronFull, gatewayFull }
+
+        /// A place for one more stream of the patron's, or why there is none.
+        func claim(_ patronID: UUID) -> Result<Slot, Refusal> {
             open.withLock { open in
-                guard open[patronID, default: 0] < limit else { return false }
-                open[patronID, default: 0] += 1
-                return true
+                guard open.all < total else { return .failure(.gatewayFull) }
+                guard open.byPatron[patronID, default: 0] < perPatron else { return .failure(.patronFull) }
+                open.byPatron[patronID, default: 0] += 1
+                open.all += 1
+                return .success(Slot(patronID: patronID, streams: self))
             }
         }
 
-        func release(_ patronID: UUID) {
+        fileprivate func release(_ patronID: UUID) {
             open.withLock { open in
-                let left = open[patronID, default: 1] - 1
-                open[patronID] = left > 0 ? left : nil
+                let left = open.byPatron[patronID, default: 1] - 1
+                open.byPatron[patronID] = left > 0 ? left : nil
+                open.all -= 1
             }
         }
 
-        func count(of patronID: UUID) -> Int { open.withLock { $0[patronID, default: 0] } }
+        func count(of patronID: UUID) -> Int { open.withLock { $0.byPatron[patronID, default: 0] } }
+
+        var count: Int { open.withLock { $0.all } }
+    }
+
+    /// One stream's place, given back when the last reference to it goes: after the stream, or with the response
+    /// never written (a client that left before the headers; an error on the way), so no path keeps it.
+    final class Slot: Sendable {
+        let patronID: UUID
+        let streams: OpenStreams
+
+        fileprivate init(patronID: UUID, streams: OpenStreams) {
+            self.patronID = patronID
+            self.streams = streams
+        }
+
+        deinit { streams.release(patronID) }
     }
 
     /// Writes what patron sends into the stream the client's response reads.
@@ -53,27 +79,35 @@ struct EventStreamMiddleware: RouterMiddleware {
     }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard request.method == .get, request.uri.path == PublicRoute.events.path, let call = context.upstreamCall,
+        // Every method (patron answers what it does not serve), on the path as routes match it (`PathShape`).
+        guard PathShape.matchable(request.uri.path) == PublicRoute.events.path, let call = context.upstreamCall,
             let patronID = call.patronID
         else { return try await next(request, context) }
-        guard streams.claim(patronID) else {
+        let slot: Slot
+        switch streams.claim(patronID) {
+        case .success(let claimed): slot = claimed
+        case .failure(.patronFull):
             throw Problem(
                 status: 429,
                 slug: "too-many-streams",
                 title: "Too many event streams",
-                detail: "At most \(streams.limit) event streams may be open at once for one account; close one first",
+                detail: "At most \(streams.perPatron) event streams may be open at once for one account; close one first",
+                retryAfter: 30
+            )
+        case .failure(.gatewayFull):
+            throw Problem(
+                status: 503,
+                slug: "streams-full",
+                title: "No room for another event stream",
+                detail: "This gateway has \(streams.total) event streams open; try again soon",
                 retryAfter: 30
             )
         }
-        let response: Response
-        do { response = try await sender.send(request, call, logger: context.logger) } catch {
-            streams.release(patronID)
-            throw error
-        }
-        var streamed = response
-        let body = response.body
-        streamed.body = ResponseBody { [streams] writer in
-            defer { streams.release(patronID) }
+        var streamed = try await sender.send(request, call, logger: context.logger)
+        let body = streamed.body
+        streamed.body = ResponseBody { writer in
+            // Held at least until the stream ends; the slot goes back when nothing holds it.
+            defer { withExtendedLifetime(slot) {} }
             // Patron's answer is read by a task of its own, so that graceful shutdown can end the stream between two
             // events (the client then resumes elsewhere with `Last-Event-ID`).
             let (parts, relay) = AsyncThrowingStream.makeStream(of: ByteBuffer.self)

@@ -152,8 +152,9 @@ struct AccountPostgresRepository: Sendable {
 
     /// Counts a sign-up from `address` against `perHour`, under a lock on the address so that parallel sign-ups are
     /// counted one after the other. Returns the seconds to wait when the address has used its hour's sign-ups.
-    func reserveSignup(address: String, perHour: Int, logger: Logger) async throws -> Int? {
-        try await client.transaction(logger: logger) { connection -> Int? in
+    func reserveSignup(address clientAddress: String, perHour: Int, logger: Logger) async throws -> Int? {
+        let address = IPAddressBlock.limitKey(clientAddress)
+        return try await client.transaction(logger: logger) { connection -> Int? in
             try await connection.query("SELECT pg_advisory_xact_lock(hashtext('signup:' || \(address)))", logger: logger)
             let rows = try await connection.query(
                 """
@@ -181,8 +182,8 @@ struct AccountPostgresRepository: Sendable {
         return nil
     }
 
-    /// Replaces the patron's secret, if it is still `currentHash` (a concurrent change wins once), and ends every
-    /// session but `keeping`. Returns false when the secret changed meanwhile.
+    /// Replaces the patron's secret, if it is still `currentHash` (a concurrent change wins once), ends every
+    /// session but `keeping` and revokes every sync key. Returns false when the secret changed meanwhile.
     func changeSecret(patronID: UUID, from currentHash: String, to newHash: String, keeping session: UUID?, logger: Logger) async throws -> Bool {
         try await client.transaction(logger: logger) { connection in
             let rows = try await connection.query(
@@ -199,18 +200,22 @@ struct AccountPostgresRepository: Sendable {
                 """,
                 logger: logger
             )
+            try await SyncKeyPostgresRepository.revokeAll(patronID: patronID, on: connection, logger: logger)
             return true
         }
     }
 
-    /// Ends every open session of the patron; returns how many.
+    /// Ends every open session of the patron and revokes their sync keys; returns how many sessions ended.
     func revokeAllSessions(patronID: UUID, logger: Logger) async throws -> Int {
-        var count = 0
-        for try await _ in try await client.query(
-            "UPDATE sessions SET revoked_at = now() WHERE patron_id = \(patronID) AND revoked_at IS NULL RETURNING id",
-            logger: logger
-        ) { count += 1 }
-        return count
+        try await client.transaction(logger: logger) { connection in
+            var count = 0
+            for try await _ in try await connection.query(
+                "UPDATE sessions SET revoked_at = now() WHERE patron_id = \(patronID) AND revoked_at IS NULL RETURNING id",
+                logger: logger
+            ) { count += 1 }
+            try await SyncKeyPostgresRepository.revokeAll(patronID: patronID, on: connection, logger: logger)
+            return count
+        }
     }
 
     static func hashToken(_ token: String) -> String {

@@ -38,9 +38,8 @@ struct AuthController: Sendable {
     func signup(request: Request, context: PatronRequestContext) async throws -> Response {
         let account = try await JSONMessages.decode(SignupRequest.self, from: request).validated()
         // Each sign-up costs a bcrypt: a flood from one address must not starve everyone's sign-in.
-        if let address = Caller(request: request, token: token).clientAddress,
-            let wait = try await accounts.reserveSignup(address: address, perHour: signupsPerHour, logger: context.logger)
-        {
+        let address = Caller(request: request, token: token).clientAddress
+        if let address, let wait = try await accounts.reserveSignup(address: address, perHour: signupsPerHour, logger: context.logger) {
             throw Problem(
                 status: 429,
                 slug: "too-many-signups",
@@ -52,6 +51,13 @@ struct AuthController: Sendable {
         let hash = try await authenticator.hasher.hash(account.secret)
         let id = try await accounts.create(account, secretHash: hash, loanLimit: loanLimit, holdLimit: holdLimit, logger: context.logger)
         context.logger.info("Patron signed up", metadata: ["patron.id": "\(id)"])
+        if let address {
+            try await authenticator.throttle.signedUp(
+                logins: [account.barcode] + [account.username].compactMap { $0 },
+                from: address,
+                logger: context.logger
+            )
+        }
         let tokens = try await authenticator.issueTokens(patronID: id, logger: context.logger)
         // An address given at sign-up is mailed its confirmation link.
         _ = try await MailPostgresRepository(client: accounts.client).requestVerification(patronID: id, logger: context.logger)

@@ -6,12 +6,12 @@ import Shared
 
 /// `PUT /me/password` and `POST /me/sessions/revoke-all`: what a patron does about a leaked PIN or password without
 /// deleting the account. The gateway forgets its cached Basic verdicts and session answers for the patron when either
-/// succeeds through it, so the old secret and the ended sessions stop working there at once.
+/// succeeds through it, so the old secret and the ended sessions stop working there at once. Either also revokes the
+/// patron's KOReader sync keys: a credential reset leaves no way in that the old credentials made.
 struct SecretController: Sendable {
     let accounts: AccountPostgresRepository
     let hasher: PasswordHasher
-    let throttle: SignInThrottlePostgresRepository
-    let token: ServiceToken
+    let currentSecret: CurrentSecretCheck
 
     func add(to me: some RouterMethods<SignedInRequestContext>) {
         me.put(.password, use: change)
@@ -33,21 +33,12 @@ struct SecretController: Sendable {
     }
 
     /// `PUT /me/password` `{current, new}` → 204; the PIN or password is replaced (a PIN stays 4 to 8 digits, a
-    /// password follows sign-up's rules) and every other session ends. 403 when `current` is wrong.
+    /// password follows sign-up's rules), every other session ends and every sync key is revoked. 403 when `current`
+    /// is wrong.
     func change(request: Request, context: SignedInRequestContext) async throws -> Response {
         let patronID = context.patronID
         let body = try await JSONMessages.decode(Change.self, from: request)
-        guard let stored = try await accounts.secretHash(patronID: patronID, logger: context.logger) else { throw AuthenticationRequired() }
-        // Guessing the current secret through here is throttled like signing in.
-        let attempt = try await throttle.begin(
-            login: "secret-change:\(patronID.lowercased)",
-            address: Caller(request: request, token: token).clientAddress,
-            logger: context.logger
-        )
-        guard try await hasher.verify(String(body.current.prefix(128)), hash: stored) else {
-            throw Problem(status: 403, slug: "wrong-current-secret", title: "Forbidden", detail: "The current PIN or password is wrong")
-        }
-        try await throttle.succeeded(attempt, logger: context.logger)
+        let stored = try await currentSecret.verify(body.current, patronID: patronID, request: request, logger: context.logger)
         if body.current.allSatisfy(\.isASCIIDigit) && body.current.count <= 8 {
             try Validation.pin(body.new, field: "new")
         } else {
@@ -61,7 +52,8 @@ struct SecretController: Sendable {
         return Response(status: .noContent).announcingCredentialsChanged(of: patronID)
     }
 
-    /// `POST /me/sessions/revoke-all` → `{"revoked": N}`: every session (and its tokens) ends, this one included.
+    /// `POST /me/sessions/revoke-all` → `{"revoked": N}`: every session (and its tokens) ends, this one included, and
+    /// every sync key is revoked.
     func revokeAll(request: Request, context: SignedInRequestContext) async throws -> Response {
         let patronID = context.patronID
         let count = try await accounts.revokeAllSessions(patronID: patronID, logger: context.logger)

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
+import ServiceSupport
 
 /// Sign-in throttling (`SignInThrottlePolicy`) kept in the database, so that every patron replica agrees and parallel
 /// attempts are counted one after the other under row locks.
@@ -20,7 +21,9 @@ struct SignInThrottlePostgresRepository: Sendable {
     static func addressKey(_ address: String) -> String { "address:" + address }
 
     /// Counts the attempt, or throws `AuthError.throttled` (counting nothing) when a limit refuses it.
-    func begin(login: String, address: String?, logger: Logger) async throws -> Attempt {
+    func begin(login: String, address clientAddress: String?, logger: Logger) async throws -> Attempt {
+        // An IPv6 client picks any address of its /64: counted by the /64, as one IPv4 address is.
+        let address = clientAddress.map(IPAddressBlock.limitKey)
         let loginKey = Self.loginKey(login)
         let pairKey = address.map { Self.pairKey(login, $0) }
         let addressKey = address.map(Self.addressKey)
@@ -78,6 +81,20 @@ struct SignInThrottlePostgresRepository: Sendable {
             }
             return Attempt(login: login, address: address, keys: keys)
         }
+    }
+
+    /// A patron who just signed up from `clientAddress` signed in from it: their logins are known there, so an address
+    /// spraying at the same time (a branch's Wi-Fi) does not refuse them.
+    func signedUp(logins: [String], from clientAddress: String, logger: Logger) async throws {
+        let address = IPAddressBlock.limitKey(clientAddress)
+        let logins = logins.map { String($0.lowercased().prefix(254)) }
+        try await client.query(
+            """
+            INSERT INTO sign_in_addresses (login, address) SELECT unnest(\(logins)::text[]), \(address)
+            ON CONFLICT (login, address) DO UPDATE SET signed_in_at = now()
+            """,
+            logger: logger
+        )
     }
 
     /// Takes a successful attempt back: the pair's failures are cleared, the login's and the address's counts lose

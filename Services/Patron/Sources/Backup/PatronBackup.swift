@@ -13,7 +13,7 @@ public enum PatronBackup {
     public static func backup(config: ServiceConfig, into directory: URL) async throws {
         let settings = try PatronSettings(config: config)
         let folder = directory.appendingPathComponent(folderName)
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try DatabaseDump.privateFolder(folder)
         let file = folder.appendingPathComponent("patron.dump")
         let start = Date()
         print("patron backup: dumping the database")

@@ -3,10 +3,13 @@ import Hummingbird
 import ServiceSupport
 import Shared
 
-/// `/me/sync-keys`: the patron's KOReader sync keys. `POST` `{"device"}` makes one and answers its user name and key
-/// once (201); `GET` lists them without keys; `DELETE /me/sync-keys/{id}` revokes one.
+/// `/me/sync-keys`: the patron's KOReader sync keys. `POST` `{"device", "secret"}` makes one, with the patron's
+/// current PIN or password (a key outlives the session, so a stolen token alone cannot make one; 403 when wrong), and
+/// answers its user name and key once (201); `GET` lists them without keys; `DELETE /me/sync-keys/{id}` revokes one.
+/// Every key ends with a credential reset (a new secret, sessions revoked, staff's reset).
 struct SyncKeyController: Sendable {
     let keys: SyncKeyPostgresRepository
+    let currentSecret: CurrentSecretCheck
     /// Keys one patron may hold: enough for every device a household has.
     let limit: Int
 
@@ -18,6 +21,8 @@ struct SyncKeyController: Sendable {
 
     struct NewKeyRequest: Decodable {
         var device: String
+        /// The patron's current PIN or password.
+        var secret: String
     }
 
     struct KeyList: Encodable {
@@ -25,8 +30,10 @@ struct SyncKeyController: Sendable {
     }
 
     func create(request: Request, context: SignedInRequestContext) async throws -> Response {
-        let device = try await JSONMessages.decode(NewKeyRequest.self, from: request).device.trimmingCharacters(in: .whitespacesAndNewlines)
+        let asked = try await JSONMessages.decode(NewKeyRequest.self, from: request)
+        let device = asked.device.trimmingCharacters(in: .whitespacesAndNewlines)
         guard (1...100).contains(device.count) else { throw Problem.badRequest("device must be 1 to 100 characters, such as \"Kobo Clara\"") }
+        _ = try await currentSecret.verify(asked.secret, patronID: context.patronID, request: request, logger: context.logger)
         guard let key = try await keys.create(patronID: context.patronID, device: device, limit: limit, logger: context.logger) else {
             throw Problem(
                 status: 409,

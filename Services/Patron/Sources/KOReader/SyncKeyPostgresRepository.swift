@@ -64,6 +64,11 @@ struct SyncKeyPostgresRepository: Sendable {
         return false
     }
 
+    /// Revokes every key of the patron, inside the transaction that resets their credentials.
+    static func revokeAll(patronID: UUID, on connection: PostgresConnection, logger: Logger) async throws {
+        try await connection.query("DELETE FROM sync_keys WHERE patron_id = \(patronID)", logger: logger)
+    }
+
     /// The patron whose key `username` is, when `sentKey` (KOReader's MD5 of the key) is that key's; notes the use
     /// at most once an hour (what the account page shows).
     func patron(username: String, sentKey: String, logger: Logger) async throws -> UUID? {

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PostgresNIO
 import PostgresSupport
+import ServiceSupport
 
 /// Storage of feedback messages, with the per-address hourly limit kept under concurrency.
 struct FeedbackPostgresRepository: Sendable {
@@ -14,7 +15,9 @@ struct FeedbackPostgresRepository: Sendable {
 
     /// A new message. From a known address, the address's messages of the last hour are counted and the message
     /// stored under an advisory lock on the address, so that parallel posts cannot pass the limit together.
-    func submit(_ message: FeedbackController.Stored, clientAddress: String?, patronID: UUID?, perHour: Int, logger: Logger) async throws {
+    func submit(_ message: FeedbackController.Stored, clientAddress caller: String?, patronID: UUID?, perHour: Int, logger: Logger) async throws {
+        // Counted (and kept) by the limits' key: an IPv6 client's /64.
+        let clientAddress = caller.map(IPAddressBlock.limitKey)
         try await client.transaction(logger: logger) { connection in
             if let address = clientAddress {
                 try await connection.query("SELECT pg_advisory_xact_lock(hashtext('feedback:' || \(address)))", logger: logger)

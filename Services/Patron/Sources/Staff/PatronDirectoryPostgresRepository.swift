@@ -124,7 +124,7 @@ struct PatronDirectoryPostgresRepository: Sendable {
         }
     }
 
-    /// Sets a new secret hash and ends every session; false when there is no such patron.
+    /// Sets a new secret hash, ends every session and revokes every sync key; false when there is no such patron.
     func resetSecret(patronID: UUID, to hash: String, kind: String, staff: String, logger: Logger) async throws -> Bool {
         try await client.transaction(logger: logger) { connection in
             let rows = try await connection.query("UPDATE patrons SET secret_hash = \(hash) WHERE id = \(patronID) RETURNING id", logger: logger)
@@ -135,6 +135,7 @@ struct PatronDirectoryPostgresRepository: Sendable {
                 "UPDATE sessions SET revoked_at = now() WHERE patron_id = \(patronID) AND revoked_at IS NULL",
                 logger: logger
             )
+            try await SyncKeyPostgresRepository.revokeAll(patronID: patronID, on: connection, logger: logger)
             try await StaffAuditPostgresRepository.record("reset-\(kind)", staff: staff, patronID: patronID, on: connection, logger: logger)
             return true
         }

@@ -186,14 +186,31 @@ struct S3Client: Sendable {
         do { return try XMLNode.parse(Data(buffer: body), path: doing) } catch { throw Self.unavailable("\(doing): the store's answer is not XML") }
     }
 
-    /// An S3 error document (`<Error><Code>…</Code><Message>…</Message></Error>`) as a problem.
-    static func failure(_ document: XMLNode, status: UInt, doing: String) -> Problem {
+    /// An S3 error document (`<Error><Code>…</Code><Message>…</Message></Error>`) as the store being unavailable.
+    static func failure(_ document: XMLNode, status: UInt, doing: String) -> ObjectStorageUnavailable {
         let code = document.child("Code")?.text ?? "status \(status)"
         let message = document.child("Message")?.text ?? ""
         return unavailable("\(doing): the store answered \(status) \(code)" + (message.isEmpty ? "" : " (\(message))"))
     }
 
-    static func unavailable(_ detail: String) -> Problem {
-        Problem(status: 503, slug: "storage-unavailable", title: "Service unavailable", detail: "Object storage: \(detail)", retryAfter: 5)
+    static func unavailable(_ detail: String) -> ObjectStorageUnavailable { ObjectStorageUnavailable(detail: detail) }
+}
+
+/// The object store failed or did not answer. Clients get a plain 503 with `Retry-After`: the store's bucket, keys
+/// and messages describe the deployment, so they go to the log only (`LoggedDetail`) and to a one-off job's output.
+struct ObjectStorageUnavailable: ProblemConvertible, LoggedDetail, CustomStringConvertible {
+    let detail: String
+
+    var problem: Problem {
+        Problem(
+            status: 503,
+            slug: "storage-unavailable",
+            title: "Service unavailable",
+            detail: "The library's file storage did not answer; try again soon",
+            retryAfter: 5
+        )
     }
+
+    var loggedDetail: String { "Object storage: \(detail)" }
+    var description: String { loggedDetail }
 }

@@ -100,10 +100,13 @@ async function mailSettings() {
   h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Save mail settings')));
 }
 
-/** KOReader sync keys: make one per device (its user name and key shown once), list them, revoke one. */
+/** KOReader sync keys: make one per device with the PIN or password (its user name and key shown once), list them,
+ * revoke one. A new PIN or password, or signing out everywhere, revokes them all. */
 async function syncKeys() {
   const list = h('ul', { id: 'sync-keys' });
   const device = h('input', { type: 'text', required: true, maxlength: 100, placeholder: 'Kobo Clara', autocomplete: 'off' });
+  // A key outlives this session: the server asks for the PIN or password again before it makes one.
+  const secret = h('input', { type: 'password', required: true, maxlength: 128, autocomplete: 'current-password' });
   const message = h('div', { 'aria-live': 'polite' });
   const server = `${location.origin}/kosync`;
   function row(key) {
@@ -121,9 +124,10 @@ async function syncKeys() {
   const form = h('form', { class: 'stack', onsubmit: async (event) => {
     event.preventDefault();
     try {
-      const key = await api('/me/sync-keys', { method: 'POST', body: { device: device.value } });
+      const key = await api('/me/sync-keys', { method: 'POST', body: { device: device.value, secret: secret.value } });
       list.append(row(key));
       device.value = '';
+      secret.value = '';
       show(message, h('div', { class: 'success', role: 'status' },
         h('p', {}, `In KOReader on ${key.device}: Progress sync, Custom sync server `, h('code', {}, server),
           ', then Register / Login with:'),
@@ -133,7 +137,8 @@ async function syncKeys() {
     } catch (error) {
       show(message, h('span', { class: 'error', role: 'alert' }, error.message));
     }
-  } }, field('Device name', device), h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Make a sync key')));
+  } }, field('Device name', device), field('Your PIN or password, to make a key', secret),
+  h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Make a sync key')));
   const { syncKeys: keys } = await api('/me/sync-keys');
   for (const key of keys) list.append(row(key));
   return h('section', { 'aria-labelledby': 'sync-keys-title' }, h('h2', { id: 'sync-keys-title' }, 'KOReader sync'),
