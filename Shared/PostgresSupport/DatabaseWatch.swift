@@ -11,21 +11,41 @@ import Synchronization
 /// connections (PostgresNIO's circuit breaker) before failing them. The pool itself reconnects on its own backoff
 /// (a second or two after a short outage), so requests let through again find a connection soon after.
 ///
-/// A database that stops, restarts or drops its connections shows at once (the ping's connection fails); a ping
-/// that is only slow counts as away after `timeout`, long enough that a busy machine (a test suite's load, a
-/// benchmark) is not taken for an absent database: at 2 s, CI's load closed every gate of a run at once.
+/// A database that stops, restarts or drops its connections shows at once: the ping's connection fails, or, when a
+/// ping does not answer within `suspectAfter` (a query whose connection closed under it can wait forever in
+/// PostgresNIO: `withTimeout`), a fresh connection is tried, and a refused one is an outage. A ping that is only slow
+/// counts as away after `timeout`, long enough that a busy machine (a test suite's load, a benchmark) is not taken for
+/// an absent database: at 2 s, CI's load closed every gate of a run at once.
+///
+/// Requests already under way when the database goes away (`cutOffAtOutage`) are answered 503 with `Retry-After`
+/// `grace` later if they have not finished: some of them wait on such a connection forever, and the client would wait
+/// for the gateway's own time limit (30 s) and a 504 (issue 68: 4 of 14,457 requests in a borrow storm).
 public final class DatabaseWatch: Service, Sendable {
     let configuration: PostgresConnection.Configuration
     let interval: Duration
     /// How long a ping may take before the database counts as away (a database that hangs without closing anything).
     let timeout: TimeInterval
+    /// How long a ping may take before a fresh connection is tried.
+    let suspectAfter: TimeInterval
+    /// How long requests under way when the database went away may still finish before they are answered 503.
+    let grace: Duration
     let logger: Logger
     private let away = Atomic<Bool>(false)
+    private let underWay = Mutex<(next: Int, cutOffs: [Int: @Sendable () -> Void])>((0, [:]))
 
-    public init(url: String, interval: Duration = .milliseconds(500), timeout: TimeInterval = 10, logger: Logger) throws {
+    public init(
+        url: String,
+        interval: Duration = .milliseconds(500),
+        timeout: TimeInterval = 10,
+        suspectAfter: TimeInterval = 1,
+        grace: Duration = .seconds(5),
+        logger: Logger
+    ) throws {
         configuration = try DatabaseURL.connectionConfiguration(url)
         self.interval = interval
         self.timeout = timeout
+        self.suspectAfter = suspectAfter
+        self.grace = grace
         self.logger = logger
     }
 
@@ -36,29 +56,77 @@ public final class DatabaseWatch: Service, Sendable {
         await cancelWhenGracefulShutdown { await self.watch() }
     }
 
+    /// `work`'s result; or, when the database goes away while it runs and it has not finished `grace` later, the 503
+    /// problem (the work is cancelled and left behind: it may never end).
+    public func cutOffAtOutage<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) async throws -> T {
+        let outcome = TimeoutOutcome<T>()
+        let task = Task {
+            do { outcome.settle(.success(try await work())) } catch { outcome.settle(.failure(error)) }
+        }
+        let id = underWay.withLock { state in
+            state.next += 1
+            state.cutOffs[state.next] = {
+                task.cancel()
+                outcome.settle(.failure(DatabaseErrorProblem.unavailable))
+            }
+            return state.next
+        }
+        defer { _ = underWay.withLock { $0.cutOffs.removeValue(forKey: id) } }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { outcome.wait(with: $0) }
+        } onCancel: {
+            task.cancel()
+            outcome.settle(.failure(CancellationError()))
+        }
+    }
+
+    /// How many requests are under way through `cutOffAtOutage`.
+    public var requestsUnderWay: Int { underWay.withLock { $0.cutOffs.count } }
+
     private func watch() async {
         var connectionID = 0
+        var connection: PostgresConnection?
         while !Task.isCancelled {
-            connectionID += 1
             do {
-                let connection = try await PostgresConnection.connect(configuration: configuration, id: connectionID, logger: logger)
-                do {
-                    while !Task.isCancelled {
-                        try await withTimeout(seconds: timeout) { _ = try await connection.query("SELECT 1", logger: self.logger).collect() }
-                        mark(answering: true)
-                        try await Task.sleep(for: interval)
-                    }
-                } catch {
-                    try? await connection.close()
-                    throw error
+                if connection == nil {
+                    connectionID += 1
+                    connection = try await connect(id: connectionID)
                 }
-                try? await connection.close()
+                guard let current = connection else { continue }
+                do {
+                    try await withTimeout(seconds: suspectAfter) { _ = try await current.query("SELECT 1", logger: self.logger).collect() }
+                } catch is TimeoutError {
+                    // Slow, or waiting on a connection closed under it: a fresh connection tells which (refused, or the
+                    // server shutting down, is an outage; slow again is one only past `timeout`).
+                    connectionID += 1
+                    let id = connectionID
+                    let fresh = try await withTimeout(seconds: timeout) { try await self.connect(id: id) }
+                    connection = fresh
+                    Task { try? await current.close() }
+                }
+                mark(answering: true)
+                try await Task.sleep(for: interval)
             } catch {
                 if Task.isCancelled { break }
+                if let lost = connection { Task { try? await lost.close() } }
+                connection = nil
                 mark(answering: false, error: error)
                 try? await Task.sleep(for: interval)
             }
         }
+        if let connection { try? await connection.close() }
+    }
+
+    /// A new connection that answered a ping.
+    private func connect(id: Int) async throws -> PostgresConnection {
+        let connection = try await PostgresConnection.connect(configuration: configuration, id: id, logger: logger)
+        do {
+            _ = try await connection.query("SELECT 1", logger: logger).collect()
+        } catch {
+            try? await connection.close()
+            throw error
+        }
+        return connection
     }
 
     private func mark(answering: Bool, error: (any Error)? = nil) {
@@ -67,6 +135,19 @@ public final class DatabaseWatch: Service, Sendable {
             logger.notice("The database answers again")
         } else if !wasAway && !answering {
             logger.warning("The database does not answer; requests get 503 until it does", metadata: ["error": "\(String(reflecting: error))"])
+            cutOffUnderWay()
+        }
+    }
+
+    /// The requests under way now get `grace` to finish, then the 503.
+    private func cutOffUnderWay() {
+        let ids = underWay.withLock { Array($0.cutOffs.keys) }
+        guard !ids.isEmpty else { return }
+        Task { [grace, logger] in
+            try? await Task.sleep(for: grace)
+            let left = self.underWay.withLock { state in ids.compactMap { state.cutOffs[$0] } }
+            if !left.isEmpty { logger.warning("Requests under way when the database went away answered 503", metadata: ["count": "\(left.count)"]) }
+            for cutOff in left { cutOff() }
         }
     }
 }

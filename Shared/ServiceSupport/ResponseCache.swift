@@ -213,6 +213,18 @@ public final class ResponseCache: Sendable {
         heldBytes.record(0)
     }
 
+    /// Forgets the entries whose key starts with `prefix` (one page's representations and queries).
+    public func removeAll(withKeyPrefix prefix: String) {
+        let bytes = state.withLock { state in
+            for (key, entry) in state.entries where key.hasPrefix(prefix) {
+                state.entries[key] = nil
+                state.bytes -= entry.cost
+            }
+            return state.bytes
+        }
+        heldBytes.record(bytes)
+    }
+
     /// What the entries held now count against the capacity (keys, headers, bodies, overhead).
     public var bytes: Int { state.withLock { $0.bytes } }
 

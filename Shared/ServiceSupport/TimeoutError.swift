@@ -35,10 +35,12 @@ public func withTimeout<T: Sendable>(seconds: Double, _ operation: @escaping @Se
 
 /// The first of the work's result, the time limit and the caller's cancellation; handed to the waiting caller
 /// whichever comes first, whether before or after it starts waiting. Later ones are dropped.
-final class TimeoutOutcome<T: Sendable>: Sendable {
+public final class TimeoutOutcome<T: Sendable>: Sendable {
+    public init() {}
+
     private let state = Mutex<(result: Result<T, any Error>?, waiting: CheckedContinuation<T, any Error>?)>((nil, nil))
 
-    func settle(_ result: Result<T, any Error>) {
+    public func settle(_ result: Result<T, any Error>) {
         let waiting = state.withLock { state -> CheckedContinuation<T, any Error>? in
             guard state.result == nil else { return nil }
             state.result = result
@@ -48,7 +50,7 @@ final class TimeoutOutcome<T: Sendable>: Sendable {
         waiting?.resume(with: result)
     }
 
-    func wait(with continuation: CheckedContinuation<T, any Error>) {
+    public func wait(with continuation: CheckedContinuation<T, any Error>) {
         let ready = state.withLock { state -> Result<T, any Error>? in
             if state.result == nil { state.waiting = continuation }
             return state.result

@@ -46,6 +46,15 @@ import Testing
             _ = count.next()
             return Response(status: .ok, headers: [.cacheControl: "private, no-cache"], body: .init(byteBuffer: ByteBuffer(string: "mine")))
         }
+        router.get("/opds/lists/:id") { request, context in
+            let served = count.next()
+            return Response(
+                status: .ok,
+                headers: [.cacheControl: "public, max-age=300", .contentType: "text/plain"],
+                body: .init(byteBuffer: ByteBuffer(string: "list \(context.parameters.get("id") ?? "") \(served)"))
+            )
+        }
+        router.post("/me/lists/:id/books") { _, _ in Response(status: .created) }
         router.post("/admin/change") { request, _ in
             Response(status: request.uri.queryParameters.get("fail") == nil ? .ok : .badRequest)
         }
@@ -139,6 +148,26 @@ import Testing
             try await client.execute(uri: "/admin/change", method: .post) { #expect($0.status == .ok) }
             #expect(try await body(client, "/opds/public") == "page 2 for any")
             #expect(count.total == 2)
+        }
+    }
+
+    /// A patron's change of a list forgets that list's public feed and nothing else: a patron writing over and over
+    /// cannot empty the cache that everyone's pages come from.
+    @Test func aPatronsChangeOfAListForgetsOnlyThatListsFeed() async throws {
+        try await withGateway { client, count in
+            let keys = await AccessTokenKeys(secret: TestConfig.jwtSecret)
+            let token = try await keys.sign(AccessTokenPayload(patronID: UUID(), sessionID: UUID(), issuedAt: Date(), lifetime: 900))
+            let (list, other) = (UUID().lowercased, UUID().lowercased)
+            _ = try await body(client, "/opds/public")
+            let before = try await body(client, "/opds/lists/\(list)")
+            let otherBefore = try await body(client, "/opds/lists/\(other)")
+            try await client.execute(uri: "/me/lists/\(list)/books", method: .post, headers: [.authorization: "Bearer \(token)"]) {
+                #expect($0.status == .created)
+            }
+            #expect(try await body(client, "/opds/public") == "page 1 for any", "the lane page is still the cached one")
+            #expect(try await body(client, "/opds/lists/\(other)") == otherBefore)
+            #expect(try await body(client, "/opds/lists/\(list)") != before, "the changed list's feed is asked again")
+            #expect(count.total == 4)
         }
     }
 

@@ -136,6 +136,33 @@ import Testing
         }
     }
 
+    /// A device sending progress for made-up file names keeps at most the patron's cap of them: the least recently
+    /// written go first.
+    @Test func progressInFilesTheLibraryDoesNotKnowIsCappedPerPatron() async throws {
+        let app = try await buildPatronApplication(
+            config: TestConfig.base([
+                "PATRON_DATABASE_URL": try await TestDatabase.create(prefix: "syncdoccap"), "CATALOG_URLS": "http://127.0.0.1:9",
+                "KOREADER_DOCUMENTS_PER_PATRON": "3",
+            ])
+        )
+        try await app.testRouter { client in
+            let api = PatronTestClient(client: client)
+            let ann = try await api.newPatron()
+            let made = try await api.call(.post, "/me/sync-keys", patron: ann, json: #"{"device":"Kobo","secret":"1234"}"#).json
+            let kobo = Self.device(try #require(made["username"] as? String), try #require(made["key"] as? String))
+            let documents = (0..<5).map { String(format: "%032x", 0xabc0 + $0) }
+            for document in documents {
+                let put = #"{"document":"\#(document)","progress":"/body/p[1]","percentage":0.1,"device":"Kobo"}"#
+                #expect(try await api.call(.put, "/kosync/syncs/progress", json: put, headers: kobo).status == .ok)
+            }
+            var kept: [String] = []
+            for document in documents where try await api.call(.get, "/kosync/syncs/progress/\(document)", headers: kobo).json["percentage"] != nil {
+                kept.append(document)
+            }
+            #expect(kept == Array(documents.suffix(3)), "\(kept)")
+        }
+    }
+
     @Test func progressInAFileTheLibraryDoesNotKnowIsKeptForThePatronAlone() async throws {
         try await Self.app("syncdoc").testRouter { client in
             let api = PatronTestClient(client: client)

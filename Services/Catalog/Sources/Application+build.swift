@@ -80,7 +80,7 @@ public func buildCatalogApplication(config: ServiceConfig) async throws -> some 
 /// The service from parts made already (tests keep a hold on them).
 func buildCatalogApplication(parts: CatalogDependencies) async throws -> some ApplicationProtocol {
     var app = Application(
-        router: catalogRouter(parts),
+        router: DatabaseOutageCutOff(catalogRouter(parts), watch: parts.watch),
         configuration: .init(address: .hostname(parts.settings.bindAddress, port: parts.settings.port), serverName: "bookmobile-catalog"),
         logger: parts.logger
     )

@@ -40,7 +40,7 @@ public func buildPatronApplication(config: ServiceConfig) async throws -> some A
     )
 
     var app = Application(
-        router: router,
+        router: DatabaseOutageCutOff(router, watch: watch),
         configuration: .init(address: .hostname(settings.bindAddress, port: settings.port), serverName: "bookmobile-patron"),
         logger: logger
     )
@@ -146,6 +146,7 @@ func patronRouter(
     ).add(to: router)
     ProfileController(
         profiles: profiles,
+        emailChanges: EmailChangeLimits(perPatron: settings.emailChangesPerDay, perAddress: settings.emailVerificationsPerAddress),
         notifications: NotificationPostgresRepository(client: postgres),
         circulation: circulation,
         publicURL: settings.publicURL
@@ -215,7 +216,8 @@ func patronRouter(
         circulation: circulation,
         positions: positions,
         documents: koreaderDocuments,
-        readingOrder: readingOrder
+        readingOrder: readingOrder,
+        documentsPerPatron: settings.koreaderDocumentsPerPatron
     ).add(to: router)
     AnnotationController(sync: sync, annotations: AnnotationPostgresRepository(client: postgres), publicURL: settings.publicURL).add(to: me)
     FeedbackController(feedback: feedback, token: token, perHour: settings.feedbackPerHour).add(

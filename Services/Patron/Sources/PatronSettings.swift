@@ -32,6 +32,11 @@ struct PatronSettings: Sendable {
     var holdLimit: Int
     var feedbackPerHour: Int
     var signupsPerHour: Int
+    /// `KOREADER_DOCUMENTS_PER_PATRON` (`KOSyncController`).
+    var koreaderDocumentsPerPatron: Int
+    /// `EMAIL_CHANGES_PER_DAY` and `EMAIL_VERIFICATIONS_PER_ADDRESS` (`EmailChangeLimits`).
+    var emailChangesPerDay: Int
+    var emailVerificationsPerAddress: Int
     var savedLimit: Int
     var ignoredLimit: Int
     var bookmarkLimit: Int
@@ -73,6 +78,10 @@ struct PatronSettings: Sendable {
         holdLimit = try config.int("HOLD_LIMIT", default: 10)
         feedbackPerHour = try config.int("FEEDBACK_PER_HOUR", default: 20)
         signupsPerHour = try config.int("SIGNUPS_PER_HOUR", default: 50)
+        koreaderDocumentsPerPatron = try config.int("KOREADER_DOCUMENTS_PER_PATRON", default: 1_000)
+        guard koreaderDocumentsPerPatron > 0 else { throw ServiceConfig.Invalid(description: "KOREADER_DOCUMENTS_PER_PATRON must be more than 0") }
+        emailChangesPerDay = try config.int("EMAIL_CHANGES_PER_DAY", default: 5)
+        emailVerificationsPerAddress = try config.int("EMAIL_VERIFICATIONS_PER_ADDRESS", default: 3)
         savedLimit = try config.int("SAVED_LIMIT", default: 500)
         ignoredLimit = try config.int("IGNORED_LIMIT", default: 500)
         bookmarkLimit = try config.int("BOOKMARK_LIMIT", default: 5_000)

@@ -1,10 +1,12 @@
+import Foundation
 import Hummingbird
 import ServiceSupport
 import Shared
 
 /// Catalog's anonymous public answers from the edge cache while they may be (`EdgeCachePolicy`); concurrent misses of
-/// one key fetch it once, and a stale answer is fetched again in the background while it is given. A change through
-/// catalog (a successful request that is not a read) empties the cache.
+/// one key fetch it once, and a stale answer is fetched again in the background while it is given. An operator's change
+/// through catalog (a successful `/admin` request that is not a read) empties the cache; a patron's change of one of
+/// their lists forgets only that list's feed, so that no patron can empty the cache everyone's pages come from.
 struct EdgeCacheMiddleware: RouterMiddleware {
     typealias Context = GatewayContext
 
@@ -28,7 +30,21 @@ struct EdgeCacheMiddleware: RouterMiddleware {
             return try await edgeCache.respond(to: request, key: key, refresh: refresh) { try await next(request, context) }
         }
         let response = try await next(request, context)
-        if ![.get, .head, .options].contains(request.method), response.status.code < 400 { edgeCache.clear() }
+        if ![.get, .head, .options].contains(request.method), response.status.code < 400 {
+            if call.carriesOwnCredentials {
+                edgeCache.clear()
+            } else if let list = Self.changedList(request.uri.path) {
+                edgeCache.removeAll(withKeyPrefix: PublicRoute.listFeed(.value(list)).path)
+            }
+        }
         return response
+    }
+
+    /// The list a patron's change under `/me/lists/{id}` touches: its public feed is all such a change can alter of what
+    /// anonymous visitors are shown.
+    static func changedList(_ path: String) -> UUID? {
+        let prefix = PublicRoute.lists(.patron).path + "/"
+        guard path.hasPrefix(prefix) else { return nil }
+        return path.dropFirst(prefix.count).split(separator: "/").first.flatMap { UUID(uuidString: String($0)) }
     }
 }

@@ -10,21 +10,27 @@ import Shared
 struct AccountPostgresRepository: Sendable {
     let client: PostgresClient
 
-    /// Stores a new patron. Throws `AuthError.taken` when the username, email or barcode is registered already.
+    /// Stores a new patron. Throws `AuthError.taken` when the username or barcode is registered already, or the email
+    /// is another account's confirmed address (an address only claimed elsewhere does not count).
     func create(_ account: NewAccount, secretHash: String, loanLimit: Int, holdLimit: Int, logger: Logger) async throws -> UUID {
         let id = UUID()
         do {
-            try await client.query(
+            let inserted = try await client.query(
                 """
                 INSERT INTO patrons (id, barcode, username, email, display_name, secret_hash, loan_limit, hold_limit)
-                VALUES (\(id), \(account.barcode), \(account.username), \(account.email), \(account.displayName), \(secretHash),
-                        \(loanLimit), \(holdLimit))
+                SELECT \(id), \(account.barcode), \(account.username), \(account.email), \(account.displayName), \(secretHash),
+                       \(loanLimit), \(holdLimit)
+                WHERE \(account.email)::text IS NULL OR NOT EXISTS (SELECT 1 FROM patrons WHERE lower(email_verified) = lower(\(account.email)))
+                RETURNING 1
                 """,
                 logger: logger
             )
+            var created = false
+            for try await _ in inserted { created = true }
+            guard created else { throw AuthError.taken(field: "email") }
         } catch let error as PSQLError where error.isUniqueViolation {
             let constraint = error.serverInfo?[.constraintName] ?? ""
-            throw AuthError.taken(field: constraint.contains("email") ? "email" : constraint.contains("username") ? "username" : "barcode")
+            throw AuthError.taken(field: constraint.contains("username") ? "username" : "barcode")
         }
         return id
     }

@@ -19,20 +19,34 @@ struct KOReaderDocumentPostgresRepository: Sendable {
         var writtenAt: Date
     }
 
-    /// Keeps the progress, written now; returns when.
-    func save(_ progress: Progress, document: String, patronID: UUID, logger: Logger) async throws -> Date {
-        let rows = try await client.query(
-            """
-            INSERT INTO koreader_documents AS d (patron_id, document, progress, percentage, device, device_id, written_at)
-            VALUES (\(patronID), \(document), \(progress.progress), \(progress.percentage), \(progress.device), \(progress.deviceID), clock_timestamp())
-            ON CONFLICT (patron_id, document) DO UPDATE SET progress = EXCLUDED.progress, percentage = EXCLUDED.percentage,
-                device = EXCLUDED.device, device_id = EXCLUDED.device_id, written_at = greatest(EXCLUDED.written_at, d.written_at)
-            RETURNING written_at
-            """,
-            logger: logger
-        )
-        for try await written in rows.decode(Date.self) { return written }
-        throw CancellationError()
+    /// Keeps the progress, written now, and forgets the patron's least recently written documents past `limit` (each
+    /// field is bounded too, so one patron's share of the table is: a device sending made-up names cannot grow it);
+    /// returns when.
+    func save(_ progress: Progress, document: String, patronID: UUID, limit: Int, logger: Logger) async throws -> Date {
+        try await client.transaction(logger: logger) { connection in
+            let rows = try await connection.query(
+                """
+                INSERT INTO koreader_documents AS d (patron_id, document, progress, percentage, device, device_id, written_at)
+                VALUES (\(patronID), \(document), \(progress.progress), \(progress.percentage), \(progress.device), \(progress.deviceID),
+                        clock_timestamp())
+                ON CONFLICT (patron_id, document) DO UPDATE SET progress = EXCLUDED.progress, percentage = EXCLUDED.percentage,
+                    device = EXCLUDED.device, device_id = EXCLUDED.device_id, written_at = greatest(EXCLUDED.written_at, d.written_at)
+                RETURNING written_at
+                """,
+                logger: logger
+            )
+            var written: Date?
+            for try await date in rows.decode(Date.self) { written = date }
+            try await connection.query(
+                """
+                DELETE FROM koreader_documents WHERE patron_id = \(patronID) AND document IN (
+                    SELECT document FROM koreader_documents WHERE patron_id = \(patronID) ORDER BY written_at DESC, document OFFSET \(limit))
+                """,
+                logger: logger
+            )
+            guard let written else { throw CancellationError() }
+            return written
+        }
     }
 
     func progress(document: String, patronID: UUID, logger: Logger) async throws -> Progress? {

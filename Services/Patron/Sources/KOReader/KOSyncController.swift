@@ -20,6 +20,9 @@ struct KOSyncController: Sendable {
     let readingOrder: ReadingOrderCache
 
     static let maxFieldLength = 2_048
+    /// `KOREADER_DOCUMENTS_PER_PATRON`: files outside the catalog whose progress is kept for one patron (the least
+    /// recently written go first).
+    var documentsPerPatron = 1_000
 
     func add(to router: Router<PatronRequestContext>) {
         router.post(.kosync(.createUser), use: createUser)
@@ -87,7 +90,7 @@ struct KOSyncController: Sendable {
                 deviceID: update.deviceID,
                 writtenAt: Date()
             )
-            written = try await documents.save(kept, document: document, patronID: patronID, logger: logger)
+            written = try await documents.save(kept, document: document, patronID: patronID, limit: documentsPerPatron, logger: logger)
         }
         return try JSONMessages.response(KOSync.Saved(document: document, timestamp: Int(written.timeIntervalSince1970)))
     }

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PostgresNIO
 import PostgresSupport
+import Shared
 
 /// The mail queue and each patron's mail settings. A message is queued in the transaction that records its
 /// notification (one row per notification's key, so replicas and retries queue it once), and sent by `MailSender`
@@ -99,17 +100,22 @@ struct MailPostgresRepository: Sendable {
         return .noAddress
     }
 
-    /// Marks the address in `token` verified, when it is still the patron's.
+    /// Marks the address in `token` verified, when it is still the patron's. Throws 409 `email-taken` when another
+    /// account confirmed the address first: said only to whoever holds the mailbox.
     func verify(patronID: UUID, address: String, logger: Logger) async throws -> Bool {
-        let rows = try await client.query(
-            """
-            UPDATE patrons SET email_verified = email, email_refused = NULL, email_refused_reason = NULL
-            WHERE id = \(patronID) AND email = \(address) RETURNING 1
-            """,
-            logger: logger
-        )
-        for try await _ in rows { return true }
-        return false
+        do {
+            let rows = try await client.query(
+                """
+                UPDATE patrons SET email_verified = email, email_refused = NULL, email_refused_reason = NULL
+                WHERE id = \(patronID) AND email = \(address) RETURNING 1
+                """,
+                logger: logger
+            )
+            for try await _ in rows { return true }
+            return false
+        } catch let error as PSQLError where error.isUniqueViolation {
+            throw Problem.conflict("email-taken", "This address is already confirmed on another library account")
+        }
     }
 
     func unsubscribe(patronID: UUID, kind: String, logger: Logger) async throws {

@@ -9,6 +9,7 @@ import Shared
 /// `/me`, `/me/settings` and `/me/notifications`.
 struct ProfileController: Sendable {
     let profiles: ProfilePostgresRepository
+    let emailChanges: EmailChangeLimits
     let notifications: NotificationPostgresRepository
     let circulation: CirculationPostgresRepository
     let publicURL: String
@@ -52,14 +53,23 @@ struct ProfileController: Sendable {
         }
     }
 
-    /// `PATCH /me` `{displayName?, bio?, email?}` → the profile.
+    /// `PATCH /me` `{displayName?, bio?, email?}` → the profile. A new address is unconfirmed until its link is
+    /// followed, whoever else has claimed it (no 409 here: that told whether an address was registered); 429 past
+    /// `EmailChangeLimits`.
     func edit(request: Request, context: SignedInRequestContext) async throws -> Response {
         let patronID = context.patronID
         let edit = try await JSONMessages.decode(ProfileEdit.self, from: request)
         if let name = edit.displayName, name.count > 100 { throw Problem.badRequest("displayName must be at most 100 characters") }
         if let bio = edit.bio, bio.count > 2000 { throw Problem.badRequest("bio must be at most 2000 characters") }
         if let email = edit.email { try Validation.email(email) }
-        try await profiles.edit(patronID: patronID, displayName: edit.displayName, bio: edit.bio, email: edit.email, logger: context.logger)
+        try await profiles.edit(
+            patronID: patronID,
+            displayName: edit.displayName,
+            bio: edit.bio,
+            email: edit.email,
+            changes: emailChanges,
+            logger: context.logger
+        )
         // A new address is mailed its confirmation link (one an hour at most for one address).
         if edit.email != nil {
             _ = try await MailPostgresRepository(client: profiles.client).requestVerification(patronID: patronID, logger: context.logger)

@@ -60,17 +60,36 @@ struct ProfilePostgresRepository: Sendable {
 
     /// Changes what is given (nil keeps the current value). Throws `AuthError.taken` for an e-mail address
     /// another patron has.
-    func edit(patronID: UUID, displayName: String?, bio: String?, email: String?, logger: Logger) async throws {
-        do {
-            try await client.query(
+    func edit(patronID: UUID, displayName: String?, bio: String?, email: String?, changes: EmailChangeLimits, logger: Logger) async throws {
+        try await client.transaction(logger: logger) { connection in
+            // The patron's row, locked: parallel changes are counted one after the other.
+            let current = try await connection.query("SELECT email FROM patrons WHERE id = \(patronID) FOR UPDATE", logger: logger)
+            var address: String?
+            for try await stored in current.decode(String?.self) { address = stored }
+            if let email, email.lowercased() != address?.lowercased() {
+                let counts = try await connection.query(
+                    """
+                    SELECT (SELECT count(*)::int FROM mail_messages WHERE kind = \(MailTemplates.verify) AND patron_id = \(patronID)
+                                AND created_at > now() - interval '1 day'),
+                           (SELECT count(*)::int FROM mail_messages WHERE kind = \(MailTemplates.verify) AND lower(address) = lower(\(email))
+                                AND created_at > now() - interval '1 day')
+                    """,
+                    logger: logger
+                )
+                for try await (byPatron, byAddress) in counts.decode((Int, Int).self) {
+                    if byPatron >= changes.perPatron || byAddress >= changes.perAddress { throw EmailChangeLimits.Reached() }
+                }
+            }
+            // A confirmation stands only for the address it confirmed.
+            try await connection.query(
                 """
                 UPDATE patrons SET display_name = coalesce(\(displayName), display_name), bio = coalesce(\(bio), bio),
-                    email = coalesce(\(email), email) WHERE id = \(patronID)
+                    email = coalesce(\(email), email),
+                    email_verified = CASE WHEN \(email)::text IS NULL OR lower(\(email)) = lower(email_verified) THEN email_verified END
+                WHERE id = \(patronID)
                 """,
                 logger: logger
             )
-        } catch let error as PSQLError where error.isUniqueViolation {
-            throw AuthError.taken(field: "email")
         }
     }
 
