@@ -17,8 +17,8 @@ import Synchronization
 /// counts as away after `timeout`, long enough that a busy machine (a test suite's load, a benchmark) is not taken for
 /// an absent database: at 2 s, CI's load closed every gate of a run at once.
 ///
-/// Requests already under way when the database goes away (`cutOffAtOutage`) are answered 503 with `Retry-After`
-/// `grace` later if they have not finished: some of them wait on such a connection forever, and the client would wait
+/// Requests already under way when the database goes away or drops the watch's connection (`cutOffAtOutage`) are
+/// answered 503 with `Retry-After` `grace` later if they have not finished: some of them wait on such a connection forever, and the client would wait
 /// for the gateway's own time limit (30 s) and a 504 (issue 68: 4 of 14,457 requests in a borrow storm).
 public final class DatabaseWatch: Service, Sendable {
     let configuration: PostgresConnection.Configuration
@@ -97,7 +97,10 @@ public final class DatabaseWatch: Service, Sendable {
                     try await withTimeout(seconds: suspectAfter) { _ = try await current.query("SELECT 1", logger: self.logger).collect() }
                 } catch is TimeoutError {
                     // Slow, or waiting on a connection closed under it: a fresh connection tells which (refused, or the
-                    // server shutting down, is an outage; slow again is one only past `timeout`).
+                    // server shutting down, is an outage; slow again is one only past `timeout`). A connection closed
+                    // under the ping was dropped by the server (terminated, restarted): requests under way may wait
+                    // on one like it, and are cut off as at an outage.
+                    if current.isClosed { cutOffUnderWay() }
                     connectionID += 1
                     let id = connectionID
                     let fresh = try await withTimeout(seconds: timeout) { try await self.connect(id: id) }
@@ -110,6 +113,8 @@ public final class DatabaseWatch: Service, Sendable {
                 if Task.isCancelled { break }
                 if let lost = connection { Task { try? await lost.close() } }
                 connection = nil
+                // A lost connection (the server terminated it, or went away): requests under way may wait on one too.
+                if isAnswering { cutOffUnderWay() }
                 mark(answering: false, error: error)
                 try? await Task.sleep(for: interval)
             }
@@ -135,7 +140,6 @@ public final class DatabaseWatch: Service, Sendable {
             logger.notice("The database answers again")
         } else if !wasAway && !answering {
             logger.warning("The database does not answer; requests get 503 until it does", metadata: ["error": "\(String(reflecting: error))"])
-            cutOffUnderWay()
         }
     }
 

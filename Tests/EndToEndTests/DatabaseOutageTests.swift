@@ -43,7 +43,7 @@ import Glibc
         // Requests already waiting for a connection when the database goes wait for its return: the gateway's default
         // upstream timeout, not the stacks' shorter one.
         try await Stack.run(["UPSTREAM_TIMEOUT": "30s"]) { stack in
-            try await Storm.ride(stack) {
+            try await Storm.ride(stack, slowest: .seconds(15)) {
                 for _ in 0..<3 {
                     _ = try await stack.sql(
                         "postgres",

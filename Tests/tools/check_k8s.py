@@ -61,6 +61,15 @@ def main(path):
     policies = {p["spec"]["podSelector"].get("matchLabels", {}).get("app") for p in by_kind.get("NetworkPolicy", [])}
     if not {"catalog", "patron", "gateway"} <= policies:
         problems.append(f"NetworkPolicies for catalog, patron and gateway: {sorted(p for p in policies if p)}")
+    egress = {p["spec"]["podSelector"].get("matchLabels", {}).get("app") for p in by_kind.get("NetworkPolicy", []) if "Egress" in p["spec"].get("policyTypes", [])}
+    if not {"catalog", "patron", "gateway"} <= egress:
+        problems.append(f"egress NetworkPolicies for catalog, patron and gateway: {sorted(p for p in egress if p)}")
+    for policy in by_kind.get("NetworkPolicy", []):
+        for rule in policy["spec"].get("egress", []):
+            for peer in rule.get("to", []):
+                block = peer.get("ipBlock")
+                if block and block["cidr"] == "0.0.0.0/0" and not {"10.0.0.0/8", "169.254.0.0/16"} <= set(block.get("except", [])):
+                    problems.append(f"NetworkPolicy/{policy['metadata']['name']}: egress to any address reaches private ones and the metadata address")
     for service in by_kind.get("Service", []):
         if service["spec"].get("type", "ClusterIP") != "ClusterIP":
             problems.append(f"Service/{service['metadata']['name']} is {service['spec']['type']}: only the Ingress is public")

@@ -527,6 +527,42 @@ def offline_reading(browser, base, title, viewport):
     patron.context.close()
 
 
+def shared_computer(browser, base, book_id, viewport):
+    """A library's shared computer: a page other than the app's (a mail link, with its token) is never kept on the
+    device; a patron who leaves without signing out is forgotten when the next one signs in, and their waiting writes
+    are never sent with the next patron's token."""
+    patron = Watched(browser, "shared computer", viewport)
+    page = patron.page
+    sign_up(page, base, f"shared{uuid.uuid4().hex[:8]}")
+    wait_until(page, "navigator.serviceWorker.controller !== null")
+    page.goto(f"{base}/openapi.yaml?token=a-link-with-a-secret")
+    page.goto(f"{base}/")
+    expect(page.get_by_role("link", name="Account")).to_be_visible()
+    kept = page.evaluate("caches.open('bookmobile-shell').then((c) => c.keys()).then((keys) => keys.map((r) => r.url))")
+    check(not any("token=" in url for url in kept), f"a page with a token in its link was kept on the device: {kept}")
+
+    # The first patron's rating waits in the outbox (made offline) when the next patron signs in over the open session.
+    card = page.request.post(f"{base}/auth/signup", data={"pin": "1357"}).json()["patron"]["barcode"]
+    first = page.evaluate("JSON.parse(localStorage.getItem('bookmobile.session')).access")
+    page.evaluate(f"""localStorage.setItem('bookmobile.outbox', JSON.stringify([{{ method: 'PUT',
+        path: '/me/books/{book_id}/rating', body: {{ stars: 1 }}, key: crypto.randomUUID() }}]))""")
+    page.goto(f"{base}/#/signin")
+    page.get_by_label("Library card number or username").fill(card)
+    page.get_by_label("PIN or password").fill("1357")
+    page.get_by_role("button", name="Sign in").click()
+    expect(page.get_by_role("link", name="Account", exact=True)).to_be_visible()
+    page.evaluate("window.dispatchEvent(new Event('online'))")
+    page.wait_for_timeout(1_000)
+    second = page.evaluate("JSON.parse(localStorage.getItem('bookmobile.session')).access")
+    check(second != first, "the second patron did not get a session of their own")
+    check(not page.evaluate("localStorage.getItem('bookmobile.outbox')"), "the first patron's waiting write is still on the device")
+    rating = page.request.get(f"{base}/me/books/{book_id}/rating", headers={"Authorization": f"Bearer {second}"})
+    check(rating.status == 404, f"the first patron's waiting rating was sent as the second patron's: {rating.status} {rating.text()}")
+    cached = page.evaluate("""caches.open('bookmobile-me').then((c) => c.match('/me')).then((r) => r ? r.json() : null)""")
+    check(cached is None or cached.get("barcode") == card, f"the first patron's answers are still on the device: {cached}")
+    patron.context.close()
+
+
 def screenshots(browser, base, token, title, directory):
     """The README's pictures: home, book detail, the reader in its three themes, the console; phone and desktop."""
     for label, viewport in (("desktop", {"width": 1280, "height": 800}), ("phone", {"width": 390, "height": 844})):
@@ -781,6 +817,7 @@ def main():
             ("account", lambda: patron_account(browser, args.base, args.lent_title, {"width": 1024, "height": 768})),
             ("hostile links", lambda: hostile_links(browser, args.base)),
             ("offline reading", lambda: offline_reading(browser, args.base, args.offline_title, {"width": 1024, "height": 768})),
+            ("shared computer", lambda: shared_computer(browser, args.base, args.open_id, {"width": 1024, "height": 768})),
             ("koreader place", lambda: koreader_place_opens_the_reader(
                 browser, args.base, args.open_id, args.open_digest, {"width": 1024, "height": 768})),
             ("staff help a patron", lambda: staff_help_a_patron(

@@ -1,5 +1,6 @@
 // The public API, as any OPDS app uses it: Bearer tokens from /auth, refreshed once on a 401, problem documents as errors.
 import * as outbox from './outbox.js';
+import { forgetPatron } from './device.js';
 
 const SESSION_KEY = 'bookmobile.session';
 
@@ -145,20 +146,30 @@ export async function signIn(user, secret) {
     headers: { Accept: 'application/json', Authorization: 'Basic ' + btoa(unescape(encodeURIComponent(`${user}:${secret}`))) },
   });
   if (!reply.ok) throw await problemOf(reply, 'Sign-in failed');
-  session.set(await reply.json());
+  await beginSession(await reply.json());
+}
+
+/** Another patron signs in on this device: whoever was signed in is forgotten first, so that their waiting writes are
+ * never sent with the new patron's token and their kept answers never shown to them. */
+async function beginSession(tokens) {
+  if (session.get() || outbox.pending().length) {
+    session.clear();
+    await forgetPatron();
+  }
+  session.set(tokens);
 }
 
 export async function signUp(fields) {
   const reply = await api('/auth/signup', { method: 'POST', body: fields, auth: false });
-  session.set(reply.tokens);
+  await beginSession(reply.tokens);
   return reply.patron;
 }
 
 export async function signOut() {
   const current = session.get();
   await flushOutbox().catch(() => null);
-  outbox.clear();
   session.clear();
+  await forgetPatron();
   if (current?.refresh) {
     try { await api('/auth/logout', { method: 'POST', body: { refresh_token: current.refresh }, auth: false }); } catch { /* already gone */ }
   }

@@ -9,7 +9,8 @@ import { shelfView } from './views/shelf.js';
 import { readerView } from './views/reader.js';
 import { signInView, signUpView } from './views/signin.js';
 import { accountView } from './views/account.js';
-import { forgetPatron, startOffline } from './offline.js';
+import { forgetPatron } from './device.js';
+import { startOffline } from './offline.js';
 import { startLive } from './live.js';
 import { announce } from './dom.js';
 

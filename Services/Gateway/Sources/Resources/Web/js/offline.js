@@ -4,19 +4,9 @@
 // every start while online); everything of the patron goes at sign-out.
 import { api, flushOutbox, local, session } from './api.js';
 import { isOnLoan } from './actions.js';
-import * as outbox from './outbox.js';
+import { BOOKS_KEY, SHELL_CACHE, bookCache, forgetPatron, offlineBooks, supported } from './device.js';
 
-const BOOKS_KEY = 'bookmobile.offline-books';
-const SHELL_CACHE = 'bookmobile-shell';
-/** The patron's own answers (`/me/...`) the service worker keeps for reading offline. */
-const ME_CACHE = 'bookmobile-me';
-const bookCache = (bookId) => `bookmobile-book-${bookId}`;
-const supported = () => 'serviceWorker' in navigator && 'caches' in window;
-
-/** The books kept on this device: id → { title, savedAt }. */
-export function offlineBooks() {
-  try { return JSON.parse(localStorage.getItem(BOOKS_KEY)) || {}; } catch { return {}; }
-}
+export { forgetPatron, offlineBooks };
 
 function keepList(books) { localStorage.setItem(BOOKS_KEY, JSON.stringify(books)); }
 
@@ -85,11 +75,3 @@ export async function dropEndedLoans() {
   } catch { /* offline or refused: checked at the next start */ }
 }
 
-/** Sign-out or a session that ended: nothing of this patron stays on the device for the next one. */
-export async function forgetPatron() {
-  const kept = Object.keys(offlineBooks());
-  localStorage.removeItem(BOOKS_KEY);
-  outbox.clear();
-  if (!supported()) return;
-  await Promise.all([caches.delete(ME_CACHE), ...kept.map((id) => caches.delete(bookCache(id)))]);
-}

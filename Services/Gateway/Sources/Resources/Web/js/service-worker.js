@@ -16,7 +16,8 @@ self.addEventListener('fetch', (event) => {
   const url = new URL(request.url);
   if (request.method !== 'GET' || url.origin !== self.location.origin) return;
   if (request.mode === 'navigate') {
-    event.respondWith(networkFirst(request, { keepIn: SHELL_CACHE, fallback: '/' }));
+    // Only the app's page is kept: another page (a mail link's, with its signed token) is never stored on the device.
+    event.respondWith(networkFirst(request, { keepIn: url.pathname === '/' ? SHELL_CACHE : undefined, fallback: '/' }));
   } else if (url.pathname.startsWith('/web/')) {
     // Hashed names never change; plain names (the frame's stylesheet) are asked of the network first.
     event.respondWith(/\.[0-9a-f]{8,}\.\w+$/.test(url.pathname) ? cacheFirst(request) : networkFirst(request, { keepIn: SHELL_CACHE }));
