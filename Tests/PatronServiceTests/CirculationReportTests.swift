@@ -1,6 +1,9 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import Logging
+import PostgresNIO
+import PostgresSupport
 import ServiceSupport
 import Shared
 import TestSupport
@@ -57,7 +60,7 @@ import Testing
             #expect(lastLine == "\(after["day"] as? String ?? ""),3,3,1", "\(lastLine ?? "")")
             let events = String(decoding: try await api.call(.get, "/admin/reports/events.csv", headers: Self.staff).body, as: UTF8.self)
             let lines = events.split(separator: "\r\n").map(String.init)
-            #expect(lines.first == "at,event,book_id,title,patron")
+            #expect(lines.first == "day,event,book_id,title,patron")
             let kinds = lines.dropFirst().map { $0.split(separator: ",", omittingEmptySubsequences: false)[1] }
             #expect(kinds.sorted() == ["accept", "borrow", "borrow", "hold", "hold", "hold", "offer", "renew", "return"], "\(kinds)")
             for patron in patrons { #expect(!events.contains(patron.uuidString.lowercased())) }
@@ -67,6 +70,63 @@ import Testing
             #expect(try await api.call(.get, "/admin/reports/circulation?from=2026-01-10&to=2026-01-01", headers: Self.staff).status == .badRequest)
             #expect(try await api.call(.get, "/admin/reports/circulation?from=2024-01-01&to=2026-01-01", headers: Self.staff).status == .badRequest)
             #expect(try await api.call(.get, "/admin/reports/holds?ratio=-1", headers: Self.staff).status == .badRequest)
+        }
+    }
+
+    /// What an events export cannot be used for: tying a row to a patron from what the console shows (times are days;
+    /// a day's rows are not in the order of their times), or joining two exports (pseudonyms are drawn anew). Who
+    /// looked at a patron and who downloaded a report is in the staff audit; after `CIRCULATION_HISTORY_DAYS` events and
+    /// ended loans keep no patron.
+    @Test func eventsExportsCannotBeTiedToPatronsAndReadingIsAudited() async throws {
+        let url = try await TestDatabase.create(prefix: "reppriv")
+        let app = try await buildPatronApplication(
+            config: TestConfig.base(["PATRON_DATABASE_URL": url, "ADMIN_TOKENS": "ana:ana-token-0123456789"])
+        )
+        let ana: HTTPFields = [.authorization: "Bearer ana-token-0123456789"]
+        try await app.testRouter { client in
+            let api = PatronTestClient(client: client)
+            let book = UUID()
+            try await api.license(book, copies: 5)
+            let patron = try await api.newPatron()
+            #expect(try await api.call(.post, "/me/books/\(book)/borrow", patron: patron).status == .created)
+            func export() async throws -> [[String]] {
+                let body = try await api.call(.get, "/admin/reports/events.csv", headers: ana).body
+                return String(decoding: body, as: UTF8.self).split(separator: "\r\n").dropFirst().map {
+                    $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+                }
+            }
+            let (first, second) = (try await export(), try await export())
+            let day = try #require(first.first?.first)
+            #expect(day.count == 10 && !day.contains("T"), "a day, not a time: \(day)")
+            #expect(first.first?.last != second.first?.last && first.first?.last?.count == 24, "each export names the patron anew")
+
+            #expect(try await api.call(.get, "/admin/patrons/\(patron)", headers: ana).status == .ok)
+            let audit = try #require(try await api.call(.get, "/admin/audit", headers: ana).json["entries"] as? [[String: Any]])
+            let actions = audit.compactMap { $0["action"] as? String }
+            #expect(
+                audit.contains {
+                    $0["action"] as? String == "viewed" && $0["staff"] as? String == "ana" && $0["patronId"] as? String == patron.lowercased
+                }
+            )
+            #expect(audit.filter { $0["action"] as? String == "report-events" && $0["staff"] as? String == "ana" }.count == 2, "\(actions)")
+        }
+
+        // Past the retention: the events and the ended loan keep no patron; a loan still open keeps its patron.
+        let logger = Logger(label: "test")
+        let database = PostgresClient(configuration: try DatabaseURL.configuration(url), backgroundLogger: logger)
+        try await database.whileRunning {
+            try await database.query("UPDATE circulation_events SET at = now() - interval '200 days'", logger: logger)
+            try await database.query(
+                "INSERT INTO loan_history (patron_id, book_id, loaned_at, ended_at) SELECT patron_id, book_id, now() - interval '230 days', now() - interval '200 days' FROM loan_history",
+                logger: logger
+            )
+            let changed = try await CirculationReportPostgresRepository(client: database).anonymise(olderThan: 180, logger: logger)
+            #expect(changed == 2, "one event, one ended loan: \(changed)")
+            let left = try await database.query(
+                "SELECT (SELECT count(*)::int FROM circulation_events WHERE patron_id IS NOT NULL), (SELECT count(*)::int FROM loan_history WHERE patron_id IS NOT NULL)",
+                logger: logger
+            )
+            for try await (events, loans) in left.decode((Int, Int).self) { #expect(events == 0 && loans == 1, "\(events) \(loans)") }
         }
     }
 
@@ -83,7 +143,9 @@ import Testing
         #expect(throws: Problem.self) { try ReportPeriod(from: "2026-11-29", to: "2026-11-28") }
         #expect(throws: Problem.self) { try ReportPeriod(from: "2025-11-27", to: "2026-11-28") }
         #expect(throws: Problem.self) { try ReportPeriod(from: "28/11/2026", to: nil) }
-        #expect(ReportPseudonym(secret: "a").name(UUID(uuidString: "00000000-0000-0000-0000-000000000001")).count == 24)
-        #expect(ReportPseudonym(secret: "a").name(nil) == "")
+        let one = UUID(uuidString: "00000000-0000-0000-0000-000000000001")
+        let pseudonym = ReportPseudonym()
+        #expect(pseudonym.name(one).count == 24 && pseudonym.name(one) == pseudonym.name(one) && pseudonym.name(nil) == "")
+        #expect(ReportPseudonym().name(one) != pseudonym.name(one), "another export names the patron otherwise")
     }
 }

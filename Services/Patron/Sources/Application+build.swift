@@ -53,6 +53,7 @@ public func buildPatronApplication(config: ServiceConfig) async throws -> some A
             changes: Circulation(store: circulation, rules: rules),
             throttle: throttle,
             interval: settings.expiryInterval,
+            historyDays: settings.circulationHistoryDays,
             loanReminderBefore: settings.loanReminderBefore,
             schema: schema,
             logger: logger
@@ -168,7 +169,7 @@ func patronRouter(
     AnnouncementController(announcements: AnnouncementPostgresRepository(client: postgres)).add(to: admin)
     ReportController(
         reports: CirculationReportPostgresRepository(client: postgres),
-        pseudonym: ReportPseudonym(secret: settings.jwtSecret),
+        audit: StaffAuditPostgresRepository(client: postgres),
         loanPeriod: settings.loanPeriod
     ).add(to: admin)
     let currentSecret = CurrentSecretCheck(accounts: accounts, hasher: hasher, throttle: throttle, token: token)

@@ -32,6 +32,8 @@ struct PatronSettings: Sendable {
     var holdLimit: Int
     var feedbackPerHour: Int
     var signupsPerHour: Int
+    /// `CIRCULATION_HISTORY_DAYS` (`CirculationReportPostgresRepository.anonymise`).
+    var circulationHistoryDays: Int
     /// `KOREADER_DOCUMENTS_PER_PATRON` (`KOSyncController`).
     var koreaderDocumentsPerPatron: Int
     /// `EMAIL_CHANGES_PER_DAY` and `EMAIL_VERIFICATIONS_PER_ADDRESS` (`EmailChangeLimits`).
@@ -78,6 +80,8 @@ struct PatronSettings: Sendable {
         holdLimit = try config.int("HOLD_LIMIT", default: 10)
         feedbackPerHour = try config.int("FEEDBACK_PER_HOUR", default: 20)
         signupsPerHour = try config.int("SIGNUPS_PER_HOUR", default: 50)
+        circulationHistoryDays = try config.int("CIRCULATION_HISTORY_DAYS", default: 180)
+        guard circulationHistoryDays >= 1 else { throw ServiceConfig.Invalid(description: "CIRCULATION_HISTORY_DAYS must be at least 1") }
         koreaderDocumentsPerPatron = try config.int("KOREADER_DOCUMENTS_PER_PATRON", default: 1_000)
         guard koreaderDocumentsPerPatron > 0 else { throw ServiceConfig.Invalid(description: "KOREADER_DOCUMENTS_PER_PATRON must be more than 0") }
         emailChangesPerDay = try config.int("EMAIL_CHANGES_PER_DAY", default: 5)

@@ -18,6 +18,8 @@ struct ExpiryJob: Service {
     let changes: Circulation
     let throttle: SignInThrottlePostgresRepository
     let interval: TimeInterval
+    /// `CIRCULATION_HISTORY_DAYS`: how long who borrowed what is kept (circulation events and ended loans).
+    var historyDays = 180
     /// How long before a loan ends its reminder is recorded (and mailed).
     var loanReminderBefore: TimeInterval = 3 * 86_400
     let schema: SchemaReadiness
@@ -29,6 +31,7 @@ struct ExpiryJob: Service {
             try await throttle.sweep(logger: logger)
             try await AccountPostgresRepository(client: client).sweepSignups(logger: logger)
             try await IdempotencyPostgresRepository(client: client).sweep(logger: logger)
+            try await CirculationReportPostgresRepository(client: client).anonymise(olderThan: historyDays, logger: logger)
         }
     }
 

@@ -104,18 +104,42 @@ struct CirculationReportPostgresRepository: Sendable {
     }
 
     /// Every event of the period, oldest first, as it is read (for a CSV written while the rows arrive).
-    func events(_ period: ReportPeriod, logger: Logger, _ each: (Date, String, UUID, String?, UUID?) async throws -> Void) async throws {
+    /// Every event of the period: its day (UTC, `YYYY-MM-DD`), kind, book, title and patron, a day's events in the order
+    /// of kind and book, not of time (the order within a day would tell the times again).
+    func events(_ period: ReportPeriod, logger: Logger, _ each: (String, String, UUID, String?, UUID?) async throws -> Void) async throws {
         let (start, end) = period.bounds
         let rows = try await client.query(
             """
-            SELECT e.at, e.event, e.book_id, l.title, e.patron_id FROM circulation_events e LEFT JOIN licenses l ON l.book_id = e.book_id
-            WHERE e.at >= \(start) AND e.at < \(end) ORDER BY e.id
+            SELECT to_char(e.at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, e.event, e.book_id, l.title, e.patron_id
+            FROM circulation_events e LEFT JOIN licenses l ON l.book_id = e.book_id
+            WHERE e.at >= \(start) AND e.at < \(end) ORDER BY day, e.event, e.book_id, e.patron_id
             """,
             logger: logger
         )
-        for try await (at, event, book, title, patron) in rows.decode((Date, String, UUID, String?, UUID?).self) {
-            try await each(at, event, book, title, patron)
+        for try await (day, event, book, title, patron) in rows.decode((String, String, UUID, String?, UUID?).self) {
+            try await each(day, event, book, title, patron)
         }
+    }
+
+    /// Circulation events and ended loans older than `days` lose their patron (library privacy guidelines: keep who
+    /// borrowed what no longer than needed); counts, figures and reports keep them. Returns how many rows it changed.
+    @discardableResult
+    func anonymise(olderThan days: Int, logger: Logger) async throws -> Int {
+        var changed = 0
+        let rows = try await client.query(
+            """
+            WITH events AS (
+                UPDATE circulation_events SET patron_id = NULL
+                WHERE patron_id IS NOT NULL AND at < now() - make_interval(days => \(days)::int) RETURNING 1),
+            loans AS (
+                UPDATE loan_history SET patron_id = NULL
+                WHERE patron_id IS NOT NULL AND ended_at IS NOT NULL AND ended_at < now() - make_interval(days => \(days)::int) RETURNING 1)
+            SELECT (SELECT count(*)::int FROM events) + (SELECT count(*)::int FROM loans)
+            """,
+            logger: logger
+        )
+        for try await count in rows.decode(Int.self) { changed = count }
+        return changed
     }
 
     /// A deleted account's events stay counted, no longer linked to anyone.

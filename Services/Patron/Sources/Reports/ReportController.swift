@@ -5,10 +5,11 @@ import ServiceSupport
 import Shared
 
 /// `/admin/reports/...` (admin tokens): circulation per day, the most borrowed books and the holds report as JSON for
-/// the console, and each, with every event, as CSV streamed while it is read (`.csv`; the patron pseudonymised).
+/// the console, and each, with every event, as CSV streamed while it is read (`.csv`; the patron pseudonymised anew in
+/// each export, times to the day). Every download is written to the staff audit with the token's name.
 struct ReportController: Sendable {
     let reports: CirculationReportPostgresRepository
-    let pseudonym: ReportPseudonym
+    let audit: StaffAuditPostgresRepository
     let loanPeriod: TimeInterval
 
     func add(to admin: RouterGroup<PatronRequestContext>) {
@@ -81,6 +82,7 @@ struct ReportController: Sendable {
 
     func circulationCSV(request: Request, context: PatronRequestContext) async throws -> Response {
         let period = try Self.period(request)
+        try await downloaded("circulation", period: period, context: context)
         let days = try await reports.perDay(period, logger: context.logger)
         let lines =
             [CSVText.line(["day", "loans", "holds", "returns"])] + days.map { CSVText.line([$0.day, "\($0.loans)", "\($0.holds)", "\($0.returns)"]) }
@@ -89,6 +91,7 @@ struct ReportController: Sendable {
 
     func topBooksCSV(request: Request, context: PatronRequestContext) async throws -> Response {
         let period = try Self.period(request)
+        try await downloaded("most-borrowed", period: period, context: context)
         let books = try await reports.topBooks(period, limit: try Self.limit(request), logger: context.logger)
         let lines =
             [CSVText.line(["book_id", "title", "loans"])]
@@ -98,6 +101,7 @@ struct ReportController: Sendable {
 
     func holdsCSV(request: Request, context: PatronRequestContext) async throws -> Response {
         let ratio = try Self.ratio(request)
+        try await downloaded("holds", period: nil, context: context)
         let books = try await reports.holds(over: ratio, loanPeriod: loanPeriod, logger: context.logger)
         let lines =
             [CSVText.line(["book_id", "title", "copies", "holds", "holds_per_copy", "expected_wait_days"])]
@@ -112,16 +116,17 @@ struct ReportController: Sendable {
     /// Every event of the period, written as the rows come (a year of a busy library is millions of lines).
     func eventsCSV(request: Request, context: PatronRequestContext) async throws -> Response {
         let period = try Self.period(request)
-        let (reports, pseudonym, logger) = (self.reports, self.pseudonym, context.logger)
+        try await downloaded("events", period: period, context: context)
+        // A key of this export's own, and days rather than times: rows cannot be tied to what the console shows of a
+        // patron (a loan's due time, an offer's deadline) nor joined with another export's.
+        let (reports, pseudonym, logger) = (self.reports, ReportPseudonym(), context.logger)
         return Response(
             status: .ok,
             headers: Self.csvHeaders(name: "events-\(period.from)-\(period.to)"),
             body: ResponseBody { writer in
-                var buffer = ByteBuffer(string: CSVText.line(["at", "event", "book_id", "title", "patron"]))
-                try await reports.events(period, logger: logger) { at, event, book, title, patron in
-                    buffer.writeString(
-                        CSVText.line([WireFormat.formatDate(at), event, book.uuidString.lowercased(), title ?? "", pseudonym.name(patron)])
-                    )
+                var buffer = ByteBuffer(string: CSVText.line(["day", "event", "book_id", "title", "patron"]))
+                try await reports.events(period, logger: logger) { day, event, book, title, patron in
+                    buffer.writeString(CSVText.line([day, event, book.uuidString.lowercased(), title ?? "", pseudonym.name(patron)]))
                     if buffer.readableBytes >= 64 << 10 {
                         try await writer.write(buffer)
                         buffer.clear()
@@ -131,6 +136,12 @@ struct ReportController: Sendable {
                 try await writer.finish(nil)
             }
         )
+    }
+
+    /// The staff audit's entry for a report downloaded (`report-<name>`, with the period).
+    func downloaded(_ report: String, period: ReportPeriod?, context: PatronRequestContext) async throws {
+        let detail = period.map { "\($0.from) to \($0.to)" } ?? ""
+        try await audit.record("report-\(report)", staff: PatronAdminController.staff, detail: detail, logger: context.logger)
     }
 
     static func csvHeaders(name: String) -> HTTPFields {

@@ -1,15 +1,12 @@
 import Crypto
 import Foundation
 
-/// A patron as reports name them: the same pseudonym for the same patron across reports (so staff can count distinct
-/// borrowers), which cannot be turned back into the patron without the key (HMAC-SHA256 under a key derived from
-/// `JWT_SECRET`, the first 12 bytes in hex).
+/// A patron as one export names them: the same pseudonym throughout the export, so staff can count distinct borrowers,
+/// and another in every other export, so the rows of two exports cannot be joined on it. The key (HMAC-SHA256, the
+/// first 12 bytes in hex) is drawn for the export and forgotten with it: nobody, staff included, can turn a pseudonym
+/// back into the patron.
 struct ReportPseudonym: Sendable {
-    private let key: SymmetricKey
-
-    init(secret: String) {
-        key = SymmetricKey(data: SHA256.hash(data: Data(("bookmobile report pseudonyms:" + secret).utf8)))
-    }
+    private let key = SymmetricKey(size: .bits256)
 
     func name(_ patronID: UUID?) -> String {
         guard let patronID else { return "" }

@@ -63,6 +63,8 @@ struct PatronAdminController: Sendable {
     func patron(request: Request, context: PatronRequestContext) async throws -> Response {
         let id = try context.parameters.require("id", as: UUID.self)
         guard let patron = try await directory.patron(id, logger: context.logger) else { throw Problem.notFound("No patron \(id)") }
+        // Reading a patron's loans, holds and offers is written down as changing them is: who looked, and when.
+        try await audit.record("viewed", staff: Self.staff, patronID: id, logger: context.logger)
         return try JSONMessages.response(
             Detail(
                 patron: patron,

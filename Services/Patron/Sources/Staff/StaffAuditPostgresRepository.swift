@@ -35,6 +35,14 @@ struct StaffAuditPostgresRepository: Sendable {
     }
 
     /// The newest entries first, of one patron or of everyone, before the entry `before` (paging).
+    /// An entry of its own, for what staff read rather than changed (a patron's page, a report downloaded).
+    func record(_ action: String, staff: String, patronID: UUID? = nil, detail: String = "", logger: Logger) async throws {
+        try await client.query(
+            "INSERT INTO staff_audit (staff, action, patron_id, detail) VALUES (\(staff), \(action), \(patronID), \(detail))",
+            logger: logger
+        )
+    }
+
     func list(patronID: UUID?, before: Int64?, limit: Int, logger: Logger) async throws -> [Entry] {
         let rows = try await client.query(
             """
