@@ -162,6 +162,8 @@ class Stack:
                         JWT_SECRET="bench-jwt-secret-0123456789abcdef0123456789", ADMIN_TOKEN="bench-admin",
                         BLOB_DIR=str(work / "blobs"), LOG_LEVEL="warning", LOAN_LIMIT="100000", HOLD_LIMIT="100000",
                         BCRYPT_COST=str(BCRYPT_COST),
+                        # wrk's connections download the 1 MB EPUB as one patron: more at once than a person would.
+                        DOWNLOADS_PER_PATRON="10000",
                         # The crowd scenario's patrons arrive from addresses of their own (X-Forwarded-For), as a
                         # library's patrons do; from one address, their sign-ins under way would count against it.
                         TRUSTED_PROXIES="127.0.0.1/32")

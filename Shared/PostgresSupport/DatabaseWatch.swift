@@ -37,7 +37,7 @@ public final class DatabaseWatch: Service, Sendable {
         url: String,
         interval: Duration = .milliseconds(500),
         timeout: TimeInterval = 10,
-        suspectAfter: TimeInterval = 1,
+        suspectAfter: TimeInterval = 3,
         grace: Duration = .seconds(5),
         logger: Logger
     ) throws {
@@ -103,8 +103,19 @@ public final class DatabaseWatch: Service, Sendable {
                     if current.isClosed { cutOffUnderWay() }
                     connectionID += 1
                     let id = connectionID
-                    let fresh = try await withTimeout(seconds: timeout) { try await self.connect(id: id) }
-                    connection = fresh
+                    // A connection that arrives after the time limit is closed, never dropped open (PostgresNIO
+                    // asserts that every connection is closed before it goes).
+                    let fresh = Handover<PostgresConnection>()
+                    do {
+                        try await withTimeout(seconds: timeout) {
+                            let made = try await self.connect(id: id)
+                            if !fresh.give(made) { try? await made.close() }
+                        }
+                    } catch {
+                        if let late = fresh.abandon() { Task { try? await late.close() } }
+                        throw error
+                    }
+                    connection = fresh.abandon()
                     Task { try? await current.close() }
                 }
                 mark(answering: true)
@@ -152,6 +163,28 @@ public final class DatabaseWatch: Service, Sendable {
             let left = self.underWay.withLock { state in ids.compactMap { state.cutOffs[$0] } }
             if !left.isEmpty { logger.warning("Requests under way when the database went away answered 503", metadata: ["count": "\(left.count)"]) }
             for cutOff in left { cutOff() }
+        }
+    }
+}
+
+/// A value handed from a task that may finish after its waiter gave up: `give` says whether the waiter will take it (the
+/// giver disposes of it otherwise), `abandon` takes what was given and refuses anything later.
+final class Handover<Value: Sendable>: Sendable {
+    private let state = Mutex<(value: Value?, abandoned: Bool)>((nil, false))
+
+    func give(_ value: Value) -> Bool {
+        state.withLock { state in
+            guard !state.abandoned else { return false }
+            state.value = value
+            return true
+        }
+    }
+
+    func abandon() -> Value? {
+        state.withLock { state in
+            state.abandoned = true
+            defer { state.value = nil }
+            return state.value
         }
     }
 }

@@ -30,6 +30,10 @@ extension HTTPClient {
     /// comment every 15 s) is closed.
     public static let events: HTTPClient = serviceClient(connectionsPerHost: 100_000, readTimeout: .seconds(45))
 
+    /// The gateway's client for books' files, which a slow reader may take minutes to download: a pool of its own, so
+    /// that downloads never hold the connections pages need (the gateway bounds them: `DOWNLOADS_MAX`).
+    public static let downloads: HTTPClient = serviceClient(connectionsPerHost: 10_000)
+
     private static func serviceClient(connectionsPerHost: Int, readTimeout: TimeAmount? = nil) -> HTTPClient {
         var configuration = HTTPClient.Configuration()
         configuration.redirectConfiguration = .disallow

@@ -6,13 +6,13 @@ import Testing
 /// The event streams' places on a gateway: per patron and in all, and given back with the last reference to a place,
 /// also when the response that held it was never written (a client that left before the headers).
 @Suite struct OpenStreamsTests {
-    typealias OpenStreams = EventStreamMiddleware.OpenStreams
+    typealias OpenStreams = ResponseSlots
 
     @Test func aPatronHasAtMostTheirShareAndTheGatewayAtMostItsTotal() throws {
-        let streams = OpenStreams(perPatron: 2, total: 3)
+        let streams = OpenStreams(perOwner: 2, total: 3)
         let (alice, bob) = (UUID(), UUID())
         let held = [try streams.claim(alice).get(), try streams.claim(alice).get()]
-        guard case .failure(.patronFull) = streams.claim(alice) else {
+        guard case .failure(.ownerFull) = streams.claim(alice) else {
             Issue.record("a third stream of one patron's")
             return
         }
@@ -21,12 +21,12 @@ import Testing
             Issue.record("a stream past the total")
             return
         }
-        #expect(streams.count == 3 && bobs.patronID == bob)
+        #expect(streams.count == 3 && bobs.owner == bob)
         withExtendedLifetime(held) {}
     }
 
     @Test func aPlaceNoResponseHoldsAnyMoreIsGivenBack() throws {
-        let streams = OpenStreams(perPatron: 1, total: 10)
+        let streams = OpenStreams(perOwner: 1, total: 10)
         let alice = UUID()
         // A response body that captured the place, dropped unwritten.
         var body: (@Sendable () -> Void)? = { [slot = try streams.claim(alice).get()] in _ = slot }

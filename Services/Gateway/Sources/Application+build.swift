@@ -61,6 +61,7 @@ public func buildGatewayApplication(
         now: cacheClock
     )
     let sender = UpstreamSender(httpClient: httpClient, settings: settings, token: token, edgeCache: edgeCache)
+    let downloads = UpstreamSender(httpClient: .downloads, settings: settings, token: token, edgeCache: edgeCache)
     let shelfSummaries = ShelfSummaries(
         catalog: InternalClient(baseURLs: settings.catalogURLs, token: token, timeout: .seconds(10), httpClient: httpClient),
         unfollowedLifetime: settings.sharedVerdictLifetime
@@ -77,9 +78,10 @@ public func buildGatewayApplication(
         )
         EdgeCacheMiddleware(catalog: catalog, edgeCache: edgeCache, sender: sender)
         ShelfVersionMiddleware(patron: patron, catalog: catalog)
+        DownloadsMiddleware(catalog: catalog, downloads: ResponseSlots(perOwner: settings.downloadsPerPatron, total: settings.downloadsMax))
         HeldFilesMiddleware(
             catalog: catalog,
-            sender: sender,
+            sender: downloads,
             // Every use is decided by catalog again (304), so a copy may live long: an hour, and as long again stale.
             heldFiles: ResponseCache(
                 name: "files",
@@ -110,9 +112,9 @@ public func buildGatewayApplication(
         )
         EventStreamMiddleware(
             sender: UpstreamSender(httpClient: .events, settings: settings, token: token, edgeCache: edgeCache),
-            streams: .init(perPatron: settings.eventStreamsPerPatron, total: settings.eventStreamsMax)
+            streams: ResponseSlots(perOwner: settings.eventStreamsPerPatron, total: settings.eventStreamsMax)
         )
-        ProxyMiddleware(sender: sender)
+        ProxyMiddleware(sender: sender, downloads: downloads)
     }
     WebAppRoutes(web: WebAssets(directory: WebAssets.directory(webRoot: config.string("WEB_ROOT")))).add(to: router)
     router.get("/openapi.yaml") { _, _ in

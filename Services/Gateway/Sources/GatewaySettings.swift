@@ -35,6 +35,9 @@ struct GatewaySettings: Sendable {
     var eventStreamsPerPatron: Int
     /// How many live event streams this gateway carries at once, all patrons together.
     var eventStreamsMax: Int
+    /// `DOWNLOADS_PER_PATRON` and `DOWNLOADS_MAX`: books' files sent at once for one patron and by this gateway.
+    var downloadsPerPatron: Int
+    var downloadsMax: Int
 
     init(config: ServiceConfig) throws {
         port = try config.int("GATEWAY_PORT", default: 8080)
@@ -61,6 +64,11 @@ struct GatewaySettings: Sendable {
         guard eventStreamsPerPatron > 0 else { throw ServiceConfig.Invalid(description: "EVENT_STREAMS_PER_PATRON must be more than 0") }
         eventStreamsMax = try config.int("EVENT_STREAMS_MAX", default: 10_000)
         guard eventStreamsMax > 0 else { throw ServiceConfig.Invalid(description: "EVENT_STREAMS_MAX must be more than 0") }
+        downloadsPerPatron = try config.int("DOWNLOADS_PER_PATRON", default: 10)
+        downloadsMax = try config.int("DOWNLOADS_MAX", default: 2_000)
+        guard downloadsPerPatron > 0, downloadsMax > 0 else {
+            throw ServiceConfig.Invalid(description: "DOWNLOADS_PER_PATRON and DOWNLOADS_MAX must be more than 0")
+        }
         do {
             trustedProxies = try TrustedProxies(parsing: config.string("TRUSTED_PROXIES"), header: config.string("TRUSTED_PROXY_HEADER"))
         } catch let error as TrustedProxies.Invalid {

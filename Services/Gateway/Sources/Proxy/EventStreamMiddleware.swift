@@ -16,58 +16,7 @@ struct EventStreamMiddleware: RouterMiddleware {
     typealias Context = GatewayContext
 
     let sender: UpstreamSender
-    let streams: OpenStreams
-
-    /// The streams open on this gateway: at most `perPatron` of one patron's, `total` in all.
-    final class OpenStreams: Sendable {
-        let perPatron: Int
-        let total: Int
-        private let open = Mutex<(byPatron: [UUID: Int], all: Int)>(([:], 0))
-
-        init(perPatron: Int, total: Int) {
-            self.perPatron = perPatron
-            self.total = total
-        }
-
-        enum Refusal: Error { case patronFull, gatewayFull }
-
-        /// A place for one more stream of the patron's, or why there is none.
-        func claim(_ patronID: UUID) -> Result<Slot, Refusal> {
-            open.withLock { open in
-                guard open.all < total else { return .failure(.gatewayFull) }
-                guard open.byPatron[patronID, default: 0] < perPatron else { return .failure(.patronFull) }
-                open.byPatron[patronID, default: 0] += 1
-                open.all += 1
-                return .success(Slot(patronID: patronID, streams: self))
-            }
-        }
-
-        fileprivate func release(_ patronID: UUID) {
-            open.withLock { open in
-                let left = open.byPatron[patronID, default: 1] - 1
-                open.byPatron[patronID] = left > 0 ? left : nil
-                open.all -= 1
-            }
-        }
-
-        func count(of patronID: UUID) -> Int { open.withLock { $0.byPatron[patronID, default: 0] } }
-
-        var count: Int { open.withLock { $0.all } }
-    }
-
-    /// One stream's place, given back when the last reference to it goes: after the stream, or with the response
-    /// never written (a client that left before the headers; an error on the way), so no path keeps it.
-    final class Slot: Sendable {
-        let patronID: UUID
-        let streams: OpenStreams
-
-        fileprivate init(patronID: UUID, streams: OpenStreams) {
-            self.patronID = patronID
-            self.streams = streams
-        }
-
-        deinit { streams.release(patronID) }
-    }
+    let streams: ResponseSlots
 
     /// Writes what patron sends into the stream the client's response reads.
     struct Relayed: ResponseBodyWriter {
@@ -83,15 +32,15 @@ struct EventStreamMiddleware: RouterMiddleware {
         guard PathShape.matchable(request.uri.path) == PublicRoute.events.path, let call = context.upstreamCall,
             let patronID = call.patronID
         else { return try await next(request, context) }
-        let slot: Slot
+        let slot: ResponseSlots.Slot
         switch streams.claim(patronID) {
         case .success(let claimed): slot = claimed
-        case .failure(.patronFull):
+        case .failure(.ownerFull):
             throw Problem(
                 status: 429,
                 slug: "too-many-streams",
                 title: "Too many event streams",
-                detail: "At most \(streams.perPatron) event streams may be open at once for one account; close one first",
+                detail: "At most \(streams.perOwner) event streams may be open at once for one account; close one first",
                 retryAfter: 30
             )
         case .failure(.gatewayFull):

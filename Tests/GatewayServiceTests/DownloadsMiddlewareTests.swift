@@ -1,0 +1,89 @@
+import AsyncHTTPClient
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import ServiceSupport
+import Shared
+import TestSupport
+import Testing
+
+@testable import GatewayService
+
+/// Books' files that take long to send (slow readers) are bounded per patron and per gateway and travel on a client of
+/// their own: however many are open, pages are still answered.
+@Suite struct DownloadsMiddlewareTests {
+    /// A catalog whose files send their first bytes at once and then a byte a second for a minute, and whose pages
+    /// answer at once.
+    func slowCatalog() -> some ApplicationProtocol {
+        let router = Router()
+        router.get("/books/:id/fulfill") { _, _ in
+            Response(
+                status: .ok,
+                headers: [.contentType: MediaType.epub],
+                body: ResponseBody { writer in
+                    try await writer.write(ByteBuffer(string: "PK"))
+                    for _ in 0..<60 {
+                        try await Task.sleep(for: .seconds(1))
+                        try await writer.write(ByteBuffer(string: "."))
+                    }
+                    try await writer.finish(nil)
+                }
+            )
+        }
+        router.get("/opds/page") { _, _ in Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: "page"))) }
+        return Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+    }
+
+    /// A download's head, its body left to arrive (a slow reader).
+    final class Download: Sendable {
+        let status: Int
+        let reading: Task<Void, Never>
+
+        init(_ url: String, token: String? = nil) async throws {
+            var request = HTTPClientRequest(url: url)
+            if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
+            let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+            status = Int(response.status.code)
+            reading = Task { _ = try? await response.body.collect(upTo: 1 << 20) }
+        }
+
+        func close() { reading.cancel() }
+    }
+
+    @Test func downloadsAreBoundedPerPatronAndPerGatewayAndPagesStillAnswer() async throws {
+        try await slowCatalog().test(.live) { catalog in
+            let config = TestConfig.base([
+                "CATALOG_URLS": "http://127.0.0.1:\(try #require(catalog.port))", "PATRON_URLS": "http://127.0.0.1:1", "GATEWAY_PORT": "0",
+                "DOWNLOADS_PER_PATRON": "2", "DOWNLOADS_MAX": "4",
+            ])
+            try await buildGatewayApplication(config: config).test(.live) { gateway in
+                let base = "http://127.0.0.1:\(try #require(gateway.port))"
+                let keys = await AccessTokenKeys(secret: TestConfig.jwtSecret)
+                let token = try await keys.sign(AccessTokenPayload(patronID: UUID(), sessionID: UUID(), issuedAt: Date(), lifetime: 900))
+                func file() -> String { "\(base)/books/\(UUID().lowercased)/fulfill" }
+
+                let patrons = [try await Download(file(), token: token), try await Download(file(), token: token)]
+                #expect(patrons.map(\.status) == [200, 200])
+                #expect(try await Download(file(), token: token).status == 429, "a third of one patron's at once")
+                let anonymous = [try await Download(file()), try await Download(file())]
+                #expect(anonymous.map(\.status) == [200, 200])
+                let full = try await Download(file())
+                #expect(full.status == 503, "past the gateway's bound")
+
+                let page = try await HTTPClient.shared.execute(HTTPClientRequest(url: "\(base)/opds/page"), timeout: .seconds(10))
+                #expect(page.status == .ok, "pages are answered while downloads hold their places")
+
+                // A reader who goes gives the place back.
+                anonymous[0].close()
+                try await eventually(timeout: .seconds(30), "a closed download's place was never given back") {
+                    let again = try await Download(file())
+                    defer { again.close() }
+                    return again.status == 200
+                }
+                for download in patrons + anonymous { download.close() }
+            }
+        }
+    }
+}
