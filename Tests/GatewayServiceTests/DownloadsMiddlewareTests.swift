@@ -14,17 +14,18 @@ import Testing
 /// Books' files that take long to send (slow readers) are bounded per patron and per gateway and travel on a client of
 /// their own: however many are open, pages are still answered.
 @Suite struct DownloadsMiddlewareTests {
-    /// A catalog whose files send their first bytes at once and then a byte a second for a minute, and whose pages
+    /// A catalog whose files send their first bytes at once and then a byte a second for two minutes, and whose pages
     /// answer at once.
     func slowCatalog() -> some ApplicationProtocol {
         let router = Router()
         router.get("/books/:id/fulfill") { _, _ in
+            // Longer than the test waits for a place to come back: only the reader's going can give it back.
             Response(
                 status: .ok,
                 headers: [.contentType: MediaType.epub],
                 body: ResponseBody { writer in
                     try await writer.write(ByteBuffer(string: "PK"))
-                    for _ in 0..<60 {
+                    for _ in 0..<120 {
                         try await Task.sleep(for: .seconds(1))
                         try await writer.write(ByteBuffer(string: "."))
                     }
@@ -36,20 +37,31 @@ import Testing
         return Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
     }
 
-    /// A download's head, its body left to arrive (a slow reader).
+    /// A download's head, its body left to arrive (a slow reader), on a client of its own so that closing it closes
+    /// its connection at once.
     final class Download: Sendable {
         let status: Int
+        let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup)
         let reading: Task<Void, Never>
 
         init(_ url: String, token: String? = nil) async throws {
             var request = HTTPClientRequest(url: url)
             if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
-            let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+            let response: HTTPClientResponse
+            do {
+                response = try await client.execute(request, timeout: .seconds(30))
+            } catch {
+                try? await client.shutdown()
+                throw error
+            }
             status = Int(response.status.code)
             reading = Task { _ = try? await response.body.collect(upTo: 1 << 20) }
         }
 
-        func close() { reading.cancel() }
+        func close() async {
+            reading.cancel()
+            try? await client.shutdown()
+        }
     }
 
     @Test func downloadsAreBoundedPerPatronAndPerGatewayAndPagesStillAnswer() async throws {
@@ -66,23 +78,25 @@ import Testing
 
                 let patrons = [try await Download(file(), token: token), try await Download(file(), token: token)]
                 #expect(patrons.map(\.status) == [200, 200])
-                #expect(try await Download(file(), token: token).status == 429, "a third of one patron's at once")
+                let third = try await Download(file(), token: token)
+                #expect(third.status == 429, "a third of one patron's at once")
                 let anonymous = [try await Download(file()), try await Download(file())]
                 #expect(anonymous.map(\.status) == [200, 200])
                 let full = try await Download(file())
                 #expect(full.status == 503, "past the gateway's bound")
+                for refused in [third, full] { await refused.close() }
 
                 let page = try await HTTPClient.shared.execute(HTTPClientRequest(url: "\(base)/opds/page"), timeout: .seconds(10))
                 #expect(page.status == .ok, "pages are answered while downloads hold their places")
 
                 // A reader who goes gives the place back.
-                anonymous[0].close()
-                try await eventually(timeout: .seconds(30), "a closed download's place was never given back") {
+                await anonymous[0].close()
+                try await eventually(timeout: .seconds(60), "a closed download's place was never given back") {
                     let again = try await Download(file())
-                    defer { again.close() }
+                    await again.close()
                     return again.status == 200
                 }
-                for download in patrons + anonymous { download.close() }
+                for download in patrons + anonymous { await download.close() }
             }
         }
     }

@@ -535,7 +535,7 @@ def shared_computer(browser, base, book_id, viewport):
     page = patron.page
     sign_up(page, base, f"shared{uuid.uuid4().hex[:8]}")
     wait_until(page, "navigator.serviceWorker.controller !== null")
-    page.goto(f"{base}/openapi.yaml?token=a-link-with-a-secret")
+    page.goto(f"{base}/admin/?token=a-link-with-a-secret")
     page.goto(f"{base}/")
     expect(page.get_by_role("link", name="Account")).to_be_visible()
     kept = page.evaluate("caches.open('bookmobile-shell').then((c) => c.keys()).then((keys) => keys.map((r) => r.url))")

@@ -63,8 +63,8 @@ struct KOReaderDocumentPostgresRepository: Sendable {
         return nil
     }
 
-    /// Every document's progress of the patron (their export), by document.
-    func all(patronID: UUID, logger: Logger) async throws -> [(document: String, progress: Progress)] {
+    /// Every document's progress of the patron (their export), by document, handed to `each` as the rows come.
+    func all(patronID: UUID, logger: Logger, _ each: (String, Progress) async throws -> Void) async throws {
         let rows = try await client.query(
             """
             SELECT document, percentage, progress, device, device_id, written_at FROM koreader_documents
@@ -72,11 +72,9 @@ struct KOReaderDocumentPostgresRepository: Sendable {
             """,
             logger: logger
         )
-        var result: [(String, Progress)] = []
         for try await (document, percentage, progress, device, deviceID, written) in rows.decode((String, Double, String, String, String?, Date).self)
         {
-            result.append((document, Progress(percentage: percentage, progress: progress, device: device, deviceID: deviceID, writtenAt: written)))
+            try await each(document, Progress(percentage: percentage, progress: progress, device: device, deviceID: deviceID, writtenAt: written))
         }
-        return result
     }
 }

@@ -22,7 +22,8 @@ struct ExportController: Sendable {
     }
 
     /// `GET /me/export` → every piece of the patron's data in one JSON document, written as it is read: the parts
-    /// that can grow for years (loan history, bookmarks, positions) a page of rows at a time.
+    /// that can grow for years (loan history, bookmarks, positions) a page of rows at a time, feedback and KOReader's
+    /// progress row by row as they come.
     func export(request: Request, context: SignedInRequestContext) async throws -> Response {
         let patronID = context.patronID
         let logger = context.logger
@@ -34,9 +35,8 @@ struct ExportController: Sendable {
         let rules = circulation.rules
         let books = try await circulation.shelf(patronID: patronID, logger: logger).map { $0.status(rules: rules) }
         let ratings = try await ratings.ratings(patronID: patronID, logger: logger)
-        let feedback = try await feedback.feedback(patronID: patronID, logger: logger)
+        let (feedback, koreaderDocuments) = (self.feedback, self.koreaderDocuments)
         let keys = try await syncKeys.keys(patronID: patronID, logger: logger)
-        let documents = try await koreaderDocuments.all(patronID: patronID, logger: logger).map(KOSync.ProgressRecord.init)
         // The patron's lists are kept by catalog; when it cannot be asked the export says so rather than omit them.
         let lists = try? await catalog.get(
             InternalRoute.patronLists(patronID).path,
@@ -60,12 +60,23 @@ struct ExportController: Sendable {
             try await write(",")
             try await write("ratings", Dictionary(uniqueKeysWithValues: ratings.map { ($0.bookID.lowercased, $0.stars) }))
             try await write(",")
-            try await write("feedback", feedback)
-            try await write(",")
+            // Written as the rows come, as the other parts that grow are.
+            try await write("\"feedback\":[")
+            var first = true
+            try await feedback.feedback(patronID: patronID, logger: logger) { message in
+                try await write((first ? "" : ",") + String(decoding: try WireFormat.encode(message), as: UTF8.self))
+                first = false
+            }
+            try await write("],")
             try await write("syncKeys", keys)
-            try await write(",")
-            try await write("koreaderProgress", documents)
-            try await write(",")
+            try await write(",\"koreaderProgress\":[")
+            first = true
+            try await koreaderDocuments.all(patronID: patronID, logger: logger) { document, kept in
+                let record = KOSync.ProgressRecord(document: document, kept: kept)
+                try await write((first ? "" : ",") + String(decoding: try WireFormat.encode(record), as: UTF8.self))
+                first = false
+            }
+            try await write("],")
             if let lists {
                 try await write("lists", lists.lists)
             } else {

@@ -6,15 +6,13 @@ import ServiceSupport
 import Shared
 
 extension FeedbackPostgresRepository {
-    /// The patron's own feedback, oldest first (for the export).
-    func feedback(patronID: UUID, logger: Logger) async throws -> [[String: String]] {
-        var result: [[String: String]] = []
+    /// The patron's own feedback, oldest first (for the export), handed to `each` as the rows come.
+    func feedback(patronID: UUID, logger: Logger, _ each: ([String: String]) async throws -> Void) async throws {
         for try await (message, kind, created) in try await client.query(
             "SELECT message, kind, created_at FROM feedback WHERE patron_id = \(patronID) ORDER BY created_at",
             logger: logger
         ).decode((String, String, Date).self) {
-            result.append(["message": message, "kind": kind, "createdAt": WireFormat.formatDate(created)])
+            try await each(["message": message, "kind": kind, "createdAt": WireFormat.formatDate(created)])
         }
-        return result
     }
 }
