@@ -55,7 +55,7 @@ import Testing
             #expect(status == 0, "the browser tests failed:\n\(failed)\n--- the browser log's end:\n\(log.suffix(6000))")
             for step in [
                 "operator uploads", "read to the end", "patron reads and returns", "phone-width audit", "account", "hostile links",
-                "offline reading", "koreader place", "live offer", "staff help a patron", "reports", "staff list",
+                "offline reading", "shared computer", "koreader place", "live offer", "staff help a patron", "reports", "staff list",
             ] {
                 #expect(log.contains("ok: \(step)\n"), "the browser step '\(step)' did not pass:\n\(log.suffix(3000))")
             }
