@@ -607,7 +607,7 @@ def main():
                                 env=dict(os.environ, AUTH_FILE=str(auth), BENCH_PATH=path))
             time.sleep(2)
         crowd = None
-        if any(wanted(name) for name in library.MIX + list(library.CROWDS)):
+        if any(wanted(name) for name in library.MIX + list(library.CROWDS) + [library.MORNING]):
             crowd = library_morning(stack, work, results, barcodes, licensed, words_file, wanted)
         basic = "Basic " + base64.b64encode(b"bench:bench password 1").decode()
         logins = {}
@@ -693,6 +693,8 @@ def library_morning(stack, work, results, barcodes, licensed, words_file, wanted
             # Each run against the anonymous run nearest it in time (Bearer with the first and last, Basic likewise).
             results[name]["vs_anonymous_by_run"] = [round(run["rps"] / anon["rps"], 3)
                                                     for run, anon in zip(results[name]["runs"], anonymous["runs"])]
+    if wanted(library.MORNING):
+        real_morning(stack, work, results, barcodes, pages, lines, urls_file)
     if not any(wanted(name) for name in library.CROWDS):
         return None
     verified = work / "verified_basic.txt"
@@ -711,6 +713,59 @@ def library_morning(stack, work, results, barcodes, licensed, words_file, wanted
             results[name] = parse_wrk(output)
         time.sleep(5)
     return crowds
+
+
+def real_morning(stack, work, results, barcodes, pages, lines, urls_file):
+    """Issue 72's scenario: 500 patrons whose shelves hold books of the mix's pages, half sending Basic on every
+    request and half Bearer in the same run, each request a random patron on a random page; beside the same pages
+    anonymously, in a palindrome (anonymous, morning, morning, anonymous). The answers' statuses are counted, and the
+    non-2xx ones are found again by route afterwards (`library.replay`)."""
+    gw = stack.gateway
+    patrons = barcodes[5000:5500] if len(barcodes) >= 5500 else barcodes[-500:]
+    shown = library.page_books(gw, pages)
+    log(f"{library.MORNING}: {len(shown)} books on the mix's lane pages; 8 of them on each patron's shelf (saved)")
+    numbered = ",".join(f"'{b}'" for b in patrons)
+    books = ",".join(f"'{b}'" for b in shown)
+    psql(stack.pg_port, "patron", f"""
+        WITH pool AS (SELECT b::uuid AS book, (row_number() OVER () - 1)::int AS n FROM unnest(ARRAY[{books}]) b),
+             size AS (SELECT count(*)::int AS c FROM pool),
+             chosen AS (SELECT id, (row_number() OVER (ORDER BY barcode))::int AS g FROM patrons WHERE barcode IN ({numbered}))
+        INSERT INTO patron_books (patron_id, book_id, state)
+        SELECT chosen.id, pool.book, 'saved' FROM chosen, generate_series(0, 7) k, size, pool
+        WHERE pool.n = (chosen.g * 7 + k * 13) % size.c ON CONFLICT DO NOTHING""")
+    wait_for(lambda: int(psql(stack.pg_port, "patron", "SELECT count(*) FROM shelf_changes")) == 0, 900,
+             "patron to publish the morning patrons' shelves")
+    tokens = library.sign_in_all(gw, patrons, log)
+    half = len(patrons) // 2
+    auths = tokens[:half] + [library.basic(b) for b in patrons[half:]]
+    auth_file, nobody = work / "morning_auth.txt", work / "morning_nobody.txt"
+    auth_file.write_text("\n".join(auths) + "\n")
+    nobody.write_text("")
+    first = library.first_requests(gw, auths, lines)
+    log(f"{library.MORNING}: each patron's first request {first}")
+    for name, auth in ((library.MORNING_ANONYMOUS, nobody), (library.MORNING, auth_file), (library.MORNING, auth_file),
+                       (library.MORNING_ANONYMOUS, nobody)):
+        log(f"wrk: {name}")
+        before = {service: cpu_seconds(process.pid) for service, process in stack.processes.items()}
+        env = dict(os.environ, URLS_FILE=str(urls_file), AUTH_FILE=str(auth), COUNT_STATUSES="1")
+        command = wrk_command(ROOT / "Benchmarks/library_mix.lua")
+        subprocess.run(command + [f"-d{WARMUP_SECONDS}s", gw + "/"], check=True, capture_output=True, text=True, env=env)
+        output = subprocess.run(command + [f"-d{DURATION_LIBRARY}s", gw + "/"], check=True, capture_output=True, text=True, env=env).stdout
+        run = parse_wrk(output)
+        run["statuses"] = library.statuses(output)
+        run["cpu_s"] = {service: cpu_seconds(process.pid) - before[service] for service, process in stack.processes.items()}
+        log(f"{name}: {run}")
+        results.setdefault(name, {"runs": []})["runs"].append(run)
+        time.sleep(2)
+    for name in (library.MORNING_ANONYMOUS, library.MORNING):
+        results[name].update(library.combined(results[name]["runs"], DURATION_LIBRARY))
+    morning, anonymous = results[library.MORNING], results[library.MORNING_ANONYMOUS]
+    morning["first_requests"] = first
+    morning["vs_anonymous"] = round(morning["rps"] / anonymous["rps"], 3)
+    # The first morning run against the anonymous run before it, the second against the one after it.
+    morning["vs_anonymous_by_run"] = [round(run["rps"] / anon["rps"], 3) for run, anon in zip(morning["runs"], anonymous["runs"])]
+    morning["replay"] = library.replay(gw, auths, [line for line in lines if line], 4000)
+    log(f"{library.MORNING}: {morning}")
 
 
 def clear_throttle(stack):
@@ -865,6 +920,13 @@ def report(args, ingest, results, ceiling, rss, lane_size, epub_size, logins, up
                                     + "; worst run's p99)" if "vs_anonymous_by_run" in r else "")
                                  + " (CPU ms per request: " + ", ".join(f"{k} {v}" for k, v in r.get("cpu_ms_per_request", {}).items()) + ")"
                                  for name, r in mix.items()) + ".\n")
+    if library.MORNING in results:
+        morning, anonymous = results[library.MORNING], results[library.MORNING_ANONYMOUS]
+        lines.append(f"\nReal morning (issue 72: 0.8 x anonymous, p99 under 20 ms, no non-2xx wanted): {morning['rps']:.0f} req/s, "
+                     f"p99 {morning['p99_ms']:.1f} ms = **{morning['vs_anonymous']:.2f} x** the same pages anonymously ({anonymous['rps']:.0f} req/s, "
+                     f"p99 {anonymous['p99_ms']:.1f} ms; run by run " + ", ".join(f"{x:.2f} x" for x in morning["vs_anonymous_by_run"]) + "); "
+                     f"non-2xx {morning['non_2xx']} (statuses by run: {[run['statuses'] for run in morning['runs']]}); "
+                     f"{morning['replay']['asked']} pairs asked again afterwards, not 2xx: {morning['replay']['not_2xx'] or 'none'}.\n")
     for name, figures in (crowd or {}).items():
         browsing = f"browsing with {figures['pace_ms']} ms between a connection's requests" if figures["pace_ms"] else "browsing as fast as answers come"
         verified = (f"verified patrons' p99 **{results[name]['p99_ms']:.1f} ms** ({results[name]['rps']:.0f} req/s, {browsing})" if name in results

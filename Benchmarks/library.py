@@ -16,6 +16,7 @@ import math
 import multiprocessing
 import os
 import random
+import re
 import statistics
 import subprocess
 import threading
@@ -26,6 +27,10 @@ import urllib.request
 ATOM = "application/atom+xml;profile=opds-catalog"
 OPDS2 = "application/opds+json"
 MIX = ["library mix: anonymous", "library mix: Bearer (1,000 patrons)", "library mix: Basic (1,000 patrons)"]
+# Issue 72's shape: a real morning's patrons, half sending Basic on every request as OPDS apps do and half Bearer in the
+# same run, each with a shelf whose books are on the mix's pages (so most signed-in pages are the patron's own).
+MORNING = "real morning: 500 patrons, half Basic and half Bearer, shelves on the pages"
+MORNING_ANONYMOUS = "real morning: anonymous, the same pages"
 CROWD = "crowd: 100 verified Basic patrons browsing, a page a second each, while 500 first sign-ins arrive"
 CROWD_BRISK = "crowd, brisk: the verified patrons at 9 pages a second each while 500 first sign-ins arrive"
 CROWD_FLAT_OUT = "crowd, flat out: the verified patrons as fast as answers come while 500 first sign-ins arrive"
@@ -331,3 +336,51 @@ def timeline(samples, sends, window=5.0):
             "max_ms": round(times[-1], 1) if times else None,
         })
     return rows
+
+
+def page_books(gw, pages):
+    """The book ids the lane pages show (their OPDS 2.0 entries' links)."""
+    books = []
+    for page in pages:
+        _, body = get(gw + page, {"Accept": OPDS2})
+        for book in re.findall(r"/opds/books/([0-9a-f-]{36})", body.decode()):
+            if book not in books:
+                books.append(book)
+    return books
+
+
+def statuses(output):
+    """The answers' statuses the mix's script counted (COUNT_STATUSES): {status: count}."""
+    return {int(code): int(count) for code, count in re.findall(r"^status (\d+) (\d+)$", output, re.MULTILINE)}
+
+
+def route(path):
+    """A mix line's kind, for telling which pages answer what."""
+    if path.startswith("/opds/search"):
+        return "search"
+    if path.startswith("/opds/books/"):
+        return "book detail"
+    return "lane page " + ("1" if "?" not in path else "2-3")
+
+
+def replay(gw, auths, lines, count, seed=72):
+    """`count` random (patron, page) pairs of the mix, 16 at a time, after the measured runs: every answer that is not a
+    2xx, by status, route, format and the kind of credentials, with a sample body each."""
+    rng = random.Random(seed)
+    pairs = [(rng.choice(auths), rng.choice(lines)) for _ in range(count)]
+
+    def ask(pair):
+        auth, line = pair
+        accept, path = line.split("\t")
+        status, body = get(gw + path, {"Authorization": auth, "Accept": accept}, timeout=60)
+        return status, route(path), "OPDS 2.0" if accept == OPDS2 else "Atom", auth.split(" ")[0], body[:200]
+
+    tally, samples = {}, {}
+    with concurrent.futures.ThreadPoolExecutor(16) as pool:
+        for status, kind, form, credentials, body in pool.map(ask, pairs):
+            if 200 <= status < 300:
+                continue
+            key = f"{status} {kind}, {form}, {credentials}"
+            tally[key] = tally.get(key, 0) + 1
+            samples.setdefault(key, body.decode(errors="replace"))
+    return {"asked": count, "not_2xx": tally, "samples": samples}

@@ -36,3 +36,29 @@ if pace then
     return pace
   end
 end
+
+-- COUNT_STATUSES, when set, tallies each answer's status in each thread and prints "status <code> <count>" lines at the
+-- end (wrk only counts non-2xx); only then is a response() function defined, which costs wrk a parse of each answer.
+local threads = {}
+
+function setup(thread)
+  table.insert(threads, thread)
+end
+
+if os.getenv("COUNT_STATUSES") then
+  statuses = {}
+  function response(status, headers, body)
+    statuses[status] = (statuses[status] or 0) + 1
+  end
+end
+
+function done(summary, latency, requests)
+  local total = {}
+  for _, thread in ipairs(threads) do
+    local counts = thread:get("statuses")
+    if counts then
+      for status, count in pairs(counts) do total[status] = (total[status] or 0) + count end
+    end
+  end
+  for status, count in pairs(total) do io.write(string.format("status %d %d\n", status, count)) end
+end
