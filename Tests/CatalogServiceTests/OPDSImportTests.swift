@@ -65,17 +65,22 @@ extension CatalogServiceTests {
             #"{"metadata": {"title": "Feed"}, "links": [\#(links.joined(separator: ","))], "navigation": [\#(nav.joined(separator: ","))], "publications": [\#(publications.joined(separator: ","))]}"#
     }
 
-    @Test func anOPDSImportWalksEveryPageIngestsEachBookOnceAndWithdrawsTheOnesGone() async throws {
+    /// `body` with a feed served, stopped before the test ends: a `defer`'s task may never run, and the server would
+    /// outlive the test run.
+    func withFeed(_ body: (StaticFeed) async throws -> Void) async throws {
         let feed = StaticFeed()
         try await feed.start()
         do {
-            try await importsFrom(feed)
+            try await body(feed)
         } catch {
             await feed.stop()
             throw error
         }
-        // Stopped before the test ends: a `defer`'s task may never run, and the server would outlive the test run.
         await feed.stop()
+    }
+
+    @Test func anOPDSImportWalksEveryPageIngestsEachBookOnceAndWithdrawsTheOnesGone() async throws {
+        try await withFeed(importsFrom)
     }
 
     func importsFrom(_ feed: StaticFeed) async throws {
@@ -167,15 +172,7 @@ extension CatalogServiceTests {
     /// A feed, a redirect or an entry's file on an address that is not public (loopback, the cloud's metadata
     /// address, a private network) is not fetched: a run's errors say so, naming no port's state.
     @Test func anImportFetchesOnlyFromPublicOrAllowedAddresses() async throws {
-        let feed = StaticFeed()
-        try await feed.start()
-        do {
-            try await importsOnlyFromPermittedAddresses(feed)
-        } catch {
-            await feed.stop()
-            throw error
-        }
-        await feed.stop()
+        try await withFeed(importsOnlyFromPermittedAddresses)
     }
 
     func importsOnlyFromPermittedAddresses(_ feed: StaticFeed) async throws {

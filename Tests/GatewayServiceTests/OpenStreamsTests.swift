@@ -7,9 +7,15 @@ import Testing
 /// also when the response that held it was never written (a client that left before the headers).
 @Suite struct OpenStreamsTests {
     typealias OpenStreams = ResponseSlots
+    static let names = ResponseSlots.Names(
+        plural: "event streams",
+        ownerFullSlug: "too-many-streams",
+        gatewayFullSlug: "streams-full",
+        retryAfter: 30
+    )
 
     @Test func aPatronHasAtMostTheirShareAndTheGatewayAtMostItsTotal() throws {
-        let streams = OpenStreams(perOwner: 2, total: 3)
+        let streams = OpenStreams(perOwner: 2, total: 3, names: Self.names)
         let (alice, bob) = (UUID(), UUID())
         let held = [try streams.claim(alice).get(), try streams.claim(alice).get()]
         guard case .failure(.ownerFull) = streams.claim(alice) else {
@@ -26,7 +32,7 @@ import Testing
     }
 
     @Test func aPlaceNoResponseHoldsAnyMoreIsGivenBack() throws {
-        let streams = OpenStreams(perOwner: 1, total: 10)
+        let streams = OpenStreams(perOwner: 1, total: 10, names: Self.names)
         let alice = UUID()
         // A response body that captured the place, dropped unwritten.
         var body: (@Sendable () -> Void)? = { [slot = try streams.claim(alice).get()] in _ = slot }

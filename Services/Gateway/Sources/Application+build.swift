@@ -78,7 +78,14 @@ public func buildGatewayApplication(
         )
         EdgeCacheMiddleware(catalog: catalog, edgeCache: edgeCache, sender: sender)
         ShelfVersionMiddleware(patron: patron, catalog: catalog)
-        DownloadsMiddleware(catalog: catalog, downloads: ResponseSlots(perOwner: settings.downloadsPerPatron, total: settings.downloadsMax))
+        DownloadsMiddleware(
+            catalog: catalog,
+            downloads: ResponseSlots(
+                perOwner: settings.downloadsPerPatron,
+                total: settings.downloadsMax,
+                names: .init(plural: "downloads", ownerFullSlug: "too-many-downloads", gatewayFullSlug: "downloads-full", retryAfter: 10)
+            )
+        )
         HeldFilesMiddleware(
             catalog: catalog,
             sender: downloads,
@@ -112,7 +119,11 @@ public func buildGatewayApplication(
         )
         EventStreamMiddleware(
             sender: UpstreamSender(httpClient: .events, settings: settings, token: token, edgeCache: edgeCache),
-            streams: ResponseSlots(perOwner: settings.eventStreamsPerPatron, total: settings.eventStreamsMax)
+            streams: ResponseSlots(
+                perOwner: settings.eventStreamsPerPatron,
+                total: settings.eventStreamsMax,
+                names: .init(plural: "event streams", ownerFullSlug: "too-many-streams", gatewayFullSlug: "streams-full", retryAfter: 30)
+            )
         )
         ProxyMiddleware(sender: sender, downloads: downloads)
     }

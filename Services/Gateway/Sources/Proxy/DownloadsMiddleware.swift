@@ -16,25 +16,7 @@ struct DownloadsMiddleware: RouterMiddleware {
         guard let call = context.upstreamCall, call.upstream === catalog, PublicService.isBookFile(request.uri.path) else {
             return try await next(request, context)
         }
-        switch downloads.claim(call.patronID) {
-        case .success(let slot):
-            return try await next(request, context).holding(slot)
-        case .failure(.ownerFull):
-            throw Problem(
-                status: 429,
-                slug: "too-many-downloads",
-                title: "Too many downloads",
-                detail: "At most \(downloads.perOwner) downloads at once for one account; let one finish first",
-                retryAfter: 10
-            )
-        case .failure(.gatewayFull):
-            throw Problem(
-                status: 503,
-                slug: "downloads-full",
-                title: "No room for another download",
-                detail: "This gateway is sending \(downloads.total) files; try again soon",
-                retryAfter: 10
-            )
-        }
+        let slot = try downloads.claimOrRefuse(call.patronID)
+        return try await next(request, context).holding(slot)
     }
 }

@@ -32,26 +32,7 @@ struct EventStreamMiddleware: RouterMiddleware {
         guard PathShape.matchable(request.uri.path) == PublicRoute.events.path, let call = context.upstreamCall,
             let patronID = call.patronID
         else { return try await next(request, context) }
-        let slot: ResponseSlots.Slot
-        switch streams.claim(patronID) {
-        case .success(let claimed): slot = claimed
-        case .failure(.ownerFull):
-            throw Problem(
-                status: 429,
-                slug: "too-many-streams",
-                title: "Too many event streams",
-                detail: "At most \(streams.perOwner) event streams may be open at once for one account; close one first",
-                retryAfter: 30
-            )
-        case .failure(.gatewayFull):
-            throw Problem(
-                status: 503,
-                slug: "streams-full",
-                title: "No room for another event stream",
-                detail: "This gateway has \(streams.total) event streams open; try again soon",
-                retryAfter: 30
-            )
-        }
+        let slot = try streams.claimOrRefuse(patronID)
         var streamed = try await sender.send(request, call, logger: context.logger)
         let body = streamed.body
         streamed.body = ResponseBody { writer in

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import Shared
 import Synchronization
 
 /// Places for responses that stay open long (live event streams, books' files): at most `perOwner` of one patron's
@@ -7,11 +8,45 @@ import Synchronization
 final class ResponseSlots: Sendable {
     let perOwner: Int
     let total: Int
+    /// What the responses are, as the refusals name them: "event streams", slugs `too-many-streams` and `streams-full`.
+    let names: Names
     private let open = Mutex<(byOwner: [UUID: Int], all: Int)>(([:], 0))
 
-    init(perOwner: Int, total: Int) {
+    struct Names: Sendable {
+        var plural: String
+        var ownerFullSlug: String
+        var gatewayFullSlug: String
+        var retryAfter: Int
+    }
+
+    init(perOwner: Int, total: Int, names: Names) {
         self.perOwner = perOwner
         self.total = total
+        self.names = names
+    }
+
+    /// A place for one more response of `owner`'s, or the refusal to answer: 429 past the owner's share, 503 past the
+    /// gateway's, each with `Retry-After`.
+    func claimOrRefuse(_ owner: UUID?) throws -> Slot {
+        switch claim(owner) {
+        case .success(let slot): return slot
+        case .failure(.ownerFull):
+            throw Problem(
+                status: 429,
+                slug: names.ownerFullSlug,
+                title: "Too many \(names.plural)",
+                detail: "At most \(perOwner) \(names.plural) may be open at once for one account; let one end first",
+                retryAfter: names.retryAfter
+            )
+        case .failure(.gatewayFull):
+            throw Problem(
+                status: 503,
+                slug: names.gatewayFullSlug,
+                title: "No room for more \(names.plural)",
+                detail: "This gateway has \(total) \(names.plural) open; try again soon",
+                retryAfter: names.retryAfter
+            )
+        }
     }
 
     enum Refusal: Error { case ownerFull, gatewayFull }
