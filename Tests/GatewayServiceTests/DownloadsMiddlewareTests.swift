@@ -6,6 +6,7 @@ import HummingbirdTesting
 import NIOCore
 import ServiceSupport
 import Shared
+import Synchronization
 import TestSupport
 import Testing
 
@@ -49,7 +50,7 @@ import Testing
             if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
             let response: HTTPClientResponse
             do {
-                response = try await client.execute(request, timeout: .seconds(30))
+                response = try await client.execute(request, timeout: .seconds(60))
             } catch {
                 try? await client.shutdown()
                 throw error
@@ -60,7 +61,17 @@ import Testing
 
         func close() async {
             reading.cancel()
+            guard !closed.exchange(true, ordering: .relaxed) else { return }
             try? await client.shutdown()
+        }
+
+        private let closed = Atomic(false)
+
+        /// A download the test left open (it failed on the way) is still shut down: AsyncHTTPClient stops the process
+        /// when a client goes unshut.
+        deinit {
+            reading.cancel()
+            if !closed.exchange(true, ordering: .relaxed) { client.shutdown { _ in } }
         }
     }
 
