@@ -3,6 +3,11 @@ public enum MediaType {
     public static let json = "application/json"
     public static let problem = "application/problem+json"
     public static let epub = "application/epub+zip"
+    public static let pdf = "application/pdf"
+    /// Readium audiobook manifest.
+    public static let audiobookManifest = "application/audiobook+json"
+    /// Readium audiobook package (`.audiobook`: the manifest and the audio in a ZIP).
+    public static let audiobookPackage = "application/audiobook+zip"
     /// OPDS 1.2 navigation feed.
     public static let navigation = "application/atom+xml;profile=opds-catalog;kind=navigation"
     /// OPDS 1.2 acquisition feed.

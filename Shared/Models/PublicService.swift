@@ -25,6 +25,12 @@ public enum PublicService: Sendable, Equatable {
     /// `/books/{id}/fulfill`: a book's EPUB, the same bytes for everyone catalog lets download it.
     public static func isBookFile(_ path: String) -> Bool { path.hasPrefix("/books/") && path.hasSuffix("/fulfill") }
 
+    /// A book's file or one of its publication's resources (an audiobook's track, a PDF, a chapter): responses that
+    /// may last as long as a listener or a slow reader takes, bounded and carried as downloads are.
+    public static func isBookContent(_ path: String) -> Bool {
+        isBookFile(path) || (path.hasPrefix("/books/") && path.contains("/publication/"))
+    }
+
     /// Paths whose requests carry their own credentials (sign-in, tokens, the admin token, KOReader's sync key, mail's
     /// signed links): the
     /// gateway passes them on instead of authenticating a patron.

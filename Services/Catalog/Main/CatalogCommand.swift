@@ -3,7 +3,7 @@ import CatalogService
 import Foundation
 import ServiceSupport
 
-/// `catalog serve` (the default) runs the service; `catalog ingest PATH...` ingests EPUB files in bulk;
+/// `catalog serve` (the default) runs the service; `catalog ingest PATH...` ingests books in bulk;
 /// `catalog generate-covers` draws covers for books ingested without one before covers were generated;
 /// `catalog reread-metadata` reads stored EPUBs again for what a newer reader derives; `catalog migrate-blobs` copies
 /// the blobs of a local folder into object storage; `catalog backup DIR` and `catalog restore DIR` back the database and
@@ -28,9 +28,9 @@ struct CatalogCommand: AsyncParsableCommand {
     }
 
     struct Ingest: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Ingest EPUB files and folders of them.")
+        static let configuration = CommandConfiguration(abstract: "Ingest books (EPUB, PDF, audiobooks) and folders of them.")
 
-        @Argument(help: "EPUB files or folders to walk") var paths: [String]
+        @Argument(help: "Book files (EPUB, PDF, M4B, MP3, .audiobook, ZIP of tracks) or folders to walk; a folder of MP3 tracks is one audiobook") var paths: [String]
         @Option(help: "Copies of each book") var copies = 1
         @Flag(help: "Mark the books open access") var openAccess = false
         @Flag(help: "Let a file with an existing book's ISBN replace that book (otherwise it is refused)") var replace = false

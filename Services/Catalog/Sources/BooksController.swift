@@ -45,7 +45,7 @@ struct BooksController: Sendable {
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 
-    /// The EPUB: open-access books for anyone, others for a patron with an active loan (the download reported to
+    /// The book's file (EPUB, PDF or audiobook package): open-access books for anyone, others for a patron with an active loan (the download reported to
     /// patron, `DownloadReport`); with `BLOB_REDIRECT=presigned`, a 307 to a presigned URL of the object instead. Supports one `Range`; a range that reaches the end completes a download. A request
     /// whose `If-None-Match` names the file gets 304 once allowed, and completes the download too (the gateway sends
     /// the copy it holds).
@@ -65,8 +65,8 @@ struct BooksController: Sendable {
         let url = try await blobs.served(book.epubSha256, logger: context.logger)
         let size = book.epubSize
         var headers: HTTPFields = [
-            .contentType: MediaType.epub, .eTag: "\"\(book.epubSha256)\"",
-            .contentDisposition: "attachment; filename=\"\(Self.fileName(book.title)).epub\"",
+            .contentType: book.format.fileType, .eTag: "\"\(book.epubSha256)\"",
+            .contentDisposition: "attachment; filename=\"\(Self.fileName(book.title)).\(book.format.fileExtension)\"",
             .cacheControl: BookAccess.cacheControl(book),
         ]
         ContentSecurity.add(ContentSecurity.filePolicy, to: &headers)
@@ -87,30 +87,14 @@ struct BooksController: Sendable {
             return Response(status: .notModified, headers: headers)
         }
         headers[.contentLength] = "\(range.count)"
-        let handle = try FileHandle(forReadingFrom: url)
-        let length = range.count
         let reachesEnd = range.upperBound == size
-        // Chunk by chunk as the client takes them: at most one chunk of a download is in memory.
-        let body = ResponseBody(contentLength: length) { [report] writer in
-            defer { try? handle.close() }
-            do {
-                var remaining = length
-                var offset = range.lowerBound
-                while remaining > 0 {
-                    let chunk = try await FileChunk.read(handle.fileDescriptor, at: offset, upTo: min(remaining, FileChunk.size))
-                    guard chunk.readableBytes > 0 else { break }
-                    remaining -= chunk.readableBytes
-                    offset += chunk.readableBytes
-                    try await writer.write(chunk)
-                }
-                if remaining == 0, reachesEnd { await report?.send(.downloadCompleted) }
-            } catch {
-                // Sending broke off, often because the client went away, which cancels this task: report from a task of its own.
-                if let report { Task { await report.send(.downloadFailed) } }
-                throw error
-            }
-            try await writer.finish(nil)
-        }
+        let body = try FileRangeBody.make(
+            url,
+            range: range,
+            completed: { [report] in if reachesEnd { await report?.send(.downloadCompleted) } },
+            // Sending broke off, often because the client went away, which cancels this task: report from a task of its own.
+            broken: { [report] in if let report { Task { await report.send(.downloadFailed) } } }
+        )
         return Response(status: status, headers: headers, body: body)
     }
 

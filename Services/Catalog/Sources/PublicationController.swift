@@ -28,22 +28,26 @@ struct PublicationController: Sendable {
         let book = try await books.available(id: try context.uuid("id"), logger: context.logger)
         let content = PublicRoute.publication(book.id).url(publicURL)
         var metadata: [String: Any] = [
-            "title": book.title, "identifier": "urn:uuid:\(book.id.lowercased)", "@type": "http://schema.org/Book",
+            "title": book.title, "identifier": "urn:uuid:\(book.id.lowercased)", "@type": book.format.schemaType,
             "modified": WireFormat.formatDate(book.updatedAt),
         ]
         if let subtitle = book.subtitle { metadata["subtitle"] = subtitle }
         if !book.authors.isEmpty { metadata["author"] = book.authors }
+        let narrators = book.contributors.filter { $0.role == "nrt" }.map(\.name)
+        if !narrators.isEmpty { metadata["narrator"] = narrators }
         if !book.languages.isEmpty { metadata["language"] = book.languages.count == 1 ? book.languages[0] : book.languages }
         if let publisher = book.publisher { metadata["publisher"] = publisher }
         if let description = book.description { metadata["description"] = description }
         if let direction = book.pageProgression, direction == "rtl" || direction == "ltr" { metadata["readingProgression"] = direction }
-        if book.fixedLayout { metadata["presentation"] = ["layout": "fixed"] }
+        if book.fixedLayout, book.format == .epub { metadata["presentation"] = ["layout": "fixed"] }
         PublicationMetadata.addExtents(of: book, to: &metadata)
         if let accessibility = PublicationMetadata.accessibility(book) { metadata["accessibility"] = accessibility }
 
         func link(_ resource: PackageResource) -> [String: Any] {
             var link: [String: Any] = ["href": content + Self.encode(resource.href), "type": resource.type]
             if resource.properties.contains("cover-image") { link["rel"] = "cover" }
+            if let duration = resource.duration { link["duration"] = duration }
+            if let title = resource.title { link["title"] = title }
             return link
         }
         func links(_ entries: [TOCEntry]) -> [[String: Any]] {
@@ -58,8 +62,8 @@ struct PublicationController: Sendable {
         var document: [String: Any] = [
             "@context": "https://readium.org/webpub-manifest/context.jsonld", "metadata": metadata,
             "links": [
-                ["rel": "self", "href": PublicRoute.manifest(book.id).url(publicURL), "type": MediaType.webPublication],
-                ["rel": "alternate", "href": PublicRoute.fulfill(book.id).url(publicURL), "type": MediaType.epub],
+                ["rel": "self", "href": PublicRoute.manifest(book.id).url(publicURL), "type": book.format.manifestType],
+                ["rel": "alternate", "href": PublicRoute.fulfill(book.id).url(publicURL), "type": book.format.fileType],
                 // Those who may open the manifest (the borrower, anyone for an open-access book) keep their place there.
                 ["rel": Entry.progressionRel, "href": PublicRoute.progression(book.id).url(publicURL), "type": Entry.progressionType],
             ],
@@ -67,12 +71,13 @@ struct PublicationController: Sendable {
             "resources": (book.resources ?? []).filter { !spine.contains($0.href) }.map(link),
             "toc": links(book.toc ?? []),
         ]
+        if let profile = book.format.manifestProfile { document["conformsTo"] = profile }
         if let pageList = book.pageList, !pageList.isEmpty { document["pageList"] = links(pageList) }
         if let landmarks = book.landmarks, !landmarks.isEmpty { document["landmarks"] = links(landmarks) }
         let data = JSONWriter.bytes(document)
         return Response(
             status: .ok,
-            headers: [.contentType: MediaType.webPublication, .cacheControl: "public, max-age=300"],
+            headers: [.contentType: book.format.manifestType, .cacheControl: "public, max-age=300"],
             body: .init(byteBuffer: ByteBuffer(bytes: data))
         )
     }
@@ -83,12 +88,14 @@ struct PublicationController: Sendable {
         let book = try await books.available(id: try context.uuid("id"), logger: context.logger)
         let segments = context.parameters.getCatchAll().map { String($0).removingPercentEncoding ?? String($0) }
         let path = segments.joined(separator: "/")
+        if book.format == .pdf { return try await pdf(book, path: path, request: request, context: context) }
         guard let resource = (book.resources ?? []).first(where: { $0.href == path }) else {
             throw Problem.notFound("This book has no resource '\(path.prefix(200))'")
         }
         _ = try await access.check(book, request: request, context: context)
         let url = try await blobs.served(book.epubSha256, logger: context.logger)
-        let directory = try await directories.directory(sha256: book.epubSha256, at: url)
+        let limits = book.format == .audiobook ? UploadKind.audioLimits : SafeArchive.Limits()
+        let directory = try await directories.directory(sha256: book.epubSha256, at: url, limits: limits)
         guard let entry = directory.entries[path] else {
             throw Problem.notFound("The resource '\(path.prefix(200))' is listed by the book but missing from its file")
         }
@@ -108,7 +115,7 @@ struct PublicationController: Sendable {
             case .part(let part): (range, status) = (part, .partialContent)
             case .unsatisfiable(let response): return response
             }
-            let opened = try await BlockingWork.run { HandedOver(try SafeArchive(url: url, directory: directory)) }
+            let opened = try await BlockingWork.run { HandedOver(try SafeArchive(url: url, directory: directory, limits: limits)) }
             guard let chunks = opened.value.chunks(of: path, range: range, obfuscation: resource.obfuscation) else {
                 throw Problem.notFound("The resource '\(path.prefix(200))' is missing from the book's file")
             }
@@ -123,7 +130,7 @@ struct PublicationController: Sendable {
             return Response(status: status, headers: headers, body: body)
         }
         // Opening the file and inflating block their thread: not one of Swift's cooperative ones.
-        guard let stored = try await BlockingWork.run({ try SafeArchive(url: url, directory: directory).read(path) }) else {
+        guard let stored = try await BlockingWork.run({ try SafeArchive(url: url, directory: directory, limits: limits).read(path) }) else {
             throw Problem.notFound("The resource '\(path.prefix(200))' is listed by the book but missing from its file")
         }
         let data = resource.obfuscation?.apply(to: stored) ?? stored
@@ -132,6 +139,56 @@ struct PublicationController: Sendable {
         case .part(let part): return Response(status: .partialContent, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data[part])))
         case .unsatisfiable(let response): return response
         }
+    }
+
+    /// A PDF's resources: the stored file itself (`PDFReader.href`), with ranges (PDF readers fetch pages' bytes as
+    /// they need them), and its pages drawn as PNG images for the web app's reader (`pages/N.png?width=W`, W from
+    /// 200 to 2,000 pixels: the reader's zoom).
+    private func pdf(_ book: BookDetail, path: String, request: Request, context: CatalogRequestContext) async throws -> Response {
+        let page = Self.pageNumber(path)
+        guard path == PDFReader.href || page != nil else { throw Problem.notFound("This book has no resource '\(path.prefix(200))'") }
+        _ = try await access.check(book, request: request, context: context)
+        let url = try await blobs.served(book.epubSha256, logger: context.logger)
+        if let page {
+            guard page >= 1, page <= book.pageCount ?? 0 else { throw Problem.notFound("This PDF has no page \(page)") }
+            let width = try Self.width(request.uri.queryParameters.get("width"))
+            let etag = "\"\(book.epubSha256.prefix(32))-\(page)-\(width)\""
+            if request.headers.ifNoneMatch(matches: etag) { return Response(status: .notModified, headers: [.eTag: etag]) }
+            let image = try await BlockingWork.run {
+                try PDFReader.render(url, page: page, longerSide: width, format: "png", in: FileManager.default.temporaryDirectory)
+            }
+            var headers: HTTPFields = [.contentType: "image/png", .eTag: etag, .cacheControl: BookAccess.cacheControl(book)]
+            ContentSecurity.add(ContentSecurity.filePolicy, to: &headers)
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: image)))
+        }
+        let etag = "\"\(book.epubSha256)\""
+        if request.headers.ifNoneMatch(matches: etag) { return Response(status: .notModified, headers: [.eTag: etag]) }
+        var headers: HTTPFields = [.contentType: MediaType.pdf, .eTag: etag, .cacheControl: BookAccess.cacheControl(book)]
+        ContentSecurity.add(ContentSecurity.filePolicy, to: &headers)
+        let size = book.epubSize
+        let range: Range<Int>
+        let status: HTTPResponse.Status
+        switch ByteRange.select(request.headers[.range], size: size, headers: &headers) {
+        case .whole: (range, status) = (0..<size, .ok)
+        case .part(let part): (range, status) = (part, .partialContent)
+        case .unsatisfiable(let response): return response
+        }
+        headers[.contentLength] = "\(range.count)"
+        return Response(status: status, headers: headers, body: try FileRangeBody.make(url, range: range))
+    }
+
+    /// N of `pages/N.png`.
+    static func pageNumber(_ path: String) -> Int? {
+        guard path.hasPrefix("pages/"), path.hasSuffix(".png") else { return nil }
+        let digits = path.dropFirst("pages/".count).dropLast(".png".count)
+        guard !digits.isEmpty, digits.count <= 6, digits.allSatisfy(\.isASCII), digits.allSatisfy(\.isNumber) else { return nil }
+        return Int(digits)
+    }
+
+    static func width(_ value: String?) throws -> Int {
+        guard let value else { return 1_000 }
+        guard let width = Int(value), (200...2_000).contains(width) else { throw Problem.badRequest("width must be from 200 to 2000") }
+        return width
     }
 
     /// A path inside the archive as a URL path (each segment percent-encoded, `#fragment` kept).

@@ -13,9 +13,9 @@ final class ArchiveDirectories: Sendable {
 
     /// The checked central directory of blob `sha256` stored at `url`: kept from before, or read (on a blocking thread,
     /// `BlockingWork`) and kept.
-    func directory(sha256: String, at url: URL) async throws -> SafeArchive.Directory {
+    func directory(sha256: String, at url: URL, limits: SafeArchive.Limits = SafeArchive.Limits()) async throws -> SafeArchive.Directory {
         if let directory = state.withLock({ $0.directories[sha256] }) { return directory }
-        let directory = try await BlockingWork.run { try SafeArchive(url: url).directory }
+        let directory = try await BlockingWork.run { try SafeArchive(url: url, limits: limits).directory }
         let size = directory.entries.count
         state.withLock { state in
             guard state.directories[sha256] == nil, size <= maxEntries else { return }

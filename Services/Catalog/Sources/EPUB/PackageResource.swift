@@ -7,4 +7,8 @@ struct PackageResource: Codable, Sendable, Equatable {
     var properties: [String]
     /// Set for an embedded font that META-INF/encryption.xml says is obfuscated.
     var obfuscation: FontObfuscation? = nil
+    /// An audiobook track's length in seconds.
+    var duration: Double? = nil
+    /// An audiobook track's title.
+    var title: String? = nil
 }

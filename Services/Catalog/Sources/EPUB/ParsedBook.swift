@@ -1,6 +1,6 @@
 import Foundation
 
-/// Everything ingest extracts from an EPUB.
+/// Everything ingest extracts from a book's file (an EPUB's package, a PDF's information, an audiobook's tags).
 struct ParsedBook: Sendable {
     var title: String
     var subtitle: String?
@@ -28,6 +28,11 @@ struct ParsedBook: Sendable {
     /// KOReader's name for the file (`KOReaderDigest`), by which its sync plugin names the book.
     var koreaderDigest: String
     var warnings: [String]
+    var format: BookFormat = .epub
+    /// An audiobook's length in seconds.
+    var duration: Double? = nil
+    /// A PDF's pages (an EPUB's come from its page list).
+    var pages: Int? = nil
 
     /// Raised whenever the reader derives more from an EPUB (1: accessibility metadata and the page count; 2: the series
     /// is the collection typed "series", not a boxed set; 3: KOReader's digest of the file), so that books stored by an
@@ -36,7 +41,7 @@ struct ParsedBook: Sendable {
 
     var authors: [Contributor] { contributors.filter { $0.role == "aut" } }
     /// Pages of the print edition, as the page list counts them (nil without a page list).
-    var pageCount: Int? { pageList.isEmpty ? nil : pageList.reduce(0) { $0 + $1.count } }
+    var pageCount: Int? { pages ?? (pageList.isEmpty ? nil : pageList.reduce(0) { $0 + $1.count }) }
     /// Minutes at 250 words a minute.
     var readingMinutes: Int { max(1, Int((Double(wordCount) / 250).rounded())) }
 }

@@ -164,7 +164,11 @@ enum AtomRenderer {
             xml.markup(" type=\"")
             xml.raw(acquisition.type)
             xml.markup("\">")
-            if acquisition.type != MediaType.epub { xml.markup("<opds:indirectAcquisition type=\"application/epub+zip\"/>") }
+            if acquisition.type != book.format.fileType {
+                xml.markup("<opds:indirectAcquisition type=\"")
+                xml.raw(entry.acquiredType)
+                xml.markup("\"/>")
+            }
             xml.markup("<simplified:availability status=\"")
             xml.raw(availability.status)
             xml.markup("\"")

@@ -41,14 +41,14 @@ struct Entry: Sendable, Equatable {
             return Feed.Link(
                 rel: "http://opds-spec.org/acquisition/open-access",
                 href: PublicRoute.manifest(book.id).url(publicURL),
-                type: PublicationMetadata.manifestType
+                type: book.format.manifestType
             )
         }
         guard view?.state.isOnLoan == true else { return nil }
         return Feed.Link(
             rel: "http://opds-spec.org/acquisition",
             href: PublicRoute.manifest(book.id).url(publicURL),
-            type: PublicationMetadata.manifestType
+            type: book.format.manifestType
         )
     }
     /// For a patron's hold: suspending it (POST `{"until": date}`), or, while it is suspended, resuming it; the
@@ -87,12 +87,16 @@ struct Entry: Sendable, Equatable {
         }
     }
 
+    /// What a borrow leads to, for an app to know before it borrows (OPDS `indirectAcquisition`): the file, or for an
+    /// audiobook its manifest, which players open.
+    var acquiredType: String { book.format == .audiobook ? book.format.manifestType : book.format.fileType }
+
     /// Acquisition and action links allowed by the patron's state.
     var acquisitionLinks: [Feed.Link] {
-        let epub = MediaType.epub
+        let file = book.format.fileType
         let entryType = MediaType.entry
         if book.openAccess {
-            return [Feed.Link(rel: "http://opds-spec.org/acquisition/open-access", href: PublicRoute.fulfill(book.id).url(publicURL), type: epub)]
+            return [Feed.Link(rel: "http://opds-spec.org/acquisition/open-access", href: PublicRoute.fulfill(book.id).url(publicURL), type: file)]
         }
         var links: [Feed.Link] = []
         let state = view?.state ?? .none
@@ -108,7 +112,7 @@ struct Entry: Sendable, Equatable {
             links.append(Feed.Link(rel: "http://opds-spec.org/acquisition/borrow", href: action(.hold), type: entryType))
             links.append(Feed.Link(rel: "http://librarysimplified.org/terms/rel/revoke", href: action(.hold), type: entryType))
         case let state where state.isOnLoan:
-            links.append(Feed.Link(rel: "http://opds-spec.org/acquisition", href: PublicRoute.fulfill(book.id).url(publicURL), type: epub))
+            links.append(Feed.Link(rel: "http://opds-spec.org/acquisition", href: PublicRoute.fulfill(book.id).url(publicURL), type: file))
             // Not while a download is queued or under way: the machine allows no return from there.
             if BookMachine.allowedEvents(from: state).contains(.returnLoan) {
                 links.append(Feed.Link(rel: "http://librarysimplified.org/terms/rel/revoke", href: action(.returnLoan), type: entryType))

@@ -76,7 +76,7 @@ enum OPDS2Renderer {
     static func publication(_ entry: Entry) -> [String: Any] {
         let book = entry.book
         var metadata: [String: Any] = [
-            "@type": "http://schema.org/Book", "title": book.title, "identifier": entry.urn, "modified": WireFormat.formatDate(book.updatedAt),
+            "@type": book.format.schemaType, "title": book.title, "identifier": entry.urn, "modified": WireFormat.formatDate(book.updatedAt),
         ]
         let authors = book.contributors.filter { $0.role == "aut" }.map { contributor -> [String: Any] in
             var author: [String: Any] = ["name": contributor.name]
@@ -118,14 +118,14 @@ enum OPDS2Renderer {
         var links: [[String: Any]] = [["rel": "self", "href": entry.entryURL, "type": MediaType.opds2Publication]]
         for acquisition in entry.acquisitionLinks {
             var properties: [String: Any] = ["availability": availabilityObject]
-            if acquisition.type != MediaType.epub { properties["indirectAcquisition"] = [["type": MediaType.epub]] }
+            if acquisition.type != book.format.fileType { properties["indirectAcquisition"] = [["type": entry.acquiredType]] }
             if !book.openAccess {
                 properties["copies"] = ["total": book.copies, "available": book.copiesAvailable]
                 var holds: [String: Any] = ["total": book.holds]
                 if let position = entry.view?.holdPosition { holds["position"] = position }
                 properties["holds"] = holds
             }
-            let type = acquisition.type == MediaType.epub ? acquisition.type : MediaType.opds2Publication
+            let type = acquisition.type == book.format.fileType ? acquisition.type : MediaType.opds2Publication
             links.append(["rel": acquisition.rel, "href": acquisition.href, "type": type, "properties": properties])
         }
         links.append(["rel": "related", "href": entry.relatedLink.href, "type": MediaType.opds2, "title": entry.relatedLink.title ?? ""])

@@ -8,9 +8,11 @@ enum PublicationMetadata {
     /// the length of audio in seconds, so an ebook's estimate does not belong there.
     static let readingMinutesKey = "urn:x-bookmobile:readingMinutes"
 
-    /// `numberOfPages` from the EPUB's page list (the print edition's pages), and the reading-time estimate.
+    /// `numberOfPages` from the EPUB's page list (the print edition's pages) or the PDF's pages, an audiobook's
+    /// `duration` in seconds, and the reading-time estimate.
     static func addExtents(of book: BookDetail, to metadata: inout [String: Any]) {
         if let pages = book.pageCount, pages > 0 { metadata["numberOfPages"] = pages }
+        if let duration = book.duration { metadata["duration"] = duration }
         if book.wordCount > 0 { metadata[readingMinutesKey] = book.readingMinutes }
     }
 

@@ -3,7 +3,7 @@ import Logging
 import PostgresSupport
 import ServiceSupport
 
-/// `catalog ingest PATH...`: walks folders for `.epub` files, ingests them concurrently and reports progress
+/// `catalog ingest PATH...`: walks folders for books (EPUBs, PDFs, audiobooks: `collect`), ingests them concurrently and reports progress
 /// (a bar with rate and ETA on a terminal, plain lines otherwise) and a summary.
 public enum BulkIngest {
     public struct Summary: Sendable {
@@ -65,6 +65,8 @@ public enum BulkIngest {
         return summary
     }
 
+    /// The books under `paths`: EPUB, PDF and audiobook files (M4B, a single MP3, `.audiobook` packages, ZIPs of tracks),
+    /// and every folder that holds MP3 or M4A tracks as one audiobook (its subfolders are not walked).
     static func collect(_ paths: [String]) -> [URL] {
         var files: [URL] = []
         for path in paths {
@@ -75,12 +77,31 @@ public enum BulkIngest {
                 files.append(url)
                 continue
             }
-            let enumerator = FileManager.default.enumerator(at: url, includingPropertiesForKeys: nil)
+            if holdsTracks(url) {
+                files.append(url)
+                continue
+            }
+            let enumerator = FileManager.default.enumerator(at: url, includingPropertiesForKeys: [.isDirectoryKey])
             while let next = enumerator?.nextObject() as? URL {
-                if next.pathExtension.lowercased() == "epub" { files.append(next) }
+                if (try? next.resourceValues(forKeys: [.isDirectoryKey]).isDirectory) == true {
+                    if holdsTracks(next) {
+                        files.append(next)
+                        enumerator?.skipDescendants()
+                    }
+                } else if bookExtensions.contains(next.pathExtension.lowercased()) {
+                    files.append(next)
+                }
             }
         }
         return files.sorted { $0.path < $1.path }
+    }
+
+    static let bookExtensions: Set<String> = ["epub", "pdf", "m4b", "audiobook", "zip"]
+
+    /// Whether a folder holds the tracks of one audiobook (MP3 or M4A files; a lone M4B is a book of its own).
+    private static func holdsTracks(_ folder: URL) -> Bool {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        return names.contains { ["mp3", "m4a"].contains(($0 as NSString).pathExtension.lowercased()) }
     }
 
     static func report(done: Int, total: Int, start: Date, terminal: Bool, path: String) {

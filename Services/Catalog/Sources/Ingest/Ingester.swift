@@ -6,7 +6,7 @@ import PostgresSupport
 import ServiceSupport
 import Shared
 
-/// Ingests EPUB files: parse, store the blobs, write the book and queue its licence for patron, all or nothing.
+/// Ingests books' files (EPUBs, PDFs, audiobooks): read, store the blobs, write the book and queue its licence for patron, all or nothing.
 struct Ingester: Sendable {
     let client: PostgresClient
     let blobs: any BlobStore
@@ -20,23 +20,71 @@ struct Ingester: Sendable {
         var replace = false
     }
 
-    /// Ingests the EPUB at `file`. Throws `EPUBError` (422) for a refused file; leaves no row on failure (a blob it
-    /// wrote goes with the next `BlobSweeper` pass).
+    /// Bounds of an audiobook (tracks, hours) and of a PDF (pages).
+    var audiobookLimits = AudiobookPackager.Limits()
+    var pdfLimits = PDFReader.Limits()
+
+    /// Ingests the book at `file`: an EPUB, a PDF, or an audiobook (an M4B or MP3 file, a ZIP of tracks, a Readium
+    /// audiobook package, or from the bulk CLI a folder of tracks), told apart by their bytes (`UploadKind`). Throws
+    /// `EPUBError` or `MediaError` (422) for a refused file; leaves no row on failure (a blob it wrote goes with the
+    /// next `BlobSweeper` pass).
     func ingest(file: URL, options: Options, logger: Logger) async throws -> IngestResult {
-        // Hashing, parsing and drawing covers take tens of milliseconds of CPU and file reads: on NIO's thread pool,
-        // not on one of Swift's cooperative threads (two on a two-core machine), which every request shares.
+        // Hashing, parsing, probing and drawing covers take tens of milliseconds of CPU and file reads (seconds for an
+        // audiobook): on NIO's thread pool, not on one of Swift's cooperative threads (two on a two-core machine),
+        // which every request shares.
+        let kind = try await NIOThreadPool.singleton.runIfActive { try UploadKind.of(file) }
+        guard kind == .epub else { return try await ingestMedia(file: file, kind: kind, options: options, logger: logger) }
         let sha = try await NIOThreadPool.singleton.runIfActive { try BlobHash.of(file: file) }
-        if let existing = try await books.detail(epubSHA256: sha, logger: logger) {
-            // The same file again writes its blob again if the stored one was found damaged and set aside.
-            _ = try await blobs.put(file: file)
-            return IngestResult(outcome: .unchanged, book: existing)
-        }
+        if let existing = try await unchanged(file, sha: sha, logger: logger) { return existing }
         let (parsed, covers) = try await NIOThreadPool.singleton.runIfActive { [self] in
             var parser = try EPUBParser(url: file)
             var parsed = try parser.parse()
             let covers = coverImages(for: &parsed, logger: logger)
             return (parsed, covers)
         }
+        return try await store(file, sha: sha, parsed, covers: covers, options: options, logger: logger)
+    }
+
+    /// A PDF as uploaded, or an audiobook as the package `AudiobookPackager` makes of it, in a work folder of its own.
+    private func ingestMedia(file: URL, kind: UploadKind, options: Options, logger: Logger) async throws -> IngestResult {
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("ingest-work-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: work) }
+        let (stored, parsed) = try await NIOThreadPool.singleton.runIfActive { [self] in
+            if kind == .pdf {
+                return (file, try PDFReader(limits: pdfLimits, work: work).read(file).book)
+            }
+            let packaged = try AudiobookPackager(limits: audiobookLimits, work: work).package(file, kind: kind)
+            var book = packaged.book
+            book.cover = packaged.cover
+            return (packaged.package, book)
+        }
+        let sha = try await NIOThreadPool.singleton.runIfActive { try BlobHash.of(file: stored) }
+        if let existing = try await unchanged(stored, sha: sha, logger: logger) { return existing }
+        let (book, covers) = try await NIOThreadPool.singleton.runIfActive { [self] in
+            var book = parsed
+            let covers = coverImages(for: &book, logger: logger)
+            return (book, covers)
+        }
+        return try await store(stored, sha: sha, book, covers: covers, options: options, logger: logger)
+    }
+
+    /// The book already stored from the same file, if any.
+    private func unchanged(_ file: URL, sha: String, logger: Logger) async throws -> IngestResult? {
+        guard let existing = try await books.detail(epubSHA256: sha, logger: logger) else { return nil }
+        // The same file again writes its blob again if the stored one was found damaged and set aside.
+        _ = try await blobs.put(file: file)
+        return IngestResult(outcome: .unchanged, book: existing)
+    }
+
+    private func store(
+        _ file: URL,
+        sha: String,
+        _ parsed: ParsedBook,
+        covers: CoverImages?,
+        options: Options,
+        logger: Logger
+    ) async throws -> IngestResult {
         let size = (try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int) ?? 0
         let blobs = self.blobs
         // The blobs are written inside the row's transaction, under their shared locks, so that the orphan sweep
@@ -52,7 +100,10 @@ struct Ingester: Sendable {
             _ = try await blobs.put(file: file)
             try await covers?.write(to: blobs)
         }
-        logger.info("Book ingested", metadata: ["book.id": "\(id)", "outcome": "\(outcome.rawValue)", "title": "\(parsed.title)"])
+        logger.info(
+            "Book ingested",
+            metadata: ["book.id": "\(id)", "outcome": "\(outcome.rawValue)", "format": "\(parsed.format.rawValue)", "title": "\(parsed.title)"]
+        )
         guard let detail = try await books.detail(id: id, logger: logger) else { throw CancellationError() }
         return IngestResult(outcome: outcome, book: detail)
     }

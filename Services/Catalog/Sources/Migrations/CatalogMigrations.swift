@@ -23,6 +23,7 @@ let catalogSchema = Schema(
         CatalogMigration.genreLanesInEveryOrderByIndex, CatalogMigration.featuredStaffPicksAndAccessibilityFacetsIndexedInEveryLaneOrder,
         CatalogMigration.genreLanesWithAnAccessibilityFacetInEveryOrderByIndex, CatalogMigration.functionsNoLongerCalled,
         CatalogMigration.koreaderDigestOfEachFile, CatalogMigration.laneArrangement, CatalogMigration.opdsImport, CatalogMigration.marcExports,
+        CatalogMigration.bookFormatsAndDurations,
     ],
     // In the order they were first written: a function some other calls comes first.
     functions: [

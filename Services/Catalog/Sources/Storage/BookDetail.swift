@@ -46,6 +46,9 @@ struct BookDetail: Codable, Sendable, Equatable {
     var accessibility: Accessibility?
     /// Pages of the print edition (from the EPUB's page list).
     var pageCount: Int?
+    var format: BookFormat = .epub
+    /// An audiobook's length in seconds.
+    var duration: Double? = nil
     /// Only on single-book reads.
     var toc: [TOCEntry]?
     var pageList: [TOCEntry]?

@@ -51,11 +51,12 @@ struct BookPostgresRepository: Sendable {
     static let entryColumns = """
         id, title, subtitle, contributors::text, languages, publisher, published, description, subjects, genres, isbn, series,
         series_position, word_count, reading_minutes, cover_sha256 IS NOT NULL, cover_type, open_access, copies, copies_available, holds,
-        rating_average, rating_count, updated_at, withdrawn_at IS NOT NULL, coalesce(thumbnail_type, cover_type), accessibility::text, page_count
+        rating_average, rating_count, updated_at, withdrawn_at IS NOT NULL, coalesce(thumbnail_type, cover_type), accessibility::text, page_count,
+        format, duration
         """
 
     /// How many columns `entryColumns` selects; a feed query's own columns follow them.
-    static let entryColumnCount = 28
+    static let entryColumnCount = 30
 
     /// Columns of a `BookDetail`, without the heavy navigation documents: an entry's, then the record's own (the
     /// operator's console, a book's detail, the ingest's answer).
@@ -66,7 +67,7 @@ struct BookPostgresRepository: Sendable {
             """
 
     /// How many columns `summaryColumns` selects; a query's own columns follow them.
-    static let summaryColumnCount = 41
+    static let summaryColumnCount = 43
 
     /// The summary from a row already indexed (a query that reads its own columns after the summary's indexes the row once).
     static func decodeSummary(_ cells: PostgresRandomAccessRow) throws -> BookDetail {
@@ -134,7 +135,9 @@ struct BookPostgresRepository: Sendable {
             thumbnailType: try cell(25),
             coverSource: nil,
             accessibility: try cell(26, String?.self).flatMap(Accessibility.stored),
-            pageCount: try cell(27)
+            pageCount: try cell(27),
+            format: BookFormat(rawValue: try cell(28, String.self)) ?? .epub,
+            duration: try cell(29)
         )
     }
 
@@ -276,7 +279,7 @@ struct BookPostgresRepository: Sendable {
                         description, subjects, genres, isbn, identifiers, series, series_position, page_progression, fixed_layout, word_count,
                         reading_minutes, epub_sha256, epub_size, cover_sha256, cover_type, cover_source, thumbnail_sha256, thumbnail_type, toc, page_list, landmarks,
                         reading_order, resources, accessibility, screen_reader_friendly, declares_no_hazards, page_count, reader_version,
-                        koreader_digest, warnings, open_access, featured, copies, copies_available)
+                        koreader_digest, warnings, open_access, featured, copies, copies_available, format, duration)
                     VALUES (\(UUID.timeOrdered()), \(book.title), \(book.subtitle), \(sortTitle), \(sortAuthor), \(authors), \(contributors)::jsonb,
                         \(book.languages), \(book.publisher), \(book.published), \(book.description), \(book.subjects), \(book.genres), \(book.isbn),
                         \(book.identifiers), \(book.series), \(book.seriesPosition), \(book.pageProgression), \(book.fixedLayout), \(book.wordCount),
@@ -285,7 +288,7 @@ struct BookPostgresRepository: Sendable {
                         \(pageList)::jsonb, \(landmarks)::jsonb, \(readingOrder)::jsonb, \(resources)::jsonb, \(accessibility)::jsonb,
                         \(book.accessibility?.isScreenReaderFriendly ?? false), \(book.accessibility?.declaresNoHazards ?? false), \(book.pageCount),
                         \(ParsedBook.readerVersion), \(book.koreaderDigest), \(book.warnings), \(options.openAccess),
-                        \(options.featured), \(options.copies), \(options.copies))
+                        \(options.featured), \(options.copies), \(options.copies), \(book.format.rawValue), \(book.duration))
                     ON CONFLICT (isbn) DO UPDATE SET title = EXCLUDED.title, subtitle = EXCLUDED.subtitle, sort_title = EXCLUDED.sort_title,
                         sort_author = EXCLUDED.sort_author, authors = EXCLUDED.authors, contributors = EXCLUDED.contributors,
                         languages = EXCLUDED.languages, publisher = EXCLUDED.publisher, published = EXCLUDED.published,
@@ -302,7 +305,8 @@ struct BookPostgresRepository: Sendable {
                         landmarks = EXCLUDED.landmarks, reading_order = EXCLUDED.reading_order, resources = EXCLUDED.resources,
                         accessibility = EXCLUDED.accessibility, screen_reader_friendly = EXCLUDED.screen_reader_friendly,
                         declares_no_hazards = EXCLUDED.declares_no_hazards, page_count = EXCLUDED.page_count, reader_version = EXCLUDED.reader_version,
-                        koreader_digest = EXCLUDED.koreader_digest, warnings = EXCLUDED.warnings, edition = b.edition + 1, updated_at = now(), license_version = b.license_version + 1
+                        koreader_digest = EXCLUDED.koreader_digest, warnings = EXCLUDED.warnings,
+                        format = EXCLUDED.format, duration = EXCLUDED.duration, edition = b.edition + 1, updated_at = now(), license_version = b.license_version + 1
                     WHERE \(options.replace)
                     RETURNING id, edition
                     """,
@@ -390,7 +394,7 @@ struct BookPostgresRepository: Sendable {
         try await read { client in
             let rows = try await client.query(
                 """
-                SELECT id, epub_sha256 FROM books WHERE reader_version < \(ParsedBook.readerVersion)
+                SELECT id, epub_sha256 FROM books WHERE reader_version < \(ParsedBook.readerVersion) AND format = 'epub'
                     AND id > coalesce(\(after), '00000000-0000-0000-0000-000000000000'::uuid)
                 ORDER BY id LIMIT \(limit)
                 """,

@@ -16,7 +16,7 @@ struct ProxyMiddleware: RouterMiddleware {
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard let call = context.upstreamCall else { return try await next(request, context) }
-        let sender = PublicService.isBookFile(request.uri.path) ? downloads : sender
+        let sender = PublicService.isBookContent(request.uri.path) ? downloads : sender
         return try await sender.send(request, call, logger: context.logger)
     }
 }

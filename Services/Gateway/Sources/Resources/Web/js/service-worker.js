@@ -11,6 +11,13 @@ self.addEventListener('install', (event) => {
 
 self.addEventListener('activate', (event) => event.waitUntil(self.clients.claim()));
 
+// The audio element cannot send the patron's token: the player hands it here (`views/listen.js`) and the tracks'
+// requests get it, ranges and all. Kept in memory only; a worker that was stopped asks the page again.
+let mediaToken = null;
+self.addEventListener('message', (event) => {
+  if (event.data?.type === 'media-token') mediaToken = event.data.token;
+});
+
 self.addEventListener('fetch', (event) => {
   const request = event.request;
   const url = new URL(request.url);
@@ -25,6 +32,8 @@ self.addEventListener('fetch', (event) => {
     event.respondWith(networkFirst(request, { keepIn: ME_CACHE }));
   } else if (url.pathname === '/me' && request.headers.has('Authorization')) {
     event.respondWith(networkFirst(request, { keepIn: ME_CACHE }));
+  } else if (request.destination === 'audio' && url.pathname.startsWith('/books/') && url.pathname.includes('/publication/')) {
+    event.respondWith(withMediaToken(request));
   } else if (url.pathname.startsWith('/books/') || url.pathname.startsWith('/opds/books/')) {
     // A book kept on the device is read from the network while there is one, from its copy when not.
     event.respondWith(networkFirst(request, {}));
@@ -57,4 +66,17 @@ async function cacheFirst(request) {
     caches.open(SHELL_CACHE).then((cache) => cache.put(request, copy)).catch(() => null);
   }
   return reply;
+}
+
+/** A track's request with the patron's token; from the book's offline copy when the network does not answer. */
+async function withMediaToken(request) {
+  const headers = new Headers(request.headers);
+  if (mediaToken) headers.set('Authorization', `Bearer ${mediaToken}`);
+  try {
+    return await fetch(new Request(request.url, { headers, mode: 'same-origin', credentials: 'same-origin' }));
+  } catch (error) {
+    const kept = await caches.match(new URL(request.url).pathname, { ignoreVary: true });
+    if (kept) return kept;
+    throw error;
+  }
 }

@@ -33,13 +33,14 @@ export async function download(path) {
   setTimeout(() => URL.revokeObjectURL(url), 10000);
 }
 
-/** Uploads one EPUB with progress (fetch cannot report an upload's progress; XMLHttpRequest can). */
-export function uploadEPUB(file, query, onProgress) {
+/** Uploads one book's file (EPUB, PDF, audiobook) with progress (fetch cannot report an upload's progress; XMLHttpRequest can). */
+export function uploadBook(file, query, onProgress) {
   return new Promise((resolve, reject) => {
     const request = new XMLHttpRequest();
     request.open('POST', `/admin/books?${query}`);
     request.setRequestHeader('Authorization', `Bearer ${adminToken.get()}`);
-    request.setRequestHeader('Content-Type', 'application/epub+zip');
+    // Catalog tells the kinds apart by their bytes; the type is only a hint.
+    request.setRequestHeader('Content-Type', file.type || 'application/octet-stream');
     request.setRequestHeader('Accept', 'application/json');
     request.upload.addEventListener('progress', (event) => { if (event.lengthComputable) onProgress(event.loaded / event.total); });
     request.addEventListener('load', () => {

@@ -1,16 +1,16 @@
-// Upload: drop several EPUBs (or choose them); each goes up on its own with its progress and the ingest's warnings.
+// Upload: drop several books (EPUBs, PDFs, audiobooks: M4B, a ZIP of MP3s, a Readium package; or choose them); each goes up on its own with its progress and the ingest's warnings.
 import { announce, field, h, heading, show } from '../dom.js';
-import { uploadEPUB } from './admin-api.js';
+import { uploadBook } from './admin-api.js';
 
 export async function uploadView(main) {
   const copies = h('input', { type: 'number', min: 0, max: 100000, value: 1 });
   const openAccess = h('input', { type: 'checkbox', id: 'upload-open-access' });
   const featured = h('input', { type: 'checkbox', id: 'upload-featured' });
-  const chooser = h('input', { type: 'file', accept: '.epub,application/epub+zip', multiple: true });
+  const chooser = h('input', { type: 'file', accept: '.epub,.pdf,.m4b,.mp3,.zip,.audiobook,application/epub+zip,application/pdf,audio/mp4,audio/mpeg,application/zip', multiple: true });
   const list = h('ul', { class: 'uploads', 'aria-label': 'Uploads' });
   const zone = h('div', { class: 'dropzone' },
-    h('p', {}, 'Drop EPUB files here, or choose them:'),
-    field('EPUB files', chooser));
+    h('p', {}, 'Drop books here (EPUB, PDF; audiobooks as M4B, MP3, a ZIP of MP3 tracks or a .audiobook package), or choose them:'),
+    field('Book files', chooser));
 
   async function upload(files) {
     const query = new URLSearchParams({ copies: String(Number(copies.value) || 0), open_access: String(openAccess.checked), featured: String(featured.checked) });
@@ -26,7 +26,7 @@ export async function uploadView(main) {
       while (next < jobs.length) {
         const { file, progress, result } = jobs[next++];
         try {
-          const book = await uploadEPUB(file, query.toString(), (share) => { progress.value = share; });
+          const book = await uploadBook(file, query.toString(), (share) => { progress.value = share; });
           progress.value = 1;
           const warnings = book.warnings || [];
           show(result,

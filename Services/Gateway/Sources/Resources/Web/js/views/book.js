@@ -4,6 +4,7 @@ import { announce, h, heading, show } from '../dom.js';
 import { actionButtons, describe, isOnLoan } from '../actions.js';
 import { authors, availability, card, contributors, feedRoute, image } from '../publication.js';
 import { canKeepBooks, dropBook, isKept, keepBook } from '../offline.js';
+import { clock } from './listen.js';
 
 /** "Download for offline" for a loan, or "Remove offline copy" once it is kept on the device. */
 function offlineButton(bookId, title, changed) {
@@ -66,6 +67,9 @@ export async function bookView(main, { params: [bookId] }) {
     ['Published', (meta.published || '').slice(0, 10)],
     ['Language', [].concat(meta.language || []).join(', ')],
     ['Subjects', (meta.subject || []).map((s) => s.name).join(', ')],
+    ['Format', meta['@type'] === 'http://schema.org/Audiobook' ? 'Audiobook' : (publication.links || []).some((l) => l.type === 'application/pdf' || l.properties?.indirectAcquisition?.some((i) => i.type === 'application/pdf')) ? 'PDF' : 'Ebook'],
+    ['Length', meta.duration ? clock(meta.duration) : ''],
+    ['Pages', meta.numberOfPages ? String(meta.numberOfPages) : ''],
     ['Reading time', meta['urn:x-bookmobile:readingMinutes'] ? `about ${Math.max(1, Math.round(meta['urn:x-bookmobile:readingMinutes'] / 60))} h` : ''],
     ['Availability', figures.openAccess ? 'Free to read (open access)'
       : `${figures.copies?.available ?? '?'} of ${figures.copies?.total ?? '?'} copies available, ${figures.holds?.total ?? 0} on hold`],
@@ -82,6 +86,12 @@ export async function bookView(main, { params: [bookId] }) {
     : [h('a', { class: 'button', href: '#/signin' }, 'Sign in to borrow')];
   if (figures.openAccess && !actions.some((a) => a.textContent === 'Read')) {
     actions.unshift(h('a', { class: 'button', href: `#/read/${bookId}`, 'aria-label': `Read ${title}` }, 'Read'));
+  }
+  if (meta['@type'] === 'http://schema.org/Audiobook') {
+    for (const link of actions.filter((a) => a.getAttribute?.('href') === `#/read/${bookId}`)) {
+      link.textContent = 'Listen';
+      link.setAttribute('aria-label', `Listen to ${title}`);
+    }
   }
   if (signedIn && isOnLoan(status) && canKeepBooks()) actions.push(offlineButton(bookId, title, refresh));
   if (signedIn) {

@@ -19,8 +19,13 @@ function flattenToc(entries, depth = 0) {
 
 export async function readerView(main, { params: [bookId] }) {
   const signedIn = session.signedIn;
+  // An audiobook is listened to, a PDF read page by page: each has a view of its own.
+  const opened = await api(`/books/${bookId}/manifest.json`, { accept: 'application/webpub+json, application/audiobook+json' });
+  const profile = [].concat(opened.conformsTo || []);
+  if (profile.some((p) => p.endsWith('/profiles/audiobook'))) return (await import('./listen.js')).listenView(main, { bookId, manifest: opened });
+  if (profile.some((p) => p.endsWith('/profiles/pdf'))) return (await import('./pdf.js')).pdfView(main, { bookId, manifest: opened });
   const [manifest, settings, position, bookmarkList] = await Promise.all([
-    api(`/books/${bookId}/manifest.json`, { accept: 'application/webpub+json' }),
+    opened,
     signedIn ? api('/me/settings') : { fontFamily: 'serif', fontSize: 100, theme: 'day', brightness: 1, syncBookmarks: false },
     signedIn ? api(`/me/books/${bookId}/position`).catch(() => null) : null,
     signedIn ? api(`/me/books/${bookId}/bookmarks`).catch(() => ({ bookmarks: [] })) : { bookmarks: [] },
