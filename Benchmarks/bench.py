@@ -355,11 +355,12 @@ def ingest_more(stack, args):
             "empty_files_per_second": round(empty_files / empty_seconds, 1)}
 
 
-def nginx_ceiling(work, lane_bytes, epub_bytes, duration):
+def nginx_ceiling(work, lane_bytes, epub_bytes, duration, audio_bytes):
     static = work / "static"
     static.mkdir(exist_ok=True)
     (static / "lane.xml").write_bytes(lane_bytes)
     (static / "book.epub").write_bytes(epub_bytes)
+    (static / "track.m4a").write_bytes(audio_bytes)
     port = free_port()
     conf = work / "nginx.conf"
     conf.write_text(f"""
@@ -369,15 +370,17 @@ http {{
   access_log off; sendfile on; keepalive_requests 100000;
   client_body_temp_path {work}/nginx-tmp; proxy_temp_path {work}/nginx-tmp; fastcgi_temp_path {work}/nginx-tmp;
   uwsgi_temp_path {work}/nginx-tmp; scgi_temp_path {work}/nginx-tmp;
-  types {{ application/atom+xml xml; application/epub+zip epub; }}
+  types {{ application/atom+xml xml; application/epub+zip epub; audio/mp4 m4a; }}
   server {{ listen 127.0.0.1:{port}; root {static}; }}
 }}""")
     nginx = shutil.which("nginx") or "/usr/sbin/nginx"
     process = subprocess.Popen([nginx, "-c", str(conf), "-p", str(work)], stderr=subprocess.DEVNULL)
     try:
         wait_for(lambda: http("GET", f"http://127.0.0.1:{port}/lane.xml")[0] == 200, 20, "nginx")
+        audio_env = dict(os.environ, AUDIO_PATH="/track.m4a", AUDIO_SIZE=str(len(audio_bytes)), AUTH="")
         return {"lane_page": wrk(f"http://127.0.0.1:{port}/lane.xml", duration),
-                "epub": wrk(f"http://127.0.0.1:{port}/book.epub", duration)}
+                "epub": wrk(f"http://127.0.0.1:{port}/book.epub", duration),
+                "audio": wrk(f"http://127.0.0.1:{port}/track.m4a", duration, script=ROOT / "Benchmarks/audio_ranges.lua", env=audio_env)}
     finally:
         process.terminate()
         process.wait()
@@ -453,6 +456,14 @@ def main():
                             json.dumps({"username": "bench", "email": "bench@example.org", "password": "bench password 1"}).encode())
         token = json.loads(body)["tokens"]["access_token"]
         bearer = f"Authorization: Bearer {token}"
+        # An audiobook for the listening scenario (issue 69): 30 minutes of tones in six chapters, one M4B track.
+        audiobook_file = work / "bench-audiobook.m4b"
+        if not audiobook_file.exists():
+            subprocess.run([sys.executable, str(ROOT / "Tests/tools/make_media.py"), "m4b", str(audiobook_file), "--chapters", "6",
+                            "--seconds", "300", "--title", "Bench Audiobook"], check=True)
+        status, body = http("POST", gw + "/admin/books?copies=100", {"Authorization": "Bearer bench-admin"}, audiobook_file.read_bytes())
+        assert status in (200, 201), f"audiobook ingest: {status} {body[:300]}"
+        audiobook = json.loads(body)["id"]
         log("waiting for patron to learn every licence (catalog's outbox)")
         wait_for(lambda: int(psql(stack.pg_port, "patron", "SELECT count(*) FROM licenses")) >= ingest["files"] + 1,
                  600, "licences to reach patron")
@@ -487,6 +498,12 @@ def main():
 
         status, _ = http("POST", f"{gw}/me/books/{big}/borrow", {"Authorization": f"Bearer {token}"})
         assert status == 201, f"borrow of the 1 MB book: {status}"
+        wait_for(lambda: http("POST", f"{gw}/me/books/{audiobook}/borrow", {"Authorization": f"Bearer {token}"})[0] in (201, 409), 60,
+                 "the audiobook's loan")
+        manifest = json.loads(http("GET", f"{gw}/books/{audiobook}/manifest.json", {"Authorization": f"Bearer {token}"})[1])
+        audio_path = manifest["readingOrder"][0]["href"].replace(gw, "").replace("http://127.0.0.1:8080", "")
+        audio_path = audio_path[audio_path.index("/books/"):]
+        _, audio_bytes = http("GET", gw + audio_path, {"Authorization": f"Bearer {token}"})
         if args.hold:
             log(f"stack up at {gw} (catalog :{stack.ports['catalog']}, patron :{stack.ports['patron']}, "
                 f"PostgreSQL :{stack.pg_port}); token {token}; the 64 patrons' Authorization values in {bearer_file} and {basic_file}; Ctrl-C stops")
@@ -534,6 +551,12 @@ def main():
             "fulfill 1 MB EPUB": (f"{gw}/books/{big}/fulfill", [bearer]),
         }
         results = {}
+        audio_env = dict(os.environ, AUDIO_PATH=audio_path, AUDIO_SIZE=str(len(audio_bytes)), AUTH=f"Bearer {token}")
+        if wanted("audio: 64 KB ranges of an audiobook track (borrower)"):
+            log("wrk: audio ranges")
+            results["audio: 64 KB ranges of an audiobook track (borrower)"] = wrk(
+                gw + audio_path, args.duration, script=ROOT / "Benchmarks/audio_ranges.lua", env=audio_env)
+            time.sleep(2)
         for name, (url, headers) in scenarios.items():
             if not wanted(name):
                 continue
@@ -633,9 +656,9 @@ def main():
         _, lane_bytes = http("GET", gw + "/opds/lanes/new?size=50")
         _, epub_bytes = http("GET", f"{gw}/books/{big}/fulfill", {"Authorization": f"Bearer {token}"})
         log("nginx ceiling")
-        ceiling = nginx_ceiling(work, lane_bytes, epub_bytes, args.duration)
+        ceiling = nginx_ceiling(work, lane_bytes, epub_bytes, args.duration, audio_bytes)
         for name, result in results.items():
-            base = ceiling["epub"] if name.startswith("fulfill") else ceiling["lane_page"]
+            base = ceiling["epub"] if name.startswith("fulfill") else ceiling["audio"] if name.startswith("audio") else ceiling["lane_page"]
             result["vs_nginx"] = round(result["rps"] / base["rps"], 3)
         report(args, ingest, results, ceiling, rss, len(lane_bytes), len(epub_bytes), logins, uploads, crowd)
     finally:
@@ -899,6 +922,7 @@ def report(args, ingest, results, ceiling, rss, lane_size, epub_size, logins, up
         lines.append(f"| {name} | {r['rps']:.0f} | {r['p50_ms']:.2f} | {r['p99_ms']:.2f} | {r['non_2xx']} | {r['vs_nginx']:.3f} |")
     lines.append(f"| *nginx: lane page bytes ({lane_size} B)* | {ceiling['lane_page']['rps']:.0f} | {ceiling['lane_page']['p50_ms']:.2f} | {ceiling['lane_page']['p99_ms']:.2f} | | 1 |")
     lines.append(f"| *nginx: the EPUB ({epub_size} B)* | {ceiling['epub']['rps']:.0f} | {ceiling['epub']['p50_ms']:.2f} | {ceiling['epub']['p99_ms']:.2f} | | 1 |")
+    lines.append(f"| *nginx: 64 KB ranges of the audiobook's track* | {ceiling['audio']['rps']:.0f} | {ceiling['audio']['p50_ms']:.2f} | {ceiling['audio']['p99_ms']:.2f} | | 1 |")
     lines.append(f"\nIngest: {ingest['files']} generated EPUBs in {ingest['seconds']} s = **{ingest['files_per_second']} files/s** "
                  f"(`catalog ingest`, concurrency 4, peak RSS {ingest['peak_rss_mb']} MB). Peak RSS (VmHWM) after the run: "
                  + ", ".join(f"{k} {v} MB" for k, v in rss.items()) + ".\n")

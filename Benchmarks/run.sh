@@ -4,6 +4,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/postgres.sh ensure-installed
-scripts/apt-ensure.sh libvips-dev libcurl4-openssl-dev wrk nginx
+scripts/apt-ensure.sh libvips-dev libcurl4-openssl-dev wrk nginx ffmpeg poppler-utils
 swift build -c release --scratch-path .build-release
 exec python3 Benchmarks/bench.py --bin "$(swift build -c release --scratch-path .build-release --show-bin-path)" "$@"

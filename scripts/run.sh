@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/postgres.sh ensure-installed
-scripts/apt-ensure.sh libvips-dev libcurl4-openssl-dev fonts-dejavu-core
+scripts/apt-ensure.sh libvips-dev libcurl4-openssl-dev fonts-dejavu-core ffmpeg poppler-utils
 PGPORT_LOCAL=${PGPORT_LOCAL:-5433}
 scripts/postgres.sh start "$PWD/.data/postgres" "$PGPORT_LOCAL"
 for db in bookmobile_catalog bookmobile_patron; do

@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/postgres.sh ensure-installed
 # libvips and a font for cover thumbnails and generated covers; xmllint for the OPDS 1.2 schema check (../shared/tools/validate_opds.py atom).
-scripts/apt-ensure.sh libvips-dev libcurl4-openssl-dev libxml2-utils fonts-dejavu-core
+scripts/apt-ensure.sh libvips-dev libcurl4-openssl-dev libxml2-utils fonts-dejavu-core ffmpeg poppler-utils
 # A free port below the kernel's ephemeral range, so that no outgoing connection takes it before PostgreSQL binds it.
 port=$(python3 -c '
 import random, socket

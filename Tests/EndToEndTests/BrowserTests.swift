@@ -8,7 +8,8 @@ import Testing
 /// My Books shows the offer within 2 s of the return without a reload (live events); an operator uploads two EPUBs; a patron downloads a loan, reads and bookmarks it offline, and the server has
 /// both once back online; a KOReader place opens the reader in its section; staff find a patron by card number, block
 /// and unblock them, give them a new PIN, end their loan for the next in the queue, read the reports (and their CSVs),
-/// make, fill, reorder and feature a list that the home page then shows, hide a lane, and announce a closure; every page is checked for names, labels,
+/// make, fill, reorder and feature a list that the home page then shows, hide a lane, and announce a closure; a patron
+/// listens to an audiobook from chapter 3 and finds its place (12:34) on a second device, and reads a PDF; every page is checked for names, labels,
 /// contrast, focus order and console errors. `BROWSER_SCREENSHOTS=<folder>` also saves the README's screenshots there.
 @Suite struct BrowserTests {
     @Test(.enabled(if: TestTools.corpusIsPresent, Comment(rawValue: TestTools.corpusMissing)))
@@ -35,6 +36,11 @@ import Testing
             let staffBooks = TestTools.generatedBooks(count: 2, seed: 520)
             let (staffLent, staffSpare) = (try await stack.ingest(staffBooks[0], copies: 1), try await stack.ingest(staffBooks[1], copies: 2))
             let (staffLentTitle, staffSpareTitle) = (try await title(staffLent), try await title(staffSpare))
+            let audiobook = try await stack.ingest(
+                try TestTools.generatedMedia("m4b", ["--chapters", "3", "--seconds", "300", "--title", "Fifteen Minutes of Tones"]),
+                copies: 2
+            )
+            let pdf = try await stack.ingest(try TestTools.generatedMedia("pdf", ["--pages", "4", "--title", "Parish Minutes"]), copies: 2)
             let uploads = books[2...].map(\.path)
             let script = stack.root.appendingPathComponent("Tests/tools/browser/web_app_test.py")
             var arguments =
@@ -43,7 +49,8 @@ import Testing
                     "http://127.0.0.1:\(stack.ports[.gateway]!)", "--admin-token", Stack.adminToken, "--chromium", chromium,
                     "--lent-title", lentTitle, "--open-title", openTitle, "--offline-title", offlineTitle, "--open-id", open,
                     "--open-digest", KOReaderSyncTests.partialMD5(try Data(contentsOf: books[1])), "--staff-lent", staffLent, staffLentTitle,
-                    "--staff-spare", staffSpare, staffSpareTitle, "--upload",
+                    "--staff-spare", staffSpare, staffSpareTitle, "--audiobook", audiobook, "Fifteen Minutes of Tones", "--pdf", pdf,
+                    "Parish Minutes", "--upload",
                 ] + uploads
             if let folder = environment["BROWSER_SCREENSHOTS"] { arguments += ["--screenshots", folder] }
             let output = stack.workDir.appendingPathComponent("browser.log")
@@ -55,7 +62,8 @@ import Testing
             #expect(status == 0, "the browser tests failed:\n\(failed)\n--- the browser log's end:\n\(log.suffix(6000))")
             for step in [
                 "operator uploads", "read to the end", "patron reads and returns", "phone-width audit", "account", "hostile links",
-                "offline reading", "shared computer", "koreader place", "live offer", "staff help a patron", "reports", "staff list",
+                "offline reading", "shared computer", "koreader place", "listen across devices", "live offer", "staff help a patron", "reports",
+                "staff list",
             ] {
                 #expect(log.contains("ok: \(step)\n"), "the browser step '\(step)' did not pass:\n\(log.suffix(3000))")
             }

@@ -47,6 +47,34 @@ public enum TestTools {
         }
     }
 
+    /// A generated audiobook or PDF from `Tests/tools/make_media.py` (`kind`: m4b, mp3zip, pdf; `options` the
+    /// generator's, such as `--chapters 3 --seconds 20`), made once per process and arguments. Needs ffmpeg for audio.
+    public static func generatedMedia(_ kind: String, _ options: [String] = []) throws -> URL {
+        try generated.withLock { cache in
+            let key = "media-\(kind)" + options.joined(separator: "_")
+            if let made = cache[key]?.first { return made }
+            let fileExtension = ["m4b": "m4b", "mp3zip": "zip", "pdf": "pdf"][kind] ?? kind
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "bookmobile-media-\(ProcessInfo.processInfo.processIdentifier)-\(abs(key.hashValue)).\(fileExtension)"
+            )
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = ["python3", directory.appendingPathComponent("make_media.py").path, kind, file.path] + options
+            process.standardOutput = FileHandle.nullDevice
+            process.standardInput = FileHandle.nullDevice
+            try process.run()
+            process.waitUntilExit()
+            guard process.terminationStatus == 0 else { throw MediaNotMade(kind: kind) }
+            cache[key] = [file]
+            return file
+        }
+    }
+
+    struct MediaNotMade: Error, CustomStringConvertible {
+        let kind: String
+        var description: String { "make_media.py \(kind) failed (is ffmpeg installed? scripts/test.sh installs it)" }
+    }
+
     private static let generated = LockedCache()
 }
 
@@ -55,9 +83,9 @@ private final class LockedCache: @unchecked Sendable {
     private let lock = NSLock()
     private var books: [String: [URL]] = [:]
 
-    func withLock<T>(_ body: (inout [String: [URL]]) -> T) -> T {
+    func withLock<T>(_ body: (inout [String: [URL]]) throws -> T) rethrows -> T {
         lock.lock()
         defer { lock.unlock() }
-        return body(&books)
+        return try body(&books)
     }
 }

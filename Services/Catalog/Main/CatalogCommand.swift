@@ -30,7 +30,8 @@ struct CatalogCommand: AsyncParsableCommand {
     struct Ingest: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Ingest books (EPUB, PDF, audiobooks) and folders of them.")
 
-        @Argument(help: "Book files (EPUB, PDF, M4B, MP3, .audiobook, ZIP of tracks) or folders to walk; a folder of MP3 tracks is one audiobook") var paths: [String]
+        @Argument(help: "Book files (EPUB, PDF, M4B, MP3, .audiobook, ZIP of tracks) or folders to walk; a folder of MP3 tracks is one audiobook")
+        var paths: [String]
         @Option(help: "Copies of each book") var copies = 1
         @Flag(help: "Mark the books open access") var openAccess = false
         @Flag(help: "Let a file with an existing book's ISBN replace that book (otherwise it is refused)") var replace = false

@@ -40,6 +40,7 @@ struct PublicationController: Sendable {
         if let description = book.description { metadata["description"] = description }
         if let direction = book.pageProgression, direction == "rtl" || direction == "ltr" { metadata["readingProgression"] = direction }
         if book.fixedLayout, book.format == .epub { metadata["presentation"] = ["layout": "fixed"] }
+        if let profile = book.format.manifestProfile { metadata["conformsTo"] = profile }
         PublicationMetadata.addExtents(of: book, to: &metadata)
         if let accessibility = PublicationMetadata.accessibility(book) { metadata["accessibility"] = accessibility }
 
@@ -71,7 +72,6 @@ struct PublicationController: Sendable {
             "resources": (book.resources ?? []).filter { !spine.contains($0.href) }.map(link),
             "toc": links(book.toc ?? []),
         ]
-        if let profile = book.format.manifestProfile { document["conformsTo"] = profile }
         if let pageList = book.pageList, !pageList.isEmpty { document["pageList"] = links(pageList) }
         if let landmarks = book.landmarks, !landmarks.isEmpty { document["landmarks"] = links(landmarks) }
         let data = JSONWriter.bytes(document)

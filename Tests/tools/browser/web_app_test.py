@@ -789,6 +789,60 @@ def staff_help_a_patron(browser, base, token, lent_id, lent_title, spare_id, spa
         watched.context.close()
 
 
+def listen_across_devices(browser, base, book_id, title, pdf_id, pdf_title, viewport):
+    """A patron borrows an audiobook, plays it from chapter 3 in the player, changes the speed and leaves at 12:34;
+    on a second device (another browser context, signed in anew) the player opens at 12:34 in chapter 3. A borrowed
+    PDF opens in the reader at its first page, with its outline, and keeps its page the same way."""
+    first = Watched(browser, "listen", viewport)
+    page = first.page
+    username = f"listen{uuid.uuid4().hex[:8]}"
+    sign_up(page, base, username)
+    page.goto(f"{base}/#/book/{book_id}")
+    expect(page.get_by_text("Audiobook", exact=True)).to_be_visible()
+    page.get_by_role("button", name=f"Borrow: {title}").click()
+    page.get_by_role("link", name=f"Listen to {title}").click()
+    expect(page.locator("#player")).to_be_attached()
+    first.audit("player")
+    page.get_by_role("button", name=re.compile(r"^Chapter 3 ")).click()
+    wait_until(page, "document.querySelector('#player').currentTime > 600.2 && !document.querySelector('#player').paused")
+    expect(page.locator("#listen-chapter")).to_have_text("Chapter 3")
+    page.get_by_label("Speed").select_option("1.5")
+    check(page.evaluate("() => document.querySelector('#player').playbackRate") == 1.5, "the speed did not change")
+    page.get_by_role("button", name="Back 30 seconds").click()
+    wait_until(page, "document.querySelector('#player').currentTime < 600")
+    expect(page.locator("#listen-chapter")).to_have_text("Chapter 2")
+    # Leaves at 12:34 (754 s into the one-track book), paused.
+    page.evaluate("() => { const audio = document.querySelector('#player'); audio.currentTime = 754; audio.pause(); }")
+    wait_until(page, "document.querySelector('.player')?.dataset.savedPosition === 'track-001.m4a|t=754'")
+
+    second = Watched(browser, "listen elsewhere", viewport)
+    other = second.page
+    other.goto(f"{base}/#/signin")
+    other.get_by_label("Library card number or username").fill(username)
+    other.get_by_label("PIN or password").fill("correct horse battery")
+    other.get_by_role("button", name="Sign in").click()
+    expect(other.get_by_role("link", name="Account")).to_be_visible()
+    other.goto(f"{base}/#/read/{book_id}")
+    expect(other.locator("#listen-position")).to_contain_text("12:34 of 15:00")
+    expect(other.locator("#listen-chapter")).to_have_text("Chapter 3")
+    check(abs(other.evaluate("() => document.querySelector('#player').currentTime") - 754) < 1, "the second device is not at 12:34")
+
+    # The PDF: borrowed, opened at page 1 with its outline; the outline's third entry turns to page 3, which is kept.
+    other.goto(f"{base}/#/book/{pdf_id}")
+    other.get_by_role("button", name=f"Borrow: {pdf_title}").click()
+    other.get_by_role("link", name=f"Read {pdf_title}").click()
+    expect(other.locator("#pdf-page")).to_have_attribute("alt", f"Page 1 of {pdf_title}")
+    second.audit("pdf reader")
+    other.get_by_role("button", name="Section 3 (page 3)").click()
+    expect(other.locator("#pdf-page")).to_have_attribute("alt", f"Page 3 of {pdf_title}")
+    wait_until(other, "document.querySelector('.pdf-reader')?.dataset.savedPosition === 'page=3'")
+    check(other.evaluate("() => document.querySelector('#pdf-page').naturalWidth") > 100, "the page was not drawn")
+    page.goto(f"{base}/#/read/{pdf_id}")
+    expect(page.locator("#pdf-page")).to_have_attribute("alt", f"Page 3 of {pdf_title}")
+    first.context.close()
+    second.context.close()
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--base", required=True)
@@ -801,6 +855,8 @@ def main():
     parser.add_argument("--open-digest", required=True, help="KOReader's partial MD5 of the open-access book's file")
     parser.add_argument("--staff-lent", nargs=2, required=True, metavar=("ID", "TITLE"), help="a one-copy book staff end a loan of")
     parser.add_argument("--staff-spare", nargs=2, required=True, metavar=("ID", "TITLE"), help="a book a blocked patron tries to borrow")
+    parser.add_argument("--audiobook", nargs=2, required=True, metavar=("ID", "TITLE"), help="a 15-minute audiobook of three chapters")
+    parser.add_argument("--pdf", nargs=2, required=True, metavar=("ID", "TITLE"), help="a PDF with an outline")
     parser.add_argument("--screenshots")
     parser.add_argument("--chromium", default="/usr/bin/chromium")
     parser.add_argument("--artifacts", default="/tmp", help="where a failed step's screenshots go")
@@ -820,6 +876,8 @@ def main():
             ("shared computer", lambda: shared_computer(browser, args.base, args.open_id, {"width": 1024, "height": 768})),
             ("koreader place", lambda: koreader_place_opens_the_reader(
                 browser, args.base, args.open_id, args.open_digest, {"width": 1024, "height": 768})),
+            ("listen across devices", lambda: listen_across_devices(
+                browser, args.base, *args.audiobook, *args.pdf, {"width": 1024, "height": 768})),
             ("staff help a patron", lambda: staff_help_a_patron(
                 browser, args.base, args.admin_token, *args.staff_lent, *args.staff_spare, {"width": 1280, "height": 800})),
         ]

@@ -173,6 +173,7 @@ struct FeedController: Sendable {
                     order: query.order,
                     availableOnly: query.availableOnly,
                     accessibility: query.accessibility,
+                    format: query.format,
                     size: query.size,
                     after: query.after,
                     hidden: personal.hidden,
@@ -222,6 +223,18 @@ struct FeedController: Sendable {
                     title: facet.label,
                     facetGroup: AccessibilityFacet.group,
                     activeFacet: facet == query.accessibility
+                )
+            )
+        }
+        for facet in FormatFacet.allCases {
+            feed.links.append(
+                Feed.Link(
+                    rel: "http://opds-spec.org/facet",
+                    href: publicURL + link(query.first(format: facet)),
+                    type: MediaType.acquisition,
+                    title: facet.label,
+                    facetGroup: FormatFacet.group,
+                    activeFacet: facet == query.format
                 )
             )
         }

@@ -75,6 +75,7 @@ struct FeedPostgresRepository: Sendable {
         order: SortOrder,
         availableOnly: Bool,
         accessibility: AccessibilityFacet = .all,
+        format: FormatFacet = .all,
         size: Int,
         after: PageCursor?,
         hidden: [UUID],
@@ -85,11 +86,13 @@ struct FeedPostgresRepository: Sendable {
         func values(_ lane: String, _ key: String) -> [(any PostgresThrowingDynamicTypeEncodable)?] {
             [lane, key, accessibility.condition ?? "", order == .desc, availableOnly, hidden, after?.value, after?.id, size + 1]
         }
-        if let genre = lane.genre, let column = sort.genreLaneColumn {
+        // A format facet is read by the general statement: the lanes' functions and `genre_lane_books` know no format
+        // (audiobooks and PDFs have partial indexes of their own, migration 38).
+        if format == .all, let genre = lane.genre, let column = sort.genreLaneColumn {
             rows = try await books.read {
                 try await Self.entriesWithCursors(try await $0.run(GenreLanePage.self, values: values(genre, column), logger: logger))
             }
-        } else if FixedLanePage.serves(lane, sort: sort) {
+        } else if format == .all, FixedLanePage.serves(lane, sort: sort) {
             rows = try await books.read {
                 try await Self.entriesWithCursors(try await $0.run(FixedLanePage.self, values: values(lane.slug, sort.rawValue), logger: logger))
             }
@@ -100,6 +103,7 @@ struct FeedPostgresRepository: Sendable {
                 order: order,
                 availableOnly: availableOnly,
                 accessibility: accessibility,
+                format: format,
                 limit: size + 1,
                 after: after,
                 hidden: hidden,
@@ -121,6 +125,7 @@ struct FeedPostgresRepository: Sendable {
         order: SortOrder,
         availableOnly: Bool,
         accessibility: AccessibilityFacet,
+        format: FormatFacet = .all,
         limit: Int,
         after: PageCursor?,
         hidden: [UUID],
@@ -134,6 +139,7 @@ struct FeedPostgresRepository: Sendable {
             order: order,
             availableOnly: availableOnly,
             accessibility: accessibility,
+            format: format,
             limit: limit,
             after: after,
             hidden: hiddenPlaceholder,
@@ -249,13 +255,14 @@ struct FeedPostgresRepository: Sendable {
         order: SortOrder,
         availableOnly: Bool,
         accessibility: AccessibilityFacet,
+        format: FormatFacet = .all,
         limit: Int,
         after: PageCursor?,
         hidden: String?,
         into sql: inout SQL
     ) throws -> String {
         let direction = order == .asc ? "ASC" : "DESC"
-        if let genre = lane.genre, let column = sort.genreLaneColumn {
+        if format == .all, let genre = lane.genre, let column = sort.genreLaneColumn {
             // The page's rows read in order from `genre_lane_books`'s index of the genre in the column's order (it keeps
             // only books on the shelves, with the same facet flags as books'), then those books by id.
             var conditions = ["genre = \(try sql.bind(genre))"]
@@ -277,6 +284,7 @@ struct FeedPostgresRepository: Sendable {
         var conditions = ["withdrawn_at IS NULL", condition]
         if availableOnly { conditions.append("(open_access OR copies_available > 0)") }
         if let condition = accessibility.condition { conditions.append(condition) }
+        if let condition = format.condition { conditions.append(condition) }
         if let hidden { conditions.append("NOT (id = ANY(\(hidden)))") }
         if let after { conditions.append(try sql.after(after, sort: sort, order: order)) }
         return """

@@ -38,7 +38,8 @@ enum FeedRequest {
 
     /// The query parameters feeds understand; others change nothing, so they are left out of cache keys and links.
     static let knownParameters: Set<Substring> = [
-        "sort", "order", "available", "accessibility", "size", "after", "page", "q", "query", "title", "author", "genre", "publisher", "language",
+        "sort", "order", "available", "accessibility", "format", "size", "after", "page", "q", "query", "title", "author", "genre", "publisher",
+        "language",
         "isbn",
     ]
 

@@ -10,6 +10,7 @@ struct LaneQuery {
     var order: SortOrder
     var availableOnly: Bool
     var accessibility: AccessibilityFacet
+    var format: FormatFacet
     var size: Int
     var after: PageCursor?
 
@@ -30,6 +31,7 @@ struct LaneQuery {
             } ?? (sortText == nil ? lane.defaultOrder : .asc)
         availableOnly = try FeedRequest.availableOnly(query.get("available"))
         accessibility = try AccessibilityFacet(parameter: query.get("accessibility"))
+        format = try FormatFacet(parameter: query.get("format"))
         size = try FeedRequest.pageSize(query.get("size"))
         if let text = query.get("after") {
             guard let cursor = PageCursor(encoded: text), cursor.sort == sort.rawValue, cursor.order == order.rawValue else {
@@ -46,18 +48,27 @@ struct LaneQuery {
         query.add("order", order.rawValue)
         query.add("available", availableOnly ? "now" : "all")
         query.add("accessibility", accessibility.rawValue)
+        // Only when chosen: every link of a lane read before formats existed keeps its bytes.
+        if format != .all { query.add("format", format.rawValue) }
         query.add("size", size)
         query.add("after", after?.encoded)
         return query
     }
 
     /// The first page of this listing with one facet changed.
-    func first(sort: SortKey? = nil, order: SortOrder? = nil, availableOnly: Bool? = nil, accessibility: AccessibilityFacet? = nil) -> LaneQuery {
+    func first(
+        sort: SortKey? = nil,
+        order: SortOrder? = nil,
+        availableOnly: Bool? = nil,
+        accessibility: AccessibilityFacet? = nil,
+        format: FormatFacet? = nil
+    ) -> LaneQuery {
         var query = self
         query.sort = sort ?? self.sort
         query.order = order ?? self.order
         query.availableOnly = availableOnly ?? self.availableOnly
         query.accessibility = accessibility ?? self.accessibility
+        query.format = format ?? self.format
         query.after = nil
         return query
     }

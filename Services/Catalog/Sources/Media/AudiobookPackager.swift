@@ -46,7 +46,9 @@ struct AudiobookPackager {
             let read = try PackageManifest.read(data)
             try checkCount(read.readingOrder.count)
             tracks = try read.readingOrder.map { href in
-                guard archive.contains(href) else { throw MediaError.badPackage("the reading order names \(href.prefix(200)), which is not in the package") }
+                guard archive.contains(href) else {
+                    throw MediaError.badPackage("the reading order names \(href.prefix(200)), which is not in the package")
+                }
                 return try probe(try extract(href, from: archive), name: href)
             }
             manifest = read
@@ -183,7 +185,9 @@ struct AudiobookPackager {
             let handle = try FileHandle(forReadingFrom: track.file)
             defer { try? handle.close() }
             let size = Int64(try FileManager.default.attributesOfItem(atPath: track.file.path)[.size] as? Int ?? 0)
-            try archive.addEntry(with: name, type: .file, uncompressedSize: size, modificationDate: date, compressionMethod: .none) { position, size in
+            try archive.addEntry(with: name, type: .file, uncompressedSize: size, modificationDate: date, compressionMethod: .none) {
+                position,
+                size in
                 try handle.seek(toOffset: UInt64(position))
                 return try handle.read(upToCount: size) ?? Data()
             }

@@ -30,7 +30,8 @@ struct PDFReader {
         let resource = PackageResource(href: Self.href, type: "application/pdf", properties: [])
         let title = info["Title"].flatMap { $0.isEmpty ? nil : $0 } ?? file.deletingPathExtension().lastPathComponent
         let authors = info["Author"].map(AudiobookPackager.names) ?? []
-        let keywords = info["Keywords"].map { $0.split(whereSeparator: { $0 == "," || $0 == ";" }).map { $0.trimmingCharacters(in: .whitespaces) } } ?? []
+        let keywords =
+            info["Keywords"].map { $0.split(whereSeparator: { $0 == "," || $0 == ";" }).map { $0.trimmingCharacters(in: .whitespaces) } } ?? []
         var book = ParsedBook(
             title: String(title.prefix(500)),
             subtitle: nil,

@@ -68,7 +68,9 @@ struct PackageManifest {
 
     /// The manifest written into a stored package: relative hrefs, so that an app can play the file offline.
     static func document(_ book: ParsedBook) -> String {
-        var metadata: [String: Any] = ["@type": BookFormat.audiobook.schemaType, "title": book.title]
+        var metadata: [String: Any] = [
+            "@type": BookFormat.audiobook.schemaType, "title": book.title, "conformsTo": BookFormat.audiobook.manifestProfile ?? "",
+        ]
         let authors = book.contributors.filter { $0.role == "aut" }.map(\.name)
         let narrators = book.contributors.filter { $0.role == "nrt" }.map(\.name)
         if !authors.isEmpty { metadata["author"] = authors }
@@ -84,7 +86,6 @@ struct PackageManifest {
         }
         let document: [String: Any] = [
             "@context": "https://readium.org/webpub-manifest/context.jsonld",
-            "conformsTo": BookFormat.audiobook.manifestProfile ?? "",
             "metadata": metadata,
             "readingOrder": book.readingOrder.map { track -> [String: Any] in
                 var link: [String: Any] = ["href": track.href, "type": track.type]

@@ -21,7 +21,7 @@ export async function readerView(main, { params: [bookId] }) {
   const signedIn = session.signedIn;
   // An audiobook is listened to, a PDF read page by page: each has a view of its own.
   const opened = await api(`/books/${bookId}/manifest.json`, { accept: 'application/webpub+json, application/audiobook+json' });
-  const profile = [].concat(opened.conformsTo || []);
+  const profile = [].concat(opened.metadata?.conformsTo || [], opened.conformsTo || []);
   if (profile.some((p) => p.endsWith('/profiles/audiobook'))) return (await import('./listen.js')).listenView(main, { bookId, manifest: opened });
   if (profile.some((p) => p.endsWith('/profiles/pdf'))) return (await import('./pdf.js')).pdfView(main, { bookId, manifest: opened });
   const [manifest, settings, position, bookmarkList] = await Promise.all([
