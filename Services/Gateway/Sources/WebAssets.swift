@@ -66,9 +66,11 @@ struct WebAssets: Sendable {
         self.assets = assets
         contentSecurityPolicy = [
             "default-src 'none'", "script-src 'self' 'sha256-\(importMapHash)'",
-            // Books' own styles: their stylesheets become blob: URLs in the reader, their style attributes are kept.
+            // Books' own styles: their stylesheets become blob: URLs in the reader, their style attributes are kept; an
+            // audiobook's tracks play from this origin (or a blob: URL where no service worker adds the token).
             "style-src 'self' blob:", "style-src-attr 'unsafe-inline'", "img-src 'self' blob: data:", "font-src 'self' blob: data:",
-            "connect-src 'self'", "frame-src 'self' blob:", "child-src 'self' blob:", "manifest-src 'self'", "base-uri 'none'", "form-action 'self'",
+            "connect-src 'self'", "media-src 'self' blob:", "frame-src 'self' blob:", "child-src 'self' blob:", "manifest-src 'self'",
+            "base-uri 'none'", "form-action 'self'",
             "frame-ancestors 'none'",
         ].joined(separator: "; ")
     }

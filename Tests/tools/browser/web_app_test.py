@@ -806,6 +806,8 @@ def listen_across_devices(browser, base, book_id, title, pdf_id, pdf_title, view
     page.get_by_role("button", name=re.compile(r"^Chapter 3 ")).click()
     wait_until(page, "document.querySelector('#player').currentTime > 600.2 && !document.querySelector('#player').paused")
     expect(page.locator("#listen-chapter")).to_have_text("Chapter 3")
+    # Streamed: the service worker gave the track's requests (ranges) the patron's token; no whole-track download.
+    check(page.evaluate("() => document.querySelector('.player').dataset.streamed") == "true", "the track was not streamed")
     page.get_by_label("Speed").select_option("1.5")
     check(page.evaluate("() => document.querySelector('#player').playbackRate") == 1.5, "the speed did not change")
     page.get_by_role("button", name="Back 30 seconds").click()

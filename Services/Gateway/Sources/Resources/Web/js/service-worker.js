@@ -15,7 +15,9 @@ self.addEventListener('activate', (event) => event.waitUntil(self.clients.claim(
 // requests get it, ranges and all. Kept in memory only; a worker that was stopped asks the page again.
 let mediaToken = null;
 self.addEventListener('message', (event) => {
-  if (event.data?.type === 'media-token') mediaToken = event.data.token;
+  if (event.data?.type !== 'media-token') return;
+  mediaToken = event.data.token;
+  event.ports[0]?.postMessage('kept');
 });
 
 self.addEventListener('fetch', (event) => {

@@ -28,14 +28,19 @@ function flatten(entries, depth = 0) {
   return (entries || []).flatMap((entry) => [{ ...entry, depth }, ...flatten(entry.children, depth + 1)]);
 }
 
-/** Hands the patron's token to the service worker, which adds it to the tracks' requests. */
+/** Hands the patron's token to the service worker, which adds it to the tracks' requests; true once it has it. */
 async function tokenToWorker() {
   if (!('serviceWorker' in navigator)) return false;
   const registration = await Promise.race([navigator.serviceWorker.ready, new Promise((resolve) => setTimeout(() => resolve(null), 3000))]);
-  const worker = navigator.serviceWorker.controller || registration?.active;
-  if (!worker || !navigator.serviceWorker.controller) return false;
-  worker.postMessage({ type: 'media-token', token: session.get()?.access || null });
-  return true;
+  const worker = navigator.serviceWorker.controller;
+  if (!registration || !worker) return false;
+  // Answered once the worker holds it: a track asked for before would go without the token.
+  return new Promise((resolve) => {
+    const channel = new MessageChannel();
+    const late = setTimeout(() => resolve(false), 2000);
+    channel.port1.onmessage = () => { clearTimeout(late); resolve(true); };
+    worker.postMessage({ type: 'media-token', token: session.get()?.access || null }, [channel.port2]);
+  });
 }
 
 export async function listenView(main, { bookId, manifest }) {
@@ -67,7 +72,7 @@ export async function listenView(main, { bookId, manifest }) {
   const sleep = h('select', { id: 'listen-sleep' }, SLEEP.map(([label, minutes]) => h('option', { value: String(minutes) }, label)));
   const chapterList = h('ol', { class: 'chapters', 'aria-label': 'Chapters' }, chapters.map((chapter, index) => h('li', { style: `margin-left: ${chapter.depth}em` },
     h('button', { type: 'button', class: 'link', 'data-chapter': String(index), onclick: () => seekTo(chapter.at, true) }, `${chapter.title} (${clock(chapter.at)})`))));
-  show(main, h('section', { class: 'player', 'aria-labelledby': 'listen-title' },
+  show(main, h('section', { class: 'player', 'aria-labelledby': 'listen-title', 'data-streamed': String(streamed) },
     h('h1', { id: 'listen-title' }, title),
     chapterName,
     audio,
@@ -94,18 +99,28 @@ export async function listenView(main, { bookId, manifest }) {
     if (chapter) main.querySelector(`[data-chapter="${chapters.indexOf(chapter)}"]`)?.setAttribute('aria-current', 'true');
   }
 
+  /** Whether the audio element got the track's metadata from `source` (false: it could not load it). */
+  function opened(source) {
+    return new Promise((resolve) => {
+      const done = (ok) => { audio.removeEventListener('loadedmetadata', yes); audio.removeEventListener('error', no); resolve(ok); };
+      const yes = () => done(true);
+      const no = () => done(false);
+      audio.addEventListener('loadedmetadata', yes);
+      audio.addEventListener('error', no);
+      audio.src = source;
+    });
+  }
+
   async function load(index) {
     track = Math.max(0, Math.min(tracks.length - 1, index));
     if (blobURL) { URL.revokeObjectURL(blobURL); blobURL = null; }
-    if (streamed) {
-      await tokenToWorker();
-      audio.src = tracks[track].url;
-    } else {
+    // Streamed through the service worker (which adds the token), else, or if that fails, the track fetched whole.
+    if (!(streamed && await tokenToWorker() && await opened(tracks[track].url))) {
+      main.querySelector('.player').dataset.streamed = 'false';
       const reply = await api(tracks[track].url, { raw: true, accept: tracks[track].type || 'audio/*' });
       blobURL = URL.createObjectURL(await reply.blob());
-      audio.src = blobURL;
+      if (!await opened(blobURL)) throw new Error('This track cannot be played here.');
     }
-    await new Promise((resolve) => audio.addEventListener('loadedmetadata', resolve, { once: true }));
     audio.playbackRate = Number(speed.value);
   }
 
