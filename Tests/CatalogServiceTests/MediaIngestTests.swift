@@ -117,6 +117,48 @@ extension CatalogServiceTests {
         }
     }
 
+    @Test func aReadiumAudiobookPackageKeepsItsOrderMetadataAndContents() async throws {
+        let file = try TestTools.generatedMedia("package", ["--tracks", "3", "--seconds", "4", "--title", "Packaged Tones"])
+        let (app, _) = try await app()
+        try await app.testRouter { client in
+            let (status, book) = try await ingest(client, file, query: "?open_access=true")
+            #expect(status == .created, "\(book)")
+            let id = try #require(book["id"] as? String)
+            #expect(book["title"] as? String == "Packaged Tones")
+            let manifest = try await checkManifest(client, id)
+            let metadata = try #require(manifest["metadata"] as? [String: Any])
+            #expect(metadata["narrator"] as? [String] == ["Nora Reader"])
+            #expect(metadata["language"] as? String == "en")
+            let tracks = try #require(manifest["readingOrder"] as? [[String: Any]])
+            #expect(
+                tracks.compactMap { ($0["href"] as? String)?.split(separator: "/").last.map(String.init) } == [
+                    "track-001.mp3", "track-002.mp3", "track-003.mp3",
+                ]
+            )
+            // The package's order (c, b, a by name), not the names': track 1 is the lowest tone, as the package made it.
+            let toc = try #require(manifest["toc"] as? [[String: Any]])
+            #expect(toc.map { $0["title"] as? String } == ["Opening", "Part 2", "Part 3"])
+            let child = try #require((toc.first?["children"] as? [[String: Any]])?.first)
+            #expect((child["href"] as? String)?.hasSuffix("/track-001.mp3#t=2") == true, "\(child)")
+        }
+    }
+
+    @Test func bulkIngestFindsEveryKindOfBookAndTakesAFolderOfTracksAsOne() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("bulk-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let tracks = root.appendingPathComponent("shelf/An Audiobook")
+        try FileManager.default.createDirectory(at: tracks.appendingPathComponent("extras"), withIntermediateDirectories: true)
+        for name in ["shelf/a.epub", "shelf/b.PDF", "shelf/c.m4b", "shelf/d.audiobook", "shelf/notes.txt", "An Audiobook/01.mp3"] {
+            let path =
+                name.hasPrefix("An ")
+                ? tracks.appendingPathComponent(String(name.dropFirst("An Audiobook/".count))) : root.appendingPathComponent(name)
+            FileManager.default.createFile(atPath: path.path, contents: Data("x".utf8))
+        }
+        FileManager.default.createFile(atPath: tracks.appendingPathComponent("extras/e.epub").path, contents: Data("x".utf8))
+        let found = BulkIngest.collect([root.path]).map { String($0.path.dropFirst(root.path.count + 1)) }
+        #expect(found == ["shelf/An Audiobook", "shelf/a.epub", "shelf/b.PDF", "shelf/c.m4b", "shelf/d.audiobook"])
+    }
+
     @Test func aPDFIsLentAsUploadedWithItsOutlineAndPagesDrawnForTheWebReader() async throws {
         let file = try TestTools.generatedMedia("pdf", ["--pages", "5", "--title", "A Local History"])
         let (app, _) = try await app()

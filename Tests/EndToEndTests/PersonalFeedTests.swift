@@ -53,6 +53,10 @@ import Testing
             let query = "/opds/search?q=" + (word.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? word)
             #expect(publicationIDs(try await stack.fetchValid(query, kind: "feed", json: true).json).contains(ids[1]))
             #expect(!publicationIDs(try await stack.fetchValid(query, kind: "feed", json: true, as: ann).json).contains(ids[1]))
+            // Hidden from feeds and search, not from its own page and its related books' (issue 72's only non-2xx answers).
+            try await stack.fetchValid("/opds/books/\(ids[1])", kind: "publication", json: true, as: ann)
+            try await stack.fetchValid("/opds/books/\(ids[1])", kind: "atom", as: ann)
+            #expect(try await api.call(.GET, "/opds/books/\(ids[1])/related", as: ann).status == 200)
             #expect((200..<300).contains(try await api.call(.DELETE, "/me/books/\(ids[1])/ignored", as: ann).status))
             #expect(publicationIDs(try await stack.fetchValid("/opds/lanes/new", kind: "feed", json: true, as: ann).json).contains(ids[1]))
         }

@@ -47,13 +47,13 @@ public enum TestTools {
         }
     }
 
-    /// A generated audiobook or PDF from `Tests/tools/make_media.py` (`kind`: m4b, mp3zip, pdf; `options` the
+    /// A generated audiobook or PDF from `Tests/tools/make_media.py` (`kind`: m4b, mp3zip, package, pdf; `options` the
     /// generator's, such as `--chapters 3 --seconds 20`), made once per process and arguments. Needs ffmpeg for audio.
     public static func generatedMedia(_ kind: String, _ options: [String] = []) throws -> URL {
         try generated.withLock { cache in
             let key = "media-\(kind)" + options.joined(separator: "_")
             if let made = cache[key]?.first { return made }
-            let fileExtension = ["m4b": "m4b", "mp3zip": "zip", "pdf": "pdf"][kind] ?? kind
+            let fileExtension = ["m4b": "m4b", "mp3zip": "zip", "package": "audiobook", "pdf": "pdf"][kind] ?? kind
             let file = FileManager.default.temporaryDirectory.appendingPathComponent(
                 "bookmobile-media-\(ProcessInfo.processInfo.processIdentifier)-\(abs(key.hashValue)).\(fileExtension)"
             )

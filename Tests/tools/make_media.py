@@ -6,6 +6,9 @@
   make_media.py mp3zip OUT.zip [--tracks 3] [--seconds 10] [--title T] [--author A]
       A ZIP of MP3 tracks with ID3 tags; the files' names run against the tracks' numbers, so that the order must
       come from the tags.
+  make_media.py package OUT.audiobook [--tracks 3] [--seconds 10] [--title T] [--author A] [--narrator N]
+      A Readium audiobook package: `manifest.json` (metadata, a reading order that runs against the files' names, a
+      nested table of contents with `#t=` fragments) and the MP3 tracks.
   make_media.py pdf OUT.pdf [--pages 5] [--title T] [--author A]
       A PDF with text on every page, document information and an outline (one entry per page, a nested one on page 2).
 
@@ -67,6 +70,28 @@ def mp3zip(out, tracks, seconds, title, author):
             archive.write(path, f"{title}/{chr(ord('a') + tracks - number)}-part.mp3")
 
 
+def package(out, tracks, seconds, title, author, narrator):
+    import json
+    with tempfile.TemporaryDirectory() as work, zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as archive:
+        order = []
+        for number in range(1, tracks + 1):
+            path = os.path.join(work, f"{number}.mp3")
+            run(["ffmpeg", "-y", "-loglevel", "error"] + tone(seconds, 300 + 40 * number) + ["-ac", "1", "-b:a", "32k", path])
+            name = f"audio/{chr(ord('a') + tracks - number)}.mp3"
+            archive.write(path, name)
+            order.append({"href": name, "type": "audio/mpeg", "title": f"Track {number}"})
+        toc = [{"href": order[0]["href"], "title": "Opening",
+                "children": [{"href": order[0]["href"] + f"#t={seconds // 2}", "title": "Opening, second half"}]}]
+        toc += [{"href": link["href"], "title": f"Part {index + 2}"} for index, link in enumerate(order[1:])]
+        manifest = {
+            "@context": "https://readium.org/webpub-manifest/context.jsonld",
+            "metadata": {"@type": "http://schema.org/Audiobook", "title": title, "author": {"name": author},
+                         "narrator": [narrator], "language": "en", "conformsTo": "https://readium.org/webpub-manifest/profiles/audiobook"},
+            "readingOrder": order, "toc": toc,
+        }
+        archive.writestr("manifest.json", json.dumps(manifest))
+
+
 def pdf(out, pages, title, author):
     objects = []
 
@@ -121,7 +146,7 @@ def pdf(out, pages, title, author):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("kind", choices=["m4b", "mp3zip", "pdf"])
+    parser.add_argument("kind", choices=["m4b", "mp3zip", "package", "pdf"])
     parser.add_argument("out")
     parser.add_argument("--chapters", type=int, default=3)
     parser.add_argument("--tracks", type=int, default=3)
@@ -136,6 +161,8 @@ def main():
         m4b(args.out, args.chapters, args.seconds, args.title, args.author, args.narrator, args.cover)
     elif args.kind == "mp3zip":
         mp3zip(args.out, args.tracks, args.seconds, args.title, args.author)
+    elif args.kind == "package":
+        package(args.out, args.tracks, args.seconds, args.title, args.author, args.narrator)
     else:
         pdf(args.out, args.pages, args.title, args.author)
 

@@ -329,9 +329,12 @@ struct FeedController: Sendable {
         return personal.personalised(try responder.render(feed, request: request)).response(to: request)
     }
 
+    /// A book hidden by the patron ("ignored") is hidden from feeds and search, not from its own page: the patron
+    /// reaches it from their account's list of hidden books, or a link they kept (it was a 404, the only non-2xx
+    /// answers of issue 72's signed-in morning).
     func book(request: Request, context: CatalogRequestContext, personal: PatronOverlay) async throws -> StoredResponse {
         let id = try context.uuid("id")
-        guard let book = try await feeds.books.detail(id: id, logger: context.logger), !book.withdrawn, !personal.hidden.contains(id) else {
+        guard let book = try await feeds.books.detail(id: id, logger: context.logger), !book.withdrawn else {
             throw Problem.notFound("No book \(id)")
         }
         let entry = Entry(book: book, view: personal.views[id], publicURL: publicURL)
@@ -343,10 +346,10 @@ struct FeedController: Sendable {
     }
 
     /// `GET /opds/books/{id}/related`: a grouped feed of the rest of the book's series in order, more by its first
-    /// author and more of its first genre, without the book itself or books the patron ignores.
+    /// author and more of its first genre, without the book itself or books the patron ignores (the book may be one).
     func related(request: Request, context: CatalogRequestContext, personal: PatronOverlay) async throws -> StoredResponse {
         let id = try context.uuid("id")
-        guard let book = try await feeds.books.detail(id: id, logger: context.logger), !book.withdrawn, !personal.hidden.contains(id) else {
+        guard let book = try await feeds.books.detail(id: id, logger: context.logger), !book.withdrawn else {
             throw Problem.notFound("No book \(id)")
         }
         let path = PublicRoute.related(id).path
