@@ -104,10 +104,14 @@ MINIO_ROOT_USER=bookmobile MINIO_ROOT_PASSWORD=$(secret) "${compose[@]}" -f depl
 "${compose[@]}" up --detach --wait --wait-timeout 300 --no-build --pull never
 "${compose[@]}" ps --format 'table {{.Service}}\t{{.Status}}'
 
-# Two generated EPUBs: one for the journey, one for the bulk ingest.
+# Two generated EPUBs: one for the journey, one for the bulk ingest; with it an audiobook (an M4B) and a PDF, which
+# the image reads with its own ffprobe and poppler.
 mkdir -p "$work/books" "$work/journey"
 python3 Tests/tools/make_epubs.py "$work/books" 2 3 >/dev/null
 mv "$work/books/book00000.epub" "$work/journey/"
+command -v ffmpeg >/dev/null || scripts/apt-ensure.sh ffmpeg
+python3 Tests/tools/make_media.py m4b "$work/books/tones.m4b" --chapters 2 --seconds 5
+python3 Tests/tools/make_media.py pdf "$work/books/minutes.pdf" --pages 3
 chmod -R a+rX "$work/books"
 gateway="http://127.0.0.1:$port"
 set -a; . "$work/.env"; set +a
@@ -121,8 +125,9 @@ step "every service healthy"
 unhealthy=$("${compose[@]}" ps --format '{{.Service}} {{.Health}}' | awk '$2 != "healthy"')
 [ -z "$unhealthy" ] || { echo "not healthy: $unhealthy" >&2; exit 1; }
 
-step "bulk ingest with docker compose run"
-"${compose[@]}" run --rm --no-deps -v "$work/books:/books:ro" catalog /app/catalog ingest /books --copies 2
+step "bulk ingest with docker compose run (an EPUB, an audiobook, a PDF)"
+"${compose[@]}" run --rm --no-deps -v "$work/books:/books:ro" catalog /app/catalog ingest /books --copies 2 | tee "$work/bulk.log"
+grep -q "ingested 3, unchanged 0, refused 0" "$work/bulk.log"
 
 step "a backup of the running library, inside the containers (patron, then catalog)"
 "${compose[@]}" exec -T patron /app/patron backup /data/backup
@@ -132,7 +137,7 @@ grep -q "every hash matches" "$work/backup.log"
 step "the catalog container restarted: the book and its file are still served (the blob volume)"
 "${compose[@]}" restart catalog
 "${compose[@]}" up --detach --wait --wait-timeout 120 --no-build --pull never catalog
-python3 scripts/compose_journey.py "$gateway" "$ADMIN_TOKEN" "$work/journey/book00000.epub" --again "$book" "$token" --books 2
+python3 scripts/compose_journey.py "$gateway" "$ADMIN_TOKEN" "$work/journey/book00000.epub" --again "$book" "$token" --books 4
 
 step "docker compose down -v"
 "${compose[@]}" down -v --remove-orphans

@@ -152,11 +152,12 @@ def main():
     parser.add_argument("--tracks", type=int, default=3)
     parser.add_argument("--pages", type=int, default=5)
     parser.add_argument("--seconds", type=int, default=20)
-    parser.add_argument("--title", default="A Generated Audiobook")
+    parser.add_argument("--title")
     parser.add_argument("--author", default="Ada Tone")
     parser.add_argument("--narrator", default="Nora Reader")
     parser.add_argument("--cover", action="store_true")
     args = parser.parse_args()
+    args.title = args.title or ("A Generated PDF" if args.kind == "pdf" else "A Generated Audiobook")
     if args.kind == "m4b":
         m4b(args.out, args.chapters, args.seconds, args.title, args.author, args.narrator, args.cover)
     elif args.kind == "mp3zip":
