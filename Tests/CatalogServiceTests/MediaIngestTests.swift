@@ -34,7 +34,7 @@ extension CatalogServiceTests {
     }
 
     @Test func anM4BWithChaptersIsLentAsAnAudiobookWithItsChapters() async throws {
-        let file = try TestTools.generatedMedia("m4b", ["--chapters", "3", "--seconds", "20", "--cover"])
+        let file = try await TestTools.generatedMedia("m4b", ["--chapters", "3", "--seconds", "20", "--cover"])
         let (app, _) = try await app()
         try await app.testRouter { client in
             let (status, book) = try await ingest(client, file, query: "?open_access=true")
@@ -94,7 +94,7 @@ extension CatalogServiceTests {
     }
 
     @Test func aZipOfMP3TracksIsPlayedInTheOrderOfItsTags() async throws {
-        let file = try TestTools.generatedMedia("mp3zip", ["--tracks", "3", "--seconds", "4", "--title", "Tracks Book"])
+        let file = try await TestTools.generatedMedia("mp3zip", ["--tracks", "3", "--seconds", "4", "--title", "Tracks Book"])
         let (app, _) = try await app()
         try await app.testRouter { client in
             let (status, book) = try await ingest(client, file, query: "?open_access=true")
@@ -118,7 +118,7 @@ extension CatalogServiceTests {
     }
 
     @Test func aReadiumAudiobookPackageKeepsItsOrderMetadataAndContents() async throws {
-        let file = try TestTools.generatedMedia("package", ["--tracks", "3", "--seconds", "4", "--title", "Packaged Tones"])
+        let file = try await TestTools.generatedMedia("package", ["--tracks", "3", "--seconds", "4", "--title", "Packaged Tones"])
         let (app, _) = try await app()
         try await app.testRouter { client in
             let (status, book) = try await ingest(client, file, query: "?open_access=true")
@@ -160,7 +160,7 @@ extension CatalogServiceTests {
     }
 
     @Test func aPDFIsLentAsUploadedWithItsOutlineAndPagesDrawnForTheWebReader() async throws {
-        let file = try TestTools.generatedMedia("pdf", ["--pages", "5", "--title", "A Local History"])
+        let file = try await TestTools.generatedMedia("pdf", ["--pages", "5", "--title", "A Local History"])
         let (app, _) = try await app()
         try await app.testRouter { client in
             let (status, book) = try await ingest(client, file, query: "?open_access=true")
@@ -200,7 +200,7 @@ extension CatalogServiceTests {
     }
 
     @Test func brokenAudioAndPDFsAreRefusedAndChangeNothing() async throws {
-        let m4b = try TestTools.generatedMedia("m4b", ["--chapters", "2", "--seconds", "5"])
+        let m4b = try await TestTools.generatedMedia("m4b", ["--chapters", "2", "--seconds", "5"])
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("broken-media-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }

@@ -7,8 +7,8 @@ import Testing
 /// patron and book and read back on another device.
 @Suite struct AudiobookEndToEndTests {
     @Test func aBorrowedAudiobookStreamsWithRangesAndKeepsItsPlaceAcrossDevices() async throws {
-        let m4b = try TestTools.generatedMedia("m4b", ["--chapters", "3", "--seconds", "20", "--title", "Tones in Three Parts"])
-        let pdf = try TestTools.generatedMedia("pdf", ["--pages", "4", "--title", "Minutes of the Parish Council"])
+        let m4b = try await TestTools.generatedMedia("m4b", ["--chapters", "3", "--seconds", "20", "--title", "Tones in Three Parts"])
+        let pdf = try await TestTools.generatedMedia("pdf", ["--pages", "4", "--title", "Minutes of the Parish Council"])
         try await Stack.run { stack in
             let api = stack.gateway
             let book = try await stack.ingest(m4b, copies: 1)
@@ -28,6 +28,11 @@ import Testing
             try await stack.fetchValid("/opds/lanes/new?format=audiobook", kind: "feed", json: true)
             let audiobooks = try await api.call(.GET, "/opds/lanes/new?format=audiobook", headers: [("Accept", "application/opds+json")]).json
             #expect(publicationIDs(audiobooks) == [book], "the format facet shows the audiobook alone")
+            let found = try await stack.fetchValid("/opds/search?q=tones&format=audiobook", kind: "feed", json: true).json
+            #expect(publicationIDs(found) == [book])
+            let none = try await api.call(.GET, "/opds/search?q=tones&format=pdf", headers: [("Accept", "application/opds+json")]).json
+            // Only the PDF, if the search's typo correction finds it at all: never the audiobook.
+            #expect(publicationIDs(none).allSatisfy { $0 == paper }, "\(publicationIDs(none)), the PDF is \(paper)")
 
             #expect(try await api.call(.POST, "/me/books/\(book)/borrow", as: ann).status == 201)
             let manifest = try await api.call(.GET, "/books/\(book)/manifest.json", as: ann)

@@ -49,31 +49,17 @@ public enum TestTools {
 
     /// A generated audiobook or PDF from `Tests/tools/make_media.py` (`kind`: m4b, mp3zip, package, pdf; `options` the
     /// generator's, such as `--chapters 3 --seconds 20`), made once per process and arguments. Needs ffmpeg for audio.
-    public static func generatedMedia(_ kind: String, _ options: [String] = []) throws -> URL {
-        try generated.withLock { cache in
-            let key = "media-\(kind)" + options.joined(separator: "_")
-            if let made = cache[key]?.first { return made }
-            let fileExtension = ["m4b": "m4b", "mp3zip": "zip", "package": "audiobook", "pdf": "pdf"][kind] ?? kind
-            let file = FileManager.default.temporaryDirectory.appendingPathComponent(
-                "bookmobile-media-\(ProcessInfo.processInfo.processIdentifier)-\(abs(key.hashValue)).\(fileExtension)"
-            )
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["python3", directory.appendingPathComponent("make_media.py").path, kind, file.path] + options
-            process.standardOutput = FileHandle.nullDevice
-            process.standardInput = FileHandle.nullDevice
-            try process.run()
-            process.waitUntilExit()
-            guard process.terminationStatus == 0 else { throw MediaNotMade(kind: kind) }
-            cache[key] = [file]
-            return file
-        }
+    /// Awaited, never waited for on a thread: tests that all ask at once must not hold Swift's few cooperative threads.
+    public static func generatedMedia(_ kind: String, _ options: [String] = []) async throws -> URL {
+        try await media.file(kind, options)
     }
 
-    struct MediaNotMade: Error, CustomStringConvertible {
+    public struct MediaNotMade: Error, CustomStringConvertible {
         let kind: String
-        var description: String { "make_media.py \(kind) failed (is ffmpeg installed? scripts/test.sh installs it)" }
+        public var description: String { "make_media.py \(kind) failed (is ffmpeg installed? scripts/test.sh installs it)" }
     }
+
+    private static let media = GeneratedMedia()
 
     private static let generated = LockedCache()
 }
@@ -87,5 +73,36 @@ private final class LockedCache: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return try body(&books)
+    }
+}
+
+/// The generated media files of this process, each made once by one task however many tests ask for it.
+private actor GeneratedMedia {
+    private var made: [String: Task<URL, any Error>] = [:]
+
+    func file(_ kind: String, _ options: [String]) async throws -> URL {
+        let key = ([kind] + options).joined(separator: " ")
+        if let task = made[key] { return try await task.value }
+        let task = Task { try await Self.make(kind, options, key: key) }
+        made[key] = task
+        return try await task.value
+    }
+
+    private static func make(_ kind: String, _ options: [String], key: String) async throws -> URL {
+        let fileExtension = ["m4b": "m4b", "mp3zip": "zip", "package": "audiobook", "pdf": "pdf"][kind] ?? kind
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "bookmobile-media-\(ProcessInfo.processInfo.processIdentifier)-\(abs(key.hashValue)).\(fileExtension)"
+        )
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", TestTools.directory.appendingPathComponent("make_media.py").path, kind, file.path] + options
+        process.standardOutput = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
+            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
+            do { try process.run() } catch { continuation.resume(throwing: error) }
+        }
+        guard status == 0 else { throw TestTools.MediaNotMade(kind: kind) }
+        return file
     }
 }

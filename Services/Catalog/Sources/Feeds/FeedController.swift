@@ -290,6 +290,20 @@ struct FeedController: Sendable {
                 )
             )
         }
+        for facet in FormatFacet.allCases {
+            var faceted = search
+            faceted.format = facet
+            feed.links.append(
+                Feed.Link(
+                    rel: "http://opds-spec.org/facet",
+                    href: publicURL + path + faceted.queryString.adding("format", facet == .all ? "all" : nil).suffix,
+                    type: MediaType.acquisition,
+                    title: facet.label,
+                    facetGroup: FormatFacet.group,
+                    activeFacet: facet == search.format
+                )
+            )
+        }
         feed.entries = entries(page.books, personal)
         feed.totalResults = page.total
         feed.itemsPerPage = search.size

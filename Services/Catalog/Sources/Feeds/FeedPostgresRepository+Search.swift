@@ -17,6 +17,7 @@ extension FeedPostgresRepository {
         var isbn: String?
         var availableOnly = false
         var accessibility = AccessibilityFacet.all
+        var format = FormatFacet.all
         var sort: SortKey?
         var order: SortOrder = .asc
         var page = 1
@@ -30,7 +31,7 @@ extension FeedPostgresRepository {
         /// Whether anything but the query narrows its matches (a filter or a facet).
         var narrowed: Bool {
             title != nil || author != nil || genre != nil || publisher != nil || language != nil || isbn != nil || availableOnly
-                || accessibility.condition != nil
+                || accessibility.condition != nil || format.condition != nil
         }
     }
 
@@ -211,6 +212,7 @@ extension FeedPostgresRepository {
         if let isbn = request.isbn { conditions.append("isbn = \(try sql.bind(ISBN.normalized(isbn) ?? "invalid"))") }
         if request.availableOnly { conditions.append("(open_access OR copies_available > 0)") }
         if let condition = request.accessibility.condition { conditions.append(condition) }
+        if let condition = request.format.condition { conditions.append(condition) }
         return (conditions, tsquery)
     }
 

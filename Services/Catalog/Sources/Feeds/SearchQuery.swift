@@ -33,6 +33,7 @@ extension FeedPostgresRepository.SearchRequest {
         isbn = query.get("isbn")
         availableOnly = try FeedRequest.availableOnly(query.get("available"))
         accessibility = try AccessibilityFacet(parameter: query.get("accessibility"))
+        format = try FormatFacet(parameter: query.get("format"))
         if let text = query.get("sort"), text != "relevance" {
             guard let key = SortKey(rawValue: text) else {
                 throw Problem.badRequest("sort must be relevance or one of \(SortKey.allCases.map(\.rawValue))")
@@ -68,6 +69,7 @@ extension FeedPostgresRepository.SearchRequest {
         query.add("isbn", isbn)
         query.add("available", availableOnly ? "now" : nil)
         query.add("accessibility", accessibility == .all ? nil : accessibility.rawValue)
+        query.add("format", format == .all ? nil : format.rawValue)
         query.add("sort", sort?.rawValue)
         query.add("order", order == .asc ? nil : order.rawValue)
         query.add("size", size == 50 ? nil : size)
