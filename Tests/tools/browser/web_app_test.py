@@ -813,6 +813,12 @@ def listen_across_devices(browser, base, book_id, title, pdf_id, pdf_title, view
     page.get_by_role("button", name="Back 30 seconds").click()
     wait_until(page, "document.querySelector('#player').currentTime < 600")
     expect(page.locator("#listen-chapter")).to_have_text("Chapter 2")
+    # The sleep timer at the end of the chapter: playing from 9:57, it pauses as chapter 3 begins.
+    page.evaluate("() => { document.querySelector('#player').currentTime = 597; }")
+    page.get_by_label("Sleep timer").select_option("-1")
+    wait_until(page, "document.querySelector('#player').paused")
+    stopped = page.evaluate("() => document.querySelector('#player').currentTime")
+    check(598.5 < stopped < 601.5, f"the sleep timer paused at {stopped} s, not at the end of chapter 2 (600 s)")
     # Leaves at 12:34 (754 s into the one-track book), paused.
     page.evaluate("() => { const audio = document.querySelector('#player'); audio.currentTime = 754; audio.pause(); }")
     wait_until(page, "document.querySelector('.player')?.dataset.savedPosition === 'track-001.m4a|t=754'")
@@ -841,6 +847,19 @@ def listen_across_devices(browser, base, book_id, title, pdf_id, pdf_title, view
     check(other.evaluate("() => document.querySelector('#pdf-page').naturalWidth") > 100, "the page was not drawn")
     page.goto(f"{base}/#/read/{pdf_id}")
     expect(page.locator("#pdf-page")).to_have_attribute("alt", f"Page 3 of {pdf_title}")
+
+    # Offline: the audiobook downloaded like an ebook plays from the device's copy with the network gone.
+    page.goto(f"{base}/#/book/{book_id}")
+    page.get_by_role("button", name=f"Download for offline: {title}").click()
+    expect(page.locator("#offline-state")).to_be_visible(timeout=60_000)
+    wait_until(page, "navigator.serviceWorker.controller !== null")
+    first.offline = True
+    first.context.set_offline(True)
+    page.reload()
+    page.get_by_role("link", name=f"Listen to {title}").click()
+    expect(page.locator("#listen-position")).to_contain_text("of 15:00")
+    wait_until(page, "document.querySelector('#player').readyState >= 1 && document.querySelector('#player').duration > 899")
+    first.back_online()
     first.context.close()
     second.context.close()
 

@@ -60,7 +60,8 @@ export async function listenView(main, { bookId, manifest }) {
   const streamed = await tokenToWorker();
   let track = 0;
   let sleepTimer = null;
-  let sleepAtChapterEnd = false;
+  /** Where the sleep timer's "end of chapter" pauses, in seconds of the book (null: not set). */
+  let sleepAt = null;
   let saveTimer = null;
   let blobURL = null;
 
@@ -166,10 +167,13 @@ export async function listenView(main, { bookId, manifest }) {
   audio.addEventListener('timeupdate', () => {
     describe();
     if (Date.now() - lastSaved > 10000) { lastSaved = Date.now(); save(0); }
-    if (sleepAtChapterEnd) {
-      const chapter = chapterAt(now());
-      const next = chapters[chapters.indexOf(chapter) + 1];
-      if (next && now() >= next.at - 0.3) { audio.pause(); sleepAtChapterEnd = false; sleep.value = '0'; announce('Sleep timer: paused at the end of the chapter'); }
+    // Compared with the end fixed when the timer was set: time updates come every quarter second or so, and at
+    // speed a chapter's last moment can fall between two of them.
+    if (sleepAt !== null && now() >= sleepAt - 0.3) {
+      audio.pause();
+      sleepAt = null;
+      sleep.value = '0';
+      announce('Sleep timer: paused at the end of the chapter');
     }
   });
   audio.addEventListener('pause', () => save(0));
@@ -180,7 +184,8 @@ export async function listenView(main, { bookId, manifest }) {
   speed.addEventListener('change', () => { audio.playbackRate = Number(speed.value); announce(`Speed ${speed.value} times`); });
   sleep.addEventListener('change', () => {
     clearTimeout(sleepTimer);
-    sleepAtChapterEnd = sleep.value === '-1';
+    const chapter = chapterAt(now());
+    sleepAt = sleep.value === '-1' ? (chapters[chapters.indexOf(chapter) + 1]?.at ?? total) : null;
     const minutes = Number(sleep.value);
     if (minutes > 0) sleepTimer = setTimeout(() => { audio.pause(); sleep.value = '0'; announce('Sleep timer: paused'); }, minutes * 60000);
     announce(minutes ? (minutes > 0 ? `Pausing in ${minutes} minutes` : 'Pausing at the end of the chapter') : 'Sleep timer off');
