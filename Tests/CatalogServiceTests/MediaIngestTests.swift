@@ -7,6 +7,7 @@ import ServiceSupport
 import Shared
 import TestSupport
 import Testing
+import ZIPFoundation
 
 @testable import CatalogService
 
@@ -140,6 +141,31 @@ extension CatalogServiceTests {
             #expect(toc.map { $0["title"] as? String } == ["Opening", "Part 2", "Part 3"])
             let child = try #require((toc.first?["children"] as? [[String: Any]])?.first)
             #expect((child["href"] as? String)?.hasSuffix("/track-001.mp3#t=2") == true, "\(child)")
+        }
+    }
+
+    @Test func aFolderOfMP3TracksIngestedInBulkIsOneAudiobook() async throws {
+        let zip = try await TestTools.generatedMedia("mp3zip", ["--tracks", "3", "--seconds", "4", "--title", "Folder Tones"])
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tracks-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let tracks = folder.appendingPathComponent("Folder Tones")
+        try FileManager.default.createDirectory(at: tracks, withIntermediateDirectories: true)
+        let archive = try Archive(url: zip, accessMode: .read)
+        for entry in archive {
+            _ = try archive.extract(entry, to: tracks.appendingPathComponent(entry.path.split(separator: "/").last.map(String.init) ?? "x.mp3"))
+        }
+        let config = TestConfig.base(["CATALOG_DATABASE_URL": try await TestDatabase.create(prefix: "catalog"), "BLOB_DIR": blobs.path])
+        let summary = try await BulkIngest.run(paths: [folder.path], copies: 1, openAccess: true, concurrency: 1, config: config)
+        #expect(summary.ingested == 1 && summary.refused.isEmpty, "\(summary.refused)")
+        let app = try await buildCatalogApplication(config: config)
+        try await app.testRouter { client in
+            let lane = try await json(client, "/opds/lanes/new?format=audiobook", accept: "application/opds+json")
+            let publication = try #require((lane["publications"] as? [[String: Any]])?.first)
+            #expect((publication["metadata"] as? [String: Any])?["title"] as? String == "Folder Tones")
+            let link = try #require((publication["links"] as? [[String: Any]])?.first { $0["rel"] as? String == "self" }?["href"] as? String)
+            let id = String(link.split(separator: "/").last ?? "")
+            let manifest = try await checkManifest(client, id)
+            #expect((manifest["readingOrder"] as? [[String: Any]])?.map { $0["title"] as? String } == ["Part 1", "Part 2", "Part 3"])
         }
     }
 
