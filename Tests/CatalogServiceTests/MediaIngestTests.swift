@@ -169,6 +169,41 @@ extension CatalogServiceTests {
         }
     }
 
+    /// The bounds and refusals of audiobooks, on the packager itself: tracks, hours, a package's order naming a file it
+    /// lacks, a folder without audio.
+    @Test func anAudiobookPastItsBoundsOrWithoutItsTracksIsRefused() async throws {
+        let zip = try await TestTools.generatedMedia("mp3zip", ["--tracks", "3", "--seconds", "4", "--title", "Bounded Tones"])
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("packager-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: work) }
+        func refusal(_ limits: AudiobookPackager.Limits, _ file: URL, _ kind: UploadKind) -> MediaError? {
+            do {
+                _ = try AudiobookPackager(limits: limits, work: work).package(file, kind: kind)
+                return nil
+            } catch {
+                return error as? MediaError
+            }
+        }
+        #expect(refusal(AudiobookPackager.Limits(maxTracks: 2), zip, .audioArchive) == .tooManyTracks(3, limit: 2))
+        #expect(refusal(AudiobookPackager.Limits(maxHours: 0), zip, .audioArchive) == .tooLong(hours: 0, limit: 0))
+        #expect(refusal(AudiobookPackager.Limits(), zip, .audioArchive) == nil, "within its bounds it is packaged")
+        let empty = work.appendingPathComponent("no tracks")
+        try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
+        #expect(refusal(AudiobookPackager.Limits(), empty, .audioFolder) == .noAudio)
+        // A package whose reading order names a track it does not hold.
+        let package = work.appendingPathComponent("broken.audiobook")
+        let archive = try Archive(url: package, accessMode: .create)
+        let manifest = Data(#"{"metadata": {"title": "Broken"}, "readingOrder": [{"href": "missing.mp3"}]}"#.utf8)
+        try archive.addEntry(with: "manifest.json", type: .file, uncompressedSize: Int64(manifest.count)) { position, size in
+            manifest.subdata(in: Int(position)..<Int(position) + size)
+        }
+        #expect(try UploadKind.of(package) == .audiobookPackage)
+        guard case .badPackage? = refusal(AudiobookPackager.Limits(), package, .audiobookPackage) else {
+            Issue.record("a package naming a missing track is not refused as a bad package")
+            return
+        }
+    }
+
     @Test func bulkIngestFindsEveryKindOfBookAndTakesAFolderOfTracksAsOne() throws {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("bulk-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: root) }

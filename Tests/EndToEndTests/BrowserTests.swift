@@ -38,9 +38,9 @@ import Testing
             let (staffLentTitle, staffSpareTitle) = (try await title(staffLent), try await title(staffSpare))
             let audiobook = try await stack.ingest(
                 try await TestTools.generatedMedia("m4b", ["--chapters", "3", "--seconds", "300", "--title", "Fifteen Minutes of Tones"]),
-                copies: 2
+                copies: 5
             )
-            let pdf = try await stack.ingest(try await TestTools.generatedMedia("pdf", ["--pages", "4", "--title", "Parish Minutes"]), copies: 2)
+            let pdf = try await stack.ingest(try await TestTools.generatedMedia("pdf", ["--pages", "4", "--title", "Parish Minutes"]), copies: 5)
             let uploads = books[2...].map(\.path)
             let script = stack.root.appendingPathComponent("Tests/tools/browser/web_app_test.py")
             var arguments =

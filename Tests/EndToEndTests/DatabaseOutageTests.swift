@@ -204,7 +204,8 @@ enum Storm {
             "Storm: ready again \(restored) after the fault; \(retried) writes retried, \(waitedOut) waited it out; slowest answer "
                 + "\(acknowledged.slowest.withLock { $0 })"
         )
-        if !acknowledged.slow.withLock({ $0 }).isEmpty, let folder = ProcessInfo.processInfo.environment["STORM_LOGS"] {
+        let troubled = !acknowledged.slow.withLock({ $0 }).isEmpty || !acknowledged.badPages.withLock({ $0 }).isEmpty
+        if troubled, let folder = ProcessInfo.processInfo.environment["STORM_LOGS"] {
             for service in stack.services {
                 try? stack.log(service).write(toFile: "\(folder)/storm-\(service.rawValue).log", atomically: true, encoding: .utf8)
             }

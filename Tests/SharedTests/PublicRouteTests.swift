@@ -35,4 +35,17 @@ import Testing
         for (route, path) in expected { #expect(route.path == path) }
         #expect(InternalRoute.loanCheck(patron: .key, book: .key).path == "/internal/patrons/:patron/loans/:id")
     }
+
+    /// A book's file and its publication's resources (an audiobook's tracks) travel as downloads in the gateway, bounded
+    /// per patron; pages, covers and manifests do not.
+    @Test func booksContentIsTheFileAndThePublicationsResources() {
+        let id = UUID()
+        for path in [PublicRoute.fulfill(id).path, PublicRoute.publication(id).path + "track-001.m4a", PublicRoute.publication(id).path + "book.pdf"]
+        {
+            #expect(PublicService.isBookContent(path), "\(path)")
+        }
+        for path in [PublicRoute.cover(id).path, PublicRoute.manifest(id).path, PublicRoute.entry(id).path, "/opds/books/\(id)/publication/x"] {
+            #expect(!PublicService.isBookContent(path), "\(path)")
+        }
+    }
 }

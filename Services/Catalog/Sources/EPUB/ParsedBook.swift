@@ -45,3 +45,52 @@ struct ParsedBook: Sendable {
     /// Minutes at 250 words a minute.
     var readingMinutes: Int { max(1, Int((Double(wordCount) / 250).rounded())) }
 }
+
+extension ParsedBook {
+    /// A PDF's or an audiobook's metadata: what their tools give (`PDFReader`, `AudiobookPackager`); the EPUB's own
+    /// parts (page list, landmarks, series, layout, word count, accessibility) empty.
+    init(
+        format: BookFormat,
+        title: String,
+        contributors: [Contributor],
+        languages: [String] = [],
+        publisher: String? = nil,
+        published: String?,
+        description: String?,
+        subjects: [String],
+        readingOrder: [PackageResource],
+        toc: [TOCEntry],
+        cover: (data: Data, type: String)? = nil,
+        koreaderDigest: String = "",
+        warnings: [String] = []
+    ) {
+        self.init(
+            title: String(title.prefix(500)),
+            subtitle: nil,
+            contributors: contributors,
+            languages: languages,
+            publisher: publisher,
+            published: published,
+            description: description,
+            subjects: subjects,
+            genres: [],
+            isbn: nil,
+            identifiers: [],
+            series: nil,
+            seriesPosition: nil,
+            pageProgression: nil,
+            fixedLayout: false,
+            wordCount: 0,
+            readingOrder: readingOrder,
+            resources: readingOrder,
+            toc: toc,
+            pageList: [],
+            landmarks: [],
+            cover: cover,
+            accessibility: nil,
+            koreaderDigest: koreaderDigest,
+            warnings: warnings,
+            format: format
+        )
+    }
+}

@@ -15,6 +15,11 @@ struct Feed: Sendable, Equatable {
         var activeFacet = false
         var templated = false
         var count: Int?
+
+        /// A facet of an acquisition listing (OPDS `rel="http://opds-spec.org/facet"`), one of its `group`.
+        static func facet(_ href: String, title: String, group: String, active: Bool) -> Link {
+            Link(rel: "http://opds-spec.org/facet", href: href, type: MediaType.acquisition, title: title, facetGroup: group, activeFacet: active)
+        }
     }
 
     struct Group: Sendable, Equatable {

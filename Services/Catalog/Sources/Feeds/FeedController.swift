@@ -191,50 +191,42 @@ struct FeedController: Sendable {
         for key in lane.sorts {
             for direction in SortOrder.allCases {
                 feed.links.append(
-                    Feed.Link(
-                        rel: "http://opds-spec.org/facet",
-                        href: publicURL + link(query.first(sort: key, order: direction)),
-                        type: MediaType.acquisition,
+                    Feed.Link.facet(
+                        publicURL + link(query.first(sort: key, order: direction)),
                         title: "\(key.label) (\(direction == .asc ? "ascending" : "descending"))",
-                        facetGroup: "Sort by",
-                        activeFacet: key == query.sort && direction == query.order
+                        group: "Sort by",
+                        active: key == query.sort && direction == query.order
                     )
                 )
             }
         }
         for available in [true, false] {
             feed.links.append(
-                Feed.Link(
-                    rel: "http://opds-spec.org/facet",
-                    href: publicURL + link(query.first(availableOnly: available)),
-                    type: MediaType.acquisition,
+                Feed.Link.facet(
+                    publicURL + link(query.first(availableOnly: available)),
                     title: available ? "Available now" : "All",
-                    facetGroup: "Availability",
-                    activeFacet: available == query.availableOnly
+                    group: "Availability",
+                    active: available == query.availableOnly
                 )
             )
         }
         for facet in AccessibilityFacet.allCases {
             feed.links.append(
-                Feed.Link(
-                    rel: "http://opds-spec.org/facet",
-                    href: publicURL + link(query.first(accessibility: facet)),
-                    type: MediaType.acquisition,
+                Feed.Link.facet(
+                    publicURL + link(query.first(accessibility: facet)),
                     title: facet.label,
-                    facetGroup: AccessibilityFacet.group,
-                    activeFacet: facet == query.accessibility
+                    group: AccessibilityFacet.group,
+                    active: facet == query.accessibility
                 )
             )
         }
         for facet in FormatFacet.allCases {
             feed.links.append(
-                Feed.Link(
-                    rel: "http://opds-spec.org/facet",
-                    href: publicURL + link(query.first(format: facet)),
-                    type: MediaType.acquisition,
+                Feed.Link.facet(
+                    publicURL + link(query.first(format: facet)),
                     title: facet.label,
-                    facetGroup: FormatFacet.group,
-                    activeFacet: facet == query.format
+                    group: FormatFacet.group,
+                    active: facet == query.format
                 )
             )
         }
@@ -280,13 +272,11 @@ struct FeedController: Sendable {
             var faceted = search
             faceted.accessibility = facet
             feed.links.append(
-                Feed.Link(
-                    rel: "http://opds-spec.org/facet",
-                    href: publicURL + path + faceted.queryString.adding("accessibility", facet == .all ? "all" : nil).suffix,
-                    type: MediaType.acquisition,
+                Feed.Link.facet(
+                    publicURL + path + faceted.queryString.adding("accessibility", facet == .all ? "all" : nil).suffix,
                     title: facet.label,
-                    facetGroup: AccessibilityFacet.group,
-                    activeFacet: facet == search.accessibility
+                    group: AccessibilityFacet.group,
+                    active: facet == search.accessibility
                 )
             )
         }
@@ -294,13 +284,11 @@ struct FeedController: Sendable {
             var faceted = search
             faceted.format = facet
             feed.links.append(
-                Feed.Link(
-                    rel: "http://opds-spec.org/facet",
-                    href: publicURL + path + faceted.queryString.adding("format", facet == .all ? "all" : nil).suffix,
-                    type: MediaType.acquisition,
+                Feed.Link.facet(
+                    publicURL + path + faceted.queryString.adding("format", facet == .all ? "all" : nil).suffix,
                     title: facet.label,
-                    facetGroup: FormatFacet.group,
-                    activeFacet: facet == search.format
+                    group: FormatFacet.group,
+                    active: facet == search.format
                 )
             )
         }

@@ -119,32 +119,16 @@ struct AudiobookPackager {
         let toc = manifest?.toc(renamed: Dictionary(uniqueKeysWithValues: zip(manifest?.readingOrder ?? [], names))) ?? chapters(tracks, readingOrder)
         let genres = first.tag("genre").map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } } ?? []
         return ParsedBook(
-            title: String(title.prefix(500)),
-            subtitle: nil,
+            format: .audiobook,
+            title: title,
             contributors: contributors,
             languages: manifest?.languages ?? first.tag("language").map { [$0] } ?? [],
             publisher: manifest?.publisher ?? first.tag("publisher", "label"),
             published: first.tag("date", "year").map { String($0.prefix(10)) },
             description: manifest?.description ?? first.tag("description", "synopsis", "comment"),
             subjects: genres.filter { !$0.isEmpty && $0.caseInsensitiveCompare("audiobook") != .orderedSame },
-            genres: [],
-            isbn: nil,
-            identifiers: [],
-            series: nil,
-            seriesPosition: nil,
-            pageProgression: nil,
-            fixedLayout: false,
-            wordCount: 0,
             readingOrder: readingOrder,
-            resources: readingOrder,
-            toc: toc,
-            pageList: [],
-            landmarks: [],
-            cover: nil,
-            accessibility: nil,
-            koreaderDigest: "",
-            warnings: [],
-            format: .audiobook
+            toc: toc
         )
     }
 

@@ -33,32 +33,17 @@ struct PDFReader {
         let keywords =
             info["Keywords"].map { $0.split(whereSeparator: { $0 == "," || $0 == ";" }).map { $0.trimmingCharacters(in: .whitespaces) } } ?? []
         var book = ParsedBook(
-            title: String(title.prefix(500)),
-            subtitle: nil,
+            format: .pdf,
+            title: title,
             contributors: authors.map { Contributor(name: $0, role: "aut") },
-            languages: [],
-            publisher: nil,
             published: info["CreationDate"].map { String($0.prefix(10)) },
             description: info["Subject"].flatMap { $0.isEmpty ? nil : String($0.prefix(4_000)) },
             subjects: keywords.filter { !$0.isEmpty }.map { String($0.prefix(200)) },
-            genres: [],
-            isbn: nil,
-            identifiers: [],
-            series: nil,
-            seriesPosition: nil,
-            pageProgression: nil,
-            fixedLayout: true,
-            wordCount: 0,
             readingOrder: [resource],
-            resources: [resource],
             toc: toc,
-            pageList: [],
-            landmarks: [],
             cover: cover.map { (data: $0, type: "image/jpeg") },
-            accessibility: nil,
             koreaderDigest: try KOReaderDigest.of(file: file),
-            warnings: warnings,
-            format: .pdf
+            warnings: warnings
         )
         book.pages = pages
         return (book, book.cover)

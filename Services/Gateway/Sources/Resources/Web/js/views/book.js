@@ -4,7 +4,7 @@ import { announce, h, heading, show } from '../dom.js';
 import { actionButtons, describe, isOnLoan } from '../actions.js';
 import { authors, availability, card, contributors, feedRoute, image } from '../publication.js';
 import { canKeepBooks, dropBook, isKept, keepBook } from '../offline.js';
-import { clock } from './listen.js';
+import { length } from './listen.js';
 
 /** "Download for offline" for a loan, or "Remove offline copy" once it is kept on the device. */
 function offlineButton(bookId, title, changed) {
@@ -68,7 +68,7 @@ export async function bookView(main, { params: [bookId] }) {
     ['Language', [].concat(meta.language || []).join(', ')],
     ['Subjects', (meta.subject || []).map((s) => s.name).join(', ')],
     ['Format', meta['@type'] === 'http://schema.org/Audiobook' ? 'Audiobook' : (publication.links || []).some((l) => l.type === 'application/pdf' || l.properties?.indirectAcquisition?.some((i) => i.type === 'application/pdf')) ? 'PDF' : 'Ebook'],
-    ['Length', meta.duration ? clock(meta.duration) : ''],
+    ['Length', meta.duration ? length(meta.duration) : ''],
     ['Pages', meta.numberOfPages ? String(meta.numberOfPages) : ''],
     ['Reading time', meta['urn:x-bookmobile:readingMinutes'] ? `about ${Math.max(1, Math.round(meta['urn:x-bookmobile:readingMinutes'] / 60))} h` : ''],
     ['Availability', figures.openAccess ? 'Free to read (open access)'

@@ -4,6 +4,7 @@
 // worker adds it to the tracks' requests (ranges and all); without a service worker a track is fetched whole.
 import { api, local, session } from '../api.js';
 import { announce, h, show } from '../dom.js';
+import { sendPosition } from '../position.js';
 
 const SPEEDS = [0.75, 1, 1.25, 1.5, 1.75, 2];
 const SLEEP = [['Off', 0], ['15 minutes', 15], ['30 minutes', 30], ['45 minutes', 45], ['60 minutes', 60], ['End of chapter', -1]];
@@ -16,12 +17,18 @@ function trackPath(href) {
   return decodeURIComponent(at >= 0 ? path.slice(at + marker.length) : path.replace(/^\//, ''));
 }
 
-/** `1:02:03` or `2:03`. */
-export function clock(seconds) {
+/** `1:02:03` or `2:03`, as a player shows a time. */
+function clock(seconds) {
   const s = Math.max(0, Math.floor(seconds));
   const [hours, minutes, rest] = [Math.floor(s / 3600), Math.floor((s % 3600) / 60), s % 60];
   const two = (n) => String(n).padStart(2, '0');
   return hours ? `${hours}:${two(minutes)}:${two(rest)}` : `${minutes}:${two(rest)}`;
+}
+
+/** A book's length as a patron reads it: `7 h 5 min`, `45 min`. */
+export function length(seconds) {
+  const minutes = Math.max(1, Math.round(seconds / 60));
+  return minutes >= 60 ? `${Math.floor(minutes / 60)} h ${minutes % 60} min` : `${minutes} min`;
 }
 
 function flatten(entries, depth = 0) {
@@ -64,6 +71,7 @@ export async function listenView(main, { bookId, manifest }) {
   let sleepAt = null;
   let saveTimer = null;
   let blobURL = null;
+  let restoring = true;
 
   document.title = `${title} · Bookmobile`;
   const audio = h('audio', { id: 'player', controls: true, preload: 'metadata' });
@@ -74,8 +82,9 @@ export async function listenView(main, { bookId, manifest }) {
   const chapterList = h('ol', { class: 'chapters', 'aria-label': 'Chapters' }, chapters.map((chapter, index) => h('li', { style: `margin-left: ${chapter.depth}em` },
     h('button', { type: 'button', class: 'link', 'data-chapter': String(index), onclick: () => seekTo(chapter.at, true) }, `${chapter.title} (${clock(chapter.at)})`))));
   show(main, h('section', { class: 'player', 'aria-labelledby': 'listen-title', 'data-streamed': String(streamed) },
-    h('h1', { id: 'listen-title' }, title),
-    chapterName,
+    h('div', { class: 'player-head' },
+      h('img', { class: 'player-cover', src: `/books/${bookId}/cover?size=thumbnail`, alt: '', onerror: (event) => event.target.remove() }),
+      h('div', {}, h('h1', { id: 'listen-title' }, title), chapterName)),
     audio,
     h('div', { class: 'actions', role: 'toolbar', 'aria-label': 'Player' },
       h('button', { type: 'button', class: 'secondary', onclick: () => seekTo(now() - 30, false) }, 'Back 30 seconds'),
@@ -151,15 +160,25 @@ export async function listenView(main, { bookId, manifest }) {
     };
   }
 
+  /**
+   * Moves within the current track and waits until the element is there: a seek asked before the element can seek
+   * (its first bytes still coming) is dropped, so it is asked again, three times at most.
+   */
+  async function settle(seconds) {
+    for (let attempt = 0; attempt < 3 && Math.abs((audio.currentTime || 0) - seconds) > 1; attempt++) {
+      const seeked = new Promise((resolve) => audio.addEventListener('seeked', resolve, { once: true }));
+      audio.currentTime = seconds;
+      await Promise.race([seeked, new Promise((resolve) => setTimeout(resolve, 2000))]);
+    }
+  }
+
   function save(delay = 300) {
-    if (!signedIn) return;
+    // Not before the place kept on the server is restored: the player's first moments at 0:00 would replace it.
+    if (!signedIn || restoring) return;
     clearTimeout(saveTimer);
     saveTimer = setTimeout(async () => {
       const place = locator();
-      try {
-        await api(`/me/books/${bookId}/position`, { method: 'PUT', body: { locator: place, timestamp: new Date().toISOString(), device: 'web' } });
-        main.querySelector('.player').dataset.savedPosition = `${place.href}|${place.locations.fragments[0]}`;
-      } catch { /* a newer position from another device wins */ }
+      if (await sendPosition(bookId, place)) main.querySelector('.player').dataset.savedPosition = `${place.href}|${place.locations.fragments[0]}`;
     }, delay);
   }
 
@@ -196,7 +215,8 @@ export async function listenView(main, { bookId, manifest }) {
   const startTrack = start ? tracks.findIndex((candidate) => candidate.path === start.href) : -1;
   const startTime = Number(((start?.locations?.fragments || []).join('&').match(/t=([\d.]+)/) || [])[1] || 0);
   await load(Math.max(0, startTrack));
-  if (startTrack >= 0) audio.currentTime = Math.min(startTime, Math.max(0, tracks[startTrack].duration - 0.5));
+  if (startTrack >= 0) await settle(Math.min(startTime, Math.max(0, tracks[startTrack].duration - 0.5)));
+  restoring = false;
   describe();
   return () => {
     clearTimeout(sleepTimer);

@@ -3,6 +3,7 @@
 // Readium locator with `page=N`) and restored on any device.
 import { api, local, session } from '../api.js';
 import { announce, h, show } from '../dom.js';
+import { sendPosition } from '../position.js';
 
 const ZOOMS = [['Fit', 0], ['75%', 600], ['100%', 900], ['150%', 1350], ['200%', 1800]];
 
@@ -54,7 +55,9 @@ export async function pdfView(main, { bookId, manifest }) {
     shown = url;
     image.src = url;
     image.alt = `Page ${page} of ${title}`;
-    image.style.width = zoom ? `${zoom}px` : '100%';
+    // Fit: the whole page in the window (CSS `.fit`); a zoom: that many pixels wide, scrolled in its frame.
+    image.classList.toggle('fit', !zoom);
+    image.style.width = zoom ? `${zoom}px` : '';
     announce(`Page ${page}`);
     save();
   }
@@ -67,10 +70,7 @@ export async function pdfView(main, { bookId, manifest }) {
         href: 'book.pdf', type: 'application/pdf',
         locations: { position: page, progression: pages > 1 ? Number(((page - 1) / (pages - 1)).toFixed(6)) : 0, totalProgression: Number((page / pages).toFixed(6)), fragments: [`page=${page}`] },
       };
-      try {
-        await api(`/me/books/${bookId}/position`, { method: 'PUT', body: { locator, timestamp: new Date().toISOString(), device: 'web' } });
-        main.querySelector('.pdf-reader').dataset.savedPosition = `page=${page}`;
-      } catch { /* a newer position from another device wins */ }
+      if (await sendPosition(bookId, locator)) main.querySelector('.pdf-reader').dataset.savedPosition = `page=${page}`;
     }, 400);
   }
 

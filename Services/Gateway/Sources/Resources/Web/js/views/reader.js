@@ -4,6 +4,7 @@ import { api, session } from '../api.js';
 import { announce, h, show } from '../dom.js';
 import { applyTheme } from '../app.js';
 import { loadChapter, ResourceCache } from '../reader/chapter.js';
+import { sendPosition } from '../position.js';
 
 const LAYOUT_KEY = 'bookmobile.reader.layout';
 /** A resource's path inside the EPUB, as positions and bookmarks name it, from a manifest URL or such a path. */
@@ -127,10 +128,8 @@ export async function readerView(main, { params: [bookId] }) {
     clearTimeout(saveTimer);
     saveTimer = setTimeout(async () => {
       const place = locator();
-      try {
-        await api(`/me/books/${bookId}/position`, { method: 'PUT', body: { locator: place, timestamp: new Date().toISOString(), device: 'web' } });
-        reader.dataset.savedPosition = `${place.href}|${place.locations.progression}`;
-      } catch { /* a newer position from another device wins; nothing to do */ }
+      // A newer position from another device wins; nothing to do then.
+      if (await sendPosition(bookId, place)) reader.dataset.savedPosition = `${place.href}|${place.locations.progression}`;
     }, 400);
   }
 
