@@ -115,9 +115,25 @@ func patronRouter(
         hasher: hasher,
         keys: await AccessTokenKeys(secret: settings.jwtSecret, previousSecret: settings.jwtPreviousSecret),
         accessLifetime: settings.accessTokenLifetime,
-        refreshLifetime: settings.refreshTokenLifetime
+        refreshLifetime: settings.refreshTokenLifetime,
+        localAccounts: settings.signInMethods.contains("local"),
+        ils: settings.sip2.map {
+            ILSSignIn(
+                client: SIP2Client(settings: $0),
+                accounts: ILSAccountPostgresRepository(client: postgres),
+                hasher: hasher,
+                offlineGrace: $0.offlineGrace,
+                loanLimit: settings.loanLimit,
+                holdLimit: settings.holdLimit
+            )
+        }
     )
-    let document = AuthDocument(publicURL: settings.publicURL, logoURL: settings.logoURL, helpURL: settings.helpURL)
+    let document = AuthDocument(
+        publicURL: settings.publicURL,
+        logoURL: settings.logoURL,
+        helpURL: settings.helpURL,
+        offersSignUp: authenticator.localAccounts
+    )
     let profiles = ProfilePostgresRepository(client: postgres)
     let feedback = FeedbackPostgresRepository(client: postgres)
 

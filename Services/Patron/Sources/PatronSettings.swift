@@ -54,6 +54,10 @@ struct PatronSettings: Sendable {
     var loanReminderBefore: TimeInterval
     var logoURL: String?
     var helpURL: String?
+    /// `PATRON_AUTH`: how patrons sign in, any of `local` (sign-up, PINs and passwords kept here) and `sip2` (the
+    /// library's ILS checks its cards); `sip2` then reads `SIP2_*` (`SIP2Settings`).
+    var signInMethods: Set<String>
+    var sip2: SIP2Settings?
 
     init(config: ServiceConfig) throws {
         port = try config.int("PATRON_PORT", default: 8082)
@@ -111,5 +115,12 @@ struct PatronSettings: Sendable {
         loanReminderBefore = try config.duration("LOAN_REMINDER_BEFORE", default: 3 * 86_400)
         logoURL = config.string("LIBRARY_LOGO_URL")
         helpURL = config.string("LIBRARY_HELP_URL")
+        signInMethods = Set(
+            config.string("PATRON_AUTH", default: "local").lowercased().split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        )
+        guard !signInMethods.isEmpty, signInMethods.isSubset(of: ["local", "sip2"]) else {
+            throw ServiceConfig.Invalid(description: "PATRON_AUTH must name one or more of local, sip2 (comma-separated)")
+        }
+        sip2 = try SIP2Settings(config: config, methods: signInMethods)
     }
 }

@@ -62,6 +62,14 @@ struct AccountPostgresRepository: Sendable {
         static let sql = "SELECT 1 FROM patrons WHERE id = $1::uuid"
     }
 
+    /// How the patron signs in (`local`, `sip2`, `oidc`); nil for no such patron.
+    func signInMethod(patronID: UUID, logger: Logger) async throws -> String? {
+        for try await method in try await client.query("SELECT sign_in FROM patrons WHERE id = \(patronID)", logger: logger).decode(String.self) {
+            return method
+        }
+        return nil
+    }
+
     func recordLogin(patronID: UUID, logger: Logger) async throws {
         try await client.query("UPDATE patrons SET last_login_at = now() WHERE id = \(patronID)", logger: logger)
     }

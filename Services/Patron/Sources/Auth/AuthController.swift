@@ -36,6 +36,7 @@ struct AuthController: Sendable {
     /// `POST /auth/signup` → 201 with the patron and tokens; 400 for a bad field; 409 for a taken username/email; 429
     /// past `SIGNUPS_PER_HOUR` from one address.
     func signup(request: Request, context: PatronRequestContext) async throws -> Response {
+        guard authenticator.localAccounts else { throw AuthError.signUpOff }
         let account = try await JSONMessages.decode(SignupRequest.self, from: request).validated()
         // Each sign-up costs a bcrypt: a flood from one address must not starve everyone's sign-in.
         let address = Caller(request: request, token: token).clientAddress

@@ -45,7 +45,8 @@ struct AuthDocument: Encodable, Sendable {
     /// /auth/document` answers.
     var announcements: [AnnouncementPostgresRepository.Current]?
 
-    init(publicURL: String, logoURL: String? = nil, helpURL: String? = nil) {
+    /// `offersSignUp`: the `register` link, only while local accounts are on (`PATRON_AUTH`).
+    init(publicURL: String, logoURL: String? = nil, helpURL: String? = nil, offersSignUp: Bool = true) {
         id = PublicRoute.authDocument.url(publicURL)
         title = "Bookmobile"
         description = "Sign in with your library card number and PIN."
@@ -69,7 +70,6 @@ struct AuthDocument: Encodable, Sendable {
             ),
         ]
         links = [
-            Link(rel: "register", href: PublicRoute.signup.url(publicURL), type: MediaType.json),
             Link(
                 rel: "http://librarysimplified.org/terms/rel/user-profile",
                 href: publicURL + "/me",
@@ -82,6 +82,7 @@ struct AuthDocument: Encodable, Sendable {
             ),
             Link(rel: "start", href: PublicRoute.catalogRoot.url(publicURL), type: MediaType.navigation),
         ]
+        if offersSignUp { links.insert(Link(rel: "register", href: PublicRoute.signup.url(publicURL), type: MediaType.json), at: 0) }
         if let logoURL { links.append(Link(rel: "logo", href: logoURL)) }
         if let helpURL { links.append(Link(rel: "help", href: helpURL, type: "text/html")) }
     }

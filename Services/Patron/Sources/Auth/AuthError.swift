@@ -9,6 +9,14 @@ enum AuthError: ProblemConvertible, Equatable {
     case invalidRefreshToken
     case refreshTokenReused
     case taken(field: String)
+    /// The library's ILS cannot be reached to check a card and PIN (SIP2).
+    case ilsUnavailable(retryAfter: Int)
+    /// The ILS vouches for a card number that is a local account's barcode: never taken over.
+    case cardHeldLocally
+    /// The patron's PIN is the ILS's: changed at the library, not here.
+    case secretHeldByILS
+    /// Sign-up is off: patrons sign in with what the library issued (`PATRON_AUTH`).
+    case signUpOff
 
     var problem: Problem {
         switch self {
@@ -35,6 +43,25 @@ enum AuthError: ProblemConvertible, Equatable {
             )
         case .taken(let field):
             Problem.conflict("\(field)-taken", "That \(field) is already registered")
+        case .ilsUnavailable(let seconds):
+            Problem(
+                status: 503,
+                slug: "ils-unavailable",
+                title: "Service unavailable",
+                detail: "The library's system cannot check cards right now; try again in \(seconds) s",
+                retryAfter: seconds
+            )
+        case .cardHeldLocally:
+            Problem.conflict("card-held-locally", "This card number belongs to an account made here; ask the library to merge them")
+        case .secretHeldByILS:
+            Problem.conflict("pin-held-by-ils", "This card's PIN is kept by the library's system: change it with the library")
+        case .signUpOff:
+            Problem(
+                status: 403,
+                slug: "sign-up-off",
+                title: "Forbidden",
+                detail: "Sign in with the card the library gave you: this library takes no sign-ups here"
+            )
         }
     }
 

@@ -38,6 +38,7 @@ struct SecretController: Sendable {
     func change(request: Request, context: SignedInRequestContext) async throws -> Response {
         let patronID = context.patronID
         let body = try await JSONMessages.decode(Change.self, from: request)
+        guard try await accounts.signInMethod(patronID: patronID, logger: context.logger) == "local" else { throw AuthError.secretHeldByILS }
         let stored = try await currentSecret.verify(body.current, patronID: patronID, request: request, logger: context.logger)
         if body.current.allSatisfy(\.isASCIIDigit) && body.current.count <= 8 {
             try Validation.pin(body.new, field: "new")

@@ -20,7 +20,7 @@ extension CirculationPostgresRepository {
     /// (one statement read it as it was before the wait, and two expiry jobs both expired one loan).
     enum LockPatronAndRow: PreparedSQL {
         static let sql = """
-            SELECT p.loan_limit, p.hold_limit, pb.state, pb.due_at, pb.offer_expires_at, p.blocked_reason
+            SELECT p.loan_limit, p.hold_limit, pb.state, pb.due_at, pb.offer_expires_at, coalesce(p.blocked_reason, p.ils_block)
             FROM patrons p LEFT JOIN patron_books pb ON pb.patron_id = p.id AND pb.book_id = $2::uuid
             WHERE p.id = $1::uuid FOR UPDATE OF p
             """

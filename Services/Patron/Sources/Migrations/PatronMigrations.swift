@@ -13,7 +13,7 @@ let patronSchema = Schema(
         PatronMigration.loanHistoryByPatron, PatronMigration.holdSuspension,
         PatronMigration.loanHistoryByBook, PatronMigration.figuresWorkedOutAfterTheChange, PatronMigration.idempotencyKeys,
         PatronMigration.koreaderSync, PatronMigration.mail, PatronMigration.liveEvents, PatronMigration.staffSide, PatronMigration.circulationEvents,
-        PatronMigration.emailUniqueOnceConfirmed, PatronMigration.loanHistoryMayLoseItsPatron,
+        PatronMigration.emailUniqueOnceConfirmed, PatronMigration.loanHistoryMayLoseItsPatron, PatronMigration.patronsOfTheLibrarysILS,
     ],
     functions: [PatronFunction.shelfChangesFollow, PatronFunction.shelfChangesOfPatron, PatronFunction.patronEventsRecorded],
     squashedThrough: 12

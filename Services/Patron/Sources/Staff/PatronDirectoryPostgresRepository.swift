@@ -127,10 +127,13 @@ struct PatronDirectoryPostgresRepository: Sendable {
     /// Sets a new secret hash, ends every session and revokes every sync key; false when there is no such patron.
     func resetSecret(patronID: UUID, to hash: String, kind: String, staff: String, logger: Logger) async throws -> Bool {
         try await client.transaction(logger: logger) { connection in
-            let rows = try await connection.query("UPDATE patrons SET secret_hash = \(hash) WHERE id = \(patronID) RETURNING id", logger: logger)
-            var found = false
-            for try await _ in rows { found = true }
-            guard found else { return false }
+            let rows = try await connection.query("SELECT sign_in FROM patrons WHERE id = \(patronID) FOR UPDATE", logger: logger)
+            var method: String?
+            for try await signIn in rows.decode(String.self) { method = signIn }
+            guard let method else { return false }
+            // A card the ILS issued has its PIN there: one set here would be replaced at the next sign-in.
+            guard method == "local" else { throw AuthError.secretHeldByILS }
+            try await connection.query("UPDATE patrons SET secret_hash = \(hash) WHERE id = \(patronID)", logger: logger)
             try await connection.query(
                 "UPDATE sessions SET revoked_at = now() WHERE patron_id = \(patronID) AND revoked_at IS NULL",
                 logger: logger

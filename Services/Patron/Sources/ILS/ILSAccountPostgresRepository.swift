@@ -1,0 +1,89 @@
+import Foundation
+import Logging
+import PostgresNIO
+import PostgresSupport
+import ServiceSupport
+import Shared
+
+/// The local rows of patrons the library's ILS vouches for: made at their first sign-in, brought up to date at each.
+struct ILSAccountPostgresRepository: Sendable {
+    let client: PostgresClient
+
+    /// A patron row as a sign-in sees it.
+    struct Account: Sendable {
+        let id: UUID
+        let hash: String
+        let stamp: String
+        /// How the patron signs in: `local`, `sip2` or `oidc`.
+        let signIn: String
+        /// When the ILS last accepted the card and PIN.
+        let checkedAt: Date?
+    }
+
+    /// The patron whose barcode or username is `login`.
+    func account(login: String, logger: Logger) async throws -> Account? {
+        let rows = try await client.query(
+            """
+            SELECT id, secret_hash, \(unescaped: AccountPostgresRepository.secretStampSQL), sign_in, ils_checked_at FROM patrons
+            WHERE barcode = \(login) OR lower(username) = lower(\(login)) ORDER BY barcode = \(login) DESC LIMIT 1
+            """,
+            logger: logger
+        )
+        for try await (id, hash, stamp, signIn, checkedAt) in rows.decode((UUID, String, String, String, Date?).self) {
+            return Account(id: id, hash: hash, stamp: stamp, signIn: signIn, checkedAt: checkedAt)
+        }
+        return nil
+    }
+
+    /// Makes or updates the row of the ILS's patron with card `card`: its name, block and type as the ILS says now,
+    /// the PIN's bcrypt; an address the ILS gives is kept for a new patron only (a patron may change theirs here), and
+    /// counts as confirmed unless another patron confirmed it. Returns the patron and their secret stamp; nil when the
+    /// card number is a local account's barcode (never taken over).
+    func record(
+        card: String,
+        patron: ILSPatron,
+        secretHash: String,
+        loanLimit: Int,
+        holdLimit: Int,
+        logger: Logger
+    ) async throws -> (
+        id: UUID, stamp: String
+    )? {
+        do {
+            return try await record(card, patron, secretHash, loanLimit, holdLimit, confirmingEmail: true, logger: logger)
+        } catch let error as PSQLError where error.isUniqueViolation {
+            // Another patron confirmed the same address a moment before: this one's stays unconfirmed.
+            return try await record(card, patron, secretHash, loanLimit, holdLimit, confirmingEmail: false, logger: logger)
+        }
+    }
+
+    private func record(
+        _ card: String,
+        _ patron: ILSPatron,
+        _ secretHash: String,
+        _ loanLimit: Int,
+        _ holdLimit: Int,
+        confirmingEmail: Bool,
+        logger: Logger
+    ) async throws -> (id: UUID, stamp: String)? {
+        let confirmed = confirmingEmail ? patron.email : nil
+        let rows = try await client.query(
+            """
+            INSERT INTO patrons (id, barcode, email, email_verified, display_name, secret_hash, loan_limit, hold_limit,
+                                 sign_in, ils_block, ils_checked_at, patron_type)
+            SELECT \(UUID()), \(card), \(patron.email),
+                   CASE WHEN NOT EXISTS (SELECT 1 FROM patrons WHERE lower(email_verified) = lower(\(confirmed))) THEN \(confirmed) END,
+                   \(patron.name ?? ""), \(secretHash), \(loanLimit), \(holdLimit), 'sip2', \(patron.blockReason), now(), \(patron.patronType)
+            ON CONFLICT (barcode) DO UPDATE SET
+                display_name = coalesce(nullif(EXCLUDED.display_name, ''), patrons.display_name),
+                secret_hash = EXCLUDED.secret_hash, ils_block = EXCLUDED.ils_block, ils_checked_at = now(),
+                patron_type = coalesce(EXCLUDED.patron_type, patrons.patron_type)
+            WHERE patrons.sign_in = 'sip2'
+            RETURNING id, \(unescaped: AccountPostgresRepository.secretStampSQL)
+            """,
+            logger: logger
+        )
+        for try await (id, stamp) in rows.decode((UUID, String).self) { return (id, stamp) }
+        return nil
+    }
+}

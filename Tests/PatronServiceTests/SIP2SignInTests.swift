@@ -1,0 +1,130 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Shared
+import TestSupport
+import Testing
+
+@testable import PatronService
+
+/// Signing in with the library's own cards: patron against PostgreSQL and a real SIP2 server on loopback
+/// (`SIP2TestServer`, pysip2's): the ILS decides; its patron gets a local row (name, address, type); its blocks stop
+/// borrowing with its words; a wrong PIN counts toward the throttle; the ILS away answers 503 except for a card it
+/// accepted within the grace period, and everything works again once it is back; with local accounts off there is no
+/// sign-up, and the PIN is the ILS's to change.
+@Suite(.serialized) struct SIP2SignInTests {
+    func basic(_ card: (String, String), pin: String? = nil) -> HTTPFields {
+        [.authorization: "Basic " + Data("\(card.0):\(pin ?? card.1)".utf8).base64EncodedString(), .clientAddress: "198.51.100.7"]
+    }
+
+    func app(_ ils: SIP2TestServer, _ extra: [String: String] = [:]) async throws -> some ApplicationProtocol {
+        let database = try await TestDatabase.create(prefix: "sip2")
+        return try await buildPatronApplication(
+            config: TestConfig.base(ils.configuration.merging(extra) { $1 }.merging(["PATRON_DATABASE_URL": database]) { $1 })
+        )
+    }
+
+    @Test func theILSDecidesAndItsPatronGetsARowOfTheirOwn() async throws {
+        let ils = SIP2TestServer()
+        try await ils.start()
+        defer { Task { await ils.stop() } }
+        try await app(ils).testRouter { client in
+            let api = PatronTestClient(client: client)
+            let first = try await api.call(.post, "/auth/token", headers: basic(SIP2TestServer.valid))
+            #expect(first.status == .ok, "\(String(decoding: first.body, as: UTF8.self))")
+            let patron = try #require(
+                UUID(
+                    uuidString: try await api.call(.post, "/internal/auth/basic", json: credentials(SIP2TestServer.valid)).json["patronId"] as? String
+                        ?? ""
+                )
+            )
+            let me = try await api.call(.get, "/me", patron: patron)
+            #expect(me.json["barcode"] as? String == SIP2TestServer.valid.0)
+            #expect(me.json["displayName"] as? String == "Ada Lovelace" && me.json["email"] as? String == "ada@example.org")
+            #expect(try await api.call(.post, "/auth/token", headers: basic(SIP2TestServer.valid)).status == .ok, "the same patron again")
+
+            // A wrong PIN and an unknown card are 401s, the same problem; the throttle counts wrong PINs.
+            let wrong = try await api.call(.post, "/auth/token", headers: basic(SIP2TestServer.teen, pin: "0000"))
+            #expect(wrong.status == .unauthorized && (wrong.json["type"] as? String)?.hasSuffix("invalid-credentials") == true)
+            #expect(try await api.call(.post, "/auth/token", headers: basic(("23339999999999", "1234"))).status == .unauthorized)
+            for _ in 0..<4 {
+                #expect(try await api.call(.post, "/auth/token", headers: basic(SIP2TestServer.teen, pin: "0000")).status == .unauthorized)
+            }
+            let throttled = try await api.call(.post, "/auth/token", headers: basic(SIP2TestServer.teen))
+            #expect(throttled.status == .tooManyRequests, "five wrong PINs: the right one waits too")
+
+            // Blocked by the ILS: signed in, keeps what they have, borrows nothing, told why in the ILS's words.
+            let book = UUID()
+            try await api.license(book, copies: 2)
+            #expect(try await api.call(.post, "/auth/token", headers: basic(SIP2TestServer.blockedForFines)).status == .ok)
+            let blocked = try #require(try await patronID(api, SIP2TestServer.blockedForFines))
+            let refused = try await api.call(.post, "/me/books/\(book)/borrow", patron: blocked)
+            #expect(refused.status == .forbidden && (refused.json["type"] as? String)?.hasSuffix("patron-blocked") == true)
+            #expect((refused.json["detail"] as? String)?.contains("Fines over the limit: 25.00") == true, "\(refused.json)")
+            #expect(try await api.call(.post, "/auth/token", headers: basic(SIP2TestServer.expired)).status == .ok)
+            let expired = try #require(try await patronID(api, SIP2TestServer.expired))
+            let refusedExpired = try await api.call(.post, "/me/books/\(book)/borrow", patron: expired)
+            #expect((refusedExpired.json["detail"] as? String)?.contains("Card expired") == true)
+            #expect(try await api.call(.post, "/me/books/\(book)/borrow", patron: patron).status == .created)
+
+            // Local accounts are on too: a local sign-up still signs in with its own PIN.
+            let local = try await api.call(.post, "/auth/signup", json: #"{"pin": "8642"}"#)
+            let barcode = try #require((local.json["patron"] as? [String: Any])?["barcode"] as? String)
+            #expect(try await api.call(.post, "/auth/token", headers: basic((barcode, "8642"))).status == .ok)
+            #expect(try await api.call(.put, "/me/password", patron: patron, json: #"{"current":"1234","new":"5678"}"#).status == .conflict)
+        }
+        #expect(!ils.output.contains("1234"), "the ILS's log names no PIN")
+    }
+
+    @Test func theILSAwayAnswers503ExceptForARecentCardAndItAllWorksOnceItIsBack() async throws {
+        let ils = SIP2TestServer()
+        try await ils.start()
+        defer { Task { await ils.stop() } }
+        try await app(ils).testRouter { client in
+            let api = PatronTestClient(client: client)
+            #expect(try await api.call(.post, "/auth/token", headers: basic(SIP2TestServer.valid)).status == .ok)
+            await ils.stop()
+            let away = try await api.call(.post, "/auth/token", headers: basic(SIP2TestServer.child))
+            #expect(away.status == .serviceUnavailable && away.headers[.retryAfter] != nil, "a card never seen: nobody can say")
+            #expect((away.json["type"] as? String)?.hasSuffix("ils-unavailable") == true)
+            #expect(try await api.call(.post, "/auth/token", headers: basic(SIP2TestServer.valid)).status == .ok, "accepted a moment ago")
+            #expect(
+                try await api.call(.post, "/auth/token", headers: basic(SIP2TestServer.valid, pin: "9999")).status == .serviceUnavailable,
+                "a PIN the ILS never accepted is not let in"
+            )
+            try await ils.start()
+            // The kept connections died with the server: new ones are opened, logged in, and asked.
+            #expect(try await api.call(.post, "/auth/token", headers: basic(SIP2TestServer.child)).status == .ok)
+            #expect(try await api.call(.post, "/auth/token", headers: basic(SIP2TestServer.valid)).status == .ok)
+        }
+    }
+
+    @Test func withLocalAccountsOffThereIsNoSignUpAndThePINIsTheILSs() async throws {
+        let ils = SIP2TestServer()
+        try await ils.start()
+        defer { Task { await ils.stop() } }
+        let admin: HTTPFields = [.authorization: "Bearer \(TestConfig.adminToken)", .contentType: "application/json"]
+        try await app(ils, ["PATRON_AUTH": "sip2", "SIP2_OFFLINE_GRACE": "0"]).testRouter { client in
+            let api = PatronTestClient(client: client)
+            let signup = try await api.call(.post, "/auth/signup", json: #"{"pin": "8642"}"#)
+            #expect(signup.status == .forbidden && (signup.json["type"] as? String)?.hasSuffix("sign-up-off") == true)
+            let document = try await api.call(.get, "/auth/document")
+            #expect(!String(decoding: document.body, as: UTF8.self).contains("\"register\""), "the document offers no sign-up")
+            #expect(try await api.call(.post, "/auth/token", headers: basic(SIP2TestServer.valid)).status == .ok)
+            let patron = try #require(try await patronID(api, SIP2TestServer.valid))
+            let change = try await api.call(.put, "/me/password", patron: patron, json: #"{"current":"1234","new":"5678"}"#)
+            #expect(change.status == .conflict && (change.json["type"] as? String)?.hasSuffix("pin-held-by-ils") == true)
+            let reset = try await api.call(.post, "/admin/patrons/\(patron)/secret", json: #"{"pin": "5678"}"#, headers: admin)
+            #expect(reset.status == .conflict)
+            await ils.stop()
+            #expect(try await api.call(.post, "/auth/token", headers: basic(SIP2TestServer.valid)).status == .serviceUnavailable, "no grace")
+        }
+    }
+
+    private func credentials(_ card: (String, String)) -> String { #"{"login": "\#(card.0)", "secret": "\#(card.1)"}"# }
+
+    private func patronID(_ api: PatronTestClient, _ card: (String, String)) async throws -> UUID? {
+        UUID(uuidString: try await api.call(.post, "/internal/auth/basic", json: credentials(card)).json["patronId"] as? String ?? "")
+    }
+}

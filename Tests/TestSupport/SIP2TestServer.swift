@@ -1,0 +1,62 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The library's ILS for the tests: `Tests/tools/sip2_server.py` (pysip2's SIP2 server) on loopback, with its patrons
+/// (a valid card, one blocked for fines, an expired one, a child's and a teen's), stopped and started again on the
+/// same port for the outage tests.
+public final class SIP2TestServer: @unchecked Sendable {
+    public static let login = "bookmobile"
+    public static let password = "terminal-secret"
+    /// Card and PIN of each test patron (`sip2_server.py`'s `PATRONS`).
+    public static let valid = ("23330000000001", "1234")
+    public static let blockedForFines = ("23330000000002", "2222")
+    public static let expired = ("23330000000003", "3333")
+    public static let child = ("23330000000004", "4444")
+    public static let teen = ("23330000000005", "5555")
+
+    public private(set) var port = 0
+    private var process: ChildProcess?
+    private let log = FileManager.default.temporaryDirectory.appendingPathComponent("bookmobile-sip2-\(UUID().uuidString.prefix(8)).log")
+
+    public init() {}
+
+    /// Starts the server (on the port it had before, after `stop()`), and returns once it accepts connections.
+    public func start() async throws {
+        let ready = log.appendingPathExtension("port")
+        try? FileManager.default.removeItem(at: ready)
+        process = try ChildProcess(
+            TestTools.python,
+            [
+                TestTools.directory.appendingPathComponent("sip2_server.py").path, "--port", "\(port)", "--login", Self.login,
+                "--password", Self.password, "--ready-file", ready.path,
+            ],
+            environment: ProcessInfo.processInfo.environment,
+            output: log
+        )
+        try await eventually(timeout: .seconds(30), "the SIP2 server did not start: \(output)") {
+            guard let text = try? String(contentsOf: ready, encoding: .utf8), let number = Int(text) else { return false }
+            port = number
+            return true
+        }
+    }
+
+    public func stop() async {
+        process?.signal(SIGTERM)
+        _ = await process?.wait()
+        process = nil
+    }
+
+    /// What the server logged (its exchanges: never a PIN).
+    public var output: String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
+
+    /// The patron service's configuration for this ILS.
+    public var configuration: [String: String] {
+        [
+            "PATRON_AUTH": "local,sip2", "SIP2_HOST": "127.0.0.1", "SIP2_PORT": "\(port)", "SIP2_LOGIN": Self.login, "SIP2_PASSWORD": Self.password,
+            "SIP2_INSTITUTION": "bookmobile-test", "SIP2_TIMEOUT": "2",
+        ]
+    }
+}
