@@ -168,6 +168,7 @@ public enum PublicRoute: RouteDefinition, Equatable {
     case adminPatronBlock(ID)
     /// `/admin/patrons/{id}/secret`: a new PIN or password (POST), which ends the patron's sessions.
     case adminPatronSecret(ID)
+    case adminPatronType(ID)
     /// `/admin/patrons/{id}/books/{book}/end`: ends the patron's loan, hold or offer of the book.
     case adminPatronBookEnd(ID, book: ID)
     /// `/admin/audit`: what staff did, newest first.
@@ -293,6 +294,7 @@ public enum PublicRoute: RouteDefinition, Equatable {
         case .adminPatron(let id): "/admin/patrons/" + id.segment(or: ":id")
         case .adminPatronBlock(let id): "/admin/patrons/" + id.segment(or: ":id") + "/block"
         case .adminPatronSecret(let id): "/admin/patrons/" + id.segment(or: ":id") + "/secret"
+        case .adminPatronType(let id): "/admin/patrons/" + id.segment(or: ":id") + "/type"
         case .adminPatronBookEnd(let id, let book): "/admin/patrons/" + id.segment(or: ":id") + "/books/" + book.segment(or: ":book") + "/end"
         case .staffAudit: "/admin/audit"
         case .adminAnnouncements: "/admin/announcements"

@@ -122,6 +122,48 @@ import Testing
         }
     }
 
+    @Test func patronTypesComeFromTheILSOrStaffAndBringTheirLimits() async throws {
+        let ils = SIP2TestServer()
+        try await ils.start()
+        defer { Task { await ils.stop() } }
+        let admin: HTTPFields = [.authorization: "Bearer \(TestConfig.adminToken)", .contentType: "application/json"]
+        try await app(ils, ["PATRON_TYPE_LIMITS": "child=1:0,teen=2:2", "LOAN_LIMIT": "5"]).testRouter { client in
+            let api = PatronTestClient(client: client)
+            let books = [UUID(), UUID()]
+            for book in books { try await api.license(book, copies: 3) }
+            // The ILS says `child` (its `PC` field): a child's limits.
+            #expect(try await api.call(.post, "/auth/token", headers: basic(SIP2TestServer.child)).status == .ok)
+            let child = try #require(try await patronID(api, SIP2TestServer.child))
+            let me = try await api.call(.get, "/me", patron: child)
+            #expect(me.json["patronType"] as? String == "child")
+            #expect((me.json["loans"] as? [String: Any])?["limit"] as? Int == 1 && (me.json["holds"] as? [String: Any])?["limit"] as? Int == 0)
+            #expect(try await api.call(.post, "/me/books/\(books[0])/borrow", patron: child).status == .created)
+            #expect(try await api.call(.post, "/me/books/\(books[1])/borrow", patron: child).status == .forbidden, "one loan at once")
+
+            // Staff make a local patron a teen: a teen's limits; an unknown type is a 400 and changes nothing.
+            let local = try await api.newPatron()
+            #expect(try await api.call(.get, "/me", patron: local).json["patronType"] as? String == "adult")
+            #expect(try await api.call(.put, "/admin/patrons/\(local)/type", json: #"{"type": "toddler"}"#, headers: admin).status == .badRequest)
+            let set = try await api.call(.put, "/admin/patrons/\(local)/type", json: #"{"type": "teen"}"#, headers: admin)
+            #expect(set.status == .ok && (set.json["patron"] as? [String: Any])?["patronType"] as? String == "teen", "\(set.json)")
+            #expect((try await api.call(.get, "/me", patron: local).json["loans"] as? [String: Any])?["limit"] as? Int == 2)
+            #expect(try await api.call(.put, "/admin/patrons/\(UUID())/type", json: #"{"type": "teen"}"#, headers: admin).status == .notFound)
+            // The ILS has the last word on its own patrons: staff's type lasts until the next sign-in names one.
+            #expect(try await api.call(.put, "/admin/patrons/\(child)/type", json: #"{"type": "adult"}"#, headers: admin).status == .ok)
+            #expect(try await api.call(.post, "/auth/token", headers: basic(SIP2TestServer.child)).status == .ok)
+            #expect(try await api.call(.get, "/me", patron: child).json["patronType"] as? String == "child")
+        }
+    }
+
+    @Test func patronTypeRulesReadTheirConfiguration() throws {
+        let rules = try PatronTypeRules(names: "Juvenile=child, YA=teen", limits: "child=3:1", defaultLimits: (10, 10))
+        #expect(rules.type(named: "JUVENILE") == .child && rules.type(named: "ya") == .teen && rules.type(named: "teen") == .teen)
+        #expect(rules.type(named: "staff") == .adult && rules.type(named: nil) == .adult)
+        #expect(rules.limits(for: .child) == (3, 1) && rules.limits(for: .teen) == (10, 10))
+        #expect(throws: (any Error).self) { try PatronTypeRules(names: "j=kid", limits: nil, defaultLimits: (1, 1)) }
+        #expect(throws: (any Error).self) { try PatronTypeRules(names: nil, limits: "child=3", defaultLimits: (1, 1)) }
+    }
+
     private func credentials(_ card: (String, String)) -> String { #"{"login": "\#(card.0)", "secret": "\#(card.1)"}"# }
 
     private func patronID(_ api: PatronTestClient, _ card: (String, String)) async throws -> UUID? {

@@ -123,8 +123,7 @@ func patronRouter(
                 accounts: ILSAccountPostgresRepository(client: postgres),
                 hasher: hasher,
                 offlineGrace: $0.offlineGrace,
-                loanLimit: settings.loanLimit,
-                holdLimit: settings.holdLimit
+                types: settings.patronTypes
             )
         }
     )
@@ -180,7 +179,8 @@ func patronRouter(
         audit: StaffAuditPostgresRepository(client: postgres),
         circulation: circulation,
         changes: changes,
-        hasher: hasher
+        hasher: hasher,
+        types: settings.patronTypes
     ).add(to: admin)
     AnnouncementController(announcements: AnnouncementPostgresRepository(client: postgres)).add(to: admin)
     ReportController(

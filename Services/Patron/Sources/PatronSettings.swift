@@ -58,6 +58,8 @@ struct PatronSettings: Sendable {
     /// library's ILS checks its cards); `sip2` then reads `SIP2_*` (`SIP2Settings`).
     var signInMethods: Set<String>
     var sip2: SIP2Settings?
+    /// `PATRON_TYPE_NAMES`, `PATRON_TYPE_LIMITS` (`PatronTypeRules`).
+    var patronTypes: PatronTypeRules
 
     init(config: ServiceConfig) throws {
         port = try config.int("PATRON_PORT", default: 8082)
@@ -122,5 +124,10 @@ struct PatronSettings: Sendable {
             throw ServiceConfig.Invalid(description: "PATRON_AUTH must name one or more of local, sip2 (comma-separated)")
         }
         sip2 = try SIP2Settings(config: config, methods: signInMethods)
+        patronTypes = try PatronTypeRules(
+            names: config.string("PATRON_TYPE_NAMES"),
+            limits: config.string("PATRON_TYPE_LIMITS"),
+            defaultLimits: (loanLimit, holdLimit)
+        )
     }
 }

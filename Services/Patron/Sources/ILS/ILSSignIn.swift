@@ -10,8 +10,8 @@ struct ILSSignIn: Sendable {
     let accounts: ILSAccountPostgresRepository
     let hasher: PasswordHasher
     let offlineGrace: TimeInterval
-    let loanLimit: Int
-    let holdLimit: Int
+    /// The ILS's patron type names and each type's limits.
+    let types: PatronTypeRules
 
     /// The patron and their secret stamp. Throws `AuthError.badCredentials` when the ILS does not know the card or the
     /// PIN is wrong (the caller's throttle counts it), `AuthError.ilsUnavailable` when the ILS cannot answer (no attempt).
@@ -44,13 +44,15 @@ struct ILSSignIn: Sendable {
             if let kept, try await hasher.verify(pin, hash: kept.hash, priority: priority) { kept.hash } else {
                 try await hasher.hash(pin)
             }
+        // The ILS's type when it names one (with that type's limits); a patron it names none for keeps theirs.
+        let type = answer.patronType.map { types.type(named: $0) }
         guard
             let recorded = try await accounts.record(
                 card: card,
                 patron: answer,
+                type: type,
+                limits: types.limits(for: type ?? .adult),
                 secretHash: hash,
-                loanLimit: loanLimit,
-                holdLimit: holdLimit,
                 logger: logger
             )
         else {

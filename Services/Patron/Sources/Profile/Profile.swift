@@ -24,6 +24,8 @@ struct Profile: Codable, Sendable {
     var loans: Usage
     var holds: Usage
     var waitingForAction: Int
+    /// adult, teen or child (from the library's ILS, or staff): what the library lends them.
+    var patronType: PatronType
     var createdAt: Date
     var lastLoginAt: Date?
 }

@@ -11,7 +11,7 @@ struct ProfilePostgresRepository: Sendable {
 
     /// The patron's profile in one query, nil for an unknown patron.
     func profile(patronID: UUID, logger: Logger) async throws -> Profile? {
-        for try await (barcode, username, email, name, bio, loanLimit, holdLimit, created, lastLogin, loans, holds, favorites, waiting)
+        for try await (barcode, username, email, name, bio, loanLimit, holdLimit, created, lastLogin, loans, holds, favorites, waiting, type)
             in try await client.execute(ProfileStatement(patronID: patronID), logger: logger)
         {
             return Profile(
@@ -27,6 +27,7 @@ struct ProfilePostgresRepository: Sendable {
                 loans: .init(count: loans, limit: loanLimit),
                 holds: .init(count: holds, limit: holdLimit),
                 waitingForAction: waiting,
+                patronType: PatronType(rawValue: type) ?? .adult,
                 createdAt: created,
                 lastLoginAt: lastLogin
             )
@@ -42,10 +43,11 @@ struct ProfilePostgresRepository: Sendable {
                     AND state IN ('not_downloaded', 'download_queued', 'downloading', 'download_failed', 'download_completed', 'opened')),
                 (SELECT count(*)::int FROM patron_books WHERE patron_id = p.id AND state IN ('waiting_for_loan', 'loan_offered')),
                 (SELECT coalesce(array_agg(book_id ORDER BY created_at), '{}') FROM favorites WHERE patron_id = p.id),
-                (SELECT count(*)::int FROM notifications WHERE patron_id = p.id AND read_at IS NULL)
+                (SELECT count(*)::int FROM notifications WHERE patron_id = p.id AND read_at IS NULL),
+                coalesce(patron_type, 'adult')
             FROM patrons p WHERE id = $1
             """
-        typealias Row = (String, String?, String?, String, String, Int, Int, Date, Date?, Int, Int, [UUID], Int)
+        typealias Row = (String, String?, String?, String, String, Int, Int, Date, Date?, Int, Int, [UUID], Int, String)
 
         var patronID: UUID
 

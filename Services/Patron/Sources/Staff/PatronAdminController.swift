@@ -14,6 +14,7 @@ struct PatronAdminController: Sendable {
     let circulation: CirculationPostgresRepository
     let changes: Circulation
     let hasher: PasswordHasher
+    let types: PatronTypeRules
 
     func add(to admin: RouterGroup<PatronRequestContext>) {
         admin.get(.adminPatrons, use: search)
@@ -21,6 +22,7 @@ struct PatronAdminController: Sendable {
         admin.post(.adminPatronBlock(.key), use: block)
         admin.delete(.adminPatronBlock(.key), use: unblock)
         admin.post(.adminPatronSecret(.key), use: resetSecret)
+        admin.put(.adminPatronType(.key), use: setType)
         admin.post(.adminPatronBookEnd(.key, book: .key), use: endForPatron)
         admin.get(.staffAudit, use: auditLog)
     }
@@ -100,6 +102,27 @@ struct PatronAdminController: Sendable {
             throw Problem.notFound("No patron \(id)")
         }
         context.logger.info("Patron unblocked", metadata: ["patron.id": "\(id)", "staff": "\(Self.staff)"])
+        return try await patron(request: request, context: context)
+    }
+
+    struct TypeRequest: Decodable {
+        let type: PatronType
+    }
+
+    /// `PUT /admin/patrons/{id}/type` `{"type": "adult" | "teen" | "child"}`: the patron's type and that type's loan and
+    /// hold limits (`PATRON_TYPE_LIMITS`). An ILS that names a type at sign-in has the last word.
+    func setType(request: Request, context: PatronRequestContext) async throws -> Response {
+        let id = try context.parameters.require("id", as: UUID.self)
+        let type: PatronType
+        do {
+            type = try await JSONMessages.decode(TypeRequest.self, from: request).type
+        } catch is DecodingError {
+            throw Problem.badRequest("type must be one of \(PatronType.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        guard try await directory.setType(type, limits: types.limits(for: type), patronID: id, staff: Self.staff, logger: context.logger) else {
+            throw Problem.notFound("No patron \(id)")
+        }
+        context.logger.info("Patron type set by staff", metadata: ["patron.id": "\(id)", "type": "\(type.rawValue)", "staff": "\(Self.staff)"])
         return try await patron(request: request, context: context)
     }
 

@@ -18,6 +18,13 @@ struct PatronDirectoryPostgresRepository: Sendable {
         let lastLoginAt: Date?
         let blockedReason: String?
         let blockedAt: Date?
+        /// `local` or `sip2`: how the patron signs in.
+        let signIn: String
+        /// What the library's ILS said stops the patron's borrowing at their last sign-in (staff cannot lift it here).
+        let ilsBlock: String?
+        let patronType: PatronType
+        let loanLimit: Int
+        let holdLimit: Int
         let loans: Int
         let holds: Int
         let offers: Int
@@ -35,13 +42,14 @@ struct PatronDirectoryPostgresRepository: Sendable {
     /// A summary's columns, with the patron's counts (the loan states are the machine's own names, not input).
     private static let columns = """
         p.id, p.barcode, p.username, p.email, p.created_at, p.last_login_at, p.blocked_reason, p.blocked_at,
+        p.sign_in, p.ils_block, coalesce(p.patron_type, 'adult'), p.loan_limit, p.hold_limit,
         (SELECT count(*)::int FROM patron_books b WHERE b.patron_id = p.id
             AND b.state IN (\(BookState.onLoan.map { "'\($0.rawValue)'" }.sorted().joined(separator: ", ")))),
         (SELECT count(*)::int FROM patron_books b WHERE b.patron_id = p.id AND b.state = 'waiting_for_loan'),
         (SELECT count(*)::int FROM patron_books b WHERE b.patron_id = p.id AND b.state = 'loan_offered')
         """
 
-    private typealias SummaryRow = (UUID, String, String?, String?, Date, Date?, String?, Date?, Int, Int, Int)
+    private typealias SummaryRow = (UUID, String, String?, String?, Date, Date?, String?, Date?, String, String?, String, Int, Int, Int, Int, Int)
 
     private static func summary(_ row: SummaryRow) -> Summary {
         Summary(
@@ -53,9 +61,14 @@ struct PatronDirectoryPostgresRepository: Sendable {
             lastLoginAt: row.5,
             blockedReason: row.6,
             blockedAt: row.7,
-            loans: row.8,
-            holds: row.9,
-            offers: row.10
+            signIn: row.8,
+            ilsBlock: row.9,
+            patronType: PatronType(rawValue: row.10) ?? .adult,
+            loanLimit: row.11,
+            holdLimit: row.12,
+            loans: row.13,
+            holds: row.14,
+            offers: row.15
         )
     }
 
@@ -97,6 +110,31 @@ struct PatronDirectoryPostgresRepository: Sendable {
             books.append(Book(bookId: book, title: title, state: state, dueAt: due, offerExpiresAt: offer, suspendedUntil: suspended))
         }
         return books
+    }
+
+    /// Sets the patron's type and its limits; false when there is no such patron.
+    func setType(_ type: PatronType, limits: (loans: Int, holds: Int), patronID: UUID, staff: String, logger: Logger) async throws -> Bool {
+        try await client.transaction(logger: logger) { connection in
+            let rows = try await connection.query(
+                """
+                UPDATE patrons SET patron_type = \(type.rawValue), loan_limit = \(limits.loans), hold_limit = \(limits.holds)
+                WHERE id = \(patronID) RETURNING id
+                """,
+                logger: logger
+            )
+            var found = false
+            for try await _ in rows { found = true }
+            guard found else { return false }
+            try await StaffAuditPostgresRepository.record(
+                "patron-type",
+                staff: staff,
+                patronID: patronID,
+                detail: type.rawValue,
+                on: connection,
+                logger: logger
+            )
+            return true
+        }
     }
 
     /// Blocks the patron (`reason`) or lifts the block (nil); false when there is no such patron.

@@ -51,6 +51,8 @@ export async function patronView(main, { params }) {
     };
     const reason = h('input', { type: 'text', required: true, maxlength: 500 });
     const secret = h('input', { type: 'text', required: true, autocomplete: 'off', spellcheck: false });
+    const kind = h('select', {}, ['adult', 'teen', 'child'].map((type) => h('option', { value: type, selected: type === patron.patronType }, type)));
+    const byILS = patron.signIn === 'sip2';
     const title = h('h1', { tabindex: '-1' }, `Patron ${patron.cardNumber}`);
     document.title = `Patron ${patron.cardNumber} · Bookmobile console`;
     show(main,
@@ -61,8 +63,11 @@ export async function patronView(main, { params }) {
         h('dt', {}, 'Email'), h('dd', {}, patron.email || '—'),
         h('dt', {}, 'Joined'), h('dd', {}, formatDate(patron.createdAt)),
         h('dt', {}, 'Last sign-in'), h('dd', {}, patron.lastLoginAt ? formatDate(patron.lastLoginAt) : 'never'),
+        h('dt', {}, 'Signs in with'), h('dd', {}, byILS ? "the library's card system (SIP2)" : 'a PIN or password kept here'),
+        h('dt', {}, 'Type'), h('dd', { id: 'patron-type' }, `${patron.patronType}: at most ${patron.loanLimit} loans and ${patron.holdLimit} holds`),
         h('dt', {}, 'Loans, holds, offers'), h('dd', {}, `${patron.loans}, ${patron.holds}, ${patron.offers}`),
-        h('dt', {}, 'Status'), h('dd', { id: 'patron-status' }, patron.blockedReason ? `Blocked since ${formatDate(patron.blockedAt)}: ${patron.blockedReason}` : 'Active')),
+        h('dt', {}, 'Status'), h('dd', { id: 'patron-status' }, patron.blockedReason ? `Blocked since ${formatDate(patron.blockedAt)}: ${patron.blockedReason}` : 'Active'),
+        patron.ilsBlock ? [h('dt', {}, "Card system's block"), h('dd', {}, `${patron.ilsBlock} (lifted in the card system, then at the next sign-in)`)] : []),
       h('section', { 'aria-labelledby': 'patron-books' },
         h('h2', { id: 'patron-books' }, 'Loans, holds and offers'),
         books.length === 0 ? h('p', { class: 'muted' }, 'None.') : h('div', { class: 'table-wrap' }, h('table', {},
@@ -85,7 +90,14 @@ export async function patronView(main, { params }) {
           : h('form', { class: 'stack', onsubmit: act(() => admin(`/admin/patrons/${id}/block`, { method: 'POST', body: { reason: reason.value } }), 'Blocked') },
             h('p', { class: 'muted' }, 'A blocked patron keeps their loans but cannot borrow or place holds. They are shown the reason.'),
             field('Reason', reason), h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'danger' }, 'Block')))),
-      h('section', { 'aria-labelledby': 'patron-secret' },
+      h('section', { 'aria-labelledby': 'patron-kind' },
+        h('h2', { id: 'patron-kind' }, 'Patron type'),
+        h('form', { class: 'stack', onsubmit: act(() => admin(`/admin/patrons/${id}/type`, { method: 'PUT', body: { type: kind.value } }), 'Patron type set') },
+          h('p', { class: 'muted' }, byILS ? "The card system's type replaces this one at the next sign-in when it names one." : "A type brings its loan and hold limits."),
+          field('Type', kind), h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Set type')))),
+      byILS ? h('section', { 'aria-labelledby': 'patron-secret' },
+        h('h2', { id: 'patron-secret' }, 'PIN'),
+        h('p', { class: 'muted' }, "This patron's PIN is kept by the library's card system: change it there.")) : h('section', { 'aria-labelledby': 'patron-secret' },
         h('h2', { id: 'patron-secret' }, 'New PIN or password'),
         h('form', { class: 'stack', onsubmit: act(() => {
           const value = secret.value.trim();
