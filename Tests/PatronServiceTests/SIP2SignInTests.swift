@@ -155,6 +155,32 @@ import Testing
         }
     }
 
+    @Test func anILSBehindTLSIsReachedWithItsCertificateTrustedAndNotOtherwise() async throws {
+        let certificate = try await SIP2TestServer.selfSignedCertificate()
+        let ils = SIP2TestServer(tls: certificate)
+        try await ils.start()
+        defer { Task { await ils.stop() } }
+        for host in ["127.0.0.1", "localhost"] {
+            let trusted = ["SIP2_TLS": "true", "SIP2_TLS_CA_FILE": certificate.certificate.path, "SIP2_HOST": host]
+            try await app(ils, trusted).testRouter { client in
+                let reply = try await PatronTestClient(client: client).call(.post, "/auth/token", headers: basic(SIP2TestServer.valid))
+                #expect(reply.status == .ok, "\(host): \(String(decoding: reply.body, as: UTF8.self))")
+            }
+        }
+        // The system's roots do not know the ILS's certificate: no PIN goes to a server that cannot prove who it is.
+        let asked = ils.output.components(separatedBy: "valid PIN").count
+        try await app(ils, ["SIP2_TLS": "true", "SIP2_OFFLINE_GRACE": "0"]).testRouter { client in
+            let reply = try await PatronTestClient(client: client).call(.post, "/auth/token", headers: basic(SIP2TestServer.valid))
+            #expect(reply.status == .serviceUnavailable)
+        }
+        #expect(ils.output.components(separatedBy: "valid PIN").count == asked, "the untrusted connection asked nothing")
+        // Plain SIP2 to a TLS port gets no answer it can read.
+        try await app(ils, ["SIP2_TIMEOUT": "1"]).testRouter { client in
+            let reply = try await PatronTestClient(client: client).call(.post, "/auth/token", headers: basic(SIP2TestServer.valid))
+            #expect(reply.status == .serviceUnavailable)
+        }
+    }
+
     @Test func patronTypeRulesReadTheirConfiguration() throws {
         let rules = try PatronTypeRules(names: "Juvenile=child, YA=teen", limits: "child=3:1", defaultLimits: (10, 10))
         #expect(rules.type(named: "JUVENILE") == .child && rules.type(named: "ya") == .teen && rules.type(named: "teen") == .teen)

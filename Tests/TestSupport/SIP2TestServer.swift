@@ -21,7 +21,23 @@ public final class SIP2TestServer: @unchecked Sendable {
     private var process: ChildProcess?
     private let log = FileManager.default.temporaryDirectory.appendingPathComponent("bookmobile-sip2-\(UUID().uuidString.prefix(8)).log")
 
-    public init() {}
+    /// A certificate and key (PEM) to speak TLS with; nil: plain TCP.
+    let tls: (certificate: URL, key: URL)?
+
+    public init(tls: (certificate: URL, key: URL)? = nil) { self.tls = tls }
+
+    /// A self-signed certificate for 127.0.0.1 and localhost (openssl), and its key.
+    public static func selfSignedCertificate() async throws -> (certificate: URL, key: URL) {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bookmobile-sip2-tls-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let (certificate, key) = (folder.appendingPathComponent("ils.pem"), folder.appendingPathComponent("ils.key"))
+        let made = try await ChildProcess.run([
+            "openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=localhost",
+            "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost", "-keyout", key.path, "-out", certificate.path,
+        ])
+        guard made.status == 0 else { throw ChildProcess.Failure(description: "openssl: \(String(decoding: made.output, as: UTF8.self))") }
+        return (certificate, key)
+    }
 
     /// Starts the server (on the port it had before, after `stop()`), and returns once it accepts connections.
     public func start() async throws {
@@ -32,7 +48,7 @@ public final class SIP2TestServer: @unchecked Sendable {
             [
                 TestTools.directory.appendingPathComponent("sip2_server.py").path, "--port", "\(port)", "--login", Self.login,
                 "--password", Self.password, "--ready-file", ready.path,
-            ],
+            ] + (tls.map { ["--tls-cert", $0.certificate.path, "--tls-key", $0.key.path] } ?? []),
             environment: ProcessInfo.processInfo.environment,
             output: log
         )

@@ -1,16 +1,17 @@
 """A library's ILS as Bookmobile's tests meet it: a real SIP2 server (pysip2's ACS) on loopback with a few patrons.
 
-    sip2_server.py --port 0 --login bookmobile --password secret [--ready-file F]
+    sip2_server.py --port 0 --login bookmobile --password secret [--ready-file F] [--tls-cert C --tls-key K]
 
 Prints `listening PORT` (and writes PORT to --ready-file) once it accepts connections. A terminal logs in (93) with
 the login and password; 63 (patron information) and 23 (patron status) answer for the patrons below: a valid card with
 a good PIN, one blocked for fines, one expired, a child's card, and "no such patron" for the rest. The patron type
 goes out as the `PC` field (Evergreen's and Sierra's extension; pysip2's models do not have it, so it is added to the
-encoded frame). Every exchange is logged to standard error, the PIN never.
+encoded frame). With --tls-cert and --tls-key it speaks TLS. Every exchange is logged to standard error, the PIN never.
 """
 import argparse
 import logging
 import signal
+import ssl
 import sys
 from datetime import datetime
 
@@ -43,6 +44,8 @@ def main():
     parser.add_argument("--password", required=True)
     parser.add_argument("--institution", default="bookmobile-test")
     parser.add_argument("--ready-file")
+    parser.add_argument("--tls-cert")
+    parser.add_argument("--tls-key")
     args = parser.parse_args()
     # A test runner may ignore or block SIGTERM, and its children inherit both: stop when told to.
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
@@ -107,12 +110,24 @@ def main():
 
     pysip2.server.encode_message = encode_with_patron_type
 
+    def ready(port):
+        if args.ready_file:
+            with open(args.ready_file, "w") as file:
+                file.write(str(port))
+        print(f"listening {port}", flush=True)
+
     async def serve():
+        if args.tls_cert:
+            from anyio.abc import SocketAttribute
+            from anyio.streams.tls import TLSListener
+            context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+            context.load_cert_chain(args.tls_cert, args.tls_key)
+            tcp = await anyio.create_tcp_listener(local_host="127.0.0.1", local_port=args.port)
+            ready(tcp.extra(SocketAttribute.local_port))
+            await TLSListener(tcp, context).serve(server._handle_connection)
+            return
         async with server.start(host="127.0.0.1", port=args.port) as port:
-            if args.ready_file:
-                with open(args.ready_file, "w") as ready:
-                    ready.write(str(port))
-            print(f"listening {port}", flush=True)
+            ready(port)
             await anyio.sleep_forever()
 
     anyio.run(serve)

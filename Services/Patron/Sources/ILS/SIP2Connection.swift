@@ -32,7 +32,9 @@ final class SIP2Connection: Sendable {
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     if let tls {
-                        try channel.pipeline.syncOperations.addHandler(try NIOSSLClientHandler(context: tls, serverHostname: host))
+                        // An address is checked against the certificate's IP names; only a host name goes in SNI.
+                        let isAddress = (try? SocketAddress(ipAddress: host, port: 0)) != nil
+                        try channel.pipeline.syncOperations.addHandler(try NIOSSLClientHandler(context: tls, serverHostname: isAddress ? nil : host))
                     }
                     try channel.pipeline.syncOperations.addHandler(ReplyHandler())
                 }
