@@ -25,6 +25,8 @@ import Testing
         // Only the library's cards: no sign-up here.
         var settings = ils.configuration
         settings["PATRON_AUTH"] = "sip2"
+        // Info: the exchanges' log lines are read below.
+        settings["LOG_LEVEL"] = "info"
         try await Stack.run(settings) { stack in
             let api = stack.gateway
             let (valid, blocked) = (SIP2TestServer.valid, SIP2TestServer.blockedForFines)
@@ -73,7 +75,12 @@ import Testing
             try await eventually("sign-in did not come back with the ILS") {
                 try await api.call(.POST, "/auth/token", as: .basic(child.0, child.1)).status == 200
             }
-            #expect(!ils.output.contains(child.1), "the ILS's log names no PIN")
+            // Every exchange is logged, with the card's last four digits, never the whole card or a PIN.
+            let log = stack.log(.patron)
+            #expect(log.contains("SIP2 patron check") && log.contains("…0001"), "the exchanges are logged")
+            for (card, pin) in [valid, blocked, teen, child] {
+                #expect(!log.contains(card) && !log.contains("AD\(pin)") && !log.contains("=\(pin) ") && !log.contains("\"\(pin)\""))
+            }
         }
     }
 }

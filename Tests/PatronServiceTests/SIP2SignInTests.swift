@@ -74,7 +74,8 @@ import Testing
             #expect(try await api.call(.post, "/auth/token", headers: basic((barcode, "8642"))).status == .ok)
             #expect(try await api.call(.put, "/me/password", patron: patron, json: #"{"current":"1234","new":"5678"}"#).status == .conflict)
         }
-        #expect(!ils.output.contains("1234"), "the ILS's log names no PIN")
+        // One connection, logged in once, carried every question (they came one after another).
+        #expect(ils.output.components(separatedBy: "93 login").count - 1 == 1, "\(ils.output)")
     }
 
     @Test func theILSAwayAnswers503ExceptForARecentCardAndItAllWorksOnceItIsBack() async throws {
@@ -179,6 +180,20 @@ import Testing
             let reply = try await PatronTestClient(client: client).call(.post, "/auth/token", headers: basic(SIP2TestServer.valid))
             #expect(reply.status == .serviceUnavailable)
         }
+    }
+
+    @Test func anILSWithoutPatronInformationIsAskedForPatronStatus() async throws {
+        let ils = SIP2TestServer()
+        try await ils.start()
+        defer { Task { await ils.stop() } }
+        try await app(ils, ["SIP2_MESSAGE": "patron-status", "SIP2_CHECKSUMS": "false"]).testRouter { client in
+            let api = PatronTestClient(client: client)
+            #expect(try await api.call(.post, "/auth/token", headers: basic(SIP2TestServer.valid)).status == .ok)
+            #expect(try await api.call(.post, "/auth/token", headers: basic(SIP2TestServer.teen, pin: "0000")).status == .unauthorized)
+            let blocked = try await api.call(.post, "/internal/auth/basic", json: credentials(SIP2TestServer.blockedForFines))
+            #expect(blocked.status == .ok)
+        }
+        #expect(ils.output.contains("23 patron 23330000000001: valid PIN") && !ils.output.contains("63 patron"), "asked with 23 only")
     }
 
     @Test func patronTypeRulesReadTheirConfiguration() throws {

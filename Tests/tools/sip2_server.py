@@ -61,15 +61,15 @@ def main():
         log.info("93 login %s: %s", request.login_user_id, "ok" if ok else "refused")
         return LoginResponse(ok="1" if ok else "0")
 
-    def lookup(card, pin):
+    def lookup(command, card, pin):
         found = PATRONS.get(card)
         valid_pin = found is not None and pin == found[0]
-        log.info("patron %s: %s", card, "unknown" if found is None else ("valid PIN" if valid_pin else "wrong PIN"))
+        log.info("%s patron %s: %s", command, card, "unknown" if found is None else ("valid PIN" if valid_pin else "wrong PIN"))
         return found, valid_pin
 
     @server.route(PATRON_INFORMATION)
     def patron_information(request, context):
-        found, valid_pin = lookup(request.patron_identifier, request.patron_password)
+        found, valid_pin = lookup("63", request.patron_identifier, request.patron_password)
         _, name, email, flags, message, kind = found or (None, "", None, " " * 14, "", None)
         if found:
             patron_types[request.patron_identifier] = kind
@@ -84,7 +84,7 @@ def main():
 
     @server.route(PATRON_STATUS)
     def patron_status(request, context):
-        found, valid_pin = lookup(request.patron_identifier, request.patron_password)
+        found, valid_pin = lookup("23", request.patron_identifier, request.patron_password)
         _, name, _, flags, message, _ = found or (None, "", None, " " * 14, "", None)
         return PatronStatusResponse(
             patron_status=flags, language="000", transaction_date=now18(), institution_id=args.institution,

@@ -35,16 +35,29 @@ struct AccountPostgresRepository: Sendable {
         return id
     }
 
-    /// The id, secret hash and secret stamp of the patron whose barcode or username is `login`.
-    func credentials(login: String, logger: Logger) async throws -> (id: UUID, hash: String, stamp: String)? {
+    /// A patron's stored credentials, as a sign-in sees them.
+    struct StoredCredentials: Sendable {
+        let id: UUID
+        let hash: String
+        let stamp: String
+        /// How the patron signs in: `local`, `sip2` or `oidc`.
+        let signIn: String
+        /// When the library's ILS last accepted the card and PIN (`sip2`).
+        let ilsCheckedAt: Date?
+    }
+
+    /// The credentials of the patron whose barcode or username is `login` (a barcode first).
+    func credentials(login: String, logger: Logger) async throws -> StoredCredentials? {
         let rows = try await client.query(
             """
-            SELECT id, secret_hash, \(unescaped: Self.secretStampSQL) FROM patrons
-            WHERE barcode = \(login) OR lower(username) = lower(\(login)) LIMIT 1
+            SELECT id, secret_hash, \(unescaped: Self.secretStampSQL), sign_in, ils_checked_at FROM patrons
+            WHERE barcode = \(login) OR lower(username) = lower(\(login)) ORDER BY barcode = \(login) DESC LIMIT 1
             """,
             logger: logger
         )
-        for try await (id, hash, stamp) in rows.decode((UUID, String, String).self) { return (id, hash, stamp) }
+        for try await (id, hash, stamp, signIn, checkedAt) in rows.decode((UUID, String, String, String, Date?).self) {
+            return StoredCredentials(id: id, hash: hash, stamp: stamp, signIn: signIn, ilsCheckedAt: checkedAt)
+        }
         return nil
     }
 

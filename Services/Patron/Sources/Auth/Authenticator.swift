@@ -31,26 +31,25 @@ struct Authenticator: Sendable {
         // A check the bcrypt queue cannot take is refused before the throttle's rows are written.
         if let busy = hasher.workers.refusal(priority) { throw busy }
         let attempt = try await throttle.begin(login: login, address: clientAddress, logger: logger)
-        // A local account signs in here while local accounts are on; any other login is the ILS's to check.
-        if let ils, login.count <= 254 {
-            let known = try await ils.accounts.account(login: login, logger: logger)
-            if known?.signIn != "local" || !localAccounts {
-                let patron: (id: UUID, stamp: String)
-                do {
-                    patron = try await ils.verify(card: login, pin: String(secret.prefix(128)), known: known, priority: priority, logger: logger)
-                } catch AuthError.badCredentials {
-                    throw AuthError.badCredentials
-                } catch {
-                    // Nobody's PIN was tried: the ILS (or bcrypt) could not answer.
-                    try await throttle.withdraw(attempt, logger: logger)
-                    throw error
-                }
-                try await throttle.succeeded(attempt, logger: logger)
-                try await accounts.recordLogin(patronID: patron.id, logger: logger)
-                return (patron.id, patron.stamp)
+        let known = login.count <= 254 ? try await accounts.credentials(login: login, logger: logger) : nil
+        // A local account signs in here while local accounts are on; any other login is the ILS's to check (an ILS
+        // patron never signs in with the PIN kept here, even with the ILS turned off).
+        if let ils, login.count <= 254, known?.signIn != "local" || !localAccounts {
+            let patron: (id: UUID, stamp: String)
+            do {
+                patron = try await ils.verify(card: login, pin: String(secret.prefix(128)), known: known, priority: priority, logger: logger)
+            } catch AuthError.badCredentials {
+                throw AuthError.badCredentials
+            } catch {
+                // Nobody's PIN was tried: the ILS (or bcrypt) could not answer.
+                try await throttle.withdraw(attempt, logger: logger)
+                throw error
             }
+            try await throttle.succeeded(attempt, logger: logger)
+            try await accounts.recordLogin(patronID: patron.id, logger: logger)
+            return (patron.id, patron.stamp)
         }
-        let found = login.count <= 254 && localAccounts ? try await accounts.credentials(login: login, logger: logger) : nil
+        let found = localAccounts && known?.signIn == "local" ? known : nil
         let valid: Bool
         do {
             valid = try await hasher.verify(String(secret.prefix(128)), hash: found?.hash ?? hasher.decoy, priority: priority) && found != nil

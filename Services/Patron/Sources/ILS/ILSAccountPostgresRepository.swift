@@ -9,32 +9,6 @@ import Shared
 struct ILSAccountPostgresRepository: Sendable {
     let client: PostgresClient
 
-    /// A patron row as a sign-in sees it.
-    struct Account: Sendable {
-        let id: UUID
-        let hash: String
-        let stamp: String
-        /// How the patron signs in: `local`, `sip2` or `oidc`.
-        let signIn: String
-        /// When the ILS last accepted the card and PIN.
-        let checkedAt: Date?
-    }
-
-    /// The patron whose barcode or username is `login`.
-    func account(login: String, logger: Logger) async throws -> Account? {
-        let rows = try await client.query(
-            """
-            SELECT id, secret_hash, \(unescaped: AccountPostgresRepository.secretStampSQL), sign_in, ils_checked_at FROM patrons
-            WHERE barcode = \(login) OR lower(username) = lower(\(login)) ORDER BY barcode = \(login) DESC LIMIT 1
-            """,
-            logger: logger
-        )
-        for try await (id, hash, stamp, signIn, checkedAt) in rows.decode((UUID, String, String, String, Date?).self) {
-            return Account(id: id, hash: hash, stamp: stamp, signIn: signIn, checkedAt: checkedAt)
-        }
-        return nil
-    }
-
     /// Makes or updates the row of the ILS's patron with card `card`: its name and block as the ILS says now, its type
     /// and that type's limits when the ILS names a type (`type` nil: a new patron is an adult, a known one keeps theirs),
     /// the PIN's bcrypt; an address the ILS gives is kept for a new patron only (a patron may change theirs here), and

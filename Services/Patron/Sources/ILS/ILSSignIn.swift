@@ -18,7 +18,7 @@ struct ILSSignIn: Sendable {
     func verify(
         card: String,
         pin: String,
-        known: ILSAccountPostgresRepository.Account?,
+        known: AccountPostgresRepository.StoredCredentials?,
         priority: BcryptWorkers.Priority,
         logger: Logger
     ) async throws -> (id: UUID, stamp: String) {
@@ -27,7 +27,7 @@ struct ILSSignIn: Sendable {
         do {
             answer = try await client.patron(card: card, pin: pin, logger: logger)
         } catch {
-            if let kept, let checked = kept.checkedAt, Date().timeIntervalSince(checked) < offlineGrace,
+            if let kept, let checked = kept.ilsCheckedAt, Date().timeIntervalSince(checked) < offlineGrace,
                 try await hasher.verify(pin, hash: kept.hash, priority: priority)
             {
                 logger.notice("Signed in on the ILS's recent word: the ILS cannot be reached", metadata: ["patron.id": "\(kept.id)"])

@@ -47,12 +47,6 @@ actor SIP2Client {
         }
     }
 
-    /// Closes the connections kept open (at shutdown).
-    func close() {
-        for connection in idle { connection.close() }
-        idle.removeAll()
-    }
-
     private func request(card: String, pin: String) -> [(code: String, value: String)] {
         [("AO", settings.institution), ("AA", card), ("AC", settings.terminalPassword), ("AD", pin)]
     }

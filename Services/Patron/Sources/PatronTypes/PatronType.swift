@@ -10,14 +10,12 @@ enum PatronType: String, CaseIterable, Codable, Sendable {
 }
 
 /// The deployment's rules for patron types: the ILS's names for them and each type's limits.
-struct PatronTypeRules: Sendable, Equatable {
+struct PatronTypeRules: Sendable {
     /// `PATRON_TYPE_NAMES`: the ILS's patron type names (lower case) for each type, beyond the types' own names.
     var names: [String: PatronType] = [:]
     /// `PATRON_TYPE_LIMITS`: loans and holds at once for a type; a type not named has `LOAN_LIMIT` and `HOLD_LIMIT`.
     var limits: [PatronType: (loans: Int, holds: Int)] = [:]
     var defaultLimits: (loans: Int, holds: Int)
-
-    init(defaultLimits: (loans: Int, holds: Int)) { self.defaultLimits = defaultLimits }
 
     /// From `PATRON_TYPE_NAMES` (`juvenile=child,j=child,ya=teen`) and `PATRON_TYPE_LIMITS` (`child=3:3,teen=5:5`).
     init(names: String?, limits: String?, defaultLimits: (loans: Int, holds: Int)) throws {
@@ -44,11 +42,6 @@ struct PatronTypeRules: Sendable, Equatable {
     }
 
     func limits(for type: PatronType) -> (loans: Int, holds: Int) { limits[type] ?? defaultLimits }
-
-    static func == (lhs: PatronTypeRules, rhs: PatronTypeRules) -> Bool {
-        lhs.names == rhs.names && lhs.defaultLimits == rhs.defaultLimits
-            && lhs.limits.mapValues { [$0.loans, $0.holds] } == rhs.limits.mapValues { [$0.loans, $0.holds] }
-    }
 
     private static func pairs(_ text: String) -> [(key: String, value: String)] {
         text.split(separator: ",").compactMap { item in

@@ -56,6 +56,12 @@ export function formatDate(iso) {
   return new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 }
 
+/** A book's length as a patron reads it: `7 h 5 min`, `45 min`. */
+export function formatLength(seconds) {
+  const minutes = Math.max(1, Math.round(seconds / 60));
+  return minutes >= 60 ? `${Math.floor(minutes / 60)} h ${minutes % 60} min` : `${minutes} min`;
+}
+
 /** A labelled form control: returns [label, control] with the label bound to the control's id. */
 export function field(labelText, control) {
   control.id ||= 'f-' + Math.random().toString(36).slice(2, 9);

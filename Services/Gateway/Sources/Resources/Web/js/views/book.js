@@ -1,10 +1,9 @@
 // A book: cover, metadata, description, contents, availability, the actions its state allows, rating, related books.
 import { api, opds, session } from '../api.js';
-import { announce, h, heading, show } from '../dom.js';
+import { announce, formatLength, h, heading, show } from '../dom.js';
 import { actionButtons, describe, isOnLoan } from '../actions.js';
 import { authors, availability, card, contributors, feedRoute, image } from '../publication.js';
 import { canKeepBooks, dropBook, isKept, keepBook } from '../offline.js';
-import { length } from './listen.js';
 
 /** "Download for offline" for a loan, or "Remove offline copy" once it is kept on the device. */
 function offlineButton(bookId, title, changed) {
@@ -68,7 +67,7 @@ export async function bookView(main, { params: [bookId] }) {
     ['Language', [].concat(meta.language || []).join(', ')],
     ['Subjects', (meta.subject || []).map((s) => s.name).join(', ')],
     ['Format', meta['@type'] === 'http://schema.org/Audiobook' ? 'Audiobook' : (publication.links || []).some((l) => l.type === 'application/pdf' || l.properties?.indirectAcquisition?.some((i) => i.type === 'application/pdf')) ? 'PDF' : 'Ebook'],
-    ['Length', meta.duration ? length(meta.duration) : ''],
+    ['Length', meta.duration ? formatLength(meta.duration) : ''],
     ['Pages', meta.numberOfPages ? String(meta.numberOfPages) : ''],
     ['Reading time', meta['urn:x-bookmobile:readingMinutes'] ? `about ${Math.max(1, Math.round(meta['urn:x-bookmobile:readingMinutes'] / 60))} h` : ''],
     ['Availability', figures.openAccess ? 'Free to read (open access)'

@@ -25,12 +25,6 @@ function clock(seconds) {
   return hours ? `${hours}:${two(minutes)}:${two(rest)}` : `${minutes}:${two(rest)}`;
 }
 
-/** A book's length as a patron reads it: `7 h 5 min`, `45 min`. */
-export function length(seconds) {
-  const minutes = Math.max(1, Math.round(seconds / 60));
-  return minutes >= 60 ? `${Math.floor(minutes / 60)} h ${minutes % 60} min` : `${minutes} min`;
-}
-
 function flatten(entries, depth = 0) {
   return (entries || []).flatMap((entry) => [{ ...entry, depth }, ...flatten(entry.children, depth + 1)]);
 }
