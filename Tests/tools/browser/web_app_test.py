@@ -622,7 +622,7 @@ def screenshots(browser, base, token, title, directory):
         account.context.close()
 
 
-def staff_help_a_patron(browser, base, token, lent_id, lent_title, spare_id, spare_title, viewport):
+def staff_help_a_patron(browser, base, token, lent_id, lent_title, spare_id, spare_title, viewport, screenshots=None):
     """An operator finds a patron by card number, blocks them (their borrow is refused with the reason), unblocks them,
     gives them a new PIN (the old one is refused, the new one signs in), ends their loan (the next patron in the queue
     gets the offer) and announces a closure, which the web app shows."""
@@ -686,6 +686,16 @@ def staff_help_a_patron(browser, base, token, lent_id, lent_title, spare_id, spa
     check(state == "loan_offered", f"the next patron's state is {state}, not loan_offered")
     expect(page.get_by_role("cell", name="block", exact=True)).to_be_visible()
     expect(page.get_by_role("cell", name="end return", exact=True)).to_be_visible()
+
+    # A patron type: a teen's limits, said on the page and in the patron's own account.
+    page.get_by_label("Type", exact=True).select_option("teen")
+    page.get_by_role("button", name="Set type").click()
+    expect(page.locator("#patron-type")).to_contain_text("teen: at most")
+    me = api.get(f"{base}/me", headers=basic("97531")).json()
+    check(me.get("patronType") == "teen", f"the patron's type is {me.get('patronType')}, not teen")
+    expect(page.get_by_role("cell", name="patron type", exact=True)).to_be_visible()
+    if screenshots:
+        page.screenshot(path=f"{screenshots}/console-patron-{'phone' if viewport['width'] < 600 else 'desktop'}.png", full_page=True)
     operator.audit("patron after staff actions")
 
     # Reports: two more holds on the one copy (offered to the patron who waited) put the book in the holds report; the
@@ -933,7 +943,7 @@ def main():
             ("listen across devices", lambda: listen_across_devices(
                 browser, args.base, *args.audiobook, *args.pdf, {"width": 1024, "height": 768})),
             ("staff help a patron", lambda: staff_help_a_patron(
-                browser, args.base, args.admin_token, *args.staff_lent, *args.staff_spare, {"width": 1280, "height": 800})),
+                browser, args.base, args.admin_token, *args.staff_lent, *args.staff_spare, {"width": 1280, "height": 800}, args.screenshots)),
         ]
         if args.screenshots:
             steps.append(("screenshots", lambda: screenshots(browser, args.base, args.admin_token, args.open_title, args.screenshots)))
