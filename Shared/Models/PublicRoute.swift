@@ -90,6 +90,10 @@ public enum PublicRoute: RouteDefinition, Equatable {
     case signup
     /// `/auth/logout`.
     case logout
+    /// `/auth/oidc/authorize?redirect_uri=&state=`: single sign-on begins (a redirect to the library's identity provider).
+    case singleSignOn
+    /// `/auth/oidc/callback`: where the identity provider sends the patron back.
+    case singleSignOnReturn
     /// `/me`: the profile; `DELETE` deletes the account.
     case me
     /// `/me/settings`.
@@ -258,6 +262,8 @@ public enum PublicRoute: RouteDefinition, Equatable {
         case .refresh: "/auth/refresh"
         case .signup: "/auth/signup"
         case .logout: "/auth/logout"
+        case .singleSignOn: "/auth/oidc/authorize"
+        case .singleSignOnReturn: "/auth/oidc/callback"
         case .me: "/me"
         case .settings: "/me/settings"
         case .notifications: "/me/notifications"

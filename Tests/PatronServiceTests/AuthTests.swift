@@ -340,7 +340,13 @@ import Testing
         )
         #expect(links(branded)["logo"] == "https://cdn.example/logo.png")
         #expect(links(branded)["help"] == "https://library.example/help.html")
-        for document in [bare, branded] {
+        // With single sign-on and no sign-up: the implicit flow's authenticate link, no register link.
+        let singleSignOn = AuthDocument(publicURL: "https://library.example", offersSignUp: false, singleSignOn: "Sign in with your school account")
+        #expect(links(singleSignOn)["register"] == nil && links(bare)["register"] != nil)
+        let flow = singleSignOn.authentication.first { $0.type == "http://opds-spec.org/auth/oauth/implicit" }
+        #expect(flow?.description == "Sign in with your school account")
+        #expect(flow?.links?.first?.rel == "authenticate" && flow?.links?.first?.href == "https://library.example/auth/oidc/authorize")
+        for document in [bare, branded, singleSignOn] {
             #expect(try await OPDSValidator.problems(in: JSONEncoder().encode(document), kind: "auth") == nil)
         }
     }

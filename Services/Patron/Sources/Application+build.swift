@@ -131,7 +131,8 @@ func patronRouter(
         publicURL: settings.publicURL,
         logoURL: settings.logoURL,
         helpURL: settings.helpURL,
-        offersSignUp: authenticator.localAccounts
+        offersSignUp: authenticator.localAccounts,
+        singleSignOn: settings.oidc?.label
     )
     let profiles = ProfilePostgresRepository(client: postgres)
     let feedback = FeedbackPostgresRepository(client: postgres)
@@ -159,6 +160,13 @@ func patronRouter(
         holdLimit: settings.holdLimit,
         signupsPerHour: settings.signupsPerHour,
         announcements: AnnouncementPostgresRepository(client: postgres)
+    ).add(to: router)
+    SingleSignOnController(
+        provider: settings.oidc.map { IdentityProvider(settings: $0) },
+        signIns: SingleSignOnPostgresRepository(client: postgres),
+        authenticator: authenticator,
+        types: settings.patronTypes,
+        publicURL: settings.publicURL
     ).add(to: router)
     ProfileController(
         profiles: profiles,

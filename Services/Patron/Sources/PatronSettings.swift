@@ -58,6 +58,8 @@ struct PatronSettings: Sendable {
     /// library's ILS checks its cards); `sip2` then reads `SIP2_*` (`SIP2Settings`).
     var signInMethods: Set<String>
     var sip2: SIP2Settings?
+    /// The library's identity provider, when `PATRON_AUTH` names `oidc` (`OIDCSettings`).
+    var oidc: OIDCSettings?
     /// `PATRON_TYPE_NAMES`, `PATRON_TYPE_LIMITS` (`PatronTypeRules`).
     var patronTypes: PatronTypeRules
 
@@ -120,10 +122,11 @@ struct PatronSettings: Sendable {
         signInMethods = Set(
             config.string("PATRON_AUTH", default: "local").lowercased().split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
         )
-        guard !signInMethods.isEmpty, signInMethods.isSubset(of: ["local", "sip2"]) else {
-            throw ServiceConfig.Invalid(description: "PATRON_AUTH must name one or more of local, sip2 (comma-separated)")
+        guard !signInMethods.isEmpty, signInMethods.isSubset(of: ["local", "sip2", "oidc"]) else {
+            throw ServiceConfig.Invalid(description: "PATRON_AUTH must name one or more of local, sip2, oidc (comma-separated)")
         }
         sip2 = try SIP2Settings(config: config, methods: signInMethods)
+        oidc = try OIDCSettings(config: config, methods: signInMethods)
         patronTypes = try PatronTypeRules(
             names: config.string("PATRON_TYPE_NAMES"),
             limits: config.string("PATRON_TYPE_LIMITS"),

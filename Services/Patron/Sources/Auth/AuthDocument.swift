@@ -45,8 +45,10 @@ struct AuthDocument: Encodable, Sendable {
     /// /auth/document` answers.
     var announcements: [AnnouncementPostgresRepository.Current]?
 
-    /// `offersSignUp`: the `register` link, only while local accounts are on (`PATRON_AUTH`).
-    init(publicURL: String, logoURL: String? = nil, helpURL: String? = nil, offersSignUp: Bool = true) {
+    /// `offersSignUp`: the `register` link, only while local accounts are on (`PATRON_AUTH`). `singleSignOn`: the
+    /// label of the identity provider's flow (OPDS' implicit flow: the app opens `authenticate` with its
+    /// `redirect_uri`), when `PATRON_AUTH` names `oidc`.
+    init(publicURL: String, logoURL: String? = nil, helpURL: String? = nil, offersSignUp: Bool = true, singleSignOn: String? = nil) {
         id = PublicRoute.authDocument.url(publicURL)
         title = "Bookmobile"
         description = "Sign in with your library card number and PIN."
@@ -69,6 +71,15 @@ struct AuthDocument: Encodable, Sendable {
                 ]
             ),
         ]
+        if let singleSignOn {
+            authentication.append(
+                Flow(
+                    type: "http://opds-spec.org/auth/oauth/implicit",
+                    description: singleSignOn,
+                    links: [Link(rel: "authenticate", href: PublicRoute.singleSignOn.url(publicURL), type: "text/html")]
+                )
+            )
+        }
         links = [
             Link(
                 rel: "http://librarysimplified.org/terms/rel/user-profile",

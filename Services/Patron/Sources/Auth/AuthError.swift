@@ -17,6 +17,11 @@ enum AuthError: ProblemConvertible, Equatable {
     case secretHeldByILS
     /// Sign-up is off: patrons sign in with what the library issued (`PATRON_AUTH`).
     case signUpOff
+    /// The library's identity provider cannot be reached (OpenID Connect).
+    case identityProviderUnavailable(retryAfter: Int)
+    /// A sign-in through the identity provider did not complete: its state is unknown or used, the provider refused
+    /// the code, or its token could not be trusted. Says why in general terms only.
+    case singleSignOnFailed(String)
 
     var problem: Problem {
         switch self {
@@ -62,6 +67,16 @@ enum AuthError: ProblemConvertible, Equatable {
                 title: "Forbidden",
                 detail: "Sign in with the card the library gave you: this library takes no sign-ups here"
             )
+        case .identityProviderUnavailable(let seconds):
+            Problem(
+                status: 503,
+                slug: "identity-provider-unavailable",
+                title: "Service unavailable",
+                detail: "The library's sign-in service cannot be reached right now; try again in \(seconds) s",
+                retryAfter: seconds
+            )
+        case .singleSignOnFailed(let detail):
+            Problem(status: 400, slug: "single-sign-on-failed", title: "Bad request", detail: detail + "; start the sign-in again")
         }
     }
 

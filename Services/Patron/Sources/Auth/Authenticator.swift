@@ -33,8 +33,9 @@ struct Authenticator: Sendable {
         let attempt = try await throttle.begin(login: login, address: clientAddress, logger: logger)
         let known = login.count <= 254 ? try await accounts.credentials(login: login, logger: logger) : nil
         // A local account signs in here while local accounts are on; any other login is the ILS's to check (an ILS
-        // patron never signs in with the PIN kept here, even with the ILS turned off).
-        if let ils, login.count <= 254, known?.signIn != "local" || !localAccounts {
+        // patron never signs in with the PIN kept here, even with the ILS turned off), except a single sign-on
+        // patron's card, which has no PIN anywhere.
+        if let ils, login.count <= 254, known?.signIn != "oidc", known?.signIn != "local" || !localAccounts {
             let patron: (id: UUID, stamp: String)
             do {
                 patron = try await ils.verify(card: login, pin: String(secret.prefix(128)), known: known, priority: priority, logger: logger)
@@ -98,7 +99,6 @@ struct Authenticator: Sendable {
     static func randomToken() -> String {
         var generator = SystemRandomNumberGenerator()
         let bytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
-        return Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        return Data(bytes).base64URLEncodedString()
     }
 }

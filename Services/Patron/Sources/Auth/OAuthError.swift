@@ -33,6 +33,9 @@ struct OAuthError: Error, Equatable {
         switch error {
         case .throttled(_, _, let seconds):
             self.init(status: 429, code: "invalid_grant", description: problem.detail ?? "Too many attempts", retryAfter: seconds)
+        case .ilsUnavailable(let seconds), .identityProviderUnavailable(let seconds):
+            // RFC 6749 4.1.2.1's word for a server that cannot answer now; not the patron's fault.
+            self.init(status: 503, code: "temporarily_unavailable", description: problem.detail ?? problem.title, retryAfter: seconds)
         default:
             self.init(status: 400, code: "invalid_grant", description: problem.detail ?? problem.title)
         }

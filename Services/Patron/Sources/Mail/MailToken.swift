@@ -36,30 +36,19 @@ struct MailToken: Codable, Sendable, Equatable {
             encoder.dateEncodingStrategy = .secondsSince1970
             let body = (try? encoder.encode(token)) ?? Data()
             let signature = Data(HMAC<SHA256>.authenticationCode(for: body, using: key))
-            return Self.base64URL(body) + "." + Self.base64URL(signature)
+            return body.base64URLEncodedString() + "." + signature.base64URLEncodedString()
         }
 
         /// The token when its signature holds, its purpose is `purpose` and it has not expired.
         func open(_ text: String, as purpose: Purpose, now: Date = Date()) -> MailToken? {
             let parts = text.split(separator: ".", omittingEmptySubsequences: false)
-            guard parts.count == 2, let body = Self.data(base64URL: parts[0]), let signature = Self.data(base64URL: parts[1]),
+            guard parts.count == 2, let body = Data(base64URLEncoded: parts[0]), let signature = Data(base64URLEncoded: parts[1]),
                 HMAC<SHA256>.isValidAuthenticationCode(signature, authenticating: body, using: key)
             else { return nil }
             let decoder = JSONDecoder()
             decoder.dateDecodingStrategy = .secondsSince1970
             guard let token = try? decoder.decode(MailToken.self, from: body), token.purpose == purpose, token.expires > now else { return nil }
             return token
-        }
-
-        static func base64URL(_ data: Data) -> String {
-            data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-                .replacingOccurrences(of: "=", with: "")
-        }
-
-        static func data(base64URL text: Substring) -> Data? {
-            var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-            base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-            return Data(base64Encoded: base64)
         }
     }
 }

@@ -14,6 +14,7 @@ let patronSchema = Schema(
         PatronMigration.loanHistoryByBook, PatronMigration.figuresWorkedOutAfterTheChange, PatronMigration.idempotencyKeys,
         PatronMigration.koreaderSync, PatronMigration.mail, PatronMigration.liveEvents, PatronMigration.staffSide, PatronMigration.circulationEvents,
         PatronMigration.emailUniqueOnceConfirmed, PatronMigration.loanHistoryMayLoseItsPatron, PatronMigration.patronsOfTheLibrarysILS,
+        PatronMigration.singleSignOn,
     ],
     functions: [PatronFunction.shelfChangesFollow, PatronFunction.shelfChangesOfPatron, PatronFunction.patronEventsRecorded],
     squashedThrough: 12

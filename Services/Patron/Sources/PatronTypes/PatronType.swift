@@ -41,6 +41,16 @@ struct PatronTypeRules: Sendable {
         return names[name] ?? PatronType(rawValue: name) ?? .adult
     }
 
+    /// The strictest type any of `names` stands for (an identity provider's claim may list several groups): a child's
+    /// over a teen's over an adult's; names that stand for no type count for nothing, and none at all is an adult.
+    func strictest(named names: [String]) -> PatronType {
+        let known = names.compactMap { name -> PatronType? in
+            let key = name.lowercased().trimmingCharacters(in: .whitespaces)
+            return self.names[key] ?? PatronType(rawValue: key)
+        }
+        return PatronType.allCases.last(where: known.contains) ?? .adult
+    }
+
     func limits(for type: PatronType) -> (loans: Int, holds: Int) { limits[type] ?? defaultLimits }
 
     private static func pairs(_ text: String) -> [(key: String, value: String)] {

@@ -159,6 +159,33 @@ async function beginSession(tokens) {
   session.set(tokens);
 }
 
+const SSO_STATE_KEY = 'bookmobile.sso-state';
+
+/** Where the library's single sign-on begins, for this page (the auth document's implicit flow), with a state of its
+ * own kept for the return. */
+export function singleSignOnHref(authenticate) {
+  const state = crypto.randomUUID();
+  sessionStorage.setItem(SSO_STATE_KEY, state);
+  const url = new URL(authenticate, location.origin);
+  url.searchParams.set('redirect_uri', location.origin + '/');
+  url.searchParams.set('state', state);
+  return url.pathname + url.search;
+}
+
+/** Back from the identity provider (`#access_token=…` or `#error=…`): a return whose state is this tab's begins the
+ * session; the address loses the tokens either way. Returns an error message, or null. */
+export async function finishSingleSignOn() {
+  const fields = new URLSearchParams(location.hash.slice(1));
+  if (!fields.has('access_token') && !fields.has('error')) return null;
+  const expected = sessionStorage.getItem(SSO_STATE_KEY);
+  sessionStorage.removeItem(SSO_STATE_KEY);
+  history.replaceState(null, '', location.pathname + location.search + '#/');
+  if (!expected || fields.get('state') !== expected) return 'That sign-in was not started here: sign in again.';
+  if (fields.has('error')) return fields.get('error_description') || (fields.get('error') === 'access_denied' ? 'The sign-in was cancelled.' : 'The sign-in service is unavailable; try again soon.');
+  await beginSession({ access_token: fields.get('access_token'), refresh_token: fields.get('refresh_token') });
+  return null;
+}
+
 export async function signUp(fields) {
   const reply = await api('/auth/signup', { method: 'POST', body: fields, auth: false });
   await beginSession(reply.tokens);

@@ -1,5 +1,5 @@
 // The web app's entry: the hash router, the header's signed-in state, the patron's theme and reading offline.
-import { api, session } from './api.js';
+import { api, finishSingleSignOn, session } from './api.js';
 import { startRouter } from './router.js';
 import { homeView } from './views/home.js';
 import { feedView } from './views/feed.js';
@@ -100,6 +100,9 @@ document.addEventListener('session-changed', refreshHeader);
 // Signed out (or the account deleted): nothing of the patron stays on the device.
 document.addEventListener('session-changed', () => { if (!session.signedIn) forgetPatron(); });
 document.addEventListener('session-ended', refreshHeader);
+// Back from the library's single sign-on: the session begins (or the sign-in page says why not) before any page.
+const singleSignOnError = await finishSingleSignOn().catch(() => 'The sign-in could not be completed.');
+if (singleSignOnError) location.hash = '#/signin?error=' + encodeURIComponent(singleSignOnError);
 refreshHeader();
 // The reader's full-window layout ends with the reader.
 startRouter(document.getElementById('main'), routes, { before: () => document.body.classList.remove('reading') });

@@ -1,5 +1,5 @@
 // Sign in with a library card and PIN or a username and password; sign up with either.
-import { signIn, signUp } from '../api.js';
+import { signIn, signUp, singleSignOnHref } from '../api.js';
 import { field, h, heading, show } from '../dom.js';
 
 function done() {
@@ -8,7 +8,26 @@ function done() {
   if (['#/signin', '#/signup'].includes(location.hash.split('?')[0])) location.hash = '#/';
 }
 
-export async function signInView(main) {
+/** The library's authentication document (its sign-in flows and links), or null offline. */
+async function authDocument() {
+  try {
+    const reply = await fetch('/auth/document', { headers: { Accept: 'application/json' } });
+    return reply.ok ? await reply.json() : null;
+  } catch { return null; }
+}
+
+/** The library's single sign-on, when its authentication document offers one (OPDS' implicit flow). */
+function singleSignOn(document) {
+  const flow = (document?.authentication || []).find((f) => f.type === 'http://opds-spec.org/auth/oauth/implicit');
+  const authenticate = flow?.links?.find((link) => link.rel === 'authenticate');
+  if (!authenticate) return null;
+  const link = h('a', { class: 'button', href: '#' }, flow.description || 'Sign in with your library account');
+  // The state is made when the patron goes, so that a page left open does not reuse it.
+  link.addEventListener('click', (event) => { event.preventDefault(); location.assign(singleSignOnHref(authenticate.href)); });
+  return h('div', { class: 'stack' }, h('p', { class: 'actions' }, link), h('p', {}, 'Or with a card and PIN, or a username and password:'));
+}
+
+export async function signInView(main, { query } = {}) {
   const user = h('input', { name: 'username', autocomplete: 'username', required: true, spellcheck: false });
   const secret = h('input', { name: 'password', type: 'password', autocomplete: 'current-password', required: true });
   const message = h('div', { 'aria-live': 'assertive' });
@@ -26,7 +45,12 @@ export async function signInView(main) {
   field('PIN or password', secret),
   message,
   h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Sign in')));
-  show(main, heading('Sign in'), form, h('p', {}, 'New here? ', h('a', { href: '#/signup' }, 'Create an account')));
+  if (query?.get('error')) message.append(h('p', { class: 'error', role: 'alert' }, query.get('error')));
+  const document = await authDocument();
+  const sso = singleSignOn(document);
+  // Sign-up only where the library takes it (its document's register link; offline, as before).
+  const signUp = !document || (document.links || []).some((link) => link.rel === 'register');
+  show(main, heading('Sign in'), ...(sso ? [sso] : []), form, ...(signUp ? [h('p', {}, 'New here? ', h('a', { href: '#/signup' }, 'Create an account'))] : []));
 }
 
 export async function signUpView(main) {

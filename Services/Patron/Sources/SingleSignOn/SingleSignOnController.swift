@@ -1,0 +1,120 @@
+import Crypto
+import Foundation
+import HTTPTypes
+import Hummingbird
+import ServiceSupport
+import Shared
+
+/// `/auth/oidc/*`: signing in through the library's identity provider (OpenID Connect's authorization code flow with
+/// PKCE), for the web app and for OPDS apps (Authentication for OPDS' implicit flow: the app opens the `authenticate`
+/// link with its `redirect_uri` and gets its tokens back in that address's fragment). Answers 404 while `PATRON_AUTH`
+/// does not name `oidc`.
+struct SingleSignOnController: Sendable {
+    let provider: IdentityProvider?
+    let signIns: SingleSignOnPostgresRepository
+    let authenticator: Authenticator
+    let types: PatronTypeRules
+    let publicURL: String
+    /// How long a sign-in may stay at the provider.
+    static let lifetime: TimeInterval = 600
+
+    func add(to router: Router<PatronRequestContext>) {
+        router.get(.singleSignOn, use: begin)
+        router.get(.singleSignOnReturn, use: finish)
+    }
+
+    private func settings() throws -> (IdentityProvider, OIDCSettings) {
+        guard let provider else { throw Problem.notFound("This library has no single sign-on") }
+        return (provider, provider.settings)
+    }
+
+    /// `GET /auth/oidc/authorize?redirect_uri=&state=` → 302 to the provider. `redirect_uri` (default: the web app)
+    /// must be this library's own address or start with one of `OIDC_APP_REDIRECTS` (400 otherwise); `state` is the
+    /// app's, given back with its tokens.
+    func begin(request: Request, context: PatronRequestContext) async throws -> Response {
+        let (provider, settings) = try settings()
+        let requested = request.uri.queryParameters["redirect_uri"].map(String.init) ?? publicURL + "/"
+        guard let app = AppRedirect(requested, publicURL: publicURL, allowedPrefixes: settings.appRedirects) else {
+            throw Problem.badRequest("redirect_uri is neither this library's address nor one of the apps it lets sign in")
+        }
+        let appState = request.uri.queryParameters["state"].map(String.init)
+        guard (appState?.count ?? 0) <= 512 else { throw Problem.badRequest("state is longer than 512 characters") }
+        let endpoints = try await provider.endpoints(logger: context.logger)
+        let (state, nonce, verifier) = (Authenticator.randomToken(), Authenticator.randomToken(), Authenticator.randomToken())
+        try await signIns.begin(
+            stateHash: AccountPostgresRepository.hashToken(state),
+            .init(nonce: nonce, codeVerifier: verifier, appRedirect: app.url, appState: appState),
+            lifetime: Self.lifetime,
+            logger: context.logger
+        )
+        let query = [
+            ("response_type", "code"), ("client_id", settings.clientID), ("redirect_uri", PublicRoute.singleSignOnReturn.url(publicURL)),
+            ("scope", settings.scopes), ("state", state), ("nonce", nonce),
+            ("code_challenge", Data(SHA256.hash(data: Data(verifier.utf8))).base64URLEncodedString()), ("code_challenge_method", "S256"),
+        ].map { "\($0.0)=\(IdentityProvider.formEncode($0.1))" }.joined(separator: "&")
+        let separator = endpoints.authorizationEndpoint.contains("?") ? "&" : "?"
+        return Self.redirect(to: endpoints.authorizationEndpoint + separator + query)
+    }
+
+    /// `GET /auth/oidc/callback?code=&state=` (or `error=`), from the provider → 302 to the app's `redirect_uri` with
+    /// `access_token`, `token_type`, `expires_in`, `refresh_token` and the app's `state` in the fragment, or `error`
+    /// and `error_description` when the sign-in failed. An unknown, used or expired state is a 400.
+    func finish(request: Request, context: PatronRequestContext) async throws -> Response {
+        let (provider, settings) = try settings()
+        let parameters = request.uri.queryParameters
+        guard let state = parameters["state"].map(String.init), !state.isEmpty,
+            let pending = try await signIns.take(stateHash: AccountPostgresRepository.hashToken(state), logger: context.logger),
+            let app = AppRedirect(pending.appRedirect, publicURL: publicURL, allowedPrefixes: settings.appRedirects)
+        else {
+            throw AuthError.singleSignOnFailed("This sign-in is unknown, was already used or took longer than \(Int(Self.lifetime / 60)) minutes")
+        }
+        let appState = pending.appState.map { [("state", $0)] } ?? []
+        if let error = parameters["error"] {
+            // The patron said no at the provider, or the provider refused the request: the app hears which.
+            context.logger.info("The identity provider ended the sign-in", metadata: ["oidc.error": "\(error)"])
+            let code =
+                ["access_denied", "login_required", "consent_required", "temporarily_unavailable"].contains(String(error))
+                ? String(error) : "access_denied"
+            return Self.redirect(to: app.with([("error", code)] + appState))
+        }
+        do {
+            guard let code = parameters["code"].map(String.init), !code.isEmpty else {
+                throw AuthError.singleSignOnFailed("The identity provider sent no code")
+            }
+            let token = try await provider.signIn(
+                code: code,
+                verifier: pending.codeVerifier,
+                redirectURI: PublicRoute.singleSignOnReturn.url(publicURL),
+                nonce: pending.nonce,
+                logger: context.logger
+            )
+            let type = settings.typeClaim.flatMap { token.others[$0] }.map { types.strictest(named: $0) }
+            let patron = try await signIns.link(
+                issuer: settings.issuer,
+                subject: token.subject,
+                token: token,
+                type: type,
+                limits: types.limits(for: type ?? .adult),
+                logger: context.logger
+            )
+            context.logger.info("Signed in through the identity provider", metadata: ["patron.id": "\(patron.id)"])
+            let tokens = try await authenticator.issueTokens(patronID: patron.id, logger: context.logger)
+            return Self.redirect(
+                to: app.with(
+                    [
+                        ("access_token", tokens.accessToken), ("token_type", "bearer"), ("expires_in", "\(tokens.expiresIn)"),
+                        ("refresh_token", tokens.refreshToken),
+                    ] + appState
+                )
+            )
+        } catch let error as AuthError {
+            let code = if case .identityProviderUnavailable = error { "temporarily_unavailable" } else { "access_denied" }
+            return Self.redirect(to: app.with([("error", code), ("error_description", error.problem.detail ?? "")] + appState))
+        }
+    }
+
+    /// A redirect no cache keeps (it carries a one-time state, or tokens).
+    private static func redirect(to location: String) -> Response {
+        Response(status: .found, headers: [.location: location, .cacheControl: "no-store", HTTPField.Name("Referrer-Policy")!: "no-referrer"])
+    }
+}
