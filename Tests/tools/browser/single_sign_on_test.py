@@ -1,0 +1,77 @@
+"""Single sign-on in the web app, in a real Chromium (Debian's, driven by Playwright for Python).
+
+Run by `SingleSignOnBrowserTests` (Tests/EndToEndTests) against the three real executables and a real OpenID Connect
+provider on loopback:
+    python single_sign_on_test.py --base http://127.0.0.1:PORT --subject oidc-ann --book ID TITLE --chromium PATH
+The patron presses the sign-in page's single sign-on button, picks their account at the provider, comes back signed
+in (the tokens gone from the address bar), borrows the book and finds it in My Books; their account page shows the
+name the provider gave; a return this tab did not start begins no session. Prints `ok: <step>` for each step; exits 0 when every check passed.
+"""
+import argparse
+import re
+import sys
+
+from playwright.sync_api import expect, sync_playwright
+
+expect.set_options(timeout=20_000)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--base", required=True)
+    parser.add_argument("--subject", required=True, help="the provider's user the patron picks")
+    parser.add_argument("--book", nargs=2, required=True, metavar=("ID", "TITLE"), help="a book the patron borrows")
+    parser.add_argument("--chromium", default="/usr/bin/chromium")
+    parser.add_argument("--artifacts", default="/tmp")
+    args = parser.parse_args()
+    book_id, title = args.book
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=args.chromium, args=["--no-sandbox"])
+        page = browser.new_context(viewport={"width": 1024, "height": 768}).new_page()
+        errors = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        try:
+            page.goto(f"{args.base}/#/signin")
+            page.get_by_role("link", name="Sign in with your library account").click()
+            # The provider's own page: the patron picks their account.
+            expect(page.get_by_role("heading", name="Authorize Client")).to_be_visible()
+            page.get_by_role("button", name=args.subject, exact=True).click()
+            expect(page.get_by_role("link", name="Account", exact=True)).to_be_visible()
+            if "access_token" in page.url or "refresh_token" in page.url:
+                raise AssertionError(f"the tokens stayed in the address: {page.url}")
+            history = page.evaluate("history.length")
+            print("ok: signed in through the provider", flush=True)
+
+            page.goto(f"{args.base}/#/book/{book_id}")
+            expect(page.get_by_role("heading", name=title, level=1)).to_be_visible()
+            page.get_by_role("button", name=f"Borrow: {title}").click()
+            expect(page.locator("#book-state")).to_contain_text("On loan until")
+            page.get_by_role("link", name=re.compile("^My Books")).click()
+            expect(page.get_by_role("heading", name="My Books", level=1)).to_be_visible()
+            expect(page.get_by_role("link", name=title).first).to_be_visible()
+            print("ok: borrowed", flush=True)
+
+            page.get_by_role("link", name="Account", exact=True).click()
+            expect(page.get_by_text("Ann Single").first).to_be_visible()
+            print("ok: account", flush=True)
+
+            # A return whose state this tab did not make (a link someone sent) begins no session.
+            context = browser.new_context()
+            stranger = context.new_page()
+            stranger.goto(f"{args.base}/#access_token=forged&token_type=bearer&state=not-mine")
+            expect(stranger.get_by_role("alert")).to_contain_text("not started here")
+            if stranger.evaluate("localStorage.getItem('bookmobile.session')"):
+                raise AssertionError("a forged return began a session")
+            context.close()
+            print("ok: forged return refused", flush=True)
+            if errors:
+                raise AssertionError(f"console errors: {errors}")
+        except Exception as error:
+            page.screenshot(path=f"{args.artifacts}/failure-single-sign-on.png")
+            print(f"FAIL: {error} ({page.url}; history {locals().get('history')})", flush=True)
+            sys.exit(1)
+        browser.close()
+
+
+if __name__ == "__main__":
+    main()
