@@ -15,6 +15,9 @@ public struct License: Codable, Sendable, Equatable {
     /// KOReader's name for the book's EPUB (its partial MD5), by which KOReader's sync plugin names the book (nil from
     /// a catalog older than this field, or a book stored before it until `catalog reread-metadata` has read it).
     public var koreaderDigest: String?
+    /// Who the book is for (nil: not stated, or from a catalog older than this field): patron lends it only to cards
+    /// it fits (`AudienceLimit`).
+    public var audience: BookAudience?
 
     public init(
         bookId: UUID,
@@ -25,7 +28,8 @@ public struct License: Codable, Sendable, Equatable {
         authors: [String],
         version: Int64,
         hasCover: Bool? = nil,
-        koreaderDigest: String? = nil
+        koreaderDigest: String? = nil,
+        audience: BookAudience? = nil
     ) {
         self.bookId = bookId
         self.copies = copies
@@ -36,5 +40,6 @@ public struct License: Codable, Sendable, Equatable {
         self.version = version
         self.hasCover = hasCover
         self.koreaderDigest = koreaderDigest
+        self.audience = audience
     }
 }

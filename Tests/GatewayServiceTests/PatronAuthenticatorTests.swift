@@ -30,7 +30,8 @@ import Testing
         let token = try await keys.sign(AccessTokenPayload(patronID: patron, sessionID: UUID(), issuedAt: Date(), lifetime: 600))
         let logger = Logger(label: "test")
         for _ in 0..<2 {
-            guard case .patron(let id) = await authenticator.authenticate(authorization: "Bearer \(token)", clientAddress: nil, logger: logger) else {
+            guard case .patron(let id, _) = await authenticator.authenticate(authorization: "Bearer \(token)", clientAddress: nil, logger: logger)
+            else {
                 Issue.record("a valid token was refused")
                 return
             }
@@ -81,7 +82,7 @@ import Testing
             let basic = "Basic " + Data("reader:1234".utf8).base64EncodedString()
             let logger = Logger(label: "test")
             func signedIn() async -> Bool {
-                if case .patron(let id) = await authenticator.authenticate(authorization: basic, clientAddress: nil, logger: logger) {
+                if case .patron(let id, _) = await authenticator.authenticate(authorization: basic, clientAddress: nil, logger: logger) {
                     return id == patron
                 }
                 return false

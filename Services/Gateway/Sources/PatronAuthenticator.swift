@@ -15,7 +15,8 @@ import Synchronization
 final class PatronAuthenticator: Sendable {
     enum Verdict: Sendable {
         case anonymous
-        case patron(UUID)
+        /// A signed-in patron, and what their card may see (a teen's or a child's: `AudienceLimit`).
+        case patron(UUID, AudienceLimit?)
         case refused(Problem)
     }
 
@@ -36,12 +37,14 @@ final class PatronAuthenticator: Sendable {
 
     struct BasicVerdict: Sendable {
         let patron: UUID
+        let limit: AudienceLimit?
         /// The stamp of the secret the credentials matched (`SecretStamp`).
         let secretStamp: String?
     }
 
     struct VerifiedToken: Sendable {
         let patron: UUID
+        let limit: AudienceLimit?
         let session: UUID
         let expires: Date
     }
@@ -73,7 +76,7 @@ final class PatronAuthenticator: Sendable {
                 return .refused(Problem.unauthorized("The access token is invalid or expired"))
             }
             switch await sessions.check(verified.session, of: verified.patron, logger: logger) {
-            case .open, .unknown: return .patron(verified.patron)
+            case .open, .unknown: return .patron(verified.patron, verified.limit)
             case .closed: return .refused(Problem.unauthorized("This session has ended (signed out or revoked); sign in again"))
             }
         }
@@ -86,7 +89,7 @@ final class PatronAuthenticator: Sendable {
                 // A patron still browsing is checked again before the verdict runs out, in the background, so that
                 // their requests never wait for a bcrypt.
                 if renewDue { _ = check(basic, key: key, clientAddress: clientAddress, background: true, logger: logger) }
-                return .patron(verdict.patron)
+                return .patron(verdict.patron, verdict.limit)
             }
             verdicts.forget(key)
         }
@@ -108,13 +111,14 @@ final class PatronAuthenticator: Sendable {
                     headers: background ? [(InternalHeader.backgroundCheck, "yes")] : [],
                     logger: logger
                 )
-                verdicts.remember(BasicVerdict(patron: answer.patronId, secretStamp: answer.secretStamp), for: key)
-                return .patron(answer.patronId)
+                let limit = AudienceLimit(patronType: answer.patronType)
+                verdicts.remember(BasicVerdict(patron: answer.patronId, limit: limit, secretStamp: answer.secretStamp), for: key)
+                return .patron(answer.patronId, limit)
             } catch InternalClient.Failure.status(let code, let problem) {
                 if code == 401 { verdicts.forget(key) }
                 if background, code == 503, let kept = verdicts[key] {
                     verdicts.remember(kept, for: key)
-                    return .patron(kept.patron)
+                    return .patron(kept.patron, kept.limit)
                 }
                 return .refused(problem ?? Problem(status: code, slug: nil, title: "Unauthorized"))
             } catch {
@@ -138,7 +142,7 @@ final class PatronAuthenticator: Sendable {
         guard let payload = try? await keys.verify(token), let id = payload.patronID, let session = UUID(uuidString: payload.sid) else {
             return nil
         }
-        let verified = VerifiedToken(patron: id, session: session, expires: payload.exp.value)
+        let verified = VerifiedToken(patron: id, limit: AudienceLimit(patronType: payload.ptype), session: session, expires: payload.exp.value)
         verifiedTokens.remember(verified, for: key)
         return verified
     }

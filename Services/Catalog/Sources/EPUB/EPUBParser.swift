@@ -96,7 +96,7 @@ struct EPUBParser {
             if let data = try? archive.read(item.href, limit: 16 << 20) { words += HTMLText.wordCount(data) }
         }
 
-        return ParsedBook(
+        var book = ParsedBook(
             title: titleNode.allText,
             subtitle: subtitle,
             contributors: contributors,
@@ -123,6 +123,11 @@ struct EPUBParser {
             koreaderDigest: try KOReaderDigest.of(file: url),
             warnings: warnings
         )
+        // EPUB 3's `<meta property>` or EPUB 2's `<meta name content>`.
+        book.ageRange =
+            metas.first { $0["property"] == "schema:typicalAgeRange" }?.allText
+            ?? metas.first { $0["name"] == "schema:typicalAgeRange" }?["content"]
+        return book
     }
 
     /// Marks the fonts that META-INF/encryption.xml says are obfuscated, so that they can be served as fonts;

@@ -1,4 +1,5 @@
 import Foundation
+import Shared
 
 /// Everything ingest extracts from a book's file (an EPUB's package, a PDF's information, an audiobook's tags).
 struct ParsedBook: Sendable {
@@ -33,6 +34,8 @@ struct ParsedBook: Sendable {
     var duration: Double? = nil
     /// A PDF's pages (an EPUB's come from its page list).
     var pages: Int? = nil
+    /// The EPUB's `schema:typicalAgeRange` (`8-12`).
+    var ageRange: String? = nil
 
     /// Raised whenever the reader derives more from an EPUB (1: accessibility metadata and the page count; 2: the series
     /// is the collection typed "series", not a boxed set; 3: KOReader's digest of the file), so that books stored by an
@@ -42,6 +45,8 @@ struct ParsedBook: Sendable {
     var authors: [Contributor] { contributors.filter { $0.role == "aut" } }
     /// Pages of the print edition, as the page list counts them (nil without a page list).
     var pageCount: Int? { pages ?? (pageList.isEmpty ? nil : pageList.reduce(0) { $0 + $1.count }) }
+    /// Who the book is for, as its metadata states it (nil: not stated).
+    var audience: BookAudience? { BookAudience.stated(ageRange: ageRange, subjects: subjects) }
     /// Minutes at 250 words a minute.
     var readingMinutes: Int { max(1, Int((Double(wordCount) / 250).rounded())) }
 }

@@ -18,6 +18,7 @@ extension FeedController {
             let copy = try await shelves.shelf(patronID: caller, seen: request.shelfVersionSeen, logger: context.logger)
             personal = PatronOverlay(shelf: copy.shelf, version: copy.version)
         }
+        personal.limit = try FeedRequest.audienceLimit(request)
         let query = request.uri.queryParameters
         let size =
             try query.get("size").map { text in

@@ -59,9 +59,12 @@ struct FeedController: Sendable {
         router.get(.listFeed(.key), use: listFeed)
     }
 
+    /// The feed entries of `books` for the patron: their state on each, and none a teen's or a child's card does not
+    /// fit (lanes and searches leave those out in their statements; every other listing is filtered here).
     func entries(_ books: [BookDetail], _ personal: PatronOverlay) -> [Entry] {
         let views = personal.views
-        return books.map { Entry(book: $0, view: views[$0.id], publicURL: publicURL) }
+        let shown = personal.limit.map { limit in books.filter { limit.fits($0.audience) } } ?? books
+        return shown.map { Entry(book: $0, view: views[$0.id], publicURL: publicURL) }
     }
 
     func root(request: Request, context: CatalogRequestContext, personal: PatronOverlay) async throws -> StoredResponse {
@@ -107,7 +110,13 @@ struct FeedController: Sendable {
         let arranged = try await arrangedLanes(logger: context.logger)
         let lanes = arranged.compactMap { if case .lane(let lane) = $0 { lane } else { nil } }
         // The lanes' pages are read meanwhile the recommendations and featured lists are.
-        async let lanePages = feeds.firstBooks(of: lanes, size: Self.groupSize, hidden: personal.hidden, logger: context.logger)
+        async let lanePages = feeds.firstBooks(
+            of: lanes,
+            size: Self.groupSize,
+            hidden: personal.hidden,
+            audience: personal.limit,
+            logger: context.logger
+        )
         if personal.shelf != nil {
             let books = try await recommendedBooks(patronID: context.patronID, personal: personal, size: Self.groupSize, logger: context.logger)
             if !books.isEmpty {
@@ -174,6 +183,7 @@ struct FeedController: Sendable {
                     availableOnly: query.availableOnly,
                     accessibility: query.accessibility,
                     format: query.format,
+                    audience: personal.limit,
                     size: query.size,
                     after: query.after,
                     hidden: personal.hidden,
@@ -336,7 +346,9 @@ struct FeedController: Sendable {
     /// answers of issue 72's signed-in morning).
     func book(request: Request, context: CatalogRequestContext, personal: PatronOverlay) async throws -> StoredResponse {
         let id = try context.uuid("id")
-        guard let book = try await feeds.books.detail(id: id, logger: context.logger), !book.withdrawn else {
+        guard let book = try await feeds.books.detail(id: id, logger: context.logger), !book.withdrawn,
+            personal.limit?.fits(book.audience) ?? true
+        else {
             throw Problem.notFound("No book \(id)")
         }
         let entry = Entry(book: book, view: personal.views[id], publicURL: publicURL)
@@ -351,7 +363,9 @@ struct FeedController: Sendable {
     /// author and more of its first genre, without the book itself or books the patron ignores (the book may be one).
     func related(request: Request, context: CatalogRequestContext, personal: PatronOverlay) async throws -> StoredResponse {
         let id = try context.uuid("id")
-        guard let book = try await feeds.books.detail(id: id, logger: context.logger), !book.withdrawn else {
+        guard let book = try await feeds.books.detail(id: id, logger: context.logger), !book.withdrawn,
+            personal.limit?.fits(book.audience) ?? true
+        else {
             throw Problem.notFound("No book \(id)")
         }
         let path = PublicRoute.related(id).path
@@ -366,7 +380,13 @@ struct FeedController: Sendable {
         if let author = book.authors.first { lanes.append(("More by \(author)", .author(author))) }
         if let genre = book.genres.first, let lane = Lane.genre(genre) { lanes.append(("More \(lane.title)", lane)) }
         let hidden = personal.hidden + [id]
-        async let pages = feeds.firstBooks(of: lanes.map(\.lane), size: Self.groupSize + 1, hidden: hidden, logger: context.logger)
+        async let pages = feeds.firstBooks(
+            of: lanes.map(\.lane),
+            size: Self.groupSize + 1,
+            hidden: hidden,
+            audience: personal.limit,
+            logger: context.logger
+        )
         // Patrons who borrowed this also borrowed (each shown book by at least three of them): after the series.
         let coBorrowedIDs = await discovery.coBorrowed(with: id, logger: context.logger).filter { !hidden.contains($0) }
         let coBorrowed = try await feeds.books.entries(ids: Array(coBorrowedIDs.prefix(Self.groupSize + 1)), logger: context.logger)

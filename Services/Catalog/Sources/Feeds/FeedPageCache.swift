@@ -27,10 +27,12 @@ struct FeedPageCache: Sendable {
     {
         { request, context in
             let key = cacheKey(request)
+            let limit = try FeedRequest.audienceLimit(request)
             // The page as every visitor gets it, computed again: the copy held goes with it, kept if nothing changed.
             let anonymous: @Sendable () -> PatronOverlay = {
                 var overlay = PatronOverlay.anonymous
                 overlay.heldPage = cache.stale(key)
+                overlay.limit = limit
                 return overlay
             }
             guard let patronID = context.patronID else {
@@ -50,7 +52,8 @@ struct FeedPageCache: Sendable {
                 return response
             }
             let copy = try await shelves.shelf(patronID: patronID, seen: request.shelfVersionSeen, logger: context.logger)
-            let personal = PatronOverlay(shelf: copy.shelf, version: copy.version)
+            var personal = PatronOverlay(shelf: copy.shelf, version: copy.version)
+            personal.limit = limit
             func personalPage(key personalKey: String, _ overlay: PatronOverlay) async throws -> Response {
                 if let page = personalCache.get(personalKey) { return page.response(to: request) }
                 let page = overlay.personalised(try await handler(request, context, overlay))

@@ -3,6 +3,7 @@ import Logging
 import PostgresNIO
 import PostgresSupport
 import ServiceSupport
+import Shared
 
 /// Search: the request's fields, the full-text query, corrections of misspelled words (a one-word search is
 /// `FeedPostgresRepository+OneWordSearch.swift`).
@@ -18,6 +19,8 @@ extension FeedPostgresRepository {
         var availableOnly = false
         var accessibility = AccessibilityFacet.all
         var format = FormatFacet.all
+        /// A teen's or a child's card: only the books it fits.
+        var audience: AudienceLimit?
         var sort: SortKey?
         var order: SortOrder = .asc
         var page = 1
@@ -31,7 +34,7 @@ extension FeedPostgresRepository {
         /// Whether anything but the query narrows its matches (a filter or a facet).
         var narrowed: Bool {
             title != nil || author != nil || genre != nil || publisher != nil || language != nil || isbn != nil || availableOnly
-                || accessibility.condition != nil || format.condition != nil
+                || accessibility.condition != nil || format.condition != nil || audience != nil
         }
     }
 
@@ -213,6 +216,7 @@ extension FeedPostgresRepository {
         if request.availableOnly { conditions.append("(open_access OR copies_available > 0)") }
         if let condition = request.accessibility.condition { conditions.append(condition) }
         if let condition = request.format.condition { conditions.append(condition) }
+        if let audience = request.audience { conditions.append(audience.condition) }
         return (conditions, tsquery)
     }
 

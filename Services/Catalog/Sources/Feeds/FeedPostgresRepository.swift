@@ -3,6 +3,7 @@ import Logging
 import PostgresNIO
 import PostgresSupport
 import ServiceSupport
+import Shared
 
 /// The SQL behind lanes, groups and search. User input only ever reaches SQL as bind parameters.
 struct FeedPostgresRepository: Sendable {
@@ -76,6 +77,7 @@ struct FeedPostgresRepository: Sendable {
         availableOnly: Bool,
         accessibility: AccessibilityFacet = .all,
         format: FormatFacet = .all,
+        audience: AudienceLimit? = nil,
         size: Int,
         after: PageCursor?,
         hidden: [UUID],
@@ -87,12 +89,13 @@ struct FeedPostgresRepository: Sendable {
             [lane, key, accessibility.condition ?? "", order == .desc, availableOnly, hidden, after?.value, after?.id, size + 1]
         }
         // A format facet is read by the general statement: the lanes' functions and `genre_lane_books` know no format
-        // (audiobooks and PDFs have partial indexes of their own, migration 38).
-        if format == .all, let genre = lane.genre, let column = sort.genreLaneColumn {
+        // (audiobooks and PDFs have partial indexes of their own, migration 38), nor audiences (a teen's or a child's card).
+        let general = format != .all || audience != nil
+        if !general, let genre = lane.genre, let column = sort.genreLaneColumn {
             rows = try await books.read {
                 try await Self.entriesWithCursors(try await $0.run(GenreLanePage.self, values: values(genre, column), logger: logger))
             }
-        } else if format == .all, FixedLanePage.serves(lane, sort: sort) {
+        } else if !general, FixedLanePage.serves(lane, sort: sort) {
             rows = try await books.read {
                 try await Self.entriesWithCursors(try await $0.run(FixedLanePage.self, values: values(lane.slug, sort.rawValue), logger: logger))
             }
@@ -104,6 +107,7 @@ struct FeedPostgresRepository: Sendable {
                 availableOnly: availableOnly,
                 accessibility: accessibility,
                 format: format,
+                audience: audience,
                 limit: size + 1,
                 after: after,
                 hidden: hidden,
@@ -126,6 +130,7 @@ struct FeedPostgresRepository: Sendable {
         availableOnly: Bool,
         accessibility: AccessibilityFacet,
         format: FormatFacet = .all,
+        audience: AudienceLimit? = nil,
         limit: Int,
         after: PageCursor?,
         hidden: [UUID],
@@ -140,6 +145,7 @@ struct FeedPostgresRepository: Sendable {
             availableOnly: availableOnly,
             accessibility: accessibility,
             format: format,
+            audience: audience,
             limit: limit,
             after: after,
             hidden: hiddenPlaceholder,
@@ -195,14 +201,14 @@ struct FeedPostgresRepository: Sendable {
 
     /// The first `size` books of each lane in its default order, in one statement (a grouped feed asks for ~20 lanes:
     /// one statement planned and sent instead of one each), in the order of `lanes`.
-    func firstBooks(of lanes: [Lane], size: Int, hidden: [UUID], logger: Logger) async throws -> [[BookDetail]] {
+    func firstBooks(of lanes: [Lane], size: Int, hidden: [UUID], audience: AudienceLimit? = nil, logger: Logger) async throws -> [[BookDetail]] {
         guard !lanes.isEmpty else { return [] }
         var sql = SQL()
         let hiddenPlaceholder = hidden.isEmpty ? nil : try sql.bind(hidden)
         var branches: [String] = []
         var genreLanes: [(genre: String, index: Int)] = []
         for (index, lane) in lanes.enumerated() {
-            if let genre = lane.genre, lane.defaultSort == .title, lane.defaultOrder == .asc {
+            if audience == nil, let genre = lane.genre, lane.defaultSort == .title, lane.defaultOrder == .asc {
                 genreLanes.append((genre, index))
                 continue
             }
@@ -212,6 +218,7 @@ struct FeedPostgresRepository: Sendable {
                 order: lane.defaultOrder,
                 availableOnly: false,
                 accessibility: .all,
+                audience: audience,
                 limit: size,
                 after: nil,
                 hidden: hiddenPlaceholder,
@@ -256,13 +263,14 @@ struct FeedPostgresRepository: Sendable {
         availableOnly: Bool,
         accessibility: AccessibilityFacet,
         format: FormatFacet = .all,
+        audience: AudienceLimit? = nil,
         limit: Int,
         after: PageCursor?,
         hidden: String?,
         into sql: inout SQL
     ) throws -> String {
         let direction = order == .asc ? "ASC" : "DESC"
-        if format == .all, let genre = lane.genre, let column = sort.genreLaneColumn {
+        if format == .all, audience == nil, let genre = lane.genre, let column = sort.genreLaneColumn {
             // The page's rows read in order from `genre_lane_books`'s index of the genre in the column's order (it keeps
             // only books on the shelves, with the same facet flags as books'), then those books by id.
             var conditions = ["genre = \(try sql.bind(genre))"]
@@ -285,6 +293,7 @@ struct FeedPostgresRepository: Sendable {
         if availableOnly { conditions.append("(open_access OR copies_available > 0)") }
         if let condition = accessibility.condition { conditions.append(condition) }
         if let condition = format.condition { conditions.append(condition) }
+        if let audience { conditions.append(audience.condition) }
         if let hidden { conditions.append("NOT (id = ANY(\(hidden)))") }
         if let after { conditions.append(try sql.after(after, sort: sort, order: order)) }
         return """

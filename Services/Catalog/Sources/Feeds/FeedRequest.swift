@@ -26,6 +26,14 @@ enum FeedRequest {
         return size
     }
 
+    /// `audience=teen|child`: the limit of a teen's or a child's card, which the gateway sets on their requests (none:
+    /// every book). Anyone may ask for it; it only ever narrows.
+    static func audienceLimit(_ request: Request) throws -> AudienceLimit? {
+        guard let value = request.uri.queryParameters.get(AudienceLimit.parameter) else { return nil }
+        guard let limit = AudienceLimit(rawValue: value) else { throw Problem.badRequest("audience must be teen or child") }
+        return limit
+    }
+
     /// The `name` path parameter, percent-decoded: at most 300 printable characters.
     static func name(_ context: some RequestContext) throws -> String {
         let raw = context.parameters.get("name") ?? ""
@@ -38,7 +46,8 @@ enum FeedRequest {
 
     /// The query parameters feeds understand; others change nothing, so they are left out of cache keys and links.
     static let knownParameters: Set<Substring> = [
-        "sort", "order", "available", "accessibility", "format", "size", "after", "page", "q", "query", "title", "author", "genre", "publisher",
+        "sort", "order", "available", "accessibility", "format", "audience", "size", "after", "page", "q", "query", "title", "author", "genre",
+        "publisher",
         "language",
         "isbn",
     ]

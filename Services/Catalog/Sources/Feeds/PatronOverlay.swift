@@ -17,6 +17,9 @@ struct PatronOverlay: Sendable {
     /// `FeedResponder.render` keeps when the page is the same feed.
     var heldPage: StoredResponse?
 
+    /// A teen's or a child's card (`audience=`): its pages show only the books it fits.
+    var limit: AudienceLimit?
+
     static let anonymous = PatronOverlay(shelf: nil)
 
     var views: [UUID: PatronBookView] { Dictionary(shelf?.books.map { ($0.bookId, $0) } ?? [], uniquingKeysWith: { $1 }) }

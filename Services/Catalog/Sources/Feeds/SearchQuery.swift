@@ -34,6 +34,7 @@ extension FeedPostgresRepository.SearchRequest {
         availableOnly = try FeedRequest.availableOnly(query.get("available"))
         accessibility = try AccessibilityFacet(parameter: query.get("accessibility"))
         format = try FormatFacet(parameter: query.get("format"))
+        audience = try FeedRequest.audienceLimit(request)
         if let text = query.get("sort"), text != "relevance" {
             guard let key = SortKey(rawValue: text) else {
                 throw Problem.badRequest("sort must be relevance or one of \(SortKey.allCases.map(\.rawValue))")

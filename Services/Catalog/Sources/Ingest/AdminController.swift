@@ -105,8 +105,9 @@ struct AdminController: Sendable {
         var featured: Bool?
         var staffPick: Bool?
         var openAccess: Bool?
+        var audience: BookAudience?
 
-        enum CodingKeys: String, CodingKey, CaseIterable { case copies, featured, staffPick, openAccess }
+        enum CodingKeys: String, CodingKey, CaseIterable { case copies, featured, staffPick, openAccess, audience }
 
         init(from decoder: any Decoder) throws {
             try decoder.rejectUnknownKeys(Set(CodingKeys.allCases.map(\.rawValue)))
@@ -115,10 +116,16 @@ struct AdminController: Sendable {
             featured = try container.decodeIfPresent(Bool.self, forKey: .featured)
             staffPick = try container.decodeIfPresent(Bool.self, forKey: .staffPick)
             openAccess = try container.decodeIfPresent(Bool.self, forKey: .openAccess)
+            if let value = try container.decodeIfPresent(String.self, forKey: .audience) {
+                guard let audience = BookAudience(rawValue: value) else {
+                    throw Problem.badRequest("audience must be one of \(BookAudience.allCases.map(\.rawValue).joined(separator: ", "))")
+                }
+                self.audience = audience
+            }
         }
     }
 
-    /// `PATCH /admin/books/{id}` `{copies?, featured?, staffPick?, openAccess?}` → the book; the licence goes to patron.
+    /// `PATCH /admin/books/{id}` `{copies?, featured?, staffPick?, openAccess?, audience?}` → the book; the licence goes to patron.
     func edit(request: Request, context: CatalogRequestContext) async throws -> Response {
         let id = try context.uuid("id")
         let edit = try await JSONMessages.decode(Edit.self, from: request)
@@ -130,6 +137,7 @@ struct AdminController: Sendable {
                 featured: edit.featured,
                 staffPick: edit.staffPick,
                 openAccess: edit.openAccess,
+                audience: edit.audience,
                 logger: context.logger
             )
         else { throw Problem.notFound("No book \(id)") }

@@ -24,6 +24,7 @@ let catalogSchema = Schema(
         CatalogMigration.genreLanesWithAnAccessibilityFacetInEveryOrderByIndex, CatalogMigration.functionsNoLongerCalled,
         CatalogMigration.koreaderDigestOfEachFile, CatalogMigration.laneArrangement, CatalogMigration.opdsImport, CatalogMigration.marcExports,
         CatalogMigration.bookFormatsAndDurations,
+        CatalogMigration.bookAudiences,
     ],
     // In the order they were first written: a function some other calls comes first.
     functions: [

@@ -1,4 +1,5 @@
 import Foundation
+import Shared
 
 /// A book as the catalog knows it: what feeds, the admin API and the ingest response show.
 struct BookDetail: Codable, Sendable, Equatable {
@@ -49,6 +50,8 @@ struct BookDetail: Codable, Sendable, Equatable {
     var format: BookFormat = .epub
     /// An audiobook's length in seconds.
     var duration: Double? = nil
+    /// Who the book is for (nil: not stated; only adults' cards see it).
+    var audience: BookAudience? = nil
     /// Only on single-book reads.
     var toc: [TOCEntry]?
     var pageList: [TOCEntry]?

@@ -52,11 +52,11 @@ struct BookPostgresRepository: Sendable {
         id, title, subtitle, contributors::text, languages, publisher, published, description, subjects, genres, isbn, series,
         series_position, word_count, reading_minutes, cover_sha256 IS NOT NULL, cover_type, open_access, copies, copies_available, holds,
         rating_average, rating_count, updated_at, withdrawn_at IS NOT NULL, coalesce(thumbnail_type, cover_type), accessibility::text, page_count,
-        format, duration
+        format, duration, audience
         """
 
     /// How many columns `entryColumns` selects; a feed query's own columns follow them.
-    static let entryColumnCount = 30
+    static let entryColumnCount = 31
 
     /// Columns of a `BookDetail`, without the heavy navigation documents: an entry's, then the record's own (the
     /// operator's console, a book's detail, the ingest's answer).
@@ -67,7 +67,7 @@ struct BookPostgresRepository: Sendable {
             """
 
     /// How many columns `summaryColumns` selects; a query's own columns follow them.
-    static let summaryColumnCount = 43
+    static let summaryColumnCount = entryColumnCount + 13
 
     /// The summary from a row already indexed (a query that reads its own columns after the summary's indexes the row once).
     static func decodeSummary(_ cells: PostgresRandomAccessRow) throws -> BookDetail {
@@ -137,7 +137,8 @@ struct BookPostgresRepository: Sendable {
             accessibility: try cell(26, String?.self).flatMap(Accessibility.stored),
             pageCount: try cell(27),
             format: BookFormat(rawValue: try cell(28, String.self)) ?? .epub,
-            duration: try cell(29)
+            duration: try cell(29),
+            audience: try cell(30, String?.self).flatMap(BookAudience.init(rawValue:))
         )
     }
 
@@ -279,7 +280,7 @@ struct BookPostgresRepository: Sendable {
                         description, subjects, genres, isbn, identifiers, series, series_position, page_progression, fixed_layout, word_count,
                         reading_minutes, epub_sha256, epub_size, cover_sha256, cover_type, cover_source, thumbnail_sha256, thumbnail_type, toc, page_list, landmarks,
                         reading_order, resources, accessibility, screen_reader_friendly, declares_no_hazards, page_count, reader_version,
-                        koreader_digest, warnings, open_access, featured, copies, copies_available, format, duration)
+                        koreader_digest, warnings, open_access, featured, copies, copies_available, format, duration, audience)
                     VALUES (\(UUID.timeOrdered()), \(book.title), \(book.subtitle), \(sortTitle), \(sortAuthor), \(authors), \(contributors)::jsonb,
                         \(book.languages), \(book.publisher), \(book.published), \(book.description), \(book.subjects), \(book.genres), \(book.isbn),
                         \(book.identifiers), \(book.series), \(book.seriesPosition), \(book.pageProgression), \(book.fixedLayout), \(book.wordCount),
@@ -288,7 +289,8 @@ struct BookPostgresRepository: Sendable {
                         \(pageList)::jsonb, \(landmarks)::jsonb, \(readingOrder)::jsonb, \(resources)::jsonb, \(accessibility)::jsonb,
                         \(book.accessibility?.isScreenReaderFriendly ?? false), \(book.accessibility?.declaresNoHazards ?? false), \(book.pageCount),
                         \(ParsedBook.readerVersion), \(book.koreaderDigest), \(book.warnings), \(options.openAccess),
-                        \(options.featured), \(options.copies), \(options.copies), \(book.format.rawValue), \(book.duration))
+                        \(options.featured), \(options.copies), \(options.copies), \(book.format.rawValue), \(book.duration),
+                        \(book.audience?.rawValue))
                     ON CONFLICT (isbn) DO UPDATE SET title = EXCLUDED.title, subtitle = EXCLUDED.subtitle, sort_title = EXCLUDED.sort_title,
                         sort_author = EXCLUDED.sort_author, authors = EXCLUDED.authors, contributors = EXCLUDED.contributors,
                         languages = EXCLUDED.languages, publisher = EXCLUDED.publisher, published = EXCLUDED.published,
@@ -306,7 +308,8 @@ struct BookPostgresRepository: Sendable {
                         accessibility = EXCLUDED.accessibility, screen_reader_friendly = EXCLUDED.screen_reader_friendly,
                         declares_no_hazards = EXCLUDED.declares_no_hazards, page_count = EXCLUDED.page_count, reader_version = EXCLUDED.reader_version,
                         koreader_digest = EXCLUDED.koreader_digest, warnings = EXCLUDED.warnings,
-                        format = EXCLUDED.format, duration = EXCLUDED.duration, edition = b.edition + 1, updated_at = now(), license_version = b.license_version + 1
+                        format = EXCLUDED.format, duration = EXCLUDED.duration,
+                        audience = coalesce(EXCLUDED.audience, b.audience), edition = b.edition + 1, updated_at = now(), license_version = b.license_version + 1
                     WHERE \(options.replace)
                     RETURNING id, edition
                     """,
@@ -433,12 +436,21 @@ struct BookPostgresRepository: Sendable {
 
     /// An operator's change of a book's licence and lanes (nil keeps a value); false for an unknown book. The new
     /// licence goes to patron through the outbox in the same transaction.
-    func edit(id: UUID, copies: Int?, featured: Bool?, staffPick: Bool?, openAccess: Bool?, logger: Logger) async throws -> Bool {
+    func edit(
+        id: UUID,
+        copies: Int?,
+        featured: Bool?,
+        staffPick: Bool?,
+        openAccess: Bool?,
+        audience: BookAudience? = nil,
+        logger: Logger
+    ) async throws -> Bool {
         try await change(id, logger: logger) { connection in
             try await connection.query(
                 """
                 UPDATE books SET copies = coalesce(\(copies), copies), featured = coalesce(\(featured), featured),
                     staff_pick = coalesce(\(staffPick), staff_pick), open_access = coalesce(\(openAccess), open_access),
+                    audience = coalesce(\(audience?.rawValue), audience),
                     license_version = license_version + 1, updated_at = now()
                 WHERE id = \(id)
                 """,
@@ -485,13 +497,14 @@ struct BookPostgresRepository: Sendable {
     func enqueueLicense(_ id: UUID, on connection: PostgresConnection, logger: Logger) async throws {
         let rows = try await connection.query(
             """
-            SELECT copies, open_access, withdrawn_at IS NOT NULL, title, authors, license_version, cover_sha256 IS NOT NULL, koreader_digest
+            SELECT copies, open_access, withdrawn_at IS NOT NULL, title, authors, license_version, cover_sha256 IS NOT NULL, koreader_digest,
+                audience
             FROM books WHERE id = \(id)
             """,
             logger: logger
         )
-        for try await (copies, openAccess, withdrawn, title, authors, version, hasCover, koreaderDigest) in rows.decode(
-            (Int, Bool, Bool, String, [String], Int64, Bool, String?).self
+        for try await (copies, openAccess, withdrawn, title, authors, version, hasCover, koreaderDigest, audience) in rows.decode(
+            (Int, Bool, Bool, String, [String], Int64, Bool, String?, String?).self
         ) {
             let license = License(
                 bookId: id,
@@ -502,7 +515,8 @@ struct BookPostgresRepository: Sendable {
                 authors: authors,
                 version: version,
                 hasCover: hasCover,
-                koreaderDigest: koreaderDigest
+                koreaderDigest: koreaderDigest,
+                audience: audience.flatMap(BookAudience.init(rawValue:))
             )
             try await OutboxPostgresRepository.enqueue(
                 key: Self.licenseKeyPrefix + id.lowercased,

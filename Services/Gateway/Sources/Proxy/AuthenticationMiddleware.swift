@@ -31,6 +31,7 @@ struct AuthenticationMiddleware: RouterMiddleware {
         }
         let clientAddress = trustedProxies.clientAddress(peer: context.remoteAddress?.ipAddress, headers: request.headers)
         var patronID: UUID?
+        var request = request
         let carriesOwnCredentials = PublicService.carriesOwnCredentials(path)
         if !carriesOwnCredentials {
             switch await authenticator.authenticate(
@@ -40,7 +41,11 @@ struct AuthenticationMiddleware: RouterMiddleware {
             )
             {
             case .anonymous: break
-            case .patron(let id): patronID = id
+            case .patron(let id, let limit):
+                patronID = id
+                // A teen's or a child's card browses catalog as `audience=`: catalog's pages, and the edge cache's
+                // keys, are then theirs (`AudienceLimit`).
+                if let limit, upstream === catalog { request = AudienceLimit.limiting(request, to: limit) }
             case .refused(let problem):
                 return problem.status == 401 ? await authDocument.unauthorized(logger: context.logger) : problem.response()
             }

@@ -64,6 +64,14 @@ struct AccountPostgresRepository: Sendable {
     /// A digest of the stored secret hash: it changes with every new PIN or password, and says nothing of either.
     static let secretStampSQL = "left(md5(secret_hash), 16)"
 
+    /// The patron's type (`adult`, `teen`, `child`; nil: none set, an adult), as tokens and Basic verdicts carry it.
+    func patronType(patronID: UUID, logger: Logger) async throws -> String? {
+        for try await type in try await client.query("SELECT patron_type FROM patrons WHERE id = \(patronID)", logger: logger).decode(String?.self) {
+            return type
+        }
+        return nil
+    }
+
     /// Whether the patron still exists (an account can be deleted while a gateway still holds its token).
     func exists(patronID: UUID, logger: Logger) async throws -> Bool {
         for try await _ in try await client.run(PatronExists.self, patronID, logger: logger) { return true }

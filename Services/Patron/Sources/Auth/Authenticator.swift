@@ -76,7 +76,7 @@ struct Authenticator: Sendable {
             expiresAt: Date().addingTimeInterval(refreshLifetime),
             logger: logger
         )
-        return try await tokens(patronID: patronID, sessionID: sessionID, refresh: refresh)
+        return try await tokens(patronID: patronID, sessionID: sessionID, refresh: refresh, logger: logger)
     }
 
     /// Rotates a refresh token.
@@ -88,11 +88,13 @@ struct Authenticator: Sendable {
             expiresAt: Date().addingTimeInterval(refreshLifetime),
             logger: logger
         )
-        return try await tokens(patronID: patronID, sessionID: sessionID, refresh: next)
+        return try await tokens(patronID: patronID, sessionID: sessionID, refresh: next, logger: logger)
     }
 
-    private func tokens(patronID: UUID, sessionID: UUID, refresh: String) async throws -> TokenResponse {
-        let payload = AccessTokenPayload(patronID: patronID, sessionID: sessionID, issuedAt: Date(), lifetime: accessLifetime)
+    private func tokens(patronID: UUID, sessionID: UUID, refresh: String, logger: Logger) async throws -> TokenResponse {
+        // The type goes in the token only when it limits what the patron sees (the gateway reads it on every request).
+        let type = try await accounts.patronType(patronID: patronID, logger: logger).flatMap { AudienceLimit(patronType: $0)?.rawValue }
+        let payload = AccessTokenPayload(patronID: patronID, sessionID: sessionID, issuedAt: Date(), lifetime: accessLifetime, patronType: type)
         return TokenResponse(accessToken: try await keys.sign(payload), expiresIn: Int(accessLifetime), refreshToken: refresh)
     }
 

@@ -125,6 +125,10 @@ struct Circulation: Sendable {
     ) async throws -> Outcome {
         let (limits, current) = (patron.limits, patron.row)
         let state = current?.state ?? .none
+        // A teen's or a child's card takes only the books it fits; what it already has stays until it ends.
+        if [.borrow, .hold].contains(event), let limit = patron.audienceLimit, !limit.fits(license.audience) {
+            throw CirculationError.notForThisCard(limit)
+        }
         let decision = try CirculationDecision.decide(
             event,
             in: state,

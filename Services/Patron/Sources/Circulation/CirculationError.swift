@@ -18,6 +18,8 @@ enum CirculationError: ProblemConvertible, Equatable {
     case openAccess
     /// Staff blocked the patron, for `reason`.
     case patronBlocked(reason: String)
+    /// The book's audience is not one a teen's or a child's card may borrow or hold.
+    case notForThisCard(AudienceLimit)
 
     var problem: Problem {
         switch self {
@@ -71,6 +73,13 @@ enum CirculationError: ProblemConvertible, Equatable {
                 slug: "patron-blocked",
                 title: "Forbidden",
                 detail: "Your library has blocked borrowing and holds on this account: \(reason). Ask the library for help."
+            )
+        case .notForThisCard(let limit):
+            Problem(
+                status: 403,
+                slug: "not-for-this-card",
+                title: "Forbidden",
+                detail: "This book is not among those a \(limit.rawValue)'s card borrows; ask the library for help."
             )
         case .openAccess:
             Problem.conflict("open-access", "Open-access books need no loan or hold: download them directly")

@@ -23,12 +23,13 @@ extension CirculationPostgresRepository {
         let authors = String(decoding: try WireFormat.encode(license.authors), as: UTF8.self)
         let rows = try await connection.query(
             """
-            INSERT INTO licenses AS l (book_id, copies, open_access, withdrawn, title, authors, version, has_cover, koreader_digest)
+            INSERT INTO licenses AS l (book_id, copies, open_access, withdrawn, title, authors, version, has_cover, koreader_digest, audience)
             VALUES (\(license.bookId), \(license.copies), \(license.openAccess), \(license.withdrawn), \(license.title), \(authors)::jsonb,
-                \(license.version), \(license.hasCover), \(license.koreaderDigest))
+                \(license.version), \(license.hasCover), \(license.koreaderDigest), \(license.audience?.rawValue))
             ON CONFLICT (book_id) DO UPDATE SET copies = EXCLUDED.copies, open_access = EXCLUDED.open_access,
                 withdrawn = EXCLUDED.withdrawn, title = EXCLUDED.title, authors = EXCLUDED.authors, version = EXCLUDED.version,
-                has_cover = EXCLUDED.has_cover, koreader_digest = coalesce(EXCLUDED.koreader_digest, l.koreader_digest)
+                has_cover = EXCLUDED.has_cover, koreader_digest = coalesce(EXCLUDED.koreader_digest, l.koreader_digest),
+                audience = EXCLUDED.audience
             WHERE l.version < EXCLUDED.version
             RETURNING 1
             """,

@@ -6,7 +6,7 @@ extension CirculationPostgresRepository {
     /// $1 book; with what describes the book, for the answer to a change.
     enum LockLicense: PreparedSQL {
         static let sql = """
-            SELECT copies, open_access, withdrawn, title, ARRAY(SELECT jsonb_array_elements_text(authors)), coalesce(has_cover, true)
+            SELECT copies, open_access, withdrawn, title, ARRAY(SELECT jsonb_array_elements_text(authors)), coalesce(has_cover, true), audience
             FROM licenses WHERE book_id = $1::uuid FOR UPDATE
             """
     }
@@ -20,7 +20,8 @@ extension CirculationPostgresRepository {
     /// (one statement read it as it was before the wait, and two expiry jobs both expired one loan).
     enum LockPatronAndRow: PreparedSQL {
         static let sql = """
-            SELECT p.loan_limit, p.hold_limit, pb.state, pb.due_at, pb.offer_expires_at, coalesce(p.blocked_reason, p.ils_block)
+            SELECT p.loan_limit, p.hold_limit, pb.state, pb.due_at, pb.offer_expires_at, coalesce(p.blocked_reason, p.ils_block),
+                p.patron_type
             FROM patrons p LEFT JOIN patron_books pb ON pb.patron_id = p.id AND pb.book_id = $2::uuid
             WHERE p.id = $1::uuid FOR UPDATE OF p
             """

@@ -116,8 +116,18 @@ struct CirculationPostgresRepository: Sendable {
 
     func lockLicense(_ bookID: UUID, on connection: PostgresConnection, logger: Logger) async throws -> LicenseRow? {
         for try await row in try await connection.run(LockLicense.self, bookID, logger: logger) {
-            let (copies, openAccess, withdrawn, title, authors, hasCover) = try row.decode((Int, Bool, Bool, String?, [String], Bool).self)
-            return LicenseRow(copies: copies, openAccess: openAccess, withdrawn: withdrawn, title: title, authors: authors, hasCover: hasCover)
+            let (copies, openAccess, withdrawn, title, authors, hasCover, audience) = try row.decode(
+                (Int, Bool, Bool, String?, [String], Bool, String?).self
+            )
+            return LicenseRow(
+                copies: copies,
+                openAccess: openAccess,
+                withdrawn: withdrawn,
+                title: title,
+                authors: authors,
+                hasCover: hasCover,
+                audience: audience.flatMap(BookAudience.init(rawValue:))
+            )
         }
         return nil
     }
@@ -125,11 +135,11 @@ struct CirculationPostgresRepository: Sendable {
     /// The patron's limits and row for the book under the patron's lock (`LockPatronAndRow`); nil when the patron is gone.
     func lockPatronAndRow(patronID: UUID, bookID: UUID, on connection: PostgresConnection, logger: Logger) async throws -> LockedPatron? {
         for try await row in try await connection.run(LockPatronAndRow.self, patronID, bookID, logger: logger) {
-            let (loans, holds, state, due, offer, blocked) = try row.decode((Int, Int, String?, Date?, Date?, String?).self)
+            let (loans, holds, state, due, offer, blocked, type) = try row.decode((Int, Int, String?, Date?, Date?, String?, String?).self)
             let current = state.map {
                 PatronBookRow(bookID: bookID, state: BookState(rawValue: $0) ?? .none, dueAt: due, offerExpiresAt: offer, copies: 0)
             }
-            return LockedPatron(limits: (loans, holds), row: current, blockedReason: blocked)
+            return LockedPatron(limits: (loans, holds), row: current, blockedReason: blocked, audienceLimit: AudienceLimit(patronType: type))
         }
         return nil
     }

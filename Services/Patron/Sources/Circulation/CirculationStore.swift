@@ -59,6 +59,8 @@ struct LicenseRow: Sendable {
     var title: String?
     var authors: [String]
     var hasCover: Bool
+    /// Who the book is for (nil: not stated).
+    var audience: BookAudience? = nil
 }
 
 /// What the patron's lock read: their limits and their row for the book (nil without one).
@@ -67,6 +69,8 @@ struct LockedPatron: Sendable {
     var row: PatronBookRow?
     /// Why staff blocked the patron, nil when they may borrow (`PatronAdminController`).
     var blockedReason: String? = nil
+    /// A teen's or a child's card: the books it may borrow and hold.
+    var audienceLimit: AudienceLimit? = nil
 }
 
 /// What a write checks before it writes (nil: not checked): the patron's loan limit, the book's copies.

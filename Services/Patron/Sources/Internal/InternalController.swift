@@ -72,7 +72,8 @@ struct InternalController: Sendable {
             priority: request.headers[.backgroundCheck] == "yes" ? .background : .first,
             logger: context.logger
         )
-        return try JSONMessages.response(AuthenticatedPatron(patronId: patronID, secretStamp: stamp))
+        let type = try await authenticator.accounts.patronType(patronID: patronID, logger: context.logger)
+        return try JSONMessages.response(AuthenticatedPatron(patronId: patronID, secretStamp: stamp, patronType: type))
     }
 
     /// The stamp of the patron's current secret (`{"stamp": null}` when the account is gone): the gateway's cheap
