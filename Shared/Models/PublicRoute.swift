@@ -94,6 +94,8 @@ public enum PublicRoute: RouteDefinition, Equatable {
     case singleSignOn
     /// `/auth/oidc/callback`: where the identity provider sends the patron back.
     case singleSignOnReturn
+    /// `/me/suggestions`: the patron's purchase suggestions (GET), and a new one (POST).
+    case mySuggestions
     /// `/me`: the profile; `DELETE` deletes the account.
     case me
     /// `/me/settings`.
@@ -173,6 +175,12 @@ public enum PublicRoute: RouteDefinition, Equatable {
     /// `/admin/patrons/{id}/secret`: a new PIN or password (POST), which ends the patron's sessions.
     case adminPatronSecret(ID)
     case adminPatronType(ID)
+    /// `/admin/suggestions`: patrons' purchase suggestions, merged ones under the one they joined.
+    case adminSuggestions
+    /// `/admin/suggestions/{id}`: staff's answer (PUT).
+    case adminSuggestion(ID)
+    /// `/admin/suggestions/{id}/merge`: one suggestion joins another (POST).
+    case adminSuggestionMerge(ID)
     /// `/admin/patrons/{id}/books/{book}/end`: ends the patron's loan, hold or offer of the book.
     case adminPatronBookEnd(ID, book: ID)
     /// `/admin/audit`: what staff did, newest first.
@@ -264,6 +272,10 @@ public enum PublicRoute: RouteDefinition, Equatable {
         case .logout: "/auth/logout"
         case .singleSignOn: "/auth/oidc/authorize"
         case .singleSignOnReturn: "/auth/oidc/callback"
+        case .mySuggestions: "/me/suggestions"
+        case .adminSuggestions: "/admin/suggestions"
+        case .adminSuggestion(let id): "/admin/suggestions/" + id.segment(or: ":id")
+        case .adminSuggestionMerge(let id): "/admin/suggestions/" + id.segment(or: ":id") + "/merge"
         case .me: "/me"
         case .settings: "/me/settings"
         case .notifications: "/me/notifications"

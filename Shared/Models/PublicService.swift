@@ -11,7 +11,7 @@ public enum PublicService: Sendable, Equatable {
         if under("/me/lists") { return .catalog }
         if under("/feedback") || under("/auth") || under("/me") || under("/kosync") || under("/admin/feedback") || under("/admin/circulation")
             || under("/mail") || under("/admin/mail") || under("/admin/patrons") || under("/admin/audit") || under("/admin/announcements")
-            || under("/admin/reports")
+            || under("/admin/reports") || under("/admin/suggestions")
         {
             return .patron
         }

@@ -191,6 +191,8 @@ func patronRouter(
         types: settings.patronTypes
     ).add(to: admin)
     AnnouncementController(announcements: AnnouncementPostgresRepository(client: postgres)).add(to: admin)
+    SuggestionController(suggestions: SuggestionPostgresRepository(client: postgres), audit: StaffAuditPostgresRepository(client: postgres))
+        .add(me: me, admin: admin)
     ReportController(
         reports: CirculationReportPostgresRepository(client: postgres),
         audit: StaffAuditPostgresRepository(client: postgres),
@@ -259,6 +261,7 @@ func patronRouter(
             minimumPatrons: settings.coBorrowingMinimumPatrons,
             minimumAccountAge: settings.coBorrowingAccountAge
         ),
+        suggestions: SuggestionPostgresRepository(client: postgres),
         token: token
     ).add(to: router)
     return router

@@ -13,6 +13,7 @@ struct InternalController: Sendable {
     let changes: Circulation
     let shelves: ShelfPostgresRepository
     let taste: TastePostgresRepository
+    let suggestions: SuggestionPostgresRepository
     let token: ServiceToken
 
     func add(to router: Router<PatronRequestContext>) {
@@ -92,6 +93,7 @@ struct InternalController: Sendable {
             throw Problem.badRequest("licence does not match the path or has negative copies")
         }
         try await circulation.store([license], logger: context.logger)
+        try await announceArrivals([license], context: context)
         return Response(status: .noContent)
     }
 
@@ -103,7 +105,15 @@ struct InternalController: Sendable {
         guard licenses.count <= 1_000 else { throw Problem.badRequest("at most 1,000 licences at once") }
         guard licenses.allSatisfy({ $0.copies >= 0 }) else { throw Problem.badRequest("a licence has negative copies") }
         try await circulation.store(licenses, logger: context.logger)
+        try await announceArrivals(licenses, context: context)
         return Response(status: .noContent)
+    }
+
+    /// Books patrons asked the library to buy: they hear of them (a licence sent again finds nothing waiting any more).
+    private func announceArrivals(_ licenses: [License], context: PatronRequestContext) async throws {
+        let arriving = licenses.filter { !$0.withdrawn }.map { (id: $0.bookId, title: $0.title) }
+        let answered = try await suggestions.arrived(arriving, logger: context.logger)
+        if answered > 0 { context.logger.info("Purchase suggestions arrived", metadata: ["suggestions": "\(answered)"]) }
     }
 
     /// A numbered reading of the patron's shelf (`ShelfCopy`), for catalog when its copy is older than the version

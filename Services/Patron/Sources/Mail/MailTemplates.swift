@@ -4,7 +4,7 @@ import Foundation
 /// language is one more entry in `texts`). Plain text and HTML are made from the same sentences.
 enum MailTemplates {
     /// The kinds of mail a patron can turn off (`PUT /me/mail`), each a `NotificationKind` that sends one.
-    static let optional: [String] = ["loan_offered", "offer_expiring", "loan_due_soon", "loan_expired", "hold_resumed"]
+    static let optional: [String] = ["loan_offered", "offer_expiring", "loan_due_soon", "loan_expired", "hold_resumed", "suggestion_arrived"]
     /// The verification of an address: always sent, never turned off.
     static let verify = "verify_address"
     static let languages = ["en", "fr"]
@@ -78,6 +78,18 @@ enum MailTemplates {
                 subject: "Votre réservation de \(title) est réactivée",
                 lines: ["Votre réservation de \(title) reprend sa place dans la file."],
                 action: "Voir vos réservations"
+            )
+        case ("suggestion_arrived", false):
+            return Text(
+                subject: "\(title) has arrived",
+                lines: ["You asked the library for \(title): it is here now."],
+                action: "See the book"
+            )
+        case ("suggestion_arrived", true):
+            return Text(
+                subject: "\(title) est arrivé",
+                lines: ["Vous aviez demandé \(title) à la bibliothèque : le voici."],
+                action: "Voir le livre"
             )
         case (_, true):
             return Text(

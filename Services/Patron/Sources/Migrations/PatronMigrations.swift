@@ -14,7 +14,7 @@ let patronSchema = Schema(
         PatronMigration.loanHistoryByBook, PatronMigration.figuresWorkedOutAfterTheChange, PatronMigration.idempotencyKeys,
         PatronMigration.koreaderSync, PatronMigration.mail, PatronMigration.liveEvents, PatronMigration.staffSide, PatronMigration.circulationEvents,
         PatronMigration.emailUniqueOnceConfirmed, PatronMigration.loanHistoryMayLoseItsPatron, PatronMigration.patronsOfTheLibrarysILS,
-        PatronMigration.singleSignOn, PatronMigration.bookAudiences,
+        PatronMigration.singleSignOn, PatronMigration.bookAudiences, PatronMigration.purchaseSuggestions,
     ],
     functions: [PatronFunction.shelfChangesFollow, PatronFunction.shelfChangesOfPatron, PatronFunction.patronEventsRecorded],
     squashedThrough: 12
