@@ -59,6 +59,7 @@ const LIVE_MESSAGES = {
   loan_expired: (title) => `Your loan of ${title} has ended.`,
   offer_expired: (title) => `The offer of ${title} has ended.`,
   hold_resumed: (title) => `Your hold on ${title} is back in the queue.`,
+  suggestion_arrived: (title) => `${title}, which you asked for, has arrived.`,
 };
 
 /** Shows a live event's message in the banner under the header (and says it to screen readers). */

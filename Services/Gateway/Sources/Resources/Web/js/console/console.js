@@ -14,6 +14,7 @@ import { reportsView } from './reports.js';
 import { marcView } from './marc.js';
 import { listsView, listView } from './lists.js';
 import { collectionsView } from './collections.js';
+import { suggestionsView } from './suggestions.js';
 
 /** Until the tab has the admin token, every page is the token form; once it is right, the page asked for. */
 function gated(view) {
@@ -53,6 +54,7 @@ const router = startRouter(document.getElementById('main'), [
   [/^\/marc$/, gated(marcView)],
   [/^\/lists$/, gated(listsView)],
   [/^\/collections$/, gated(collectionsView)],
+  [/^\/suggestions$/, gated(suggestionsView)],
   [/^\/list\/([\w-]+)$/, gated(listView)],
 ]);
 document.addEventListener('admin-signed-out', () => router.render());

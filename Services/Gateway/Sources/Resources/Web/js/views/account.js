@@ -31,6 +31,18 @@ function settingsForm(settings) {
   h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Save settings')));
 }
 
+const SUGGESTION_STATUS = { open: 'Asked', ordered: 'Ordered', declined: 'Not ordered', arrived: 'Arrived' };
+
+/** The patron's purchase suggestions and the library's answers. */
+async function suggestions() {
+  const { suggestions: items } = await api('/me/suggestions');
+  return h('section', { 'aria-labelledby': 'suggestions-title' }, h('h2', { id: 'suggestions-title' }, 'Your suggestions'),
+    items.length ? h('ul', {}, items.map((item) => h('li', {},
+      item.bookId ? h('a', { href: `#/book/${item.bookId}` }, item.title) : item.title,
+      ` — ${SUGGESTION_STATUS[item.status] || item.status}`, item.answer ? `: ${item.answer}` : ''))) :
+      h('p', { class: 'muted' }, 'Search for a title the library does not have to ask for it.'));
+}
+
 async function hiddenBooks() {
   const list = h('ul');
   const section = h('section', { 'aria-labelledby': 'hidden-title' }, h('h2', { id: 'hidden-title' }, 'Hidden books'), list);
@@ -55,6 +67,7 @@ const MAIL_KINDS = [
   ['loan_due_soon', 'A loan ends soon'],
   ['loan_expired', 'A loan has ended'],
   ['hold_resumed', 'A suspended hold is active again'],
+  ['suggestion_arrived', 'A book I asked for has arrived'],
 ];
 
 /** Mail: the address's state (verified, refused), a new verification link, which messages arrive, their language. */
@@ -226,6 +239,7 @@ export async function accountView(main) {
     settingsForm(settings),
     await mailSettings(),
     await syncKeys(),
+    await suggestions(),
     await hiddenBooks(),
     feedbackForm(),
     h('section', { 'aria-labelledby': 'data-title' }, h('h2', { id: 'data-title' }, 'Your data'),

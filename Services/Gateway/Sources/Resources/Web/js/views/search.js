@@ -1,7 +1,24 @@
 // Search as you type: results follow the words after a short pause; the address keeps the query.
-import { opds } from '../api.js';
+import { api, opds, session } from '../api.js';
 import { field, h, heading, show } from '../dom.js';
 import { card } from '../publication.js';
+
+/** A search that found nothing: a signed-in patron may ask the library to buy the title. */
+function suggest(words) {
+  if (!session.signedIn) return h('p', { class: 'muted' }, 'Sign in to ask the library to buy a title.');
+  const message = h('div', { 'aria-live': 'polite' });
+  const button = h('button', { type: 'button', class: 'secondary' }, `Ask the library to buy “${words.trim()}”`);
+  button.addEventListener('click', async () => {
+    try {
+      await api('/me/suggestions', { method: 'POST', body: { title: words.trim() } });
+      button.disabled = true;
+      show(message, h('p', { class: 'success' }, 'Thank you: the library has your suggestion. You will hear when the book arrives (Account lists your suggestions).'));
+    } catch (error) {
+      show(message, h('p', { class: 'error', role: 'alert' }, error.message));
+    }
+  });
+  return h('div', { class: 'stack' }, h('p', { class: 'actions' }, button), message);
+}
 
 export async function searchView(main, { query }) {
   const input = h('input', { type: 'search', name: 'q', value: query.get('q') || '', autocomplete: 'off', spellcheck: false });
@@ -19,7 +36,7 @@ export async function searchView(main, { query }) {
       const publications = feed.publications || [];
       show(results,
         h('p', { id: 'result-count' }, publications.length ? `${publications.length}${feed.links?.some((l) => l.rel === 'next') ? '+' : ''} books found` : 'No books found.'),
-        publications.length ? h('ul', { class: 'cards', 'aria-label': 'Search results' }, publications.map((p) => card(p))) : null);
+        publications.length ? h('ul', { class: 'cards', 'aria-label': 'Search results' }, publications.map((p) => card(p))) : suggest(words));
     } catch (error) {
       if (ticket === latest) show(results, h('p', { class: 'error', role: 'alert' }, error.message));
     } finally {
