@@ -131,6 +131,7 @@ import Testing
             #expect(
                 (on.json["kinds"] as? [String: Bool]) == [
                     "loan_offered": true, "offer_expiring": true, "loan_due_soon": true, "loan_expired": true, "hold_resumed": true,
+                    "suggestion_arrived": true,
                 ]
             )
             #expect(try await api.call(.POST, "/me/books/\(wanted)/accept", as: reader).status == 200)

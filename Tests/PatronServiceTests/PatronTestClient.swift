@@ -57,7 +57,8 @@ struct PatronTestClient {
         openAccess: Bool = false,
         version: Int64 = 1,
         hasCover: Bool = true,
-        koreaderDigest: String? = nil
+        koreaderDigest: String? = nil,
+        audience: BookAudience? = nil
     ) async throws {
         let license = License(
             bookId: book,
@@ -68,7 +69,8 @@ struct PatronTestClient {
             authors: ["A. Writer"],
             version: version,
             hasCover: hasCover,
-            koreaderDigest: koreaderDigest
+            koreaderDigest: koreaderDigest,
+            audience: audience
         )
         let body = String(decoding: try WireFormat.encode(license), as: UTF8.self)
         let reply = try await call(.put, "/internal/licenses/\(book.uuidString.lowercased())", json: body)

@@ -11,7 +11,7 @@ import Testing
 /// Purchase suggestions against PostgreSQL: a patron asks for a title (once: asking again answers the waiting one),
 /// staff see it with how many asked, merge the same title asked twice, answer it; when a book of that title arrives
 /// (its licence from catalog), every asker is told (a notification, hence a live event and mail) and the suggestion
-/// says which book; bad input changes nothing.
+/// says which book; the patron's export has their suggestions; bad input changes nothing.
 @Suite struct PurchaseSuggestionTests {
     static let staff: HTTPFields = [.authorization: "Bearer \(TestConfig.adminToken)", .contentType: "application/json"]
 
@@ -101,6 +101,10 @@ import Testing
             }
             let catSees = try await api.call(.get, "/me/suggestions", patron: cat).json["suggestions"] as? [[String: Any]] ?? []
             #expect(catSees.first?["status"] as? String == "open")
+            // The patron's export has their suggestions.
+            let export = try await api.call(.get, "/me/export", patron: cat)
+            let exported = (export.json["suggestions"] as? [[String: Any]])?.first
+            #expect(exported?["title"] as? String == "Station Eleven" && exported?["note"] as? String == "For our book club", "\(export.json.keys)")
             // The licence sent again tells nobody twice.
             license.version = 3
             _ = try await api.call(

@@ -131,7 +131,9 @@ import Testing
         try await app(ils, ["PATRON_TYPE_LIMITS": "child=1:0,teen=2:2", "LOAN_LIMIT": "5"]).testRouter { client in
             let api = PatronTestClient(client: client)
             let books = [UUID(), UUID()]
-            for book in books { try await api.license(book, copies: 3) }
+            for book in books { try await api.license(book, copies: 3, audience: .children) }
+            let forAdults = UUID()
+            try await api.license(forAdults, copies: 3, audience: .adult)
             // The ILS says `child` (its `PC` field): a child's limits.
             #expect(try await api.call(.post, "/auth/token", headers: basic(SIP2TestServer.child)).status == .ok)
             let child = try #require(try await patronID(api, SIP2TestServer.child))
@@ -139,7 +141,11 @@ import Testing
             #expect(me.json["patronType"] as? String == "child")
             #expect((me.json["loans"] as? [String: Any])?["limit"] as? Int == 1 && (me.json["holds"] as? [String: Any])?["limit"] as? Int == 0)
             #expect(try await api.call(.post, "/me/books/\(books[0])/borrow", patron: child).status == .created)
-            #expect(try await api.call(.post, "/me/books/\(books[1])/borrow", patron: child).status == .forbidden, "one loan at once")
+            let second = try await api.call(.post, "/me/books/\(books[1])/borrow", patron: child)
+            #expect(second.status == .forbidden && (second.json["type"] as? String)?.hasSuffix("loan-limit-reached") == true, "one loan at once")
+            // A child's card borrows only books for children.
+            let adults = try await api.call(.post, "/me/books/\(forAdults)/borrow", patron: child)
+            #expect(adults.status == .forbidden && (adults.json["type"] as? String)?.hasSuffix("not-for-this-card") == true)
 
             // Staff make a local patron a teen: a teen's limits; an unknown type is a 400 and changes nothing.
             let local = try await api.newPatron()

@@ -229,6 +229,7 @@ func patronRouter(
         feedback: feedback,
         syncKeys: syncKeys,
         koreaderDocuments: koreaderDocuments,
+        suggestions: SuggestionPostgresRepository(client: postgres),
         catalog: catalog
     ).add(to: me)
     SyncKeyController(keys: syncKeys, currentSecret: currentSecret, limit: 20).add(to: me)

@@ -8,12 +8,24 @@ in (the tokens gone from the address bar), borrows the book and finds it in My B
 name the provider gave; a return this tab did not start begins no session. Prints `ok: <step>` for each step; exits 0 when every check passed.
 """
 import argparse
+import os
 import re
 import sys
 
 from playwright.sync_api import expect, sync_playwright
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import a11y  # noqa: E402
+
 expect.set_options(timeout=20_000)
+
+
+def audit(page, what):
+    """The page's accessibility checks (names, labels, contrast, focus order); any problem fails the test."""
+    page.wait_for_timeout(200)
+    problems = a11y.static_problems(page) + a11y.focus_problems(page)
+    if problems:
+        raise AssertionError(f"{what}: {problems}")
 
 
 def main():
@@ -21,6 +33,7 @@ def main():
     parser.add_argument("--base", required=True)
     parser.add_argument("--subject", required=True, help="the provider's user the patron picks")
     parser.add_argument("--book", nargs=2, required=True, metavar=("ID", "TITLE"), help="a book the patron borrows")
+    parser.add_argument("--admin-token", required=True)
     parser.add_argument("--chromium", default="/usr/bin/chromium")
     parser.add_argument("--artifacts", default="/tmp")
     args = parser.parse_args()
@@ -32,6 +45,7 @@ def main():
         page.on("pageerror", lambda error: errors.append(str(error)))
         try:
             page.goto(f"{args.base}/#/signin")
+            audit(page, "sign-in page with single sign-on")
             page.get_by_role("link", name="Sign in with your library account").click()
             # The provider's own page: the patron picks their account.
             expect(page.get_by_role("heading", name="Authorize Client")).to_be_visible()
@@ -54,6 +68,32 @@ def main():
             page.get_by_role("link", name="Account", exact=True).click()
             expect(page.get_by_text("Ann Single").first).to_be_visible()
             print("ok: account", flush=True)
+
+            # A search that finds nothing: the patron asks the library to buy the title.
+            wanted = "Moonlit Orchard of Tomorrow"
+            page.goto(f"{args.base}/#/search?q={wanted.replace(' ', '%20')}")
+            expect(page.locator("#result-count")).to_have_text("No books found.")
+            page.get_by_role("button", name=f"Ask the library to buy “{wanted}”").click()
+            expect(page.get_by_text("the library has your suggestion")).to_be_visible()
+            audit(page, "search with a suggestion made")
+            # Staff answer it in the console.
+            console = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
+            console.goto(f"{args.base}/admin/")
+            console.get_by_label("Admin token").fill(args.admin_token)
+            console.get_by_role("button", name="Open the console").click()
+            expect(console.get_by_role("heading", name="Dashboard", level=1)).to_be_visible()
+            console.get_by_role("link", name="Suggestions").click()
+            expect(console.get_by_role("heading", name="Suggestions", level=1)).to_be_visible()
+            expect(console.get_by_role("row", name=re.compile(wanted))).to_be_visible()
+            audit(console, "console suggestions")
+            console.get_by_label(f"Answer for {wanted}", exact=True).select_option("ordered")
+            console.get_by_label(f"Note to the patrons for {wanted}").fill("On order: due in a month")
+            console.get_by_role("button", name=f"Save the answer for {wanted}").click()
+            expect(console.get_by_label(f"Answer for {wanted}", exact=True)).to_have_value("ordered")
+            console.context.close()
+            page.get_by_role("link", name="Account", exact=True).click()
+            expect(page.get_by_text(f"{wanted} — Ordered: On order: due in a month")).to_be_visible()
+            print("ok: suggestion answered", flush=True)
 
             # A return whose state this tab did not make (a link someone sent) begins no session.
             context = browser.new_context()

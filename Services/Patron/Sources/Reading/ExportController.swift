@@ -15,6 +15,7 @@ struct ExportController: Sendable {
     let feedback: FeedbackPostgresRepository
     let syncKeys: SyncKeyPostgresRepository
     let koreaderDocuments: KOReaderDocumentPostgresRepository
+    let suggestions: SuggestionPostgresRepository
     let catalog: InternalClient
 
     func add(to me: some RouterMethods<SignedInRequestContext>) {
@@ -37,6 +38,7 @@ struct ExportController: Sendable {
         let ratings = try await ratings.ratings(patronID: patronID, logger: logger)
         let (feedback, koreaderDocuments) = (self.feedback, self.koreaderDocuments)
         let keys = try await syncKeys.keys(patronID: patronID, logger: logger)
+        let suggested = try await suggestions.mine(patronID: patronID, logger: logger)
         // The patron's lists are kept by catalog; when it cannot be asked the export says so rather than omit them.
         let lists = try? await catalog.get(
             InternalRoute.patronLists(patronID).path,
@@ -69,6 +71,8 @@ struct ExportController: Sendable {
             }
             try await write("],")
             try await write("syncKeys", keys)
+            try await write(",")
+            try await write("suggestions", suggested)
             try await write(",\"koreaderProgress\":[")
             first = true
             try await koreaderDocuments.all(patronID: patronID, logger: logger) { document, kept in
