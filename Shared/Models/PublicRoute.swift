@@ -3,7 +3,8 @@ import Foundation
 /// The public API's paths, defined once (the Swift Package Index's `SiteURL` is the model): a service registers each
 /// route from its case with `.key` parameters (`router.get(.cover(.key), use: ...)`), and every link a service writes
 /// into a feed, a document or a header is built from the same case with values (`PublicRoute.cover(id).url(base)`).
-/// `PublicService.serving` says which service answers a path; `SharedRoutesTests` checks each case against it.
+/// Each case names its service (`service`); `PublicService.serving`, the gateway's routing by path, must agree, and
+/// `SharedRoutesTests` checks that for every case (it fails when a case has no example there).
 public enum PublicRoute: RouteDefinition, Equatable {
     public typealias ID = RouteParameter<UUID>
     public typealias Name = RouteParameter<String>
@@ -229,6 +230,25 @@ public enum PublicRoute: RouteDefinition, Equatable {
     public enum ListOwner: String, Sendable {
         case patron = "/me/lists"
         case staff = "/admin/lists"
+    }
+
+    /// The service that answers the route: one switch with no default, so a new case cannot be left without one. The
+    /// gateway's routing table (`PublicService.serving`) must send each route's path there (`SharedRoutesTests`).
+    public var service: PublicService {
+        switch self {
+        case .catalogRoot, .groups, .lane, .series, .author, .search, .recommended, .entry, .related, .shelfFeed, .listFeed, .publication,
+            .fulfill, .cover, .manifest, .tableOfContents, .lists, .list, .listBooks, .listBook, .adminBooks, .adminBook, .adminCover,
+            .catalogFigures, .marcExport, .marcExports, .marcExportFile, .adminLanes, .opdsCollections, .opdsCollection, .opdsCollectionRun:
+            .catalog
+        case .authDocument, .token, .refresh, .signup, .logout, .singleSignOn, .singleSignOnReturn, .mySuggestions, .me, .settings,
+            .notifications, .notificationRead, .password, .revokeAllSessions, .export, .myBooks, .myBook, .circulation, .ignoredBooks,
+            .circulationDashboard, .position, .progression, .bookmarks, .bookmark, .rating, .favorite, .annotations, .annotation, .syncKeys,
+            .syncKey, .kosync, .kosyncProgress, .mailSettings, .mailVerification, .mailVerify, .mailUnsubscribe, .mailQueue, .events,
+            .adminPatrons, .adminPatron, .adminPatronBlock, .adminPatronSecret, .adminPatronType, .adminSuggestions, .adminSuggestion,
+            .adminSuggestionMerge, .adminPatronBookEnd, .staffAudit, .adminAnnouncements, .adminAnnouncement, .report, .reportCSV, .feedback,
+            .feedbackList:
+            .patron
+        }
     }
 
     /// The path, with `:name` placeholders where the route was made with `.key`.

@@ -2,33 +2,55 @@ import Foundation
 import Shared
 import Testing
 
-/// Every route definition with values is a route its service registers (services register them with `.key`), and the
-/// gateway's routing table sends each public one to that service. Adding a case to `PublicRoute` means adding it here.
+/// Every route definition with values is a route of the service it names (services register them with `.key`), and the
+/// gateway's routing table sends each public one to that service. Every case of `PublicRoute` has an example here.
 @Suite struct SharedRoutesTests {
     static let book = UUID()
     static let patron = UUID()
 
-    static let publicRoutes: [(PublicRoute, PublicService)] =
+    /// An example of every case of `PublicRoute` (`everyCaseHasAnExample` fails when one is missing).
+    static let publicRoutes: [PublicRoute] =
         [
-            (.catalogRoot, .catalog), (.groups, .catalog), (.lane("new"), .catalog), (.series("Dune%20Chronicles"), .catalog),
-            (.author("Frank%20Herbert"), .catalog), (.search, .catalog), (.recommended, .catalog), (.entry(book), .catalog),
-            (.related(book), .catalog), (.shelfFeed, .catalog), (.listFeed(book), .catalog), (.publication(book), .catalog),
-            (.publication(.value(book), resource: .value("OEBPS/ch%201.xhtml")), .catalog), (.fulfill(book), .catalog),
-            (.cover(book), .catalog), (.manifest(book), .catalog), (.tableOfContents(.value(book)), .catalog),
-            (.lists(.patron), .catalog), (.list(.patron, .value(book)), .catalog), (.listBooks(.patron, .value(book)), .catalog),
-            (.listBook(.patron, .value(book), book: .value(book)), .catalog), (.lists(.staff), .catalog),
-            (.list(.staff, .value(book)), .catalog), (.listBooks(.staff, .value(book)), .catalog),
-            (.listBook(.staff, .value(book), book: .value(book)), .catalog), (.adminBooks, .catalog), (.adminBook(.value(book)), .catalog),
-            (.adminCover(.value(book)), .catalog), (.catalogFigures, .catalog),
-            (.authDocument, .patron), (.token, .patron), (.refresh, .patron), (.signup, .patron), (.logout, .patron), (.me, .patron),
-            (.settings, .patron), (.notifications, .patron), (.notificationRead(.value(book)), .patron), (.password, .patron),
-            (.revokeAllSessions, .patron), (.export, .patron), (.myBooks, .patron), (.myBook(book), .patron), (.ignoredBooks, .patron),
-            (.circulationDashboard, .patron), (.position(book), .patron), (.progression(book), .patron), (.bookmarks(.value(book)), .patron),
-            (.bookmark(.value(book)), .patron), (.rating(.value(book)), .patron), (.favorite(.value(book)), .patron),
-            (.annotations(book), .patron), (.annotations(nil), .patron), (.feedback, .patron), (.feedbackList, .patron),
-            (.syncKeys, .patron), (.syncKey(.value(book)), .patron), (.kosyncProgress(.value("0123456789abcdef0123456789abcdef")), .patron),
-        ] + PublicRoute.CirculationAction.allCases.map { (.circulation(book, $0), .patron) }
-        + PublicRoute.KOSyncAction.allCases.map { (.kosync($0), .patron) }
+            .catalogRoot, .groups, .lane("new"), .series("Dune%20Chronicles"), .author("Frank%20Herbert"), .search, .recommended, .entry(book),
+            .related(book), .shelfFeed, .listFeed(book), .publication(book), .publication(.value(book), resource: .value("OEBPS/ch%201.xhtml")),
+            .fulfill(book), .cover(book), .manifest(book), .tableOfContents(.value(book)), .lists(.patron), .list(.patron, .value(book)),
+            .listBooks(.patron, .value(book)), .listBook(.patron, .value(book), book: .value(book)), .lists(.staff), .list(.staff, .value(book)),
+            .listBooks(.staff, .value(book)), .listBook(.staff, .value(book), book: .value(book)), .adminBooks, .adminBook(.value(book)),
+            .adminCover(.value(book)), .catalogFigures, .marcExport, .marcExports, .marcExportFile(.value(book)), .adminLanes,
+            .opdsCollections, .opdsCollection(.value(book)), .opdsCollectionRun(.value(book)),
+            .authDocument, .token, .refresh, .signup, .logout, .singleSignOn, .singleSignOnReturn, .mySuggestions, .me, .settings,
+            .notifications, .notificationRead(.value(book)), .password, .revokeAllSessions, .export, .myBooks, .myBook(book), .ignoredBooks,
+            .circulationDashboard, .position(book), .progression(book), .bookmarks(.value(book)), .bookmark(.value(book)),
+            .rating(.value(book)), .favorite(.value(book)), .annotations(book), .annotations(nil), .annotation(.value(book)), .feedback,
+            .feedbackList, .syncKeys, .syncKey(.value(book)), .kosyncProgress(.value("0123456789abcdef0123456789abcdef")), .mailSettings,
+            .mailVerification, .mailVerify, .mailUnsubscribe, .mailQueue, .events, .adminPatrons, .adminPatron(.value(patron)),
+            .adminPatronBlock(.value(patron)), .adminPatronSecret(.value(patron)), .adminPatronType(.value(patron)), .adminSuggestions,
+            .adminSuggestion(.value(book)), .adminSuggestionMerge(.value(book)), .adminPatronBookEnd(.value(patron), book: .value(book)),
+            .staffAudit, .adminAnnouncements, .adminAnnouncement(.value(book)),
+        ] + PublicRoute.CirculationAction.allCases.map { .circulation(book, $0) } + PublicRoute.KOSyncAction.allCases.map { .kosync($0) }
+        // Every event is in the CSV only.
+        + PublicRoute.Report.allCases.flatMap { $0 == .events ? [.reportCSV($0)] : [.report($0), .reportCSV($0)] }
+
+    /// A case's name: its label when it has values, else itself.
+    static func caseName(_ route: PublicRoute) -> String {
+        Mirror(reflecting: route).children.first?.label ?? String(describing: route)
+    }
+
+    @Test func everyCaseHasAnExample() throws {
+        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Shared/Models/PublicRoute.swift")
+        let text = try String(contentsOf: source, encoding: .utf8)
+        // The route cases are the enum's own (four spaces in), not its nested enums' (eight).
+        let declared = Set(
+            text.split(separator: "\n").compactMap { line -> String? in
+                guard line.hasPrefix("    case "), !line.hasPrefix("     ") else { return nil }
+                return String(line.dropFirst(9).prefix { $0.isLetter || $0.isNumber })
+            }
+        )
+        let covered = Set(Self.publicRoutes.map(Self.caseName))
+        #expect(declared.count > 80)
+        #expect(declared.subtracting(covered).isEmpty, "cases without an example: \(declared.subtracting(covered).sorted())")
+    }
 
     static let internalRoutes: [(InternalRoute, PublicService)] = [
         (.bookFigures(book), .catalog), (.figures, .catalog), (.patronErasure(patron), .catalog), (.patronLists(patron), .catalog),
@@ -57,9 +79,9 @@ import Testing
         func registers(_ service: PublicService, _ path: String) -> Bool {
             (service == .catalog ? catalog : patron).contains { Self.matches(path, $0.1) }
         }
-        for (route, service) in Self.publicRoutes {
-            #expect(registers(service, route.path), "\(route.path) is not a route of \(service)")
-            #expect(PublicService.serving(route.path) == service, "the gateway does not send \(route.path) to \(service)")
+        for route in Self.publicRoutes {
+            #expect(registers(route.service, route.path), "\(route.path) is not a route of \(route.service)")
+            #expect(PublicService.serving(route.path) == route.service, "the gateway does not send \(route.path) to \(route.service)")
         }
         for (route, service) in Self.internalRoutes {
             #expect(registers(service, route.path), "\(route.path) is not a route of \(service)")

@@ -1,5 +1,6 @@
-// The web app's entry: the hash router, the header's signed-in state, the patron's theme and reading offline.
-import { api, finishSingleSignOn, session } from './api.js';
+// The web app's entry: the hash router, live messages, announcements and reading offline (the header and theme are
+// header.js's).
+import { finishSingleSignOn, session } from './api.js';
 import { startRouter } from './router.js';
 import { homeView } from './views/home.js';
 import { feedView } from './views/feed.js';
@@ -13,6 +14,7 @@ import { forgetPatron } from './device.js';
 import { startOffline } from './offline.js';
 import { startLive } from './live.js';
 import { announce } from './dom.js';
+import { refreshHeader } from './header.js';
 
 const routes = [
   [/^\/$/, homeView],
@@ -25,31 +27,6 @@ const routes = [
   [/^\/signup$/, signUpView],
   [/^\/account$/, accountView],
 ];
-
-/** The patron's theme for the whole app (the reader applies the rest of the settings). */
-export function applyTheme(theme) {
-  document.body.classList.remove('theme-day', 'theme-sepia', 'theme-night');
-  document.body.classList.add(`theme-${theme || 'day'}`);
-}
-
-/** The header: "Sign in" or "Account", and the count of books waiting for the patron's action. */
-export async function refreshHeader() {
-  const link = document.getElementById('account-link');
-  const badge = document.getElementById('waiting-badge');
-  link.textContent = session.signedIn ? 'Account' : 'Sign in';
-  link.setAttribute('href', session.signedIn ? '#/account' : '#/signin');
-  badge.hidden = true;
-  if (!session.signedIn) { applyTheme('day'); return; }
-  try {
-    const [me, settings] = await Promise.all([api('/me'), api('/me/settings')]);
-    applyTheme(settings.theme);
-    if (me.waitingForAction > 0) {
-      badge.textContent = String(me.waitingForAction);
-      badge.setAttribute('aria-label', `${me.waitingForAction} waiting for your action`);
-      badge.hidden = false;
-    }
-  } catch { /* the page says what failed */ }
-}
 
 /** What a live event says to the patron, for the kinds worth a message (the rest only update the page). */
 const LIVE_MESSAGES = {

@@ -1,7 +1,7 @@
 // Account: profile, reader settings, mail, KOReader sync keys, hidden books, feedback, data export, account deletion, sign out.
 import { api, session, signOut } from '../api.js';
 import { announce, field, h, heading, show } from '../dom.js';
-import { applyTheme } from '../app.js';
+import { applyTheme } from '../header.js';
 
 function settingsForm(settings) {
   const family = h('select', {}, h('option', { value: 'serif' }, 'Serif'), h('option', { value: 'sans-serif' }, 'Sans-serif'));

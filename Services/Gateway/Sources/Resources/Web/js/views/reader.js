@@ -2,7 +2,7 @@
 // saved as they read (and restored on any device), bookmarks, the table of contents and a rating prompt at the end.
 import { api, session } from '../api.js';
 import { announce, h, show } from '../dom.js';
-import { applyTheme } from '../app.js';
+import { applyTheme } from '../header.js';
 import { loadChapter, ResourceCache } from '../reader/chapter.js';
 import { sendPosition } from '../position.js';
 

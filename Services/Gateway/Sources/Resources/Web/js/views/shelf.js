@@ -2,7 +2,7 @@
 import { api, local, session } from '../api.js';
 import { h, heading, show } from '../dom.js';
 import { actionButtons, describe, isOnLoan } from '../actions.js';
-import { refreshHeader } from '../app.js';
+import { refreshHeader } from '../header.js';
 import { isKept } from '../offline.js';
 
 const SECTIONS = [
