@@ -47,7 +47,7 @@ start() {
     as_owner mkdir -p "$cluster"
     as_owner "$bin/initdb" -D "$cluster" -U postgres --auth=trust -E UTF8 --locale=C.UTF-8 >/dev/null
   fi
-  # random_page_cost=1.1: storage is SSD (README, "PostgreSQL settings"); with the default of 4 a search for a
+  # random_page_cost=1.1: storage is SSD (docs/DEPLOY.md, "PostgreSQL settings"); with the default of 4 a search for a
   # common word read the whole books table instead of its index (docs/PERFORMANCE.md).
   local extra=(-c random_page_cost=1.1)
   [ "${PG_FAST:-0}" = 1 ] && extra+=(-c fsync=off -c synchronous_commit=off -c full_page_writes=off)

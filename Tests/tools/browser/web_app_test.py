@@ -2,7 +2,7 @@
 
 Run by `BrowserTests` (Tests/EndToEndTests) against the three real executables:
     python web_app_test.py --base http://127.0.0.1:PORT --admin-token TOKEN --upload A.epub B.epub --lent-title "..."
-With --screenshots DIR it also saves the README's screenshots (phone and desktop widths) there.
+With --screenshots DIR it also saves docs/USING.md's screenshots (phone and desktop widths) there.
 Exits 0 when every check passed; otherwise prints each failure and exits 1.
 """
 import argparse
@@ -567,7 +567,7 @@ def shared_computer(browser, base, book_id, viewport):
 
 
 def screenshots(browser, base, token, title, directory):
-    """The README's pictures: home, book detail, the reader in its three themes, the console; phone and desktop."""
+    """docs/USING.md's pictures: home, book detail, the reader in its three themes, the console; phone and desktop."""
     for label, viewport in (("desktop", {"width": 1280, "height": 800}), ("phone", {"width": 390, "height": 844})):
         shots = Watched(browser, f"screenshots {label}", viewport)
         page = shots.page

@@ -2,7 +2,7 @@ import Foundation
 import NIOSSL
 import ServiceSupport
 
-/// How patron reaches the library's ILS over SIP2 (README, "Signing in with the library's ILS").
+/// How patron reaches the library's ILS over SIP2 (docs/DEPLOY.md, "The library's ILS (SIP2)").
 struct SIP2Settings: Sendable {
     var host: String
     var port: Int

@@ -1,7 +1,7 @@
 import Foundation
 import ServiceSupport
 
-/// How patron reaches the library's identity provider over OpenID Connect (README, "Single sign-on").
+/// How patron reaches the library's identity provider over OpenID Connect (docs/DEPLOY.md, "Single sign-on").
 struct OIDCSettings: Sendable {
     /// `OIDC_ISSUER`: the provider's issuer URL; its discovery document is `/.well-known/openid-configuration` below it.
     var issuer: String
