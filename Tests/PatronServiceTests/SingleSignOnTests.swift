@@ -12,7 +12,8 @@ import Testing
 /// Single sign-on against a real OpenID Connect provider on loopback (`OIDCTestServer`: Authlib, PKCE and nonces
 /// required): the patron is sent to the provider, picks their account there, comes back, and the app gets tokens in
 /// its address's fragment; the provider's subject is one patron for good, its claim sets the patron's type; codes,
-/// states and addresses that are not this sign-in's are refused; the provider away answers 503, and sign-in works
+/// states and addresses that are not this sign-in's are refused, and one address's sign-ins under way are capped; the
+/// provider away answers 503, and sign-in works
 /// again once it is back.
 @Suite(.serialized) struct SingleSignOnTests {
     static let publicURL = "http://127.0.0.1:8080"
@@ -153,6 +154,17 @@ import Testing
             let deniedFields = Self.fragment(denied.headers[.location] ?? "")
             #expect(deniedFields["error"] == "access_denied" && deniedFields["state"] == "app-state" && deniedFields["access_token"] == nil)
             #expect(try await api.call(.get, "/auth/oidc/callback?error=access_denied&state=\(ours)").status == .badRequest, "used")
+        }
+        // One address may have 20 sign-ins under way at once; the next waits (and changes nothing).
+        try await app(provider).testRouter { client in
+            let api = PatronTestClient(client: client)
+            let from: HTTPFields = [.clientAddress: "203.0.113.9"]
+            for _ in 0..<SingleSignOnPostgresRepository.perAddress {
+                #expect(try await api.call(.get, "/auth/oidc/authorize", headers: from).status == .found)
+            }
+            let flood = try await api.call(.get, "/auth/oidc/authorize", headers: from)
+            #expect(flood.status == .tooManyRequests && flood.headers[.retryAfter] != nil)
+            #expect(try await api.call(.get, "/auth/oidc/authorize", headers: [.clientAddress: "203.0.113.10"]).status == .found)
         }
         // Without single sign-on configured, its routes are not found.
         try await app(nil).testRouter { client in

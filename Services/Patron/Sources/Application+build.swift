@@ -166,7 +166,8 @@ func patronRouter(
         signIns: SingleSignOnPostgresRepository(client: postgres),
         authenticator: authenticator,
         types: settings.patronTypes,
-        publicURL: settings.publicURL
+        publicURL: settings.publicURL,
+        token: token
     ).add(to: router)
     ProfileController(
         profiles: profiles,

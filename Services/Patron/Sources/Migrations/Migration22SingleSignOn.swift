@@ -2,8 +2,9 @@ import PostgresSupport
 
 extension PatronMigration {
     // Single sign-on (OpenID Connect): a sign-in under way between the redirect to the provider and its return (its
-    // state's hash, the nonce and PKCE verifier, and where the app asked to be sent back), in the database so that
-    // either replica may receive the return; and each patron's identity at a provider (issuer and subject).
+    // state's hash, the nonce and PKCE verifier, where the app asked to be sent back, and the address it came from, whose
+    // sign-ins under way are capped), in the database so that either replica may receive the return; and each patron's
+    // identity at a provider (issuer and subject).
     static let singleSignOn = Migration(
         version: 22,
         name: "single sign-on",
@@ -14,9 +15,11 @@ extension PatronMigration {
                 code_verifier text NOT NULL,
                 app_redirect text NOT NULL,
                 app_state text,
+                client_address text,
                 expires_at timestamptz NOT NULL
             );
             CREATE INDEX oidc_sign_ins_expiry ON oidc_sign_ins (expires_at);
+            CREATE INDEX oidc_sign_ins_by_address ON oidc_sign_ins (client_address, expires_at);
             CREATE TABLE patron_identities (
                 issuer text NOT NULL,
                 subject text NOT NULL,

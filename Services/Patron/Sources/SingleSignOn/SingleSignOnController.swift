@@ -15,6 +15,8 @@ struct SingleSignOnController: Sendable {
     let authenticator: Authenticator
     let types: PatronTypeRules
     let publicURL: String
+    /// Reads the client's address the gateway passes on.
+    let token: ServiceToken
     /// How long a sign-in may stay at the provider.
     static let lifetime: TimeInterval = 600
 
@@ -41,12 +43,21 @@ struct SingleSignOnController: Sendable {
         guard (appState?.count ?? 0) <= 512 else { throw Problem.badRequest("state is longer than 512 characters") }
         let endpoints = try await provider.endpoints(logger: context.logger)
         let (state, nonce, verifier) = (Authenticator.randomToken(), Authenticator.randomToken(), Authenticator.randomToken())
-        try await signIns.begin(
+        if let wait = try await signIns.begin(
             stateHash: AccountPostgresRepository.hashToken(state),
             .init(nonce: nonce, codeVerifier: verifier, appRedirect: app.url, appState: appState),
+            address: Caller(request: request, token: token).clientAddress,
             lifetime: Self.lifetime,
             logger: context.logger
-        )
+        ) {
+            throw Problem(
+                status: 429,
+                slug: "too-many-sign-ins",
+                title: "Too many requests",
+                detail: "At most \(SingleSignOnPostgresRepository.perAddress) sign-ins may be under way from one address; try again in \(wait) s",
+                retryAfter: wait
+            )
+        }
         let query = [
             ("response_type", "code"), ("client_id", settings.clientID), ("redirect_uri", PublicRoute.singleSignOnReturn.url(publicURL)),
             ("scope", settings.scopes), ("state", state), ("nonce", nonce),

@@ -17,17 +17,37 @@ struct SingleSignOnPostgresRepository: Sendable {
         var appState: String?
     }
 
-    /// Keeps a sign-in under way for `lifetime`, under its state's hash; clears those that expired.
-    func begin(stateHash: String, _ pending: Pending, lifetime: TimeInterval, logger: Logger) async throws {
+    /// Sign-ins one address may have under way at once: a person needs one or two; a flood of starts, each a row for
+    /// `lifetime`, stops here.
+    static let perAddress = 20
+
+    /// Keeps a sign-in under way for `lifetime`, under its state's hash, unless `address` has `perAddress` under way
+    /// (then the seconds until its oldest expires); clears those that expired.
+    func begin(stateHash: String, _ pending: Pending, address: String?, lifetime: TimeInterval, logger: Logger) async throws -> Int? {
         try await client.query("DELETE FROM oidc_sign_ins WHERE expires_at < now()", logger: logger)
-        try await client.query(
-            """
-            INSERT INTO oidc_sign_ins (state_hash, nonce, code_verifier, app_redirect, app_state, expires_at)
-            VALUES (\(stateHash), \(pending.nonce), \(pending.codeVerifier), \(pending.appRedirect), \(pending.appState),
-                    now() + make_interval(secs => \(lifetime)))
-            """,
-            logger: logger
-        )
+        let key = address.map(IPAddressBlock.limitKey)
+        return try await client.transaction(logger: logger) { connection -> Int? in
+            if let key {
+                try await connection.query("SELECT pg_advisory_xact_lock(hashtext('oidc:' || \(key)))", logger: logger)
+                let rows = try await connection.query(
+                    """
+                    SELECT count(*)::int, ceil(extract(epoch FROM min(expires_at) - now()))::int FROM oidc_sign_ins
+                    WHERE client_address = \(key) AND expires_at > now()
+                    """,
+                    logger: logger
+                )
+                for try await (count, wait) in rows.decode((Int, Int?).self) where count >= Self.perAddress { return max(1, wait ?? 60) }
+            }
+            try await connection.query(
+                """
+                INSERT INTO oidc_sign_ins (state_hash, nonce, code_verifier, app_redirect, app_state, client_address, expires_at)
+                VALUES (\(stateHash), \(pending.nonce), \(pending.codeVerifier), \(pending.appRedirect), \(pending.appState), \(key),
+                        now() + make_interval(secs => \(lifetime)))
+                """,
+                logger: logger
+            )
+            return nil
+        }
     }
 
     /// The sign-in under way with this state, taken (a state is good once) unless it expired; nil otherwise.
