@@ -27,7 +27,7 @@ import Testing
                         "http://127.0.0.1:\(stack.ports[.gateway]!)", "--subject", OIDCTestServer.adult, "--admin-token", Stack.adminToken, "--book",
                         book, title, "--chromium",
                         chromium, "--artifacts", stack.workDir.deletingLastPathComponent().path,
-                    ],
+                    ] + (environment["BROWSER_SCREENSHOTS"].map { ["--screenshots", $0] } ?? []),
                     environment: environment,
                     output: output
                 )

@@ -1,9 +1,5 @@
 import Foundation
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// The library's ILS for the tests: `Tests/tools/sip2_server.py` (pysip2's SIP2 server) on loopback, with its patrons
 /// (a valid card, one blocked for fines, an expired one, a child's and a teen's), stopped and started again on the
 /// same port for the outage tests.
@@ -17,9 +13,8 @@ public final class SIP2TestServer: @unchecked Sendable {
     public static let child = ("23330000000004", "4444")
     public static let teen = ("23330000000005", "5555")
 
-    public private(set) var port = 0
-    private var process: ChildProcess?
-    private let log = FileManager.default.temporaryDirectory.appendingPathComponent("bookmobile-sip2-\(UUID().uuidString.prefix(8)).log")
+    private let server = LoopbackToolServer(script: "sip2_server.py", name: "sip2")
+    public var port: Int { server.port }
 
     /// A certificate and key (PEM) to speak TLS with; nil: plain TCP.
     let tls: (certificate: URL, key: URL)?
@@ -41,32 +36,15 @@ public final class SIP2TestServer: @unchecked Sendable {
 
     /// Starts the server (on the port it had before, after `stop()`), and returns once it accepts connections.
     public func start() async throws {
-        let ready = log.appendingPathExtension("port")
-        try? FileManager.default.removeItem(at: ready)
-        process = try ChildProcess(
-            TestTools.python,
-            [
-                TestTools.directory.appendingPathComponent("sip2_server.py").path, "--port", "\(port)", "--login", Self.login,
-                "--password", Self.password, "--ready-file", ready.path,
-            ] + (tls.map { ["--tls-cert", $0.certificate.path, "--tls-key", $0.key.path] } ?? []),
-            environment: ProcessInfo.processInfo.environment,
-            output: log
+        try await server.start(
+            ["--login", Self.login, "--password", Self.password] + (tls.map { ["--tls-cert", $0.certificate.path, "--tls-key", $0.key.path] } ?? [])
         )
-        try await eventually(timeout: .seconds(30), "the SIP2 server did not start: \(output)") {
-            guard let text = try? String(contentsOf: ready, encoding: .utf8), let number = Int(text) else { return false }
-            port = number
-            return true
-        }
     }
 
-    public func stop() async {
-        process?.signal(SIGTERM)
-        _ = await process?.wait()
-        process = nil
-    }
+    public func stop() async { await server.stop() }
 
     /// What the server logged (its exchanges: never a PIN).
-    public var output: String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
+    public var output: String { server.output }
 
     /// The patron service's configuration for this ILS.
     public var configuration: [String: String] {

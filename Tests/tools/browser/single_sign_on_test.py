@@ -20,6 +20,18 @@ import a11y  # noqa: E402
 expect.set_options(timeout=20_000)
 
 
+def shoot(page, folder, name):
+    """The page at desktop and phone width, into `folder` (nothing without one)."""
+    if not folder:
+        return
+    desktop = page.viewport_size
+    page.screenshot(path=os.path.join(folder, f"{name}-desktop.png"), full_page=True)
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.wait_for_timeout(300)
+    page.screenshot(path=os.path.join(folder, f"{name}-phone.png"), full_page=True)
+    page.set_viewport_size(desktop)
+
+
 def audit(page, what):
     """The page's accessibility checks (names, labels, contrast, focus order); any problem fails the test."""
     page.wait_for_timeout(200)
@@ -36,6 +48,7 @@ def main():
     parser.add_argument("--admin-token", required=True)
     parser.add_argument("--chromium", default="/usr/bin/chromium")
     parser.add_argument("--artifacts", default="/tmp")
+    parser.add_argument("--screenshots", help="a folder for the changed pages' pictures, desktop and phone width")
     args = parser.parse_args()
     book_id, title = args.book
     with sync_playwright() as playwright:
@@ -45,7 +58,10 @@ def main():
         page.on("pageerror", lambda error: errors.append(str(error)))
         try:
             page.goto(f"{args.base}/#/signin")
+            # The page renders once the auth document has come (under load, after the first paint).
+            expect(page.get_by_role("link", name="Sign in with your library account")).to_be_visible()
             audit(page, "sign-in page with single sign-on")
+            shoot(page, args.screenshots, "signin-sso")
             page.get_by_role("link", name="Sign in with your library account").click()
             # The provider's own page: the patron picks their account.
             expect(page.get_by_role("heading", name="Authorize Client")).to_be_visible()
@@ -76,6 +92,7 @@ def main():
             page.get_by_role("button", name=f"Ask the library to buy “{wanted}”").click()
             expect(page.get_by_text("the library has your suggestion")).to_be_visible()
             audit(page, "search with a suggestion made")
+            shoot(page, args.screenshots, "search-suggested")
             # Staff answer it in the console.
             console = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
             console.goto(f"{args.base}/admin/")
@@ -86,6 +103,7 @@ def main():
             expect(console.get_by_role("heading", name="Suggestions", level=1)).to_be_visible()
             expect(console.get_by_role("row", name=re.compile(wanted))).to_be_visible()
             audit(console, "console suggestions")
+            shoot(console, args.screenshots, "console-suggestions")
             console.get_by_label(f"Answer for {wanted}", exact=True).select_option("ordered")
             console.get_by_label(f"Note to the patrons for {wanted}").fill("On order: due in a month")
             console.get_by_role("button", name=f"Save the answer for {wanted}").click()
@@ -93,6 +111,8 @@ def main():
             console.context.close()
             page.get_by_role("link", name="Account", exact=True).click()
             expect(page.get_by_text(f"{wanted} — Ordered: On order: due in a month")).to_be_visible()
+            page.get_by_role("heading", name="Your suggestions").scroll_into_view_if_needed()
+            shoot(page, args.screenshots, "account-suggestions")
             print("ok: suggestion answered", flush=True)
 
             # A return whose state this tab did not make (a link someone sent) begins no session.

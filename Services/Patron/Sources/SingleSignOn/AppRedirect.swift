@@ -1,4 +1,5 @@
 import Foundation
+import Shared
 
 /// Where a sign-in through the library's identity provider sends the app back: the address the app asked for, allowed
 /// only when it is this library's own (the web app) or starts with one of `OIDC_APP_REDIRECTS` (an app's scheme), so
@@ -23,12 +24,8 @@ struct AppRedirect: Equatable, Sendable {
         self.url = requested
     }
 
-    /// The address with `fields` as its fragment, form-encoded.
+    /// The address with `fields` as its fragment, encoded as a query is.
     func with(_ fields: [(String, String)]) -> String {
-        url + "#" + fields.map { "\(Self.encode($0.0))=\(Self.encode($0.1))" }.joined(separator: "&")
+        url + "#" + fields.reduce(into: QueryString()) { $0.add($1.0, $1.1) }.description
     }
-
-    private static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
-
-    private static func encode(_ text: String) -> String { text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? "" }
 }

@@ -4,6 +4,7 @@ import JWTKit
 import Logging
 import NIOCore
 import NIOFoundationCompat
+import Shared
 
 /// The library's OpenID Connect provider as patron reaches it: its discovery document and signing keys, fetched when
 /// first needed and kept (the keys fetched again when a token names one not seen yet, as providers rotate them), and
@@ -60,12 +61,13 @@ actor IdentityProvider {
         request.headers.add(name: "Accept", value: "application/json")
         if let secret = settings.clientSecret {
             // client_secret_basic: RFC 6749 2.3.1 form-encodes both before joining them.
-            let credentials = Data("\(Self.formEncode(settings.clientID)):\(Self.formEncode(secret))".utf8).base64EncodedString()
+            let (id, secret) = (PercentEncoding.encode(settings.clientID, keeping: .unreserved), PercentEncoding.encode(secret, keeping: .unreserved))
+            let credentials = Data("\(id):\(secret)".utf8).base64EncodedString()
             request.headers.add(name: "Authorization", value: "Basic \(credentials)")
         } else {
             form.append(("client_id", settings.clientID))
         }
-        request.body = .bytes(ByteBuffer(string: form.map { "\($0.0)=\(Self.formEncode($0.1))" }.joined(separator: "&")))
+        request.body = .bytes(ByteBuffer(string: form.reduce(into: QueryString()) { $0.add($1.0, $1.1) }.description))
         let (status, body) = try await send(request, logger: logger)
         guard status == 200 else {
             // The provider refused the code (used, expired, or the verifier does not match): nobody signs in.
@@ -138,13 +140,6 @@ actor IdentityProvider {
             logger.error("The identity provider cannot be reached", metadata: ["error": "\(error)"])
             throw AuthError.identityProviderUnavailable(retryAfter: 30)
         }
-    }
-
-    static func formEncode(_ text: String) -> String {
-        text.addingPercentEncoding(
-            withAllowedCharacters: CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
-        )
-            ?? ""
     }
 }
 

@@ -58,11 +58,10 @@ struct SingleSignOnController: Sendable {
                 retryAfter: wait
             )
         }
-        let query = [
-            ("response_type", "code"), ("client_id", settings.clientID), ("redirect_uri", PublicRoute.singleSignOnReturn.url(publicURL)),
-            ("scope", settings.scopes), ("state", state), ("nonce", nonce),
-            ("code_challenge", Data(SHA256.hash(data: Data(verifier.utf8))).base64URLEncodedString()), ("code_challenge_method", "S256"),
-        ].map { "\($0.0)=\(IdentityProvider.formEncode($0.1))" }.joined(separator: "&")
+        let query = QueryString().adding("response_type", "code").adding("client_id", settings.clientID)
+            .adding("redirect_uri", PublicRoute.singleSignOnReturn.url(publicURL)).adding("scope", settings.scopes).adding("state", state)
+            .adding("nonce", nonce).adding("code_challenge", Data(SHA256.hash(data: Data(verifier.utf8))).base64URLEncodedString())
+            .adding("code_challenge_method", "S256").description
         let separator = endpoints.authorizationEndpoint.contains("?") ? "&" : "?"
         return Self.redirect(to: endpoints.authorizationEndpoint + separator + query)
     }

@@ -14,21 +14,23 @@ struct SuggestionPostgresRepository: Sendable {
 
     private static let columns = "id, title, author, note, status, answer, book_id, created_at"
 
-    private static func decode(_ rows: PostgresRowSequence) async throws -> [PurchaseSuggestion] {
+    /// The suggestions of rows that select `columns`, then (`counted`) how many patrons asked.
+    private static func decode(_ rows: PostgresRowSequence, counted: Bool = false) async throws -> [PurchaseSuggestion] {
         var result: [PurchaseSuggestion] = []
-        for try await (id, title, author, note, status, answer, book, created) in rows.decode(
-            (UUID, String, String?, String?, String, String?, UUID?, Date).self
-        ) {
+        for try await row in rows {
+            let cells = row.makeRandomAccess()
+            func cell<T: PostgresDecodable>(_ index: Int, _ type: T.Type = T.self) throws -> T { try cells[index].decode(T.self) }
             result.append(
                 PurchaseSuggestion(
-                    id: id,
-                    title: title,
-                    author: author,
-                    note: note,
-                    status: PurchaseSuggestion.Status(rawValue: status) ?? .open,
-                    answer: answer,
-                    bookId: book,
-                    createdAt: created
+                    id: try cell(0),
+                    title: try cell(1),
+                    author: try cell(2),
+                    note: try cell(3),
+                    status: PurchaseSuggestion.Status(rawValue: try cell(4, String.self)) ?? .open,
+                    answer: try cell(5),
+                    bookId: try cell(6),
+                    createdAt: try cell(7),
+                    askedBy: counted ? try cell(8, Int.self) : nil
                 )
             )
         }
@@ -83,34 +85,15 @@ struct SuggestionPostgresRepository: Sendable {
     func staffList(logger: Logger) async throws -> [PurchaseSuggestion] {
         let rows = try await client.query(
             """
-            SELECT s.id, s.title, s.author, s.note, s.status, s.answer, s.book_id, s.created_at,
-                1 + (SELECT count(*)::int FROM purchase_suggestions m WHERE m.merged_into = s.id)
+            SELECT \(unescaped: Self.columns), 1 + (SELECT count(*)::int FROM purchase_suggestions m WHERE m.merged_into = s.id) AS asked_by
             FROM purchase_suggestions s WHERE s.merged_into IS NULL
-            ORDER BY s.status IN ('open', 'ordered') DESC, 2 DESC, CASE WHEN s.status IN ('open', 'ordered') THEN s.created_at END,
-                s.created_at DESC
+            ORDER BY s.status IN ('open', 'ordered') DESC, asked_by DESC,
+                CASE WHEN s.status IN ('open', 'ordered') THEN s.created_at END, s.created_at DESC
             LIMIT 500
             """,
             logger: logger
         )
-        var result: [PurchaseSuggestion] = []
-        for try await (id, title, author, note, status, answer, book, created, asked) in rows.decode(
-            (UUID, String, String?, String?, String, String?, UUID?, Date, Int).self
-        ) {
-            result.append(
-                PurchaseSuggestion(
-                    id: id,
-                    title: title,
-                    author: author,
-                    note: note,
-                    status: PurchaseSuggestion.Status(rawValue: status) ?? .open,
-                    answer: answer,
-                    bookId: book,
-                    createdAt: created,
-                    askedBy: asked
-                )
-            )
-        }
-        return result
+        return try await Self.decode(rows, counted: true)
     }
 
     /// Staff's answer to a suggestion and to every one merged into it; false for an unknown or merged suggestion.
