@@ -15,39 +15,32 @@ import Testing
     static let revoke = "http://librarysimplified.org/terms/rel/revoke"
     static let acquisition = "http://opds-spec.org/acquisition"
 
-    static func book(openAccess: Bool = false, available: Int = 1) -> BookDetail {
-        BookDetail(
+    static func book(openAccess: Bool = false, available: Int = 1) -> BookEntry {
+        BookEntry(
             id: id,
-            title: "T",
-            authors: [],
-            contributors: [],
-            languages: ["en"],
-            subjects: [],
-            genres: [],
-            identifiers: [],
-            fixedLayout: false,
-            wordCount: 1,
-            readingMinutes: 1,
-            epubSha256: "",
-            epubSize: 1,
+            metadata: BookMetadata(
+                title: "T",
+                contributors: [],
+                languages: ["en"],
+                subjects: [],
+                genres: [],
+                identifiers: [],
+                fixedLayout: false,
+                wordCount: 1,
+                format: .epub
+            ),
             hasCover: false,
             openAccess: openAccess,
-            featured: false,
-            staffPick: false,
             copies: 1,
             copiesAvailable: available,
             holds: 0,
-            checkouts: 0,
             ratingCount: 0,
-            edition: 1,
-            addedAt: Date(),
             updatedAt: Date(),
-            withdrawn: false,
-            warnings: []
+            withdrawn: false
         )
     }
 
-    func links(_ state: BookState?, book: BookDetail = book()) -> [String] {
+    func links(_ state: BookState?, book: BookEntry = book()) -> [String] {
         let view = state.map { PatronBookView(bookId: Self.id, state: $0) }
         return Entry(book: book, view: view, publicURL: Self.base).acquisitionLinks.map { "\($0.rel) \($0.href)" }
     }

@@ -27,7 +27,7 @@ import Testing
     func feed(available: Int) -> Feed {
         var feed = Feed(id: "\(EntryLinksTests.base)/opds/lanes/new", title: "New", kind: .acquisition, links: [])
         var book = EntryLinksTests.book(available: available)
-        (book.addedAt, book.updatedAt) = (Feed.navigationUpdated, Feed.navigationUpdated)
+        book.updatedAt = Feed.navigationUpdated
         feed.entries = [Entry(book: book, view: nil, publicURL: EntryLinksTests.base)]
         return feed
     }

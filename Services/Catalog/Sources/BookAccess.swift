@@ -13,7 +13,7 @@ struct BookAccess: Sendable {
     let shelves: PatronShelves
 
     /// The patron and their loan's state, nil for an open-access book. Throws 401 without a patron, 403 without an active loan.
-    func check(_ book: BookDetail, request: Request, context: CatalogRequestContext) async throws -> (patronID: UUID, state: BookState)? {
+    func check(_ book: BookRecord, request: Request, context: CatalogRequestContext) async throws -> (patronID: UUID, state: BookState)? {
         guard !book.openAccess else { return nil }
         guard let patronID = context.patronID else {
             throw Problem.unauthorized("Sign in and borrow this book to read it")
@@ -30,5 +30,5 @@ struct BookAccess: Sendable {
     }
 
     /// `Cache-Control` for the book's content: shared caches only for open access.
-    static func cacheControl(_ book: BookDetail) -> String { book.openAccess ? "public, max-age=86400" : "private, no-store" }
+    static func cacheControl(_ book: BookRecord) -> String { book.openAccess ? "public, max-age=86400" : "private, no-store" }
 }

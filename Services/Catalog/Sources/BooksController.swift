@@ -21,7 +21,7 @@ struct BooksController: Sendable {
 
     func toc(request: Request, context: CatalogRequestContext) async throws -> Response {
         try JSONMessages.response(
-            try await books.available(id: try context.uuid("id"), logger: context.logger).toc ?? [],
+            try await books.available(id: try context.uuid("id"), logger: context.logger).navigation?.toc ?? [],
             headers: [.cacheControl: "public, max-age=3600"]
         )
     }

@@ -32,7 +32,7 @@ struct PublicationController: Sendable {
             "modified": WireFormat.formatDate(book.updatedAt),
         ]
         if let subtitle = book.subtitle { metadata["subtitle"] = subtitle }
-        if !book.authors.isEmpty { metadata["author"] = book.authors }
+        if !book.authorNames.isEmpty { metadata["author"] = book.authorNames }
         let narrators = book.contributors.filter { $0.role == "nrt" }.map(\.name)
         if !narrators.isEmpty { metadata["narrator"] = narrators }
         if !book.languages.isEmpty { metadata["language"] = book.languages.count == 1 ? book.languages[0] : book.languages }
@@ -41,8 +41,8 @@ struct PublicationController: Sendable {
         if let direction = book.pageProgression, direction == "rtl" || direction == "ltr" { metadata["readingProgression"] = direction }
         if book.fixedLayout, book.format == .epub { metadata["presentation"] = ["layout": "fixed"] }
         if let profile = book.format.manifestProfile { metadata["conformsTo"] = profile }
-        PublicationMetadata.addExtents(of: book, to: &metadata)
-        if let accessibility = PublicationMetadata.accessibility(book) { metadata["accessibility"] = accessibility }
+        PublicationMetadata.addExtents(of: book.entry, to: &metadata)
+        if let accessibility = PublicationMetadata.accessibility(book.entry) { metadata["accessibility"] = accessibility }
 
         func link(_ resource: PackageResource) -> [String: Any] {
             var link: [String: Any] = ["href": content + Self.encode(resource.href), "type": resource.type]
@@ -58,7 +58,7 @@ struct PublicationController: Sendable {
                 return link
             }
         }
-        let readingOrder = book.readingOrder ?? []
+        let readingOrder = book.navigation?.readingOrder ?? []
         let spine = Set(readingOrder.map(\.href))
         var document: [String: Any] = [
             "@context": "https://readium.org/webpub-manifest/context.jsonld", "metadata": metadata,
@@ -69,11 +69,11 @@ struct PublicationController: Sendable {
                 ["rel": Entry.progressionRel, "href": PublicRoute.progression(book.id).url(publicURL), "type": Entry.progressionType],
             ],
             "readingOrder": readingOrder.map(link),
-            "resources": (book.resources ?? []).filter { !spine.contains($0.href) }.map(link),
-            "toc": links(book.toc ?? []),
+            "resources": (book.navigation?.resources ?? []).filter { !spine.contains($0.href) }.map(link),
+            "toc": links(book.navigation?.toc ?? []),
         ]
-        if let pageList = book.pageList, !pageList.isEmpty { document["pageList"] = links(pageList) }
-        if let landmarks = book.landmarks, !landmarks.isEmpty { document["landmarks"] = links(landmarks) }
+        if let pageList = book.navigation?.pageList, !pageList.isEmpty { document["pageList"] = links(pageList) }
+        if let landmarks = book.navigation?.landmarks, !landmarks.isEmpty { document["landmarks"] = links(landmarks) }
         let data = JSONWriter.bytes(document)
         return Response(
             status: .ok,
@@ -89,7 +89,7 @@ struct PublicationController: Sendable {
         let segments = context.parameters.getCatchAll().map { String($0).removingPercentEncoding ?? String($0) }
         let path = segments.joined(separator: "/")
         if book.format == .pdf { return try await pdf(book, path: path, request: request, context: context) }
-        guard let resource = (book.resources ?? []).first(where: { $0.href == path }) else {
+        guard let resource = (book.navigation?.resources ?? []).first(where: { $0.href == path }) else {
             throw Problem.notFound("This book has no resource '\(path.prefix(200))'")
         }
         _ = try await access.check(book, request: request, context: context)
@@ -144,7 +144,7 @@ struct PublicationController: Sendable {
     /// A PDF's resources: the stored file itself (`PDFReader.href`), with ranges (PDF readers fetch pages' bytes as
     /// they need them), and its pages drawn as PNG images for the web app's reader (`pages/N.png?width=W`, W from
     /// 200 to 2,000 pixels: the reader's zoom).
-    private func pdf(_ book: BookDetail, path: String, request: Request, context: CatalogRequestContext) async throws -> Response {
+    private func pdf(_ book: BookRecord, path: String, request: Request, context: CatalogRequestContext) async throws -> Response {
         let page = Self.pageNumber(path)
         guard path == PDFReader.href || page != nil else { throw Problem.notFound("This book has no resource '\(path.prefix(200))'") }
         _ = try await access.check(book, request: request, context: context)

@@ -3,7 +3,7 @@ import Shared
 
 /// One book in a feed, with what the requesting patron may do with it.
 struct Entry: Sendable, Equatable {
-    var book: BookDetail
+    var book: BookEntry
     var view: PatronBookView?
     var publicURL: String
 

@@ -36,7 +36,7 @@ extension FeedController {
 
     /// For a signed-in patron, books like those they liked (`FeedPostgresRepository.recommended`), never one they liked, had, have
     /// on their shelf or ignore; popular books for anyone else, or when the patron's taste says nothing yet.
-    func recommendedBooks(patronID: UUID?, personal: PatronOverlay, size: Int, logger: Logger) async throws -> [BookDetail] {
+    func recommendedBooks(patronID: UUID?, personal: PatronOverlay, size: Int, logger: Logger) async throws -> [BookEntry] {
         var excluding = personal.hidden
         if let patronID, let taste = await discovery.taste(of: patronID, logger: logger) {
             excluding += taste.liked + taste.had + (personal.shelf?.books.map(\.bookId) ?? [])

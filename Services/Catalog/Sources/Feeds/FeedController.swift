@@ -61,7 +61,7 @@ struct FeedController: Sendable {
 
     /// The feed entries of `books` for the patron: their state on each, and none a teen's or a child's card does not
     /// fit (lanes and searches leave those out in their statements; every other listing is filtered here).
-    func entries(_ books: [BookDetail], _ personal: PatronOverlay) -> [Entry] {
+    func entries(_ books: [BookEntry], _ personal: PatronOverlay) -> [Entry] {
         let views = personal.views
         let shown = personal.limit.map { limit in books.filter { limit.fits($0.audience) } } ?? books
         return shown.map { Entry(book: $0, view: views[$0.id], publicURL: publicURL) }
@@ -125,13 +125,13 @@ struct FeedController: Sendable {
                 )
             }
         }
-        var listPages: [UUID: [BookDetail]] = [:]
+        var listPages: [UUID: [BookEntry]] = [:]
         for case .list(let list, _) in arranged {
             listPages[list.id] = try await lists.page(list.id, after: 0, size: Self.groupSize, hidden: personal.hidden, logger: context.logger).books
         }
         let pages = Dictionary(zip(lanes.map(\.slug), try await lanePages), uniquingKeysWith: { first, _ in first })
         for lane in arranged {
-            let books: [BookDetail]
+            let books: [BookEntry]
             switch lane {
             case .list(let list, _): books = listPages[list.id] ?? []
             case .lane(let fixedOrGenre): books = pages[fixedOrGenre.slug] ?? []
@@ -351,7 +351,7 @@ struct FeedController: Sendable {
         else {
             throw Problem.notFound("No book \(id)")
         }
-        let entry = Entry(book: book, view: personal.views[id], publicURL: publicURL)
+        let entry = Entry(book: book.entry, view: personal.views[id], publicURL: publicURL)
         if FeedRequest.wantsJSON(request) {
             let document = JSONWriter.bytes(OPDS2Renderer.publication(entry))
             return responder.cacheable(ByteBuffer(bytes: document), type: MediaType.opds2Publication, request: request, bookIDs: [id])
@@ -377,7 +377,7 @@ struct FeedController: Sendable {
         )
         var lanes: [(title: String, lane: Lane)] = []
         if let series = book.series { lanes.append(("More in \(series)", .series(series))) }
-        if let author = book.authors.first { lanes.append(("More by \(author)", .author(author))) }
+        if let author = book.metadata.authors.first?.name { lanes.append(("More by \(author)", .author(author))) }
         if let genre = book.genres.first, let lane = Lane.genre(genre) { lanes.append(("More \(lane.title)", lane)) }
         let hidden = personal.hidden + [id]
         async let pages = feeds.firstBooks(

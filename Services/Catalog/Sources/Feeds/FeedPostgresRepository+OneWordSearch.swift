@@ -24,10 +24,10 @@ extension FeedPostgresRepository {
         var wordInFields: Int
         /// The page of its `popularCandidates` most borrowed kept entries, ranked, read with the counts when it was
         /// asked for and the word is in more than `countBound` books and in the fields of that many (nil otherwise).
-        var commonPage: [(book: BookDetail, key: String)]?
+        var commonPage: [(book: BookEntry, key: String)]?
         /// The page of its kept entries in the order of a one-word search, read with the counts when a page was asked
         /// for and it stands for one catalogue word in at most `countBound` books (nil otherwise).
-        var entriesPage: [(book: BookDetail, key: String)]?
+        var entriesPage: [(book: BookEntry, key: String)]?
     }
 
     /// $1 the query's word, $2 whether it stands for every word it begins, $3 whether to read a page, $4 `countBound`,
@@ -129,7 +129,7 @@ extension FeedPostgresRepository {
                 ],
                 logger: logger
             )
-            var entries: [(book: BookDetail, key: String)] = []
+            var entries: [(book: BookEntry, key: String)] = []
             var (commonRead, entriesRead, countsRead) = (false, false, false)
             // Every row read: a sequence left early gives its pooled connection back only once it ends.
             for try await row in rows {
@@ -171,7 +171,7 @@ extension FeedPostgresRepository {
         hidden: [UUID],
         logger: Logger
     ) async throws -> Page? {
-        let rows: [(book: BookDetail, key: String)]
+        let rows: [(book: BookEntry, key: String)]
         let descriptionsFollow: Bool
         var total: Int?
         if let page = kept.commonPage {
@@ -196,14 +196,14 @@ extension FeedPostgresRepository {
 
     /// The corrected query's best matches (at most `fuzzyLimit`), best first, when nothing but the query narrows them
     /// (`CorrectedPage`: its spellings' counts and the ranking in one call planned once per session).
-    func correctedMatches(_ corrected: CorrectedQuery, hidden: [UUID], logger: Logger) async throws -> [BookDetail] {
+    func correctedMatches(_ corrected: CorrectedQuery, hidden: [UUID], logger: Logger) async throws -> [BookEntry] {
         try await books.read { client in
             let rows = try await client.run(
                 CorrectedPage.self,
                 values: [corrected.query, corrected.spellings, corrected.anySpellingMatches, Self.correctedCandidates, Self.fuzzyLimit, hidden],
                 logger: logger
             )
-            var found: [BookDetail] = []
+            var found: [BookEntry] = []
             for try await row in rows { found.append(try BookPostgresRepository.decodeEntry(row.makeRandomAccess())) }
             return found
         }

@@ -381,7 +381,7 @@ extension FeedPostgresRepository {
             """
         let (counted, rows) = try await books.read { client in
             var counted = 0
-            var rows: [(book: BookDetail, key: String, title: String)] = []
+            var rows: [(book: BookEntry, key: String, title: String)] = []
             for try await row in try await client.query(sql.query, logger: logger) {
                 let cells = row.makeRandomAccess()
                 let column = BookPostgresRepository.entryColumnCount

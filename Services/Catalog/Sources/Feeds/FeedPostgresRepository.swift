@@ -10,7 +10,7 @@ struct FeedPostgresRepository: Sendable {
     let books: BookPostgresRepository
 
     struct Page: StoredSource {
-        var books: [BookDetail]
+        var books: [BookEntry]
         /// The next page starts after this book (keyset paging).
         var next: PageCursor?
         var total: Int?
@@ -83,7 +83,7 @@ struct FeedPostgresRepository: Sendable {
         hidden: [UUID],
         logger: Logger
     ) async throws -> Page {
-        let rows: [(BookDetail, String)]
+        let rows: [(BookEntry, String)]
         // Both functions take the lane, its order, then the same facets, hidden books, cursor and size.
         func values(_ lane: String, _ key: String) -> [(any PostgresThrowingDynamicTypeEncodable)?] {
             [lane, key, accessibility.condition ?? "", order == .desc, availableOnly, hidden, after?.value, after?.id, size + 1]
@@ -135,7 +135,7 @@ struct FeedPostgresRepository: Sendable {
         after: PageCursor?,
         hidden: [UUID],
         logger: Logger
-    ) async throws -> [(BookDetail, String)] {
+    ) async throws -> [(BookEntry, String)] {
         var sql = SQL()
         let hiddenPlaceholder = hidden.isEmpty ? nil : try sql.bind(hidden)
         sql.text = try Self.laneSelect(
@@ -190,8 +190,8 @@ struct FeedPostgresRepository: Sendable {
     }
 
     /// The rows of a lane's page: each book's entry and, after its columns, its cursor value.
-    private static func entriesWithCursors(_ rows: some AsyncSequence<PostgresRow, any Error>) async throws -> [(BookDetail, String)] {
-        var entries: [(BookDetail, String)] = []
+    private static func entriesWithCursors(_ rows: some AsyncSequence<PostgresRow, any Error>) async throws -> [(BookEntry, String)] {
+        var entries: [(BookEntry, String)] = []
         for try await row in rows {
             let cells = row.makeRandomAccess()
             entries.append((try BookPostgresRepository.decodeEntry(cells), try cells[BookPostgresRepository.entryColumnCount].decode(String.self)))
@@ -201,7 +201,7 @@ struct FeedPostgresRepository: Sendable {
 
     /// The first `size` books of each lane in its default order, in one statement (a grouped feed asks for ~20 lanes:
     /// one statement planned and sent instead of one each), in the order of `lanes`.
-    func firstBooks(of lanes: [Lane], size: Int, hidden: [UUID], audience: AudienceLimit? = nil, logger: Logger) async throws -> [[BookDetail]] {
+    func firstBooks(of lanes: [Lane], size: Int, hidden: [UUID], audience: AudienceLimit? = nil, logger: Logger) async throws -> [[BookEntry]] {
         guard !lanes.isEmpty else { return [] }
         var sql = SQL()
         let hiddenPlaceholder = hidden.isEmpty ? nil : try sql.bind(hidden)
@@ -244,7 +244,7 @@ struct FeedPostgresRepository: Sendable {
         }
         sql.text = branches.map { "(\($0))" }.joined(separator: "\nUNION ALL ") + "\nORDER BY lane_index, position"
         return try await books.read { client in
-            var pages = Array(repeating: [BookDetail](), count: lanes.count)
+            var pages = Array(repeating: [BookEntry](), count: lanes.count)
             for try await row in try await client.query(sql.query, logger: logger) {
                 let cells = row.makeRandomAccess()
                 let index = try cells[BookPostgresRepository.entryColumnCount + 1].decode(Int.self)
@@ -304,7 +304,7 @@ struct FeedPostgresRepository: Sendable {
 
     /// Books for a patron who liked `liked`: first those co-borrowed with them, then the rest of their series, then
     /// more by their authors, then more of their genres, popular ones first within each; never `excluding`.
-    func recommended(liked: [UUID], coBorrowed: [UUID], excluding: [UUID], size: Int, logger: Logger) async throws -> [BookDetail] {
+    func recommended(liked: [UUID], coBorrowed: [UUID], excluding: [UUID], size: Int, logger: Logger) async throws -> [BookEntry] {
         guard !liked.isEmpty || !coBorrowed.isEmpty else { return [] }
         return try await books.entries(
             """

@@ -10,14 +10,14 @@ enum PublicationMetadata {
 
     /// `numberOfPages` from the EPUB's page list (the print edition's pages) or the PDF's pages, an audiobook's
     /// `duration` in seconds, and the reading-time estimate.
-    static func addExtents(of book: BookDetail, to metadata: inout [String: Any]) {
+    static func addExtents(of book: BookEntry, to metadata: inout [String: Any]) {
         if let pages = book.pageCount, pages > 0 { metadata["numberOfPages"] = pages }
         if let duration = book.duration { metadata["duration"] = duration }
         if book.wordCount > 0 { metadata[readingMinutesKey] = book.readingMinutes }
     }
 
     /// The Readium accessibility object, or nil when the book declares nothing.
-    static func accessibility(_ book: BookDetail) -> [String: Any]? {
+    static func accessibility(_ book: BookEntry) -> [String: Any]? {
         guard let accessibility = book.accessibility, !accessibility.isEmpty else { return nil }
         var object: [String: Any] = [:]
         if !accessibility.conformsTo.isEmpty { object["conformsTo"] = accessibility.conformsTo }

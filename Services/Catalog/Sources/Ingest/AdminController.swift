@@ -83,7 +83,7 @@ struct AdminController: Sendable {
         }
         let books = try await ingester.books.adminList(words: words, after: after, size: size, logger: context.logger)
         struct Page: Encodable {
-            var books: [BookDetail]
+            var books: [BookRecord]
             var next: UUID?
         }
         return try JSONMessages.response(Page(books: books, next: books.count == size ? books.last?.id : nil), headers: [.cacheControl: "no-store"])

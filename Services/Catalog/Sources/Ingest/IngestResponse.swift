@@ -13,13 +13,13 @@ struct IngestResponse: Encodable {
     var title: String
     var authors: [String]
     var warnings: [String]
-    var book: BookDetail
+    var book: BookRecord
 
     init(_ result: IngestResult) {
         outcome = result.outcome.rawValue
         id = result.book.id
         title = result.book.title
-        authors = result.book.authors
+        authors = result.book.authorNames
         warnings = result.book.warnings
         book = result.book
     }

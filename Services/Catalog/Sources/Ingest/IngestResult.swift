@@ -17,5 +17,5 @@ struct IngestResult: Encodable, Sendable {
     }
 
     var outcome: Outcome
-    var book: BookDetail
+    var book: BookRecord
 }

@@ -117,7 +117,7 @@ struct Ingester: Sendable {
             return images
         }
         do {
-            return try CoverImages.generated(title: parsed.title, authors: parsed.authors.map(\.name))
+            return try CoverImages.generated(title: parsed.title, authors: parsed.metadata.authors.map(\.name))
         } catch {
             logger.warning("No cover could be drawn", metadata: ["error": "\(error)", "title": "\(parsed.title)"])
             parsed.warnings.append("no cover, and none could be drawn: \(error)")
@@ -127,7 +127,7 @@ struct Ingester: Sendable {
 
     /// `PUT /admin/books/{id}/cover`: the operator's image replaces the book's cover and thumbnail, whatever their
     /// source. Throws `UnknownBook` for an unknown book and a 4xx problem for an image that is not a usable cover.
-    func replaceCover(of id: UUID, with data: Data, logger: Logger) async throws -> BookDetail {
+    func replaceCover(of id: UUID, with data: Data, logger: Logger) async throws -> BookRecord {
         // Decoding and thumbnailing the image on NIO's thread pool, as ingest's parsing (`ingest`).
         let covers = try await NIOThreadPool.singleton.runIfActive { try CoverImages.uploaded(data) }
         let blobs = self.blobs

@@ -98,7 +98,7 @@ struct InternalController: Sendable {
         group.get(.readingOrder(.key)) { request, context in
             let id = try context.uuid("id")
             guard let book = try await books.detail(id: id, logger: context.logger) else { throw Problem.notFound("No book \(id)") }
-            return try JSONMessages.response((book.readingOrder ?? []).map(\.href))
+            return try JSONMessages.response((book.navigation?.readingOrder ?? []).map(\.href))
         }
     }
 }

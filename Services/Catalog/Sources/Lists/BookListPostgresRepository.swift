@@ -201,7 +201,7 @@ struct BookListPostgresRepository: Sendable {
 
     /// A page of the list's books that are not withdrawn or hidden, in list order after position `after`, with the
     /// position to continue from when there are more.
-    func page(_ id: UUID, after: Int, size: Int, hidden: [UUID], logger: Logger) async throws -> (books: [BookDetail], next: Int?) {
+    func page(_ id: UUID, after: Int, size: Int, hidden: [UUID], logger: Logger) async throws -> (books: [BookEntry], next: Int?) {
         let rows = try await client.query(
             """
             SELECT \(unescaped: BookPostgresRepository.entryColumns), i.position
@@ -211,7 +211,7 @@ struct BookListPostgresRepository: Sendable {
             """,
             logger: logger
         )
-        var result: [(BookDetail, Int)] = []
+        var result: [(BookEntry, Int)] = []
         for try await row in rows {
             let cells = row.makeRandomAccess()
             result.append((try BookPostgresRepository.decodeEntry(cells), try cells[BookPostgresRepository.entryColumnCount].decode(Int.self)))

@@ -46,126 +46,30 @@ struct BookPostgresRepository: Sendable {
     /// Reads from a replica when one is usable (never for writes, nor for the operator's reads after them).
     init(reads: ReadReplicas) { source = .reads(reads) }
 
-    /// The columns a feed entry shows (`AtomRenderer`, `OPDS2Renderer`, `Entry`): what feed pages select, fifty rows a
-    /// page. The other columns of a summary were a third of the cells catalog decoded and PostgreSQL sent for them.
-    static let entryColumns = """
-        id, title, subtitle, contributors::text, languages, publisher, published, description, subjects, genres, isbn, series,
-        series_position, word_count, reading_minutes, cover_sha256 IS NOT NULL, cover_type, open_access, copies, copies_available, holds,
-        rating_average, rating_count, updated_at, withdrawn_at IS NOT NULL, coalesce(thumbnail_type, cover_type), accessibility::text, page_count,
-        format, duration, audience
-        """
-
-    /// How many columns `entryColumns` selects; a feed query's own columns follow them.
-    static let entryColumnCount = 31
-
-    /// Columns of a `BookDetail`, without the heavy navigation documents: an entry's, then the record's own (the
-    /// operator's console, a book's detail, the ingest's answer).
-    static let summaryColumns =
-        entryColumns + """
-            , authors, identifiers, page_progression, fixed_layout, epub_sha256, epub_size, featured, staff_pick, checkouts, edition, added_at,
-            warnings, cover_source
-            """
-
-    /// How many columns `summaryColumns` selects; a query's own columns follow them.
-    static let summaryColumnCount = entryColumnCount + 13
-
-    /// The summary from a row already indexed (a query that reads its own columns after the summary's indexes the row once).
-    static func decodeSummary(_ cells: PostgresRandomAccessRow) throws -> BookDetail {
-        func cell<T: PostgresDecodable>(_ index: Int, _ type: T.Type = T.self) throws -> T { try cells[index].decode(T.self) }
-        var book = try decodeEntry(cells)
-        let first = entryColumnCount
-        book.authors = try cells[first].strings()
-        book.identifiers = try cells[first + 1].strings()
-        book.pageProgression = try cell(first + 2)
-        book.fixedLayout = try cell(first + 3)
-        book.epubSha256 = try cell(first + 4)
-        book.epubSize = Int(try cell(first + 5, Int64.self))
-        book.featured = try cell(first + 6)
-        book.staffPick = try cell(first + 7)
-        book.checkouts = try cell(first + 8)
-        book.edition = try cell(first + 9)
-        book.addedAt = try cell(first + 10)
-        book.warnings = try cells[first + 11].strings()
-        book.coverSource = try cell(first + 12, String?.self).flatMap(CoverSource.init(rawValue:))
-        return book
-    }
-
-    /// A book as a feed entry shows it, from a row that selects `entryColumns`: the record's own fields (see
-    /// `summaryColumns`) are left empty, as no entry shows them.
-    static func decodeEntry(_ cells: PostgresRandomAccessRow) throws -> BookDetail {
-        func cell<T: PostgresDecodable>(_ index: Int, _ type: T.Type = T.self) throws -> T { try cells[index].decode(T.self) }
-        return BookDetail(
-            id: try cell(0),
-            title: try cell(1),
-            subtitle: try cell(2),
-            authors: [],
-            contributors: try Contributor.stored(try cell(3, String.self)),
-            languages: try cells[4].strings(),
-            publisher: try cell(5),
-            published: try cell(6),
-            description: try cell(7),
-            subjects: try cells[8].strings(),
-            genres: try cells[9].strings(),
-            isbn: try cell(10),
-            identifiers: [],
-            series: try cell(11),
-            seriesPosition: try cell(12),
-            pageProgression: nil,
-            fixedLayout: false,
-            wordCount: try cell(13),
-            readingMinutes: try cell(14),
-            epubSha256: "",
-            epubSize: 0,
-            hasCover: try cell(15),
-            coverType: try cell(16),
-            openAccess: try cell(17),
-            featured: false,
-            staffPick: false,
-            copies: try cell(18),
-            copiesAvailable: try cell(19),
-            holds: try cell(20),
-            checkouts: 0,
-            ratingAverage: try cell(21),
-            ratingCount: try cell(22),
-            edition: 0,
-            addedAt: .distantPast,
-            updatedAt: try cell(23),
-            withdrawn: try cell(24),
-            warnings: [],
-            thumbnailType: try cell(25),
-            coverSource: nil,
-            accessibility: try cell(26, String?.self).flatMap(Accessibility.stored),
-            pageCount: try cell(27),
-            format: BookFormat(rawValue: try cell(28, String.self)) ?? .epub,
-            duration: try cell(29),
-            audience: try cell(30, String?.self).flatMap(BookAudience.init(rawValue:))
-        )
-    }
-
-    /// Books from a query that selects `summaryColumns`.
-    func summaries(_ query: PostgresQuery, logger: Logger) async throws -> [BookDetail] {
-        try await books(query, decode: Self.decodeSummary, logger: logger)
+    /// Books from a query that selects `recordColumns`.
+    func records(_ query: PostgresQuery, logger: Logger) async throws -> [BookRecord] {
+        try await books(query, decode: Self.decodeRecord, logger: logger)
     }
 
     /// Books as feed entries from a query that selects `entryColumns`.
-    func entries(_ query: PostgresQuery, logger: Logger) async throws -> [BookDetail] {
+    func entries(_ query: PostgresQuery, logger: Logger) async throws -> [BookEntry] {
         try await books(query, decode: Self.decodeEntry, logger: logger)
     }
 
-    private func books(
+    private func books<Book>(
         _ query: PostgresQuery,
-        decode: (PostgresRandomAccessRow) throws -> BookDetail,
+        decode: (PostgresRandomAccessRow) throws -> Book,
         logger: Logger
-    ) async throws -> [BookDetail] {
+    ) async throws -> [Book] {
         try await read { client in
-            var result: [BookDetail] = []
+            var result: [Book] = []
             for try await row in try await client.query(query, logger: logger) { result.append(try decode(row.makeRandomAccess())) }
             return result
         }
     }
 
     /// The books with these ids that are not withdrawn, as feed entries, in the order of `ids`.
-    func entries(ids: [UUID], logger: Logger) async throws -> [BookDetail] {
+    func entries(ids: [UUID], logger: Logger) async throws -> [BookEntry] {
         guard !ids.isEmpty else { return [] }
         let books = try await entries(
             "SELECT \(unescaped: Self.entryColumns) FROM books WHERE id = ANY(\(ids)) AND withdrawn_at IS NULL",
@@ -175,32 +79,20 @@ struct BookPostgresRepository: Sendable {
         return ids.compactMap { byID[$0] }
     }
 
-    /// One book with its table of contents, page list, landmarks, reading order and resources.
-    func detail(id: UUID, logger: Logger) async throws -> BookDetail? {
+    /// One book with its reading order, resources and navigation documents.
+    func detail(id: UUID, logger: Logger) async throws -> BookRecord? {
         try await read { client in
             let rows = try await client.query(
                 PostgresQuery(
-                    unsafeSQL:
-                        "SELECT \(Self.summaryColumns), toc::text, page_list::text, landmarks::text, reading_order::text, resources::text FROM books WHERE id = $1",
+                    unsafeSQL: "SELECT \(Self.recordColumns), \(Self.navigationColumns) FROM books WHERE id = $1",
                     binds: binds(id)
                 ),
                 logger: logger
             )
             for try await row in rows {
                 let cells = row.makeRandomAccess()
-                var book = try Self.decodeSummary(cells)
-                let decoder = WireFormat.decoder()
-                book.toc = try decoder.decode([TOCEntry].self, from: Data(try cells[Self.summaryColumnCount + 0].decode(String.self).utf8))
-                book.pageList = try decoder.decode([TOCEntry].self, from: Data(try cells[Self.summaryColumnCount + 1].decode(String.self).utf8))
-                book.landmarks = try decoder.decode([TOCEntry].self, from: Data(try cells[Self.summaryColumnCount + 2].decode(String.self).utf8))
-                book.readingOrder = try decoder.decode(
-                    [PackageResource].self,
-                    from: Data(try cells[Self.summaryColumnCount + 3].decode(String.self).utf8)
-                )
-                book.resources = try decoder.decode(
-                    [PackageResource].self,
-                    from: Data(try cells[Self.summaryColumnCount + 4].decode(String.self).utf8)
-                )
+                var book = try Self.decodeRecord(cells)
+                book.navigation = try Self.decodeNavigation(cells, from: Self.recordColumnCount)
                 return book
             }
             return nil
@@ -208,7 +100,7 @@ struct BookPostgresRepository: Sendable {
     }
 
     /// The book with `id` unless it is unknown or withdrawn (`UnknownBook`).
-    func available(id: UUID, logger: Logger) async throws -> BookDetail {
+    func available(id: UUID, logger: Logger) async throws -> BookRecord {
         guard let book = try await detail(id: id, logger: logger), !book.withdrawn else { throw UnknownBook(id: id) }
         return book
     }
@@ -231,7 +123,7 @@ struct BookPostgresRepository: Sendable {
         }
     }
 
-    func detail(epubSHA256: String, logger: Logger) async throws -> BookDetail? {
+    func detail(epubSHA256: String, logger: Logger) async throws -> BookRecord? {
         let id = try await read { client in
             for try await id in try await client.query("SELECT id FROM books WHERE epub_sha256 = \(epubSHA256)", logger: logger).decode(UUID.self) {
                 return Optional(id)
@@ -254,8 +146,8 @@ struct BookPostgresRepository: Sendable {
         writeBlobs: @escaping @Sendable () async throws -> Void
     ) async throws -> (UUID, IngestResult.Outcome) {
         func json<T: Encodable>(_ value: T) throws -> String { String(decoding: try WireFormat.encode(value), as: UTF8.self) }
-        let authors = book.authors.map(\.name)
-        let sortAuthor = book.authors.first.map { $0.sortAs ?? $0.name } ?? ""
+        let authors = book.metadata.authors.map(\.name)
+        let sortAuthor = book.metadata.authors.first.map { $0.sortAs ?? $0.name } ?? ""
         let sortTitle = Self.sortTitle(book.title)
         let contributors = try json(book.contributors)
         let toc = try json(book.toc)
@@ -284,7 +176,7 @@ struct BookPostgresRepository: Sendable {
                     VALUES (\(UUID.timeOrdered()), \(book.title), \(book.subtitle), \(sortTitle), \(sortAuthor), \(authors), \(contributors)::jsonb,
                         \(book.languages), \(book.publisher), \(book.published), \(book.description), \(book.subjects), \(book.genres), \(book.isbn),
                         \(book.identifiers), \(book.series), \(book.seriesPosition), \(book.pageProgression), \(book.fixedLayout), \(book.wordCount),
-                        \(book.readingMinutes), \(epubSHA256), \(Int64(epubSize)), \(images.coverSHA256), \(images.coverType),
+                        \(book.metadata.readingMinutes), \(epubSHA256), \(Int64(epubSize)), \(images.coverSHA256), \(images.coverType),
                         \(coverSource), \(images.thumbnailSHA256), \(images.thumbnailType), \(toc)::jsonb,
                         \(pageList)::jsonb, \(landmarks)::jsonb, \(readingOrder)::jsonb, \(resources)::jsonb, \(accessibility)::jsonb,
                         \(book.accessibility?.isScreenReaderFriendly ?? false), \(book.accessibility?.declaresNoHazards ?? false), \(book.pageCount),

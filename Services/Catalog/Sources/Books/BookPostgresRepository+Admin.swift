@@ -6,14 +6,14 @@ import PostgresNIO
 extension BookPostgresRepository {
     /// Books whose title or an author contains `words` (all books when empty), newest first, `size` after the book
     /// `after` (the last of the previous page; its own row gives the keyset, so no time is rounded on the way).
-    func adminList(words: String, after: UUID?, size: Int, logger: Logger) async throws -> [BookDetail] {
+    func adminList(words: String, after: UUID?, size: Int, logger: Logger) async throws -> [BookRecord] {
         let pattern =
             "%"
             + words.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_")
             + "%"
-        return try await summaries(
+        return try await records(
             """
-            SELECT \(unescaped: Self.summaryColumns) FROM books
+            SELECT \(unescaped: Self.recordColumns) FROM books
             WHERE (\(words) = '' OR title ILIKE \(pattern) OR array_to_string(authors, ' ') ILIKE \(pattern))
               AND (\(after)::uuid IS NULL OR (added_at, id) < (SELECT added_at, id FROM books WHERE id = \(after)))
             ORDER BY added_at DESC, id DESC LIMIT \(size)
