@@ -17,6 +17,13 @@ public struct JSONWriter {
 
     public init(capacity: Int = 1024) { bytes.reserveCapacity(capacity) }
 
+    /// `value` written alone.
+    public static func bytes(of value: some JSONWritable, capacity: Int = 4096) -> [UInt8] {
+        var json = JSONWriter(capacity: capacity)
+        value.write(to: &json)
+        return json.bytes
+    }
+
     public mutating func beginObject() {
         startValue()
         bytes.append(UInt8(ascii: "{"))
@@ -151,6 +158,24 @@ public struct JSONWriter {
         guard let values else { return }
         key(name)
         strings(values)
+    }
+
+    public mutating func field(_ name: StaticString, _ value: Double?) {
+        guard let value else { return }
+        key(name)
+        double(value)
+    }
+
+    public mutating func field(_ name: StaticString, _ value: (some JSONWritable)?) {
+        guard let value else { return }
+        key(name)
+        value.write(to: &self)
+    }
+
+    public mutating func field(_ name: StaticString, _ values: [some JSONWritable]?) {
+        guard let values else { return }
+        key(name)
+        array(values)
     }
 
     private mutating func startValue() {

@@ -89,7 +89,7 @@ import Testing
         for book in [Self.book(), Self.book(available: 0), Self.book(openAccess: true)] {
             func rendered(_ view: PatronBookView?) -> [UInt8] {
                 let entry = Entry(book: book, view: view, publicURL: Self.base)
-                return Array(AtomRenderer.entryDocument(entry).readableBytesView) + JSONWriter.bytes(OPDS2Renderer.publication(entry))
+                return Array(AtomRenderer.entryDocument(entry).readableBytesView) + JSONWriter.bytes(of: OPDS2Renderer.publication(entry))
             }
             let anonymous = rendered(nil)
             for state in BookState.allCases {

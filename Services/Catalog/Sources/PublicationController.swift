@@ -26,55 +26,7 @@ struct PublicationController: Sendable {
     /// A Readium Web Publication Manifest of the book. Hrefs are absolute, under `/publication/`.
     func manifest(request: Request, context: CatalogRequestContext) async throws -> Response {
         let book = try await books.available(id: try context.uuid("id"), logger: context.logger)
-        let content = PublicRoute.publication(book.id).url(publicURL)
-        var metadata: [String: Any] = [
-            "title": book.title, "identifier": "urn:uuid:\(book.id.lowercased)", "@type": book.format.schemaType,
-            "modified": WireFormat.formatDate(book.updatedAt),
-        ]
-        if let subtitle = book.subtitle { metadata["subtitle"] = subtitle }
-        if !book.authorNames.isEmpty { metadata["author"] = book.authorNames }
-        let narrators = book.contributors.filter { $0.role == "nrt" }.map(\.name)
-        if !narrators.isEmpty { metadata["narrator"] = narrators }
-        if !book.languages.isEmpty { metadata["language"] = book.languages.count == 1 ? book.languages[0] : book.languages }
-        if let publisher = book.publisher { metadata["publisher"] = publisher }
-        if let description = book.description { metadata["description"] = description }
-        if let direction = book.pageProgression, direction == "rtl" || direction == "ltr" { metadata["readingProgression"] = direction }
-        if book.fixedLayout, book.format == .epub { metadata["presentation"] = ["layout": "fixed"] }
-        if let profile = book.format.manifestProfile { metadata["conformsTo"] = profile }
-        PublicationMetadata.addExtents(of: book.entry, to: &metadata)
-        if let accessibility = PublicationMetadata.accessibility(book.entry) { metadata["accessibility"] = accessibility }
-
-        func link(_ resource: PackageResource) -> [String: Any] {
-            var link: [String: Any] = ["href": content + Self.encode(resource.href), "type": resource.type]
-            if resource.properties.contains("cover-image") { link["rel"] = "cover" }
-            if let duration = resource.duration { link["duration"] = duration }
-            if let title = resource.title { link["title"] = title }
-            return link
-        }
-        func links(_ entries: [TOCEntry]) -> [[String: Any]] {
-            entries.filter { !$0.href.isEmpty && !$0.href.hasPrefix("#") }.map { entry in
-                var link: [String: Any] = ["href": content + Self.encode(entry.href), "title": entry.title]
-                if !entry.children.isEmpty { link["children"] = links(entry.children) }
-                return link
-            }
-        }
-        let readingOrder = book.navigation?.readingOrder ?? []
-        let spine = Set(readingOrder.map(\.href))
-        var document: [String: Any] = [
-            "@context": "https://readium.org/webpub-manifest/context.jsonld", "metadata": metadata,
-            "links": [
-                ["rel": "self", "href": PublicRoute.manifest(book.id).url(publicURL), "type": book.format.manifestType],
-                ["rel": "alternate", "href": PublicRoute.fulfill(book.id).url(publicURL), "type": book.format.fileType],
-                // Those who may open the manifest (the borrower, anyone for an open-access book) keep their place there.
-                ["rel": Entry.progressionRel, "href": PublicRoute.progression(book.id).url(publicURL), "type": Entry.progressionType],
-            ],
-            "readingOrder": readingOrder.map(link),
-            "resources": (book.navigation?.resources ?? []).filter { !spine.contains($0.href) }.map(link),
-            "toc": links(book.navigation?.toc ?? []),
-        ]
-        if let pageList = book.navigation?.pageList, !pageList.isEmpty { document["pageList"] = links(pageList) }
-        if let landmarks = book.navigation?.landmarks, !landmarks.isEmpty { document["landmarks"] = links(landmarks) }
-        let data = JSONWriter.bytes(document)
+        let data = JSONWriter.bytes(of: ReadiumManifest(book, publicURL: publicURL))
         return Response(
             status: .ok,
             headers: [.contentType: book.format.manifestType, .cacheControl: "public, max-age=300"],
@@ -189,14 +141,5 @@ struct PublicationController: Sendable {
         guard let value else { return 1_000 }
         guard let width = Int(value), (200...2_000).contains(width) else { throw Problem.badRequest("width must be from 200 to 2000") }
         return width
-    }
-
-    /// A path inside the archive as a URL path (each segment percent-encoded, `#fragment` kept).
-    static func encode(_ href: String) -> String {
-        let parts = href.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)
-        let path = parts[0].split(separator: "/", omittingEmptySubsequences: false).map { PercentEncoding.encode($0, keeping: .pathSegment) }.joined(
-            separator: "/"
-        )
-        return parts.count > 1 ? path + "#" + parts[1] : path
     }
 }

@@ -353,7 +353,7 @@ struct FeedController: Sendable {
         }
         let entry = Entry(book: book.entry, view: personal.views[id], publicURL: publicURL)
         if FeedRequest.wantsJSON(request) {
-            let document = JSONWriter.bytes(OPDS2Renderer.publication(entry))
+            let document = JSONWriter.bytes(of: OPDS2Renderer.publication(entry))
             return responder.cacheable(ByteBuffer(bytes: document), type: MediaType.opds2Publication, request: request, bookIDs: [id])
         }
         return responder.cacheable(AtomRenderer.entryDocument(entry), type: MediaType.entry, request: request, bookIDs: [id])

@@ -30,7 +30,7 @@ struct FeedResponder: Sendable {
     func render(_ feed: Feed, request: Request, compression: Gzip.Level = .standard) throws -> StoredResponse {
         let bookIDs = feed.bookIDs
         if FeedRequest.wantsJSON(request) {
-            let document = JSONWriter.bytes(OPDS2Renderer.feed(feed, publicURL: publicURL))
+            let document = JSONWriter.bytes(of: OPDS2Renderer.feed(feed, publicURL: publicURL))
             return cacheable(ByteBuffer(bytes: document), type: MediaType.opds2, request: request, bookIDs: bookIDs, compression: compression)
         }
         return cacheable(

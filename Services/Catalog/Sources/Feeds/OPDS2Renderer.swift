@@ -1,45 +1,44 @@
 import Foundation
 import Shared
 
-/// Renders a `Feed` as an OPDS 2.0 feed, or one `Entry` as an OPDS 2.0 publication.
+/// Renders a `Feed` as an OPDS 2.0 feed, or one `Entry` as an OPDS 2.0 publication, as typed documents (`OPDS2Feed`,
+/// `OPDS2Publication`) that write themselves.
 enum OPDS2Renderer {
     /// The feed as an OPDS 2.0 document. Its search link is the templated OPDS 2.0 one, not Atom's OpenSearch
     /// description.
-    static func feed(_ feed: Feed, publicURL: String) -> [String: Any] {
-        var metadata: [String: Any] = ["title": feed.title, "modified": WireFormat.formatDate(feed.updated)]
-        if let total = feed.totalResults { metadata["numberOfItems"] = total }
-        if let perPage = feed.itemsPerPage { metadata["itemsPerPage"] = perPage }
-        let links = feed.links.filter { $0.facetGroup == nil }.map { feedLink -> [String: Any] in
-            var rendered = link(feedLink)
-            if feedLink.rel == "search" {
-                rendered["href"] = PublicRoute.search.url(publicURL) + "{?query}"
-                rendered["type"] = MediaType.opds2
-                rendered["templated"] = true
+    static func feed(_ feed: Feed, publicURL: String) -> OPDS2Feed {
+        var document = OPDS2Feed(
+            metadata: OPDS2Feed.Metadata(
+                title: feed.title,
+                modified: feed.updated,
+                numberOfItems: feed.totalResults,
+                itemsPerPage: feed.itemsPerPage
+            ),
+            links: feed.links.filter { $0.facetGroup == nil }.map { feedLink in
+                var rendered = link(feedLink)
+                if feedLink.rel == "search" {
+                    rendered.href = PublicRoute.search.url(publicURL) + "{?query}"
+                    rendered.type = MediaType.opds2
+                    rendered.templated = true
+                }
+                return rendered
             }
-            return rendered
-        }
-        var document: [String: Any] = ["metadata": metadata, "links": links]
+        )
         let facets = Dictionary(grouping: feed.links.filter { $0.facetGroup != nil }, by: { $0.facetGroup! })
-        if !facets.isEmpty {
-            document["facets"] = facets.keys.sorted().map { group in
-                ["metadata": ["title": group], "links": facets[group]!.map(link)] as [String: Any]
-            }
-        }
-        if !feed.navigation.isEmpty { document["navigation"] = feed.navigation.map(link) }
-        if !feed.entries.isEmpty { document["publications"] = feed.entries.map(publication) }
-        if !feed.groups.isEmpty {
-            document["groups"] = feed.groups.map { group in
-                [
-                    "metadata": ["title": group.title],
-                    "links": [["rel": "self", "href": group.href, "type": MediaType.opds2, "title": group.title]],
-                    "publications": group.entries.map(publication),
-                ] as [String: Any]
-            }
+        document.facets = facets.keys.sorted().map { OPDS2Feed.Facet(title: $0, links: facets[$0]!.map(link)) }
+        document.navigation = feed.navigation.map(link)
+        document.publications = feed.entries.map(publication)
+        document.groups = feed.groups.map { group in
+            OPDS2Feed.Group(
+                title: group.title,
+                links: [WebPubLink(href: group.href, type: MediaType.opds2, rel: "self", title: group.title)],
+                publications: group.entries.map(publication)
+            )
         }
         // The schema wants one non-empty collection: an empty listing (no search results, an empty lane) offers
         // the way back to the catalog instead of an empty `publications`.
         if feed.navigation.isEmpty, feed.entries.isEmpty, feed.groups.isEmpty, let start = feed.links.first(where: { $0.rel == "start" }) {
-            document["navigation"] = [
+            document.navigation = [
                 link(Feed.Link(rel: "start", href: start.href, type: start.type, title: "Nothing here yet: back to the catalog"))
             ]
         }
@@ -59,93 +58,98 @@ enum OPDS2Renderer {
         return plain || WireFormat.parseDate(text) != nil
     }
 
-    static func link(_ link: Feed.Link) -> [String: Any] {
-        var result: [String: Any] = [
-            "rel": link.rel, "href": link.href,
-            "type": link.type == MediaType.acquisition || link.type == MediaType.navigation ? MediaType.opds2 : link.type,
-        ]
-        if let title = link.title { result["title"] = title }
-        if link.templated { result["templated"] = true }
-        if link.activeFacet { result["rel"] = "self" }
-        if let count = link.count { result["properties"] = ["numberOfItems": count] }
-        return result
+    static func link(_ link: Feed.Link) -> WebPubLink {
+        WebPubLink(
+            href: link.href,
+            type: link.type == MediaType.acquisition || link.type == MediaType.navigation ? MediaType.opds2 : link.type,
+            rel: link.activeFacet ? "self" : link.rel,
+            title: link.title,
+            templated: link.templated,
+            properties: link.count.map { WebPubLink.Properties(numberOfItems: $0) }
+        )
     }
 
+    /// The OPDS 2.0 keys of the other roles it names (MARC relator codes from the EPUB); any other role is a plain
+    /// `contributor`, with its role.
     static let contributorKeys = ["edt": "editor", "trl": "translator", "ill": "illustrator", "nrt": "narrator", "clr": "colorist", "art": "artist"]
 
-    static func publication(_ entry: Entry) -> [String: Any] {
+    static func publication(_ entry: Entry) -> OPDS2Publication {
         let book = entry.book
-        var metadata: [String: Any] = [
-            "@type": book.format.schemaType, "title": book.title, "identifier": entry.urn, "modified": WireFormat.formatDate(book.updatedAt),
-        ]
-        let authors = book.contributors.filter { $0.role == "aut" }.map { contributor -> [String: Any] in
-            var author: [String: Any] = ["name": contributor.name]
-            if let sortAs = contributor.sortAs { author["sortAs"] = sortAs }
-            author["links"] = [["href": Lane.authorRoute(contributor.name).url(entry.publicURL), "type": MediaType.opds2]]
-            return author
+        var metadata = WebPubMetadata(book.metadata, type: book.format.schemaType, identifier: entry.urn, modified: book.updatedAt)
+        metadata.authors = book.metadata.authors.map { author in
+            .person(
+                name: author.name,
+                sortAs: author.sortAs,
+                links: [WebPubLink(href: Lane.authorRoute(author.name).url(entry.publicURL), type: MediaType.opds2)]
+            )
         }
-        if !authors.isEmpty { metadata["author"] = authors }
-        // The other roles OPDS 2.0 names (MARC relator codes from the EPUB); any other role is a plain contributor.
         for contributor in book.contributors where contributor.role != "aut" {
             let key = Self.contributorKeys[contributor.role] ?? "contributor"
-            var person: [String: Any] = ["name": contributor.name]
-            if let sortAs = contributor.sortAs { person["sortAs"] = sortAs }
-            if key == "contributor" { person["role"] = contributor.role }
-            metadata[key] = (metadata[key] as? [[String: Any]] ?? []) + [person]
+            let person = WebPubMetadata.Contributor.person(
+                name: contributor.name,
+                sortAs: contributor.sortAs,
+                role: key == "contributor" ? contributor.role : nil
+            )
+            metadata.contributors[key, default: []].append(person)
         }
-        if let subtitle = book.subtitle { metadata["subtitle"] = subtitle }
-        if !book.languages.isEmpty { metadata["language"] = book.languages.count == 1 ? book.languages[0] : book.languages }
-        if let publisher = book.publisher { metadata["publisher"] = publisher }
-        if let published = book.published, isPublicationDate(published) { metadata["published"] = published }
-        if let description = book.description { metadata["description"] = description }
-        let subjects =
-            book.subjects.map { ["name": $0] }
-            + book.genres.map { ["name": Genres.name(of: $0) ?? $0, "code": $0, "scheme": "http://librarysimplified.org/terms/genres/Bookmobile/"] }
-        if !subjects.isEmpty { metadata["subject"] = subjects }
-        if let series = book.series {
-            var collection: [String: Any] = ["name": series]
-            if let position = book.seriesPosition { collection["position"] = position }
-            collection["links"] = [["href": Lane.seriesRoute(series).url(entry.publicURL), "type": MediaType.opds2]]
-            metadata["belongsTo"] = ["series": [collection]]
-        }
-        PublicationMetadata.addExtents(of: book, to: &metadata)
-        if let accessibility = PublicationMetadata.accessibility(book) { metadata["accessibility"] = accessibility }
-        if book.ratingCount > 0, let average = book.ratingAverage { metadata["rating"] = ["value": average, "count": book.ratingCount] }
-        let availability = entry.availability
-        var availabilityObject: [String: Any] = ["state": availability.status]
-        if let since = availability.since { availabilityObject["since"] = WireFormat.formatDate(since) }
-        if let until = availability.until { availabilityObject["until"] = WireFormat.formatDate(until) }
-        var links: [[String: Any]] = [["rel": "self", "href": entry.entryURL, "type": MediaType.opds2Publication]]
-        for acquisition in entry.acquisitionLinks {
-            var properties: [String: Any] = ["availability": availabilityObject]
-            if acquisition.type != book.format.fileType { properties["indirectAcquisition"] = [["type": entry.acquiredType]] }
-            if !book.openAccess {
-                properties["copies"] = ["total": book.copies, "available": book.copiesAvailable]
-                var holds: [String: Any] = ["total": book.holds]
-                if let position = entry.view?.holdPosition { holds["position"] = position }
-                properties["holds"] = holds
+        if let published = book.published, isPublicationDate(published) { metadata.published = published }
+        metadata.subjects =
+            book.subjects.map { WebPubMetadata.Subject(name: $0) }
+            + book.genres.map {
+                WebPubMetadata.Subject(name: Genres.name(of: $0) ?? $0, code: $0, scheme: "http://librarysimplified.org/terms/genres/Bookmobile/")
             }
-            let type = acquisition.type == book.format.fileType ? acquisition.type : MediaType.opds2Publication
-            links.append(["rel": acquisition.rel, "href": acquisition.href, "type": type, "properties": properties])
-        }
-        links.append(["rel": "related", "href": entry.relatedLink.href, "type": MediaType.opds2, "title": entry.relatedLink.title ?? ""])
-        if let manifest = entry.manifestLink { links.append(["rel": manifest.rel, "href": manifest.href, "type": manifest.type]) }
-        if let annotations = entry.annotationService { links.append(["rel": annotations.rel, "href": annotations.href, "type": annotations.type]) }
-        if let progression = entry.progressionLink { links.append(["rel": progression.rel, "href": progression.href, "type": progression.type]) }
-        if let suspension = entry.holdSuspensionLink {
-            links.append(["rel": suspension.rel, "href": suspension.href, "type": suspension.type, "title": suspension.title ?? ""])
-        }
-        var publication: [String: Any] = ["metadata": metadata, "links": links]
-        if book.hasCover {
-            publication["images"] = [
-                ["href": PublicRoute.cover(book.id).url(entry.publicURL), "type": book.coverType ?? "image/jpeg", "rel": "cover"],
-                [
-                    "href": PublicRoute.cover(book.id).url(entry.publicURL) + PublicRoute.thumbnailQuery,
-                    "type": book.thumbnailType ?? "image/jpeg",
-                    "rel": "http://opds-spec.org/image/thumbnail",
-                ],
+        if let series = book.series {
+            metadata.series = [
+                WebPubMetadata.Series(
+                    name: series,
+                    position: book.seriesPosition,
+                    links: [WebPubLink(href: Lane.seriesRoute(series).url(entry.publicURL), type: MediaType.opds2)]
+                )
             ]
         }
-        return publication
+        metadata.addExtents(of: book)
+        if book.ratingCount > 0, let average = book.ratingAverage { metadata.rating = WebPubMetadata.Rating(value: average, count: book.ratingCount) }
+
+        let availability = entry.availability
+        var links = [WebPubLink(href: entry.entryURL, type: MediaType.opds2Publication, rel: "self")]
+        for acquisition in entry.acquisitionLinks {
+            let isFile = acquisition.type == book.format.fileType
+            var properties = WebPubLink.Properties(
+                availability: WebPubLink.Availability(state: availability.status, since: availability.since, until: availability.until),
+                indirectAcquisitionType: isFile ? nil : entry.acquiredType
+            )
+            if !book.openAccess {
+                properties.copies = WebPubLink.Copies(total: book.copies, available: book.copiesAvailable)
+                properties.holds = WebPubLink.Holds(total: book.holds, position: entry.view?.holdPosition)
+            }
+            links.append(
+                WebPubLink(
+                    href: acquisition.href,
+                    type: isFile ? acquisition.type : MediaType.opds2Publication,
+                    rel: acquisition.rel,
+                    properties: properties
+                )
+            )
+        }
+        links.append(WebPubLink(href: entry.relatedLink.href, type: MediaType.opds2, rel: "related", title: entry.relatedLink.title ?? ""))
+        for link in [entry.manifestLink, entry.annotationService, entry.progressionLink].compactMap({ $0 }) {
+            links.append(WebPubLink(href: link.href, type: link.type, rel: link.rel))
+        }
+        if let suspension = entry.holdSuspensionLink {
+            links.append(WebPubLink(href: suspension.href, type: suspension.type, rel: suspension.rel, title: suspension.title ?? ""))
+        }
+        var images: [WebPubLink] = []
+        if book.hasCover {
+            let cover = PublicRoute.cover(book.id).url(entry.publicURL)
+            images = [
+                WebPubLink(href: cover, type: book.coverType ?? "image/jpeg", rel: "cover"),
+                WebPubLink(
+                    href: cover + PublicRoute.thumbnailQuery,
+                    type: book.thumbnailType ?? "image/jpeg",
+                    rel: "http://opds-spec.org/image/thumbnail"
+                ),
+            ]
+        }
+        return OPDS2Publication(metadata: metadata, links: links, images: images)
     }
 }

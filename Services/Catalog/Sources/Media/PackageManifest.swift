@@ -68,33 +68,6 @@ struct PackageManifest {
 
     /// The manifest written into a stored package: relative hrefs, so that an app can play the file offline.
     static func document(_ book: ParsedBook) -> String {
-        var metadata: [String: Any] = [
-            "@type": BookFormat.audiobook.schemaType, "title": book.title, "conformsTo": BookFormat.audiobook.manifestProfile ?? "",
-        ]
-        let authors = book.contributors.filter { $0.role == "aut" }.map(\.name)
-        let narrators = book.contributors.filter { $0.role == "nrt" }.map(\.name)
-        if !authors.isEmpty { metadata["author"] = authors }
-        if !narrators.isEmpty { metadata["narrator"] = narrators }
-        if let duration = book.duration { metadata["duration"] = duration }
-        if !book.languages.isEmpty { metadata["language"] = book.languages }
-        func toc(_ entries: [TOCEntry]) -> [[String: Any]] {
-            entries.map { entry in
-                var link: [String: Any] = ["href": entry.href, "title": entry.title]
-                if !entry.children.isEmpty { link["children"] = toc(entry.children) }
-                return link
-            }
-        }
-        let document: [String: Any] = [
-            "@context": "https://readium.org/webpub-manifest/context.jsonld",
-            "metadata": metadata,
-            "readingOrder": book.readingOrder.map { track -> [String: Any] in
-                var link: [String: Any] = ["href": track.href, "type": track.type]
-                if let duration = track.duration { link["duration"] = duration }
-                if let title = track.title { link["title"] = title }
-                return link
-            },
-            "toc": toc(book.toc),
-        ]
-        return String(decoding: JSONWriter.bytes(document), as: UTF8.self)
+        String(decoding: JSONWriter.bytes(of: ReadiumManifest(package: book)), as: UTF8.self)
     }
 }
