@@ -29,7 +29,7 @@ struct KOSyncController: Sendable {
         router.get(.kosync(.auth), use: authorizeUser)
         router.put(.kosync(.progress), use: putProgress)
         router.get(.kosyncProgress(.key), use: getProgress)
-        router.get(.kosync(.healthcheck)) { _, _ in Self.json(#"{"state":"OK"}"#) }
+        router.get(.kosync(.healthcheck)) { _, _ in JSONMessages.response(writing: KOSync.OK(key: "state")) }
     }
 
     /// Accounts are the library's: a sync key's user name answers "already registered", any other "registration is
@@ -49,7 +49,7 @@ struct KOSyncController: Sendable {
 
     func authorizeUser(request: Request, context: PatronRequestContext) async throws -> Response {
         guard try await patron(of: request, context: context) != nil else { return KOSyncError.unauthorized.response() }
-        return Self.json(#"{"authorized":"OK"}"#)
+        return JSONMessages.response(writing: KOSync.OK(key: "authorized"))
     }
 
     func putProgress(request: Request, context: PatronRequestContext) async throws -> Response {
@@ -92,7 +92,7 @@ struct KOSyncController: Sendable {
             )
             written = try await documents.save(kept, document: document, patronID: patronID, limit: documentsPerPatron, logger: logger)
         }
-        return try JSONMessages.response(KOSync.Saved(document: document, timestamp: Int(written.timeIntervalSince1970)))
+        return JSONMessages.response(writing: KOSync.Saved(document: document, timestamp: Int(written.timeIntervalSince1970)))
     }
 
     /// The newest progress kept for the document: the patron's position in the book it names (KOReader's own fields
@@ -128,8 +128,8 @@ struct KOSyncController: Sendable {
         {
             record = KOSync.ProgressRecord(document: document, kept: kept)
         }
-        guard let record else { return Self.json("{}") }
-        return try JSONMessages.response(record)
+        guard let record else { return JSONMessages.response(writing: KOSync.Nothing()) }
+        return JSONMessages.response(writing: record)
     }
 
     /// The book KOReader's `document` names, when the patron has or had it on loan (or it is open access): the
@@ -151,8 +151,4 @@ struct KOSyncController: Sendable {
 
     static let authUser = HTTPField.Name("x-auth-user")!
     static let authKey = HTTPField.Name("x-auth-key")!
-
-    static func json(_ text: String) -> Response {
-        Response(status: .ok, headers: [.contentType: KOSync.mediaType], body: .init(byteBuffer: ByteBuffer(string: text)))
-    }
 }

@@ -2,10 +2,12 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import ServiceSupport
+import Shared
 
 /// koreader-sync-server's errors, with its status codes and its body (`{"code": 2001, "message": "Unauthorized"}`),
 /// which KOReader's sync plugin reads; answered, not thrown, so that no problem document takes their place.
-struct KOSyncError: Sendable, Equatable {
+struct KOSyncError: Sendable, Equatable, JSONWritable {
     let status: Int
     let code: Int
     let message: String
@@ -16,12 +18,12 @@ struct KOSyncError: Sendable, Equatable {
     static let documentMissing = KOSyncError(status: 403, code: 2004, message: "Field 'document' not provided.")
     static let registrationDisabled = KOSyncError(status: 402, code: 2005, message: "User registration is disabled.")
 
-    func response() -> Response {
-        let body = #"{"code":\#(code),"message":"\#(message.replacingOccurrences(of: "\"", with: "\\\""))"}"#
-        return Response(
-            status: HTTPResponse.Status(code: status),
-            headers: [.contentType: KOSync.mediaType],
-            body: .init(byteBuffer: ByteBuffer(string: body))
-        )
+    func response() -> Response { JSONMessages.response(writing: self, status: HTTPResponse.Status(code: status)) }
+
+    func write(to json: inout JSONWriter) {
+        json.beginObject()
+        json.field("code", code)
+        json.field("message", message)
+        json.endObject()
     }
 }

@@ -1,8 +1,8 @@
 import Foundation
+import Shared
 
 /// KOReader's sync plugin's messages, as koreader-sync-server reads and answers them.
 enum KOSync {
-    static let mediaType = "application/json"
     /// koreader-sync-server refuses a document name with a colon (its store's key separator); so does this one, so
     /// that a client behaves the same against both. Names are partial MD5s (32 hex digits) or MD5s of file names.
     static let maxDocumentLength = 128
@@ -42,7 +42,7 @@ enum KOSync {
     }
 
     /// `GET /syncs/progress/{document}`'s answer: every field, or `{}` when nothing is kept for the document.
-    struct ProgressRecord: Encodable, Sendable {
+    struct ProgressRecord: Sendable, JSONWritable {
         var document: String
         var percentage: Double
         var progress: String
@@ -50,11 +50,6 @@ enum KOSync {
         var deviceID: String?
         /// Seconds since 1970, as koreader-sync-server's `os.time()`.
         var timestamp: Int
-
-        enum CodingKeys: String, CodingKey {
-            case document, percentage, progress, device, timestamp
-            case deviceID = "device_id"
-        }
 
         init(document: String, percentage: Double, progress: String, device: String, deviceID: String?, timestamp: Int) {
             (self.document, self.percentage, self.progress, self.device, self.deviceID, self.timestamp) =
@@ -72,11 +67,48 @@ enum KOSync {
                 timestamp: Int(kept.writtenAt.timeIntervalSince1970)
             )
         }
+
+        func write(to json: inout JSONWriter) {
+            json.beginObject()
+            json.field("device", device)
+            json.field("device_id", deviceID)
+            json.field("document", document)
+            json.field("percentage", percentage)
+            json.field("progress", progress)
+            json.field("timestamp", timestamp)
+            json.endObject()
+        }
     }
 
     /// `PUT /syncs/progress`'s answer.
-    struct Saved: Encodable, Sendable {
+    struct Saved: Sendable, JSONWritable {
         var document: String
         var timestamp: Int
+
+        func write(to json: inout JSONWriter) {
+            json.beginObject()
+            json.field("document", document)
+            json.field("timestamp", timestamp)
+            json.endObject()
+        }
+    }
+
+    /// `{"state": "OK"}` (the health check) or `{"authorized": "OK"}` (the sign-in check).
+    struct OK: Sendable, JSONWritable {
+        var key: StaticString
+
+        func write(to json: inout JSONWriter) {
+            json.beginObject()
+            json.field(key, "OK")
+            json.endObject()
+        }
+    }
+
+    /// `{}`: nothing kept for the document.
+    struct Nothing: Sendable, JSONWritable {
+        func write(to json: inout JSONWriter) {
+            json.beginObject()
+            json.endObject()
+        }
     }
 }

@@ -77,7 +77,7 @@ struct ExportController: Sendable {
             first = true
             try await koreaderDocuments.all(patronID: patronID, logger: logger) { document, kept in
                 let record = KOSync.ProgressRecord(document: document, kept: kept)
-                try await write((first ? "" : ",") + String(decoding: try WireFormat.encode(record), as: UTF8.self))
+                try await write((first ? "" : ",") + String(decoding: JSONWriter.bytes(of: record, capacity: 256), as: UTF8.self))
                 first = false
             }
             try await write("],")
