@@ -31,42 +31,32 @@ struct OPDSFeedPage: Sendable, Equatable {
     // MARK: OPDS 2.0
 
     static func parseJSON(_ data: Data, url: URL) throws -> OPDSFeedPage {
-        guard let feed = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { throw Unreadable(reason: "not a JSON object") }
+        guard let feed = WebPubDocument.read(data) else { throw Unreadable(reason: "not a JSON object") }
         var page = OPDSFeedPage()
-        func rels(_ link: [String: Any]) -> [String] {
-            if let rel = link["rel"] as? String { return [rel] }
-            return link["rel"] as? [String] ?? []
-        }
-        func resolve(_ href: Any?) -> URL? { (href as? String).flatMap { URL(string: $0, relativeTo: url)?.absoluteURL } }
-        func publications(_ list: Any?) {
-            for publication in list as? [[String: Any]] ?? [] {
-                let links = (publication["links"] as? [[String: Any]] ?? [])
-                guard let link = links.first(where: { isEPUB($0["type"] as? String) && !Set(rels($0)).isDisjoint(with: acquisitionRels) }),
-                    let acquisition = resolve(link["href"])
+        func resolve(_ href: String?) -> URL? { href.flatMap { URL(string: $0, relativeTo: url)?.absoluteURL } }
+        func publications(_ list: [WebPubDocument]) {
+            for publication in list {
+                guard let link = publication.links.first(where: { isEPUB($0.type) && !Set($0.rels).isDisjoint(with: acquisitionRels) }),
+                    let acquisition = resolve(link.href)
                 else { continue }
-                let metadata = publication["metadata"] as? [String: Any] ?? [:]
-                let title = (metadata["title"] as? String) ?? ((metadata["title"] as? [String: String])?.values.first) ?? "Untitled"
+                let metadata = publication.metadata
                 page.entries.append(
-                    Entry(id: (metadata["identifier"] as? String) ?? acquisition.absoluteString, title: title, acquisition: acquisition)
+                    Entry(id: metadata.identifier ?? acquisition.absoluteString, title: metadata.title ?? "Untitled", acquisition: acquisition)
                 )
             }
         }
-        func navigation(_ list: Any?) {
-            for link in list as? [[String: Any]] ?? [] { if let target = resolve(link["href"]) { page.follow.append(target) } }
+        func navigation(_ links: [WebPubDocument.Link]) {
+            for link in links { if let target = resolve(link.href) { page.follow.append(target) } }
         }
-        publications(feed["publications"])
-        navigation(feed["navigation"])
-        for group in feed["groups"] as? [[String: Any]] ?? [] {
-            publications(group["publications"])
-            navigation(group["navigation"])
+        publications(feed.publications)
+        navigation(feed.navigation)
+        for group in feed.groups {
+            publications(group.publications)
+            navigation(group.navigation)
             // A group is a preview: its own page has every book.
-            for link in group["links"] as? [[String: Any]] ?? [] where rels(link).contains("self") {
-                if let target = resolve(link["href"]) { page.follow.append(target) }
-            }
+            navigation(group.links.filter { $0.rels.contains("self") })
         }
-        for link in feed["links"] as? [[String: Any]] ?? [] where rels(link).contains("next") {
-            if let target = resolve(link["href"]) { page.follow.append(target) }
-        }
+        navigation(feed.links.filter { $0.rels.contains("next") })
         return page
     }
 

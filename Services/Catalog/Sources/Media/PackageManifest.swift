@@ -12,51 +12,45 @@ struct PackageManifest {
     var description: String?
     /// The tracks' hrefs, in order, as paths inside the package.
     var readingOrder: [String]
-    private var tocEntries: [[String: Any]]
+    private var tocEntries: [WebPubDocument.Link]
 
     static func read(_ data: Data) throws -> PackageManifest {
-        guard let document = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
-            throw MediaError.badPackage("manifest.json is not a JSON object")
-        }
-        let metadata = document["metadata"] as? [String: Any] ?? [:]
-        let order = (document["readingOrder"] as? [[String: Any]] ?? []).compactMap { $0["href"] as? String }.map(Self.path)
+        guard let document = WebPubDocument.read(data) else { throw MediaError.badPackage("manifest.json is not a JSON object") }
+        let order = document.readingOrder.compactMap(\.href).map(Self.path)
         guard !order.isEmpty else { throw MediaError.badPackage("manifest.json has no reading order") }
         guard order.allSatisfy(SafeArchive.isSafe), Set(order).count == order.count else {
             throw MediaError.badPackage("the reading order names a track twice, or outside the package")
         }
+        let metadata = document.metadata
         return PackageManifest(
-            title: (metadata["title"] as? String).flatMap { $0.isEmpty ? nil : $0 },
-            authors: people(metadata["author"]),
-            narrators: people(metadata["narrator"]),
-            languages: (metadata["language"] as? String).map { [$0] } ?? metadata["language"] as? [String],
-            publisher: people(metadata["publisher"])?.first,
-            description: metadata["description"] as? String,
+            title: metadata.title.flatMap { $0.isEmpty ? nil : $0 },
+            authors: metadata.authors.isEmpty ? nil : metadata.authors,
+            narrators: metadata.narrators.isEmpty ? nil : metadata.narrators,
+            languages: metadata.languages,
+            publisher: metadata.publishers.first,
+            description: metadata.description,
             readingOrder: order,
-            tocEntries: document["toc"] as? [[String: Any]] ?? []
+            tocEntries: document.toc
         )
     }
 
     /// The package's table of contents with its tracks renamed as stored; nil when it has none.
     func toc(renamed: [String: String]) -> [TOCEntry]? {
-        func entries(_ list: [[String: Any]]) -> [TOCEntry] {
+        func entries(_ list: [WebPubDocument.Link]) -> [TOCEntry] {
             list.compactMap { entry in
-                guard let href = entry["href"] as? String else { return nil }
+                guard let href = entry.href else { return nil }
                 let parts = href.split(separator: "#", maxSplits: 1)
                 guard let track = renamed[Self.path(String(parts.first ?? ""))] else { return nil }
                 let fragment = parts.count > 1 ? "#" + parts[1] : ""
-                let title = (entry["title"] as? String).map { String($0.prefix(300)) } ?? "Untitled"
-                return TOCEntry(title: title, href: track + fragment, children: entries(entry["children"] as? [[String: Any]] ?? []))
+                return TOCEntry(
+                    title: entry.title.map { String($0.prefix(300)) } ?? "Untitled",
+                    href: track + fragment,
+                    children: entries(entry.children)
+                )
             }
         }
         let toc = entries(tocEntries)
         return toc.isEmpty ? nil : toc
-    }
-
-    /// A name, a contributor object, or a list of either.
-    private static func people(_ value: Any?) -> [String]? {
-        let list: [Any] = (value as? [Any]) ?? (value.map { [$0] } ?? [])
-        let names = list.compactMap { ($0 as? String) ?? (($0 as? [String: Any])?["name"] as? String) }.filter { !$0.isEmpty }
-        return names.isEmpty ? nil : names
     }
 
     /// An href relative to the package's root, without `./` or a fragment.
