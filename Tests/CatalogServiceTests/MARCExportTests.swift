@@ -144,17 +144,11 @@ extension CatalogServiceTests {
     let date = try #require(ISO8601DateFormatter().date(from: "2026-11-28T23:59:58Z"))
     #expect(MARCCataloguing.timestamp(date) == "20261128235958.0")
     #expect(MARCCataloguing.day(date) == "2026-11-28")
-    let book = MARCCataloguing.Book(
-        id: UUID(),
-        title: "T",
-        authors: [],
-        languages: ["fr"],
-        published: "1861-08-01",
-        subjects: [],
-        addedAt: date,
-        updatedAt: date,
-        hasCover: false
-    )
+    var entry = EntryLinksTests.book()
+    entry.metadata.languages = ["fr"]
+    entry.metadata.published = "1861-08-01"
+    entry.updatedAt = date
+    let book = MARCCataloguing.Book(entry: entry, addedAt: date)
     let fixed = MARCCataloguing.fixedData(book)
     #expect(fixed.count == 40 && fixed.hasPrefix("261128s1861") && fixed.dropFirst(35).prefix(3) == "fre", "\(fixed)")
 }

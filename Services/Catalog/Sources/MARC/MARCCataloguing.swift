@@ -5,24 +5,18 @@ import Shared
 /// media and carrier types for an online text), and the links an ILS shows patrons (856: the book in the web app, its
 /// OPDS entry, its cover).
 enum MARCCataloguing {
-    /// A book as the export reads it (`MARCExportPostgresRepository`).
+    /// A book as the export reads it (`MARCExportPostgresRepository`): its entry, with when it was added and withdrawn.
+    /// The entry's fields read as its own (`book.title`).
+    @dynamicMemberLookup
     struct Book: Sendable {
-        var id: UUID
-        var title: String
-        var subtitle: String?
-        var authors: [String]
-        var languages: [String]
-        var publisher: String?
-        var published: String?
-        var description: String?
-        var subjects: [String]
-        var isbn: String?
-        var series: String?
-        var seriesPosition: Double?
+        var entry: BookEntry
         var addedAt: Date
-        var updatedAt: Date
         var withdrawnAt: Date?
-        var hasCover: Bool
+
+        subscript<Value>(dynamicMember field: KeyPath<BookEntry, Value>) -> Value { entry[keyPath: field] }
+
+        /// The authors' names, in order.
+        var authors: [String] { entry.metadata.authors.map(\.name) }
     }
 
     static func record(for book: Book, status: MARCRecord.Status, publicURL: String) -> MARCRecord {

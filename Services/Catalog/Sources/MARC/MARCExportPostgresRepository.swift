@@ -25,8 +25,7 @@ struct MARCExportPostgresRepository: Sendable {
     func each(since: Date?, logger: Logger, _ each: (MARCCataloguing.Book, MARCRecord.Status) async throws -> Void) async throws {
         let rows = try await client.query(
             """
-            SELECT id, title, subtitle, authors, languages, publisher, published, description, subjects, isbn, series,
-                series_position, added_at, updated_at, withdrawn_at, cover_sha256 IS NOT NULL
+            SELECT \(unescaped: BookPostgresRepository.entryColumns), added_at, withdrawn_at
             FROM books
             WHERE CASE WHEN \(since)::timestamptz IS NULL THEN withdrawn_at IS NULL
                 ELSE (withdrawn_at IS NULL AND (updated_at >= \(since) OR added_at >= \(since))) OR withdrawn_at >= \(since) END
@@ -34,27 +33,13 @@ struct MARCExportPostgresRepository: Sendable {
             """,
             logger: logger
         )
-        typealias Row = (
-            UUID, String, String?, [String], [String], String?, String?, String?, [String], String?, String?, Double?, Date, Date, Date?, Bool
-        )
-        for try await row in rows.decode(Row.self) {
+        let first = BookPostgresRepository.entryColumnCount
+        for try await row in rows {
+            let cells = row.makeRandomAccess()
             let book = MARCCataloguing.Book(
-                id: row.0,
-                title: row.1,
-                subtitle: row.2,
-                authors: row.3,
-                languages: row.4,
-                publisher: row.5,
-                published: row.6,
-                description: row.7,
-                subjects: row.8,
-                isbn: row.9,
-                series: row.10,
-                seriesPosition: row.11,
-                addedAt: row.12,
-                updatedAt: row.13,
-                withdrawnAt: row.14,
-                hasCover: row.15
+                entry: try BookPostgresRepository.decodeEntry(cells),
+                addedAt: try cells[first].decode(Date.self),
+                withdrawnAt: try cells[first + 1].decode(Date?.self)
             )
             let status: MARCRecord.Status
             if let since {
