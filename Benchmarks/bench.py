@@ -397,6 +397,9 @@ def main():
     parser.add_argument("--keep", action="store_true",
                         help="keep the seeded stack in .data/bench-<books> and reuse it on the next run with as many books (seeded once)")
     parser.add_argument("--hold", action="store_true", help="seed and start, then wait (for profiling) instead of measuring")
+    parser.add_argument("--hold-morning", action="store_true",
+                        help="with --only 'real morning': seed the morning's shelves and sign its patrons in, print the wrk command "
+                             "of its signed-in load, then wait (for profiling) instead of measuring")
     parser.add_argument("--cold", action="store_true",
                         help="turn the gateway's and catalog's caches off (EDGE_CACHE_TTL=0, FEED_CACHE_TTL=0): every page computed")
     parser.add_argument("--only", metavar="REGEX",
@@ -631,7 +634,7 @@ def main():
             time.sleep(2)
         crowd = None
         if any(wanted(name) for name in library.MIX + list(library.CROWDS) + [library.MORNING]):
-            crowd = library_morning(stack, work, results, barcodes, licensed, words_file, wanted)
+            crowd = library_morning(stack, work, results, barcodes, licensed, words_file, wanted, hold=args.hold_morning)
         basic = "Basic " + base64.b64encode(b"bench:bench password 1").decode()
         logins = {}
         if wanted(f"login (bcrypt cost {BCRYPT_COST})"):
@@ -669,7 +672,7 @@ def main():
             shutil.rmtree(work, ignore_errors=True)
 
 
-def library_morning(stack, work, results, barcodes, licensed, words_file, wanted):
+def library_morning(stack, work, results, barcodes, licensed, words_file, wanted, hold=False):
     """Issue 49's scenarios (Benchmarks/library.py): the library mix anonymously, with Bearer and with Basic for 1,000
     patrons, then the crowd. Returns the crowd's figures."""
     gw = stack.gateway
@@ -717,7 +720,7 @@ def library_morning(stack, work, results, barcodes, licensed, words_file, wanted
             results[name]["vs_anonymous_by_run"] = [round(run["rps"] / anon["rps"], 3)
                                                     for run, anon in zip(results[name]["runs"], anonymous["runs"])]
     if wanted(library.MORNING):
-        real_morning(stack, work, results, barcodes, pages, lines, urls_file)
+        real_morning(stack, work, results, barcodes, pages, lines, urls_file, hold=hold)
     if not any(wanted(name) for name in library.CROWDS):
         return None
     verified = work / "verified_basic.txt"
@@ -738,7 +741,7 @@ def library_morning(stack, work, results, barcodes, licensed, words_file, wanted
     return crowds
 
 
-def real_morning(stack, work, results, barcodes, pages, lines, urls_file):
+def real_morning(stack, work, results, barcodes, pages, lines, urls_file, hold=False):
     """Issue 72's scenario: 500 patrons whose shelves hold books of the mix's pages, half sending Basic on every
     request and half Bearer in the same run, each request a random patron on a random page; beside the same pages
     anonymously, in a palindrome (anonymous, morning, morning, anonymous). The answers' statuses are counted, and the
@@ -766,6 +769,12 @@ def real_morning(stack, work, results, barcodes, pages, lines, urls_file):
     nobody.write_text("")
     first = library.first_requests(gw, auths, lines)
     log(f"{library.MORNING}: each patron's first request {first}")
+    if hold:
+        command = " ".join(wrk_command(ROOT / "Benchmarks/library_mix.lua"))
+        log(f"holding; the signed-in load: URLS_FILE={urls_file} AUTH_FILE={auth_file} COUNT_STATUSES=1 {command} -d10s {gw}/ "
+            f"(AUTH_FILE={nobody} for the anonymous one); pids {[(n, p.pid) for n, p in stack.processes.items()]}; Ctrl-C stops")
+        while True:
+            time.sleep(3600)
     for name, auth in ((library.MORNING_ANONYMOUS, nobody), (library.MORNING, auth_file), (library.MORNING, auth_file),
                        (library.MORNING_ANONYMOUS, nobody)):
         log(f"wrk: {name}")
