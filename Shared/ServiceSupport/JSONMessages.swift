@@ -66,8 +66,6 @@ public enum JSONMessages {
     ) -> Response {
         var headers = headers
         headers[.contentType] = MediaType.json
-        var json = JSONWriter()
-        value.write(to: &json)
-        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: json.bytes)))
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: JSONWriter.bytes(of: value, capacity: 1024))))
     }
 }

@@ -70,6 +70,22 @@ import Testing
         }
     }
 
+    /// Each role OPDS 2.0 names has its key (placed by hand among the others in sorted order), any other role is a
+    /// `contributor` with its role: no contributor is left out of a publication.
+    @Test func everyContributorIsWrittenUnderItsRolesKey() throws {
+        var book = EntryLinksTests.book()
+        let roles = WebPubMetadata.roleKeys.keys.sorted() + ["xyz"]
+        book.metadata.contributors = roles.map { Contributor(name: "Person \($0)", role: $0) }
+        let bytes = JSONWriter.bytes(of: OPDS2Renderer.publication(Entry(book: book, view: nil, publicURL: Self.base)))
+        let metadata = try #require((try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])?["metadata"] as? [String: Any])
+        for role in roles {
+            let people = metadata[WebPubMetadata.roleKeys[role] ?? "contributor"] as? [[String: Any]]
+            #expect(people?.first?["name"] as? String == "Person \(role)", "\(role)")
+        }
+        #expect((metadata["contributor"] as? [[String: Any]])?.first?["role"] as? String == "xyz")
+        try expectSorted(bytes, "every role")
+    }
+
     @Test func feedsWithFacetsGroupsAndNavigationWriteFoundationsBytes() throws {
         let entries = [
             Entry(book: Self.richBook(), view: nil, publicURL: Self.base), Entry(book: EntryLinksTests.book(), view: nil, publicURL: Self.base),

@@ -10,4 +10,7 @@ struct BookNavigation: Codable, Sendable, Equatable {
     var toc: [TOCEntry]
     var pageList: [TOCEntry]
     var landmarks: [TOCEntry]
+
+    /// A book read without its navigation (a list's record): nothing to show.
+    static let empty = BookNavigation(readingOrder: [], resources: [], toc: [], pageList: [], landmarks: [])
 }

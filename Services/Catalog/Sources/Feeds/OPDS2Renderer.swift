@@ -69,10 +69,6 @@ enum OPDS2Renderer {
         )
     }
 
-    /// The OPDS 2.0 keys of the other roles it names (MARC relator codes from the EPUB); any other role is a plain
-    /// `contributor`, with its role.
-    static let contributorKeys = ["edt": "editor", "trl": "translator", "ill": "illustrator", "nrt": "narrator", "clr": "colorist", "art": "artist"]
-
     static func publication(_ entry: Entry) -> OPDS2Publication {
         let book = entry.book
         var metadata = WebPubMetadata(book.metadata, type: book.format.schemaType, identifier: entry.urn, modified: book.updatedAt)
@@ -84,7 +80,7 @@ enum OPDS2Renderer {
             )
         }
         for contributor in book.contributors where contributor.role != "aut" {
-            let key = Self.contributorKeys[contributor.role] ?? "contributor"
+            let key = WebPubMetadata.roleKeys[contributor.role] ?? "contributor"
             let person = WebPubMetadata.Contributor.person(
                 name: contributor.name,
                 sortAs: contributor.sortAs,

@@ -66,7 +66,7 @@ extension ReadiumManifest {
                 )
             }
         }
-        let navigation = book.navigation ?? BookNavigation(readingOrder: [], resources: [], toc: [], pageList: [], landmarks: [])
+        let navigation = book.navigation ?? .empty
         let spine = Set(navigation.readingOrder.map(\.href))
         self.init(
             metadata: metadata,

@@ -67,11 +67,9 @@ struct WebPubDocument: Decodable, Sendable {
         groups = fields.list(.groups)
     }
 
-    /// `data` as a JSON object; nil when it is not one.
-    static func read(_ data: Data) -> WebPubDocument? {
-        guard (try? JSONSerialization.jsonObject(with: data)) is [String: Any] else { return nil }
-        return try? JSONDecoder().decode(WebPubDocument.self, from: data)
-    }
+    /// `data` as a JSON object; nil when it is not one (not JSON, or an array or a string at the top: the keyed
+    /// container `init(from:)` asks for is then refused).
+    static func read(_ data: Data) -> WebPubDocument? { try? JSONDecoder().decode(WebPubDocument.self, from: data) }
 
     fileprivate struct Key: CodingKey {
         var stringValue: String

@@ -15,8 +15,12 @@ struct WebPubMetadata: Sendable, JSONWritable {
     var description: String?
     var language: Language?
     var authors: [Contributor] = []
-    /// Contributors in the other roles, by the key OPDS 2.0 gives each role (`narrator`, `editor`, `contributor`...).
+    /// Contributors in the other roles, by the key OPDS 2.0 gives each role (`roleKeys`, else `contributor`).
     var contributors: [String: [Contributor]] = [:]
+
+    /// The keys of the roles OPDS 2.0 names, by MARC relator code (the EPUB's); `write` places each among the other
+    /// keys in sorted order (`WebPublicationWritingTests` checks that none is left out).
+    static let roleKeys = ["edt": "editor", "trl": "translator", "ill": "illustrator", "nrt": "narrator", "clr": "colorist", "art": "artist"]
     var subjects: [Subject] = []
     var series: [Series] = []
     var conformsTo: String?
@@ -149,7 +153,8 @@ struct WebPubMetadata: Sendable, JSONWritable {
     }
 
     private func writeRole(_ key: StaticString, to json: inout JSONWriter) {
-        guard let people = contributors[key.description], !people.isEmpty else { return }
+        // Most books have authors only: no lookup then.
+        guard !contributors.isEmpty, let people = contributors[key.description], !people.isEmpty else { return }
         json.field(key, people)
     }
 }
