@@ -15,7 +15,15 @@ public enum InternalHeader {
     /// On a signed-in feed request: the ETag of the shared (anonymous) page the gateway holds in its edge cache.
     public static let sharedETag = "X-Internal-Shared-ETag"
     /// On catalog's 204 answer to it: the held page is this patron's page (with the answer's ETag and Cache-Control).
+    /// `splice` on a 200 answer whose body is the patron's entries to splice into the held page (`PageSplice`).
     public static let sharedPageUsable = "X-Internal-Shared-Page"
+    /// `yes` on a signed-in feed request from a gateway whose held page is not compressed: catalog may answer with the
+    /// few entries the patron sees differently instead of the whole page (`PageSplice`).
+    public static let spliceAccepted = "X-Internal-Splice-Accepted"
+    /// On a splice answer: where each of its parts goes in the held page (`PageSplice.header`).
+    public static let splice = "X-Internal-Splice"
+    /// On a splice answer: the ETag of the page it makes (not `ETag`: the answer itself is not that page).
+    public static let splicedETag = "X-Internal-Spliced-ETag"
     /// On catalog's answer to an anonymous request for a feed page that signed-in patrons share: the books it shows
     /// (lowercase UUIDs, comma-separated). The gateway keeps them with its copy of the page, to answer a patron whose
     /// shelf touches none of them with that copy (`PersonalPage`); it never passes the header on.

@@ -134,6 +134,20 @@ public struct JSONWriter {
         endArray()
     }
 
+    /// `values` as an array, with where each element's bytes lie (the commas between them left out): for a page
+    /// whose elements are replaced later (`PageSplice`).
+    public mutating func array(_ values: [some JSONWritable], elementRanges: inout [Range<Int>]) {
+        beginArray()
+        for value in values {
+            if needsComma { bytes.append(UInt8(ascii: ",")) }
+            needsComma = false
+            let start = bytes.count
+            value.write(to: &self)
+            elementRanges.append(start..<bytes.count)
+        }
+        endArray()
+    }
+
     // Optional members: nothing at all (not even the key) when absent, as `JSONEncoder` leaves them out.
 
     public mutating func field(_ name: StaticString, _ value: String?) {

@@ -34,6 +34,9 @@ extension HTTPField.Name {
     public static let clientAddress = HTTPField.Name(InternalHeader.clientAddress)!
     public static let sharedETag = HTTPField.Name(InternalHeader.sharedETag)!
     public static let sharedPageUsable = HTTPField.Name(InternalHeader.sharedPageUsable)!
+    public static let spliceAccepted = HTTPField.Name(InternalHeader.spliceAccepted)!
+    public static let splice = HTTPField.Name(InternalHeader.splice)!
+    public static let splicedETag = HTTPField.Name(InternalHeader.splicedETag)!
     public static let shelfVersion = HTTPField.Name(InternalHeader.shelfVersion)!
     public static let credentialsChanged = HTTPField.Name(InternalHeader.credentialsChanged)!
     public static let backgroundCheck = HTTPField.Name(InternalHeader.backgroundCheck)!

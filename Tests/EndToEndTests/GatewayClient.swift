@@ -23,14 +23,16 @@ struct GatewayClient: Sendable {
         var isProblem: Bool { headers.first(name: "content-type")?.hasPrefix("application/problem+json") == true }
     }
 
-    /// One request; `path` may also be an absolute URL (links in feeds are absolute).
+    /// One request; `path` may also be an absolute URL (links in feeds are absolute). `HTTPClient.shared` asks for gzip
+    /// and inflates the answer, as browsers do; a client made without decompression sends only what it is given.
     func call(
         _ method: HTTPMethod,
         _ path: String,
         as credentials: Credentials? = nil,
         json: String? = nil,
         body: Data? = nil,
-        headers extra: [(String, String)] = []
+        headers extra: [(String, String)] = [],
+        through client: HTTPClient = .shared
     ) async throws -> Reply {
         var request = HTTPClientRequest(url: path.hasPrefix("http") ? path : base + path)
         request.method = method
@@ -47,8 +49,22 @@ struct GatewayClient: Sendable {
             request.body = .bytes(ByteBuffer(data: body))
         }
         for (name, value) in extra { request.headers.replaceOrAdd(name: name, value: value) }
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        let response = try await client.execute(request, timeout: .seconds(30))
         let bytes = try await response.body.collect(upTo: 64 << 20)
         return Reply(status: Int(response.status.code), headers: response.headers, body: Data(buffer: bytes))
+    }
+}
+
+/// `body` with an HTTP client that neither asks for gzip nor inflates answers (`GatewayClient.call(through:)`), shut
+/// down after it whatever happens.
+func withPlainClient<T>(_ body: (HTTPClient) async throws -> T) async throws -> T {
+    let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(decompression: .disabled))
+    do {
+        let result = try await body(client)
+        try await client.shutdown()
+        return result
+    } catch {
+        try? await client.shutdown()
+        throw error
     }
 }

@@ -40,6 +40,19 @@ import Testing
                 )
             }
             seen.add("patron \(page) holding \(request.headers[.sharedETag] ?? "nothing")")
+            if request.headers[.spliceAccepted] == "yes" { seen.add("splice accepted \(page)") }
+            if page.hasSuffix("spliced"), request.headers[.sharedETag] == "\"s1\"" {
+                if request.headers[.ifNoneMatch] == "\"v7s-s1\"" {
+                    return Response(status: .notModified, headers: [.eTag: "\"v7s-s1\"", .cacheControl: "private, no-cache"])
+                }
+                // "the shared spliced": "shared" (bytes 4-10) is the patron's entry; the bad one lies past the end.
+                let header = page == "spliced" ? "4-10:8" : "4-100:8"
+                return Response(
+                    status: .ok,
+                    headers: [.sharedPageUsable: "splice", .splice: header, .splicedETag: "\"v7s-s1\"", .cacheControl: "private, no-cache"],
+                    body: .init(byteBuffer: ByteBuffer(string: "patron's"))
+                )
+            }
             if page == "lane", request.headers[.sharedETag] == "\"s1\"" {
                 return Response(status: .noContent, headers: [.sharedPageUsable: "yes", .eTag: "\"v7-s1\"", .cacheControl: "private, no-cache"])
             }
@@ -138,6 +151,40 @@ import Testing
         }
         #expect(seen.all.filter { $0 == "anonymous lane" }.count == 1, "the shared page crossed the hop once: \(seen.all)")
         #expect(seen.all.filter { $0 == "patron lane holding \"s1\"" }.count == 4)
+    }
+
+    /// Catalog answers a patron's page with their entries alone when the gateway holds the shared page uncompressed:
+    /// the gateway splices them in, sends the page under catalog's ETag with its own length, and keeps it like a page
+    /// catalog computed. A splice that does not fit the page held is a 502, never a broken page.
+    @Test func aSpliceIsAppliedToTheHeldPageAndKept() async throws {
+        let seen = Seen()
+        try await catalog(seen).test(.live) { upstream in
+            let config = TestConfig.base([
+                "CATALOG_URLS": "http://127.0.0.1:\(try #require(upstream.port))", "PATRON_URLS": "http://127.0.0.1:1",
+                "GATEWAY_PORT": "0", "EDGE_CACHE_TTL": "60s", "SHARED_PAGE_VERDICT_TTL": "60s",
+            ])
+            let ann = try await Self.signedIn()
+            try await buildGatewayApplication(config: config).testRouter { client in
+                for _ in 0..<2 {
+                    try await client.execute(uri: "/opds/spliced", method: .get, headers: ann) { response in
+                        #expect(response.status == .ok)
+                        #expect(String(buffer: response.body) == "the patron's spliced")
+                        #expect(response.headers[.contentLength] == "20")
+                        #expect(response.headers[.eTag] == "\"v7s-s1\"")
+                        #expect(response.headers[.cacheControl] == "private, no-cache")
+                        #expect(response.headers[.splice] == nil && response.headers[.sharedPageUsable] == nil, "internal headers stay inside")
+                    }
+                }
+                var conditional = ann
+                conditional[.ifNoneMatch] = "\"v7s-s1\""
+                try await client.execute(uri: "/opds/spliced", method: .get, headers: conditional) { #expect($0.status == .notModified) }
+                try await client.execute(uri: "/opds/badspliced", method: .get, headers: ann) { response in
+                    #expect(response.status == .badGateway)
+                    #expect(!String(buffer: response.body).contains("patron's"))
+                }
+            }
+        }
+        #expect(seen.all.filter { $0 == "splice accepted spliced" }.count == 1, "asked once, then kept: \(seen.all)")
     }
 
     /// A page catalog computed for the patron (their shelf touches it) is kept like a verdict: repeated loads cost no

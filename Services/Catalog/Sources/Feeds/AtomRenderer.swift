@@ -13,6 +13,12 @@ enum AtomRenderer {
 
     /// The feed's bytes, written in one buffer (`XMLWriter`).
     static func feed(_ feed: Feed) -> ByteBuffer {
+        var ranges: [Range<Int>] = []
+        return self.feed(feed, entryRanges: &ranges)
+    }
+
+    /// The feed's bytes, with where each of its own entries' bytes lie (`PageSplice`).
+    static func feed(_ feed: Feed, entryRanges: inout [Range<Int>]) -> ByteBuffer {
         let entryCount = feed.entries.count + feed.groups.reduce(0) { $0 + $1.entries.count }
         var xml = XMLWriter(capacity: 4096 + entryCount * 2560)
         xml.markup("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<feed ")
@@ -44,9 +50,20 @@ enum AtomRenderer {
             let collection = Feed.Link(rel: "collection", href: group.href, type: MediaType.acquisition, title: group.title)
             for entry in group.entries { self.entry(entry, collection: collection, into: &xml) }
         }
-        for entry in feed.entries { self.entry(entry, into: &xml) }
+        for entry in feed.entries {
+            let start = xml.bytes.count
+            self.entry(entry, into: &xml)
+            entryRanges.append(start..<xml.bytes.count)
+        }
         xml.markup("</feed>\n")
         return xml.buffer
+    }
+
+    /// One entry's bytes exactly as `feed` writes it among the feed's entries (`FeedSplice`).
+    static func entryBytes(_ entry: Entry) -> [UInt8] {
+        var xml = XMLWriter(capacity: 2560)
+        self.entry(entry, into: &xml)
+        return xml.bytes
     }
 
     static func entryDocument(_ entry: Entry) -> ByteBuffer {

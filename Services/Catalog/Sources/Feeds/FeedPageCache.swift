@@ -56,7 +56,10 @@ struct FeedPageCache: Sendable {
             personal.limit = limit
             func personalPage(key personalKey: String, _ overlay: PatronOverlay) async throws -> Response {
                 if let page = personalCache.get(personalKey) { return page.response(to: request) }
-                let page = overlay.personalised(try await handler(request, context, overlay))
+                let made = try await handler(request, context, overlay)
+                // Only the patron's entries, for the gateway to splice into the page it holds: a few KB, not kept.
+                if made.headers[.sharedPageUsable] == "splice" { return Self.spliceAnswer(made, to: request) }
+                let page = overlay.personalised(made)
                 personalCache.put(personalKey, page)
                 return page.response(to: request)
             }
@@ -77,8 +80,20 @@ struct FeedPageCache: Sendable {
             // The handler may make the patron's page from the rows the shared page was made from (`sharedRows`).
             var withRows = personal
             withRows.sharedRows = (shared.source as? RenderedFeed)?.rows
+            // A gateway holding these very bytes uncompressed can take the patron's entries alone (`FeedSplice`).
+            if request.headers[.spliceAccepted] == "yes", let held = request.headers[.sharedETag], held == shared.headers[.eTag] {
+                withRows.spliceOnto = shared
+            }
             return try await personalPage(key: "\(key)|\(shared.headers[.eTag] ?? "")|\(patronID.uuidString)|\(copy.version)", withRows)
         }
+    }
+
+    /// A splice (`FeedSplice`) as the answer: a 304 when the gateway's copy of the page it makes is current.
+    static func spliceAnswer(_ splice: StoredResponse, to request: Request) -> Response {
+        if let etag = splice.headers[.splicedETag], request.headers.ifNoneMatch(matches: etag) {
+            return Response(status: .notModified, headers: [.eTag: etag, .cacheControl: PersonalPage.cacheControl])
+        }
+        return splice.response(to: request)
     }
 
     /// The page as every visitor gets it: from the feed cache (fresh, or stale while it is computed again in the

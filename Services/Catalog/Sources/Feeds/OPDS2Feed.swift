@@ -55,13 +55,22 @@ struct OPDS2Feed: Sendable, JSONWritable {
     var groups: [Group] = []
 
     func write(to json: inout JSONWriter) {
+        var ranges: [Range<Int>] = []
+        write(to: &json, publicationRanges: &ranges)
+    }
+
+    /// The feed, with where each of its publications' bytes lie (`PageSplice`).
+    func write(to json: inout JSONWriter, publicationRanges: inout [Range<Int>]) {
         json.beginObject()
         if !facets.isEmpty { json.field("facets", facets) }
         if !groups.isEmpty { json.field("groups", groups) }
         json.field("links", links)
         json.field("metadata", metadata)
         if !navigation.isEmpty { json.field("navigation", navigation) }
-        if !publications.isEmpty { json.field("publications", publications) }
+        if !publications.isEmpty {
+            json.key("publications")
+            json.array(publications, elementRanges: &publicationRanges)
+        }
         json.endObject()
     }
 

@@ -13,6 +13,9 @@ struct PatronOverlay: Sendable {
     /// The rows the shared page of the same request was made from (`FeedPageCache`): a page whose books the patron's
     /// hidden books would not change is made from them, without reading them again.
     var sharedRows: FeedPostgresRepository.Page?
+    /// The shared page the gateway holds for this request, uncompressed, when it can splice the patron's own entries
+    /// into it (`FeedSplice`): the patron's page is then answered as those entries.
+    var spliceOnto: StoredResponse?
     /// For an anonymous visitor's page computed again: the copy the feed cache holds of it (stale), which
     /// `FeedResponder.render` keeps when the page is the same feed.
     var heldPage: StoredResponse?

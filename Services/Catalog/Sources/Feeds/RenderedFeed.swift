@@ -6,11 +6,14 @@ import ServiceSupport
 struct RenderedFeed: StoredSource {
     let feed: Feed
     let rows: FeedPostgresRepository.Page?
+    /// Where each of the feed's entries lies in the page's bytes, when a patron's entries can be spliced into them
+    /// (`FeedSplice`: an uncompressed page without groups); nil otherwise.
+    var entryRanges: [Range<Int>]? = nil
 
     /// The entries share their books' storage with the rows: counted once, with a little for each link.
     var bytes: Int {
         var books = 0
         feed.forEachEntry { books += $0.book.approximateBytes }
-        return books + (feed.links.count + feed.navigation.count) * 256
+        return books + (feed.links.count + feed.navigation.count) * 256 + (entryRanges?.count ?? 0) * 16
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import Logging
 import ServiceSupport
 import Shared
 
@@ -66,17 +67,25 @@ struct PersonalPagesMiddleware: RouterMiddleware {
         if let known = sharedVerdicts[verdictKey] {
             personalETag = known
         } else {
+            let pageKey = "\(verdictKey)|\(sharedKey)"
+            // Held uncompressed, the page can take the patron's own entries alone (`PageSplice`).
+            let spliceable = shared.headers[.contentEncoding] == nil
             let response = try await sender.throughHeldCopy(
                 request,
                 asked,
-                key: "\(verdictKey)|\(sharedKey)",
+                key: pageKey,
                 in: personalPages,
                 maxBytes: EdgeCachePolicy.maxEntryBytes,
                 answerFresh: true,
                 lifetime: .seconds(lifetime),
-                extra: [(InternalHeader.sharedETag, etag)],
+                extra: [(InternalHeader.sharedETag, etag)] + (spliceable ? [(InternalHeader.spliceAccepted, "yes")] : []),
                 logger: context.logger
             )
+            if response.headers[.sharedPageUsable] == "splice" {
+                let page = try await spliced(shared, by: response, logger: context.logger)
+                personalPages.put(pageKey, page, lifetime: .seconds(lifetime))
+                return page.response(to: request)
+            }
             guard response.status == .noContent, response.headers[.sharedPageUsable] == "yes", let answered = response.headers[.eTag] else {
                 return response
             }
@@ -85,6 +94,23 @@ struct PersonalPagesMiddleware: RouterMiddleware {
             sharedVerdicts.remember(answered, for: verdictKey, lifetime: lifetime)
         }
         return personal(shared, etag: personalETag, cacheControl: cacheControl).response(to: request)
+    }
+
+    /// The shared page with the patron's entries from catalog's splice answer in place, under the ETag catalog gave.
+    private func spliced(_ shared: StoredResponse, by answer: Response, logger: Logger) async throws -> StoredResponse {
+        let bytes = try await answer.body.collected()
+        guard answer.status == .ok, let etag = answer.headers[.splicedETag], let header = answer.headers[.splice],
+            let splice = PageSplice(header: header, bytes: bytes), let body = splice.applied(to: shared.body)
+        else {
+            logger.error("Catalog's splice does not fit the page held", metadata: ["splice": "\(answer.headers[.splice] ?? "none")"])
+            throw Problem(status: 502, slug: "bad-splice", title: "Bad gateway", detail: "Catalog's answer did not fit the page held")
+        }
+        var page = personal(shared, etag: etag, cacheControl: answer.headers[.cacheControl] ?? PersonalPage.cacheControl)
+        page.body = body
+        page.headers[.contentLength] = String(body.readableBytes)
+        page.bookIDs = []
+        page.sharedWithPatrons = false
+        return page
     }
 
     /// The shared page as the patron's: their ETag, private, and no `Age` (it was vouched for just now).

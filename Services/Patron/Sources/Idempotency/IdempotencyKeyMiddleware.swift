@@ -48,9 +48,7 @@ struct IdempotencyKeyMiddleware: RouterMiddleware {
     /// just after the write), the client still gets it; a retry then gets a 409 (`answerLost` after `answerWait`).
     private func keep(_ response: Response, key: IdempotencyKey, context: Context) async throws -> Response {
         var response = response
-        let collector = BodyCollector()
-        try await response.body.write(collector)
-        let body = collector.buffer.withLock { $0 }
+        let body = try await response.body.collected()
         response.body = .init(byteBuffer: body)
         let answer = IdempotencyPostgresRepository.Answer(
             status: Int(response.status.code),
@@ -81,16 +79,4 @@ struct IdempotencyKeyMiddleware: RouterMiddleware {
         if let location = answer.location { headers[.location] = location }
         return Response(status: .init(code: answer.status), headers: headers, body: .init(byteBuffer: answer.body))
     }
-}
-
-/// Gathers a response's body as it is written, to be kept.
-private final class BodyCollector: ResponseBodyWriter, Sendable {
-    let buffer = Mutex(ByteBuffer())
-
-    func write(_ part: ByteBuffer) async throws {
-        var part = part
-        buffer.withLock { _ = $0.writeBuffer(&part) }
-    }
-
-    func finish(_ trailingHeaders: HTTPFields?) async throws {}
 }
