@@ -5,7 +5,10 @@ import Foundation
 /// shelf) both apply, so that either answers the same bytes under the same ETag.
 public enum PersonalPage {
     /// A patron sees a page's entries differently only for the books on their shelf and the books they ignore.
-    public static func isShared(pageBooks: Set<UUID>, touched: Set<UUID>) -> Bool { pageBooks.isDisjoint(with: touched) }
+    public static func isShared(pageBooks: Set<UUID>, touched: Set<UUID>) -> Bool {
+        // The patron's few books looked up among the page's fifty, not the other way round.
+        touched.count <= pageBooks.count ? touched.isDisjoint(with: pageBooks) : pageBooks.isDisjoint(with: touched)
+    }
 
     /// The shared page's ETag with the shelf's version in front (`"v42-<shared>"`): it changes when the shelf does.
     public static func etag(shared: String, shelfVersion: Int64) -> String { "\"v\(shelfVersion)-" + shared.dropFirst() }

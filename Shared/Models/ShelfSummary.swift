@@ -4,9 +4,10 @@ import Foundation
 /// they see differently (on the shelf or ignored) and the shelf's version (catalog's `GET /internal/shelves/{patron}`).
 public struct ShelfSummary: Codable, Sendable, Equatable {
     public var version: Int64
-    public var touched: [UUID]
+    /// A set, read once when the summary arrives: every signed-in page the gateway answers checks its books against it.
+    public var touched: Set<UUID>
 
-    public init(version: Int64, touched: [UUID]) {
+    public init(version: Int64, touched: Set<UUID>) {
         self.version = version
         self.touched = touched
     }

@@ -3,13 +3,14 @@ import Synchronization
 
 /// Answers remembered for a fixed time (the gateway's Basic verdicts, session checks and verified tokens; catalog's
 /// decoded shelf copies). At most `limit` entries: when full, the expired ones are dropped, and if none had expired,
-/// the older half (`newerHalf`).
+/// the older half (`newerHalf`). The lookups are inlinable: specialised where they are called (the gateway's verdicts and
+/// summaries on every signed-in request), not looked up through generic metadata each time.
 public final class ExpiringAnswers<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     public let lifetime: TimeInterval
     public let limit: Int
-    private let entries = Mutex<[Key: (value: Value, until: Date)]>([:])
+    @usableFromInline let entries = Mutex<[Key: (value: Value, until: Date)]>([:])
     /// The time answers age by (a test's own clock).
-    private let now: @Sendable () -> Date
+    @usableFromInline let now: @Sendable () -> Date
 
     public init(lifetime: TimeInterval, limit: Int = 100_000, now: @escaping @Sendable () -> Date = Date.init) {
         self.lifetime = lifetime
@@ -18,14 +19,14 @@ public final class ExpiringAnswers<Key: Hashable & Sendable, Value: Sendable>: S
     }
 
     /// The remembered answer, while it is fresh.
-    public subscript(key: Key) -> Value? {
+    @inlinable public subscript(key: Key) -> Value? {
         let now = self.now()
         return entries.withLock { $0[key] }.flatMap { $0.until > now ? $0.value : nil }
     }
 
     /// The remembered answer while it is fresh, and whether it is within its last `margin` seconds (time to ask
     /// again, while the answer still stands).
-    public func answer(for key: Key, renewWithin margin: TimeInterval) -> (value: Value, renewDue: Bool)? {
+    @inlinable public func answer(for key: Key, renewWithin margin: TimeInterval) -> (value: Value, renewDue: Bool)? {
         let now = self.now()
         guard let entry = entries.withLock({ $0[key] }), entry.until > now else { return nil }
         return (entry.value, entry.until.timeIntervalSince(now) < margin)

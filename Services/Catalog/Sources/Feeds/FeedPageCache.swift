@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Metrics
 import ServiceSupport
 import Shared
 
@@ -15,6 +16,18 @@ struct FeedPageCache: Sendable {
     /// Pages computed for one patron (their shelf touches the page), kept under the shared page's ETag and the
     /// shelf's version, so that any change to either makes a new entry: an app reloading a page pays once.
     let personalCache: ResponseCache
+
+    /// How a signed-in patron's page was answered (`bookmobile_personal_pages_total{answer=}`): the shared page, catalog's
+    /// word that the gateway's copy is theirs, their entries for the gateway to splice, a page rendered for them, or
+    /// one kept from an earlier request.
+    enum Answer: String, CaseIterable {
+        case shared, verdict, spliced, rendered, kept
+
+        private static let counters = Dictionary(
+            uniqueKeysWithValues: allCases.map { ($0, Counter(label: "bookmobile_personal_pages_total", dimensions: [("answer", $0.rawValue)])) }
+        )
+        func count() { Self.counters[self]?.increment() }
+    }
 
     typealias PageHandler = @Sendable (Request, CatalogRequestContext, PatronOverlay) async throws -> StoredResponse
 
@@ -55,10 +68,17 @@ struct FeedPageCache: Sendable {
             var personal = PatronOverlay(shelf: copy.shelf, version: copy.version)
             personal.limit = limit
             func personalPage(key personalKey: String, _ overlay: PatronOverlay) async throws -> Response {
-                if let page = personalCache.get(personalKey) { return page.response(to: request) }
+                if let page = personalCache.get(personalKey) {
+                    Answer.kept.count()
+                    return page.response(to: request)
+                }
                 let made = try await handler(request, context, overlay)
                 // Only the patron's entries, for the gateway to splice into the page it holds: a few KB, not kept.
-                if made.headers[.sharedPageUsable] == "splice" { return Self.spliceAnswer(made, to: request) }
+                if made.headers[.sharedPageUsable] == "splice" {
+                    Answer.spliced.count()
+                    return Self.spliceAnswer(made, to: request)
+                }
+                Answer.rendered.count()
                 let page = overlay.personalised(made)
                 personalCache.put(personalKey, page)
                 return page.response(to: request)
@@ -68,6 +88,7 @@ struct FeedPageCache: Sendable {
             if personal.sharesPage(showing: shared.bookIDs) {
                 // The gateway holds the shared bytes already: it only needs to hear that they are this patron's page.
                 if let held = request.headers[.sharedETag], held == shared.headers[.eTag] {
+                    Answer.verdict.count()
                     return Response(
                         status: .noContent,
                         headers: [
@@ -75,6 +96,7 @@ struct FeedPageCache: Sendable {
                         ]
                     )
                 }
+                Answer.shared.count()
                 return personal.personalised(shared).response(to: request)
             }
             // The handler may make the patron's page from the rows the shared page was made from (`sharedRows`).

@@ -38,7 +38,7 @@ struct InternalController: Sendable {
         group.get(.shelfCopy(.key)) { request, context in
             let copy = try await shelves.shelf(patronID: try context.uuid("patron"), seen: request.shelfVersionSeen, logger: context.logger)
             let overlay = PatronOverlay(shelf: copy.shelf, version: copy.version)
-            return try JSONMessages.response(ShelfSummary(version: copy.version, touched: overlay.touched.sorted { $0.uuidString < $1.uuidString }))
+            return try JSONMessages.response(ShelfSummary(version: copy.version, touched: overlay.touched))
         }
         // The shelf versions this replica heard announced, for a gateway that follows them (`ShelfAnnouncements`): at
         // once when there is news, else when some arrives or after `wait` seconds (20, at most 60). While announcements

@@ -53,7 +53,7 @@ struct PersonalPagesMiddleware: RouterMiddleware {
         }
         guard let shared, let etag = shared.headers[.eTag] else { return try await next(request, context) }
         let summary = shared.sharedWithPatrons ? await shelves.summary(of: patronID, versionHeard: call.shelfVersion, logger: context.logger) : nil
-        if let summary, PersonalPage.isShared(pageBooks: shared.bookIDs, touched: Set(summary.touched)) {
+        if let summary, PersonalPage.isShared(pageBooks: shared.bookIDs, touched: summary.touched) {
             return personal(shared, etag: PersonalPage.etag(shared: etag, shelfVersion: summary.version), cacheControl: PersonalPage.cacheControl)
                 .response(to: request)
         }
