@@ -5,7 +5,7 @@ import Synchronization
 /// a key in steady use (a patron browsing) never waits for the other service, however busy it is, and no answer older
 /// than `lifetime` is ever used. Requests that find no answer at once share one ask.
 public final class FreshAnswers<Key: Hashable & Sendable, Value: Sendable>: Sendable {
-    private let answers: ExpiringAnswers<Key, Value>
+    @usableFromInline let answers: ExpiringAnswers<Key, Value>
     private let asking = SharedTasks<Key, Value?>()
     /// How many times answers were forgotten: an ask under way when one was (a patron's PIN changed through this
     /// gateway while their answer was being renewed) gives its answer to its callers but does not remember it.
@@ -17,8 +17,9 @@ public final class FreshAnswers<Key: Hashable & Sendable, Value: Sendable>: Send
 
     /// The remembered answer (asked again in the background when past half its lifetime, by `renew` when given, which
     /// may take longer: nobody waits for it), or else `ask`'s, waited for. Either returns nil when it has no answer (the
-    /// service is down): nothing is remembered.
-    public func answer(
+    /// service is down): nothing is remembered. Inlinable, as `ExpiringAnswers`' lookups are: every signed-in request
+    /// asks one.
+    @inlinable public func answer(
         for key: Key,
         ask: @escaping @Sendable () async -> Value?,
         renew: (@Sendable () async -> Value?)? = nil
@@ -30,7 +31,7 @@ public final class FreshAnswers<Key: Hashable & Sendable, Value: Sendable>: Send
         return await asked(key, ask).value
     }
 
-    private func asked(_ key: Key, _ ask: @escaping @Sendable () async -> Value?) -> Task<Value?, Never> {
+    @usableFromInline func asked(_ key: Key, _ ask: @escaping @Sendable () async -> Value?) -> Task<Value?, Never> {
         // Counted before the ask's task is made: one that starts after a `forget` began before it.
         let before = forgettings.withLock { $0 }
         return asking.task(for: key) { [self] in
