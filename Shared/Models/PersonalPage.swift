@@ -13,9 +13,11 @@ public enum PersonalPage {
     /// The shared page's ETag with the shelf's version in front (`"v42-<shared>"`): it changes when the shelf does.
     public static func etag(shared: String, shelfVersion: Int64) -> String { "\"v\(shelfVersion)-" + shared.dropFirst() }
 
-    /// The ETag of the shared page with a patron's own entries spliced in (`PageSplice`): the page is made from the
-    /// shared bytes and the shelf at that version alone, so the two name its bytes (`"v42s-<shared>"`).
-    public static func splicedETag(shared: String, shelfVersion: Int64) -> String { "\"v\(shelfVersion)s-" + shared.dropFirst() }
+    /// The ETag of the shared page with a patron's own parts spliced in (`PageSplice`): the page is the shared bytes
+    /// and the parts, so the shared ETag and a fingerprint of the parts name its bytes (`"v42s-<parts>-<shared>"`).
+    public static func splicedETag(shared: String, shelfVersion: Int64, parts: String) -> String {
+        "\"v\(shelfVersion)s-\(parts)-" + shared.dropFirst()
+    }
 
     /// The value of `X-Internal-Page-Books` for a page showing `books`.
     public static func pageBooksHeader(_ books: Set<UUID>) -> String { books.map(\.lowercased).sorted().joined(separator: ",") }

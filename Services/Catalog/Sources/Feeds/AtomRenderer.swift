@@ -21,6 +21,25 @@ enum AtomRenderer {
     static func feed(_ feed: Feed, entryRanges: inout [Range<Int>]) -> ByteBuffer {
         let entryCount = feed.entries.count + feed.groups.reduce(0) { $0 + $1.entries.count }
         var xml = XMLWriter(capacity: 4096 + entryCount * 2560)
+        prefix(feed, into: &xml)
+        for entry in feed.entries {
+            let start = xml.bytes.count
+            self.entry(entry, into: &xml)
+            entryRanges.append(start..<xml.bytes.count)
+        }
+        xml.markup("</feed>\n")
+        return xml.buffer
+    }
+
+    /// Everything the feed writes before its own entries (`FeedSplice`).
+    static func prefixBytes(_ feed: Feed) -> [UInt8] {
+        var xml = XMLWriter(capacity: 4096)
+        prefix(feed, into: &xml)
+        return xml.bytes
+    }
+
+    /// The feed's header, links, navigation and groups: what comes before its own entries.
+    private static func prefix(_ feed: Feed, into xml: inout XMLWriter) {
         xml.markup("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<feed ")
         xml.raw(namespaces)
         xml.markup(">\n")
@@ -50,13 +69,6 @@ enum AtomRenderer {
             let collection = Feed.Link(rel: "collection", href: group.href, type: MediaType.acquisition, title: group.title)
             for entry in group.entries { self.entry(entry, collection: collection, into: &xml) }
         }
-        for entry in feed.entries {
-            let start = xml.bytes.count
-            self.entry(entry, into: &xml)
-            entryRanges.append(start..<xml.bytes.count)
-        }
-        xml.markup("</feed>\n")
-        return xml.buffer
     }
 
     /// One entry's bytes exactly as `feed` writes it among the feed's entries (`FeedSplice`).

@@ -17,7 +17,13 @@ struct FeedResponder: Sendable {
     func render(_ feed: Feed, request: Request, for personal: PatronOverlay, rows: FeedPostgresRepository.Page? = nil) throws -> StoredResponse {
         guard personal.shelf == nil else {
             if let shared = personal.spliceOnto,
-                let answer = FeedSplice.answer(feed, onto: shared, json: FeedRequest.wantsJSON(request), version: personal.version)
+                let answer = FeedSplice.answer(
+                    feed,
+                    onto: shared,
+                    json: FeedRequest.wantsJSON(request),
+                    publicURL: publicURL,
+                    version: personal.version
+                )
             {
                 return answer
             }

@@ -61,17 +61,30 @@ struct OPDS2Feed: Sendable, JSONWritable {
 
     /// The feed, with where each of its publications' bytes lie (`PageSplice`).
     func write(to json: inout JSONWriter, publicationRanges: inout [Range<Int>]) {
+        writeHead(to: &json)
+        if !publications.isEmpty {
+            json.key("publications")
+            json.array(publications, elementRanges: &publicationRanges)
+        }
+        json.endObject()
+    }
+
+    /// What the feed writes before its first publication, through `"publications":[` (`FeedSplice`): its
+    /// publications are the last member, so the rest of the head does not depend on them.
+    func writePrefix(to json: inout JSONWriter) {
+        writeHead(to: &json)
+        json.key("publications")
+        json.beginArray()
+    }
+
+    /// The object's opening and every member before `publications`.
+    private func writeHead(to json: inout JSONWriter) {
         json.beginObject()
         if !facets.isEmpty { json.field("facets", facets) }
         if !groups.isEmpty { json.field("groups", groups) }
         json.field("links", links)
         json.field("metadata", metadata)
         if !navigation.isEmpty { json.field("navigation", navigation) }
-        if !publications.isEmpty {
-            json.key("publications")
-            json.array(publications, elementRanges: &publicationRanges)
-        }
-        json.endObject()
     }
 
     /// `"metadata": {"title": ...}`, a facet's or group's.

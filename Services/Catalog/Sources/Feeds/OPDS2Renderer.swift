@@ -7,6 +7,20 @@ enum OPDS2Renderer {
     /// The feed as an OPDS 2.0 document. Its search link is the templated OPDS 2.0 one, not Atom's OpenSearch
     /// description.
     static func feed(_ feed: Feed, publicURL: String) -> OPDS2Feed {
+        var document = head(feed, publicURL: publicURL)
+        document.publications = feed.entries.map(publication)
+        // The schema wants one non-empty collection: an empty listing (no search results, an empty lane) offers
+        // the way back to the catalog instead of an empty `publications`.
+        if feed.navigation.isEmpty, feed.entries.isEmpty, feed.groups.isEmpty, let start = feed.links.first(where: { $0.rel == "start" }) {
+            document.navigation = [
+                link(Feed.Link(rel: "start", href: start.href, type: start.type, title: "Nothing here yet: back to the catalog"))
+            ]
+        }
+        return document
+    }
+
+    /// The document without its publications: for the bytes before them (`OPDS2Feed.writePrefix`, `FeedSplice`).
+    static func head(_ feed: Feed, publicURL: String) -> OPDS2Feed {
         var document = OPDS2Feed(
             metadata: OPDS2Feed.Metadata(
                 title: feed.title,
@@ -27,20 +41,12 @@ enum OPDS2Renderer {
         let facets = Dictionary(grouping: feed.links.filter { $0.facetGroup != nil }, by: { $0.facetGroup! })
         document.facets = facets.keys.sorted().map { OPDS2Feed.Facet(title: $0, links: facets[$0]!.map(link)) }
         document.navigation = feed.navigation.map(link)
-        document.publications = feed.entries.map(publication)
         document.groups = feed.groups.map { group in
             OPDS2Feed.Group(
                 title: group.title,
                 links: [WebPubLink(href: group.href, type: MediaType.opds2, rel: "self", title: group.title)],
                 publications: group.entries.map(publication)
             )
-        }
-        // The schema wants one non-empty collection: an empty listing (no search results, an empty lane) offers
-        // the way back to the catalog instead of an empty `publications`.
-        if feed.navigation.isEmpty, feed.entries.isEmpty, feed.groups.isEmpty, let start = feed.links.first(where: { $0.rel == "start" }) {
-            document.navigation = [
-                link(Feed.Link(rel: "start", href: start.href, type: start.type, title: "Nothing here yet: back to the catalog"))
-            ]
         }
         return document
     }
