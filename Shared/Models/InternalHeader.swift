@@ -15,7 +15,7 @@ public enum InternalHeader {
     /// On a signed-in feed request: the ETag of the shared (anonymous) page the gateway holds in its edge cache.
     public static let sharedETag = "X-Internal-Shared-ETag"
     /// On catalog's 204 answer to it: the held page is this patron's page (with the answer's ETag and Cache-Control).
-    /// `splice` on a 200 answer whose body is the patron's entries to splice into the held page (`PageSplice`).
+    /// `splice` on a 200 answer whose body is the bytes to splice into the held page (`PageSplice`).
     public static let sharedPageUsable = "X-Internal-Shared-Page"
     /// `yes` on a signed-in feed request from a gateway whose held page is not compressed: catalog may answer with the
     /// few entries the patron sees differently instead of the whole page (`PageSplice`).

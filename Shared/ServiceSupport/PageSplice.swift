@@ -1,10 +1,10 @@
 import NIOCore
 
-/// A patron's feed page as the shared page with a few entries replaced: the entries of the books on the page that the
-/// patron sees differently (a loan, a hold), each rendered for them, and where each goes in the shared page's bytes.
-/// Catalog sends it instead of the whole page to a gateway that holds the shared page uncompressed
-/// (`X-Internal-Splice-Accepted`): a few KB over the hop instead of ~120 KB, and one or two entries rendered instead
-/// of fifty (issue 72). The gateway applies it to the bytes it holds.
+/// A patron's feed page as an edit of the shared page the gateway holds: parts of the shared page's bytes replaced, in
+/// order, by bytes of the patron's page (their loans and holds, the page's head when a link or a count differs, books
+/// that moved up past a hidden one; an empty range inserts, an empty part removes). Catalog sends it instead of the
+/// whole page to a gateway that holds the shared page uncompressed (`X-Internal-Splice-Accepted`, `FeedSplice`): a few
+/// KB over the hop instead of ~120 KB (issue 72). The gateway applies it to the bytes it holds.
 public struct PageSplice: Sendable, Equatable {
     /// The bytes of the shared page that one part replaces, and how long the part is.
     public struct Part: Sendable, Equatable {

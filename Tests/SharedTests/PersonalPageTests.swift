@@ -11,6 +11,7 @@ import Testing
         #expect(PersonalPage.isShared(pageBooks: [a], touched: [b]))
         #expect(!PersonalPage.isShared(pageBooks: [a, b], touched: [b]))
         #expect(PersonalPage.etag(shared: "\"abc\"", shelfVersion: 42) == "\"v42-abc\"")
+        #expect(PersonalPage.splicedETag(shared: "\"abc\"", shelfVersion: 42, parts: "f00d") == "\"v42s-f00d-abc\"")
     }
 
     @Test func thePageBooksHeaderReadsBackAndAnythingElseSharesNothing() {

@@ -13,7 +13,7 @@ struct FeedResponder: Sendable {
     /// (`RenderedFeed`); computed again (its copy in the feed cache went stale) as the same feed, it is the copy held,
     /// not rendered again: most pages are the same every time they go stale, and rendering them was a third of
     /// catalog's work under a browsing crowd (issue 49). Same feed, same bytes, same ETag. A patron's page that is the
-    /// shared page the gateway holds with a few entries of their own is only those entries (`FeedSplice`).
+    /// shared page the gateway holds, edited, is only the bytes that differ from it (`FeedSplice`).
     func render(_ feed: Feed, request: Request, for personal: PatronOverlay, rows: FeedPostgresRepository.Page? = nil) throws -> StoredResponse {
         guard personal.shelf == nil else {
             if let shared = personal.spliceOnto,

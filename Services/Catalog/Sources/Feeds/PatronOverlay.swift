@@ -14,7 +14,7 @@ struct PatronOverlay: Sendable {
     /// hidden books would not change is made from them, without reading them again.
     var sharedRows: FeedPostgresRepository.Page?
     /// The shared page the gateway holds for this request, uncompressed, when it can splice the patron's own entries
-    /// into it (`FeedSplice`): the patron's page is then answered as those entries.
+    /// into it (`FeedSplice`): the patron's page is then answered as the bytes that differ from it.
     var spliceOnto: StoredResponse?
     /// For an anonymous visitor's page computed again: the copy the feed cache holds of it (stale), which
     /// `FeedResponder.render` keeps when the page is the same feed.
