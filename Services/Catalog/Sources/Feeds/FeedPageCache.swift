@@ -18,7 +18,7 @@ struct FeedPageCache: Sendable {
     let personalCache: ResponseCache
 
     /// How a signed-in patron's page was answered (`bookmobile_personal_pages_total{answer=}`): the shared page, catalog's
-    /// word that the gateway's copy is theirs, their entries for the gateway to splice, a page rendered for them, or
+    /// word that the gateway's copy is theirs, the bytes for the gateway to splice into it, a page rendered for them, or
     /// one kept from an earlier request.
     enum Answer: String, CaseIterable {
         case shared, verdict, spliced, rendered, kept
@@ -73,7 +73,7 @@ struct FeedPageCache: Sendable {
                     return page.response(to: request)
                 }
                 let made = try await handler(request, context, overlay)
-                // Only the patron's entries, for the gateway to splice into the page it holds: a few KB, not kept.
+                // Only the bytes that differ, for the gateway to splice into the page it holds: a few KB, not kept.
                 if made.headers[.sharedPageUsable] == "splice" {
                     Answer.spliced.count()
                     return Self.spliceAnswer(made, to: request)
@@ -102,7 +102,7 @@ struct FeedPageCache: Sendable {
             // The handler may make the patron's page from the rows the shared page was made from (`sharedRows`).
             var withRows = personal
             withRows.sharedRows = (shared.source as? RenderedFeed)?.rows
-            // A gateway holding these very bytes uncompressed can take the patron's entries alone (`FeedSplice`).
+            // A gateway holding these very bytes uncompressed can take only the bytes that differ (`FeedSplice`).
             if request.headers[.spliceAccepted] == "yes", let held = request.headers[.sharedETag], held == shared.headers[.eTag] {
                 withRows.spliceOnto = shared
             }

@@ -8,7 +8,8 @@ import Shared
 /// holds none). When catalog said which books the page shows, it is joined here with what the gateway knows of the
 /// patron's shelf (`ShelfSummaries`): a page none of whose books is on the shelf or ignored is the patron's page as it
 /// is (`PersonalPage`), with no hop to catalog. Otherwise catalog is asked whether the page is the patron's (a 204
-/// without a body when it is, so the page's bytes do not cross the hop again) or for the patron's own page.
+/// without a body when it is, so the page's bytes do not cross the hop again) or for the patron's own page: when the
+/// page is held uncompressed, as the bytes that differ from it, spliced in here (`PageSplice`).
 struct PersonalPagesMiddleware: RouterMiddleware {
     typealias Context = GatewayContext
 
@@ -68,7 +69,7 @@ struct PersonalPagesMiddleware: RouterMiddleware {
             personalETag = known
         } else {
             let pageKey = "\(verdictKey)|\(sharedKey)"
-            // Held uncompressed, the page can take the patron's own entries alone (`PageSplice`).
+            // Held uncompressed, the page can take only the bytes that differ for the patron (`PageSplice`).
             let spliceable = shared.headers[.contentEncoding] == nil
             let response = try await sender.throughHeldCopy(
                 request,
@@ -96,7 +97,7 @@ struct PersonalPagesMiddleware: RouterMiddleware {
         return personal(shared, etag: personalETag, cacheControl: cacheControl).response(to: request)
     }
 
-    /// The shared page with the patron's entries from catalog's splice answer in place, under the ETag catalog gave.
+    /// The shared page with the parts of catalog's splice answer in place, under the ETag catalog gave.
     private func spliced(_ shared: StoredResponse, by answer: Response, logger: Logger) async throws -> StoredResponse {
         let bytes = try await answer.body.collected()
         guard answer.status == .ok, let etag = answer.headers[.splicedETag], let header = answer.headers[.splice],
