@@ -45,6 +45,7 @@ import Testing
                         spliced = try await get(ann, [("Accept", accept)])
                         let zipped = try await get(ann, [("Accept", accept), ("Accept-Encoding", "gzip")])
                         #expect(zipped.headers.first(name: "content-encoding") == "gzip")
+                        #expect(zipped.headers.first(name: "etag")?.wholeMatch(of: /"v\d+s-.*"/) == nil, "a gzipped copy is not spliced")
                         let whole = try await gunzip(zipped.body)
                         difference = SignedInFeedTests.difference(spliced.text, String(decoding: whole, as: UTF8.self))
                         return spliced.body == whole && spliced.headers.first(name: "etag")?.wholeMatch(of: /"v\d+s-.*"/) != nil
@@ -52,7 +53,10 @@ import Testing
                     #expect(spliced.status == 200)
                     #expect(spliced.headers.first(name: "content-length") == String(spliced.body.count))
                     let etag = try #require(spliced.headers.first(name: "etag"))
-                    #expect(try await get(ann, [("Accept", accept), ("If-None-Match", etag)]).status == 304)
+                    // 304 while the page stands; catalog's copy of Ann's shelf may move to a newer version a moment
+                    // after her change (patron publishes it), and then the page is sent again under another ETag.
+                    let again = try await get(ann, [("Accept", accept), ("If-None-Match", etag)])
+                    #expect(again.status == 304 || (again.status == 200 && again.headers.first(name: "etag") != etag), "\(again.status)")
                     return spliced
                 }
                 let formats = ["application/atom+xml;profile=opds-catalog", json]

@@ -82,6 +82,14 @@ import Testing
         return Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
     }
 
+    /// A gateway in front of the catalog stand-in on `catalog` (patron unreachable), its caches kept a minute.
+    static func config(catalog: Int) -> ServiceConfig {
+        TestConfig.base([
+            "CATALOG_URLS": "http://127.0.0.1:\(catalog)", "PATRON_URLS": "http://127.0.0.1:1",
+            "GATEWAY_PORT": "0", "EDGE_CACHE_TTL": "60s", "SHARED_PAGE_VERDICT_TTL": "60s",
+        ])
+    }
+
     /// An `Authorization` header with a fresh access token of `patron` (a new one by default), signed as patron signs them.
     static func signedIn(as patron: UUID = UUID()) async throws -> HTTPFields {
         let keys = await AccessTokenKeys(secret: TestConfig.jwtSecret)
@@ -94,10 +102,7 @@ import Testing
     @Test func aStaleSharedPageAnswersAPatronAndIsFetchedAgainMarkedAsARefresh() async throws {
         let seen = Seen()
         try await catalog(seen).test(.live) { upstream in
-            let config = TestConfig.base([
-                "CATALOG_URLS": "http://127.0.0.1:\(try #require(upstream.port))", "PATRON_URLS": "http://127.0.0.1:1",
-                "GATEWAY_PORT": "0", "EDGE_CACHE_TTL": "60s", "SHARED_PAGE_VERDICT_TTL": "60s",
-            ])
+            let config = Self.config(catalog: try #require(upstream.port))
             let clock = Mutex(ContinuousClock.now)
             let ann = try await Self.signedIn()
             try await buildGatewayApplication(config: config, cacheClock: { clock.withLock { $0 } }).testRouter { client in
@@ -159,10 +164,7 @@ import Testing
     @Test func aSpliceIsAppliedToTheHeldPageAndKept() async throws {
         let seen = Seen()
         try await catalog(seen).test(.live) { upstream in
-            let config = TestConfig.base([
-                "CATALOG_URLS": "http://127.0.0.1:\(try #require(upstream.port))", "PATRON_URLS": "http://127.0.0.1:1",
-                "GATEWAY_PORT": "0", "EDGE_CACHE_TTL": "60s", "SHARED_PAGE_VERDICT_TTL": "60s",
-            ])
+            let config = Self.config(catalog: try #require(upstream.port))
             let ann = try await Self.signedIn()
             try await buildGatewayApplication(config: config).testRouter { client in
                 for _ in 0..<2 {
