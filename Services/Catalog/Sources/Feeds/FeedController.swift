@@ -172,8 +172,8 @@ struct FeedController: Sendable {
     func page(of lane: Lane, request: Request, context: CatalogRequestContext, personal: PatronOverlay) async throws -> StoredResponse {
         let query = try LaneQuery(request, lane: lane)
         let page: FeedPostgresRepository.Page
-        if let shared = personal.sharedRows, shared.isUnchanged(byHiding: personal.hidden) {
-            page = shared
+        if let same = personal.sharedRows?.hiding(personal.hidden) {
+            page = same
         } else {
             page = try await Self.forgedCursorIsBadRequest(query.after != nil) {
                 try await feeds.lane(
@@ -187,6 +187,8 @@ struct FeedController: Sendable {
                     size: query.size,
                     after: query.after,
                     hidden: personal.hidden,
+                    // The page every visitor gets keeps a few rows more, for the patrons who hide some of its books.
+                    spare: personal.shelf == nil ? FeedPostgresRepository.spareRows : 0,
                     logger: context.logger
                 )
             }

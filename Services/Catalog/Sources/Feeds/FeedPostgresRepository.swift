@@ -20,14 +20,45 @@ struct FeedPostgresRepository: Sendable {
         var lookahead: UUID?
         /// A search's list topped up with corrected matches (typos): the page of another list than its query's own.
         var corrected = false
+        /// A shared lane page's rows read a few past its lookahead (`spareRows`): a patron hiding some of its books gets
+        /// their page from them (`hiding(_:)`) instead of the lane read again for them.
+        var readAhead: ReadAhead?
+
+        /// Every row a lane page read, in order, with the cursor value that continues after it.
+        struct ReadAhead: Sendable {
+            var rows: [(book: BookEntry, cursor: String)]
+            var size: Int
+            var sort: SortKey
+            var order: SortOrder
+            /// Fewer rows came back than were asked for: they run to the lane's end.
+            var reachesEnd: Bool
+        }
 
         /// What the page's rows take in memory, kept with the shared page in the feed cache.
-        var bytes: Int { books.reduce(0) { $0 + $1.approximateBytes } }
+        var bytes: Int {
+            books.reduce(0) { $0 + $1.approximateBytes } + (readAhead?.rows.dropFirst(books.count).reduce(0) { $0 + $1.book.approximateBytes } ?? 0)
+        }
 
         /// Whether a lane's page read without hiding any book is also its page with `hidden` hidden: none of them is
         /// among the books it read (its own and the one after them, which decides its next link).
         func isUnchanged(byHiding hidden: [UUID]) -> Bool {
             hidden.allSatisfy { id in id != lookahead && !books.contains { $0.id == id } }
+        }
+
+        /// A lane's page read without hiding any book, as the page of a patron who hides `hidden`: itself when none of
+        /// them is among its books; else its rows without them, when enough rows were read past the page to fill it (or
+        /// they reach the lane's end): the very page the lane read with them hidden gives. nil when it cannot tell.
+        func hiding(_ hidden: [UUID]) -> Page? {
+            if isUnchanged(byHiding: hidden) { return self }
+            guard let ahead = readAhead else { return nil }
+            let hiddenIDs = Set(hidden)
+            let kept = ahead.rows.filter { !hiddenIDs.contains($0.book.id) }
+            guard kept.count > ahead.size || ahead.reachesEnd else { return nil }
+            let more = kept.count > ahead.size
+            let shown = kept.prefix(ahead.size)
+            let next =
+                more ? shown.last.map { PageCursor(value: $0.cursor, id: $0.book.id, sort: ahead.sort.rawValue, order: ahead.order.rawValue) } : nil
+            return Page(books: shown.map(\.book), next: next, total: nil, lookahead: more ? kept[ahead.size].book.id : nil)
         }
 
         /// A search's page read without hiding any book, as the page of a patron who hides `hidden`, `matching` of
@@ -69,7 +100,12 @@ struct FeedPostgresRepository: Sendable {
         }
     }
 
-    /// One page of `lane`, keyset-paginated by (sort value, id): stable under concurrent inserts.
+    /// The rows a shared lane page reads past its lookahead, so that a patron hiding up to this many of them gets their
+    /// page without the lane read again (`Page.hiding(_:)`; issue 72: a book hidden on a page cost a query per request).
+    static let spareRows = 5
+
+    /// One page of `lane`, keyset-paginated by (sort value, id): stable under concurrent inserts. `spare` rows more are
+    /// read past the page's lookahead and kept with it (`Page.readAhead`).
     func lane(
         _ lane: Lane,
         sort: SortKey,
@@ -81,12 +117,13 @@ struct FeedPostgresRepository: Sendable {
         size: Int,
         after: PageCursor?,
         hidden: [UUID],
+        spare: Int = 0,
         logger: Logger
     ) async throws -> Page {
         let rows: [(BookEntry, String)]
         // Both functions take the lane, its order, then the same facets, hidden books, cursor and size.
         func values(_ lane: String, _ key: String) -> [(any PostgresThrowingDynamicTypeEncodable)?] {
-            [lane, key, accessibility.condition ?? "", order == .desc, availableOnly, hidden, after?.value, after?.id, size + 1]
+            [lane, key, accessibility.condition ?? "", order == .desc, availableOnly, hidden, after?.value, after?.id, size + 1 + spare]
         }
         // A format facet is read by the general statement: the lanes' functions and `genre_lane_books` know no format
         // (audiobooks and PDFs have partial indexes of their own, migration 38), nor audiences (a teen's or a child's card).
@@ -108,7 +145,7 @@ struct FeedPostgresRepository: Sendable {
                 accessibility: accessibility,
                 format: format,
                 audience: audience,
-                limit: size + 1,
+                limit: size + 1 + spare,
                 after: after,
                 hidden: hidden,
                 logger: logger
@@ -117,7 +154,17 @@ struct FeedPostgresRepository: Sendable {
         let more = rows.count > size
         let page = Array(rows.prefix(size))
         let next = more ? page.last.map { PageCursor(value: $0.1, id: $0.0.id, sort: sort.rawValue, order: order.rawValue) } : nil
-        return Page(books: page.map(\.0), next: next, total: nil, lookahead: more ? rows[size].0.id : nil)
+        var result = Page(books: page.map(\.0), next: next, total: nil, lookahead: more ? rows[size].0.id : nil)
+        if spare > 0 {
+            result.readAhead = Page.ReadAhead(
+                rows: rows.map { (book: $0.0, cursor: $0.1) },
+                size: size,
+                sort: sort,
+                order: order,
+                reachesEnd: rows.count < size + 1 + spare
+            )
+        }
+        return result
     }
 
     /// At most `limit` rows of `lane` after `after` by the general statement (`laneSelect`, planned for its values at
