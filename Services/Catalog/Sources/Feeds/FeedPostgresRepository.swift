@@ -35,9 +35,10 @@ struct FeedPostgresRepository: Sendable {
         }
 
         /// What the page's rows take in memory, kept with the shared page in the feed cache.
-        var bytes: Int {
-            books.reduce(0) { $0 + $1.approximateBytes } + (readAhead?.rows.dropFirst(books.count).reduce(0) { $0 + $1.book.approximateBytes } ?? 0)
-        }
+        var bytes: Int { books.reduce(0) { $0 + $1.approximateBytes } + spareBytes }
+
+        /// What the rows read past the page's books take (`readAhead`): the rendered page shares the others' storage.
+        var spareBytes: Int { readAhead?.rows.dropFirst(books.count).reduce(0) { $0 + $1.book.approximateBytes } ?? 0 }
 
         /// Whether a lane's page read without hiding any book is also its page with `hidden` hidden: none of them is
         /// among the books it read (its own and the one after them, which decides its next link).

@@ -10,10 +10,11 @@ struct RenderedFeed: StoredSource {
     /// (`FeedSplice`: an uncompressed page without groups); nil otherwise.
     var entryRanges: [Range<Int>]? = nil
 
-    /// The entries share their books' storage with the rows: counted once, with a little for each link.
+    /// The entries share their books' storage with the rows: counted once, with the rows read past them (`spareBytes`)
+    /// and a little for each link.
     var bytes: Int {
         var books = 0
         feed.forEachEntry { books += $0.book.approximateBytes }
-        return books + (feed.links.count + feed.navigation.count) * 256 + (entryRanges?.count ?? 0) * 16
+        return books + (rows?.spareBytes ?? 0) + (feed.links.count + feed.navigation.count) * 256 + (entryRanges?.count ?? 0) * 16
     }
 }
