@@ -38,7 +38,7 @@ extension CatalogServiceTests {
                     var pages = 0
                     repeat {
                         let shared = try await page(after: after, hidden: [], spare: FeedPostgresRepository.spareRows)
-                        let read = try #require(shared.readAhead).rows.map(\.book.id)
+                        let read = try #require(shared.readAhead).rows.map(\.0.id)
                         // The feed cache counts the rows kept past the page.
                         #expect((shared.spareBytes > 0) == (read.count > shared.books.count), "\(lane.slug): spare rows counted")
                         let hiddenSets: [(String, [UUID], Bool)] = [

@@ -26,7 +26,7 @@ struct FeedPostgresRepository: Sendable {
 
         /// Every row a lane page read, in order, with the cursor value that continues after it.
         struct ReadAhead: Sendable {
-            var rows: [(book: BookEntry, cursor: String)]
+            var rows: [(BookEntry, String)]
             var size: Int
             var sort: SortKey
             var order: SortOrder
@@ -38,7 +38,7 @@ struct FeedPostgresRepository: Sendable {
         var bytes: Int { books.reduce(0) { $0 + $1.approximateBytes } + spareBytes }
 
         /// What the rows read past the page's books take (`readAhead`): the rendered page shares the others' storage.
-        var spareBytes: Int { readAhead?.rows.dropFirst(books.count).reduce(0) { $0 + $1.book.approximateBytes } ?? 0 }
+        var spareBytes: Int { readAhead?.rows.dropFirst(books.count).reduce(0) { $0 + $1.0.approximateBytes } ?? 0 }
 
         /// Whether a lane's page read without hiding any book is also its page with `hidden` hidden: none of them is
         /// among the books it read (its own and the one after them, which decides its next link).
@@ -53,13 +53,18 @@ struct FeedPostgresRepository: Sendable {
             if isUnchanged(byHiding: hidden) { return self }
             guard let ahead = readAhead else { return nil }
             let hiddenIDs = Set(hidden)
-            let kept = ahead.rows.filter { !hiddenIDs.contains($0.book.id) }
+            let kept = ahead.rows.filter { !hiddenIDs.contains($0.0.id) }
             guard kept.count > ahead.size || ahead.reachesEnd else { return nil }
-            let more = kept.count > ahead.size
-            let shown = kept.prefix(ahead.size)
-            let next =
-                more ? shown.last.map { PageCursor(value: $0.cursor, id: $0.book.id, sort: ahead.sort.rawValue, order: ahead.order.rawValue) } : nil
-            return Page(books: shown.map(\.book), next: next, total: nil, lookahead: more ? kept[ahead.size].book.id : nil)
+            return .first(ahead.size, of: kept, sort: ahead.sort, order: ahead.order)
+        }
+
+        /// The page of the first `size` of `rows` (books with their cursor values, in `sort` and `order`): its next
+        /// cursor after its last book and its lookahead when a row follows them.
+        static func first(_ size: Int, of rows: [(BookEntry, String)], sort: SortKey, order: SortOrder) -> Page {
+            let more = rows.count > size
+            let shown = rows.prefix(size)
+            let next = more ? shown.last.map { PageCursor(value: $0.1, id: $0.0.id, sort: sort.rawValue, order: order.rawValue) } : nil
+            return Page(books: shown.map(\.0), next: next, total: nil, lookahead: more ? rows[size].0.id : nil)
         }
 
         /// A search's page read without hiding any book, as the page of a patron who hides `hidden`, `matching` of
@@ -152,13 +157,10 @@ struct FeedPostgresRepository: Sendable {
                 logger: logger
             )
         }
-        let more = rows.count > size
-        let page = Array(rows.prefix(size))
-        let next = more ? page.last.map { PageCursor(value: $0.1, id: $0.0.id, sort: sort.rawValue, order: order.rawValue) } : nil
-        var result = Page(books: page.map(\.0), next: next, total: nil, lookahead: more ? rows[size].0.id : nil)
+        var result = Page.first(size, of: rows, sort: sort, order: order)
         if spare > 0 {
             result.readAhead = Page.ReadAhead(
-                rows: rows.map { (book: $0.0, cursor: $0.1) },
+                rows: rows,
                 size: size,
                 sort: sort,
                 order: order,
