@@ -98,7 +98,8 @@ run_suite() {
             # What the stalled tests hold in the database, for whoever looks into the stalls (their cause is unknown).
             echo "==== STALL: database sessions (database, state, wait, since, statement) ===="
             psql "$TEST_DATABASE_URL" -Atc "SELECT datname, state, wait_event_type, wait_event, now() - state_change,
-                left(query, 120) FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()" || true
+                left(query, 120) FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()" \
+                2>&1 | tee "$tmp/stall-sessions.txt" || true
             # Where each router test stands (Tests/TestSupport/StallWatch.swift), then every thread.
             pkill -USR2 -f bookmobilePackageTests.xctest
             sleep 2
@@ -123,6 +124,10 @@ if [ "$stalled" -eq 1 ]; then
     { grep -a -E "^◇ Test .* started" "$tmp/test.log" || true; } | sed -E 's/^◇ Test (.*) started\.$/\1/' | sort -u > "$tmp/started"
     { grep -a -E "^(✔|✘) Test " "$tmp/test.log" || true; } | sed -E 's/^. Test ([^ ]*\)).*/\1/' | sort -u > "$tmp/ended"
     comm -23 "$tmp/started" "$tmp/ended" | { grep -v "^case passing" || true; }
+    # CI shows only the end of the output: where each unfinished router test stood, and the database's sessions, again.
+    sed -n '/^==== STALL WATCH/,/^[^ ]/p' "$tmp/test.log" | head -40
+    echo "==== STALL: database sessions (repeated) ===="
+    cat "$tmp/stall-sessions.txt" 2>/dev/null || true
     [ "$status" -ne 0 ] || status=1
 fi
 failures() {

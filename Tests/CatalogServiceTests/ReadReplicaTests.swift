@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import NIOCore
+import ServiceSupport
 import Shared
 import Synchronization
 import TestSupport
@@ -174,6 +175,17 @@ import Testing
         try await TestDatabase.execute("SELECT pg_wal_replay_resume()", on: replicaURL)
     }
 
+    /// A step of the test below within a limit: a step that never ends fails the test, naming it, instead of
+    /// stalling the whole run (one CI run stalled in this test, on 2026-12-05, and the step was not known).
+    static func step<T: Sendable>(_ name: String, seconds: Double = 90, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        do {
+            return try await withTimeout(seconds: seconds, body)
+        } catch let error as TimeoutError {
+            Issue.record("step \"\(name)\" did not end within \(Int(seconds)) s")
+            throw error
+        }
+    }
+
     @Test func aReplicaThatStopsIsLeftOutAndUsedAgainOnceBack() async throws {
         let environment = ProcessInfo.processInfo.environment
         let folder = try #require(environment["TEST_REPLICA_DIR"], "make test sets TEST_REPLICA_DIR")
@@ -185,13 +197,15 @@ import Testing
         let parts = try Self.parts(database, blobs: blobs)
         let replicas = try #require(parts.readReplicas)
         try await buildCatalogApplication(parts: parts).testRouter { client in
-            let id = try await Self.ingest(client, title: "Steadfast Volume")
-            try await eventually(timeout: .seconds(20), "the replica is in use") {
-                let before = replicas.readsOnReplicas.load(ordering: .relaxed)
-                _ = try await Self.newBooks(client)
-                return replicas.readsOnReplicas.load(ordering: .relaxed) > before
+            let id = try await Self.step("ingest a book") { try await Self.ingest(client, title: "Steadfast Volume") }
+            try await Self.step("the replica is in use") {
+                try await eventually(timeout: .seconds(20), "the replica is in use") {
+                    let before = replicas.readsOnReplicas.load(ordering: .relaxed)
+                    _ = try await Self.newBooks(client)
+                    return replicas.readsOnReplicas.load(ordering: .relaxed) > before
+                }
             }
-            let stopped = try await ChildProcess.run([script, "stop", folder])
+            let stopped = try await Self.step("stop the replica") { try await ChildProcess.run([script, "stop", folder]) }
             #expect(stopped.status == 0)
             do {
                 // Every read is answered, by the primary: the first ones too, which went to the replica before a check
@@ -199,24 +213,28 @@ import Testing
                 let onPrimary = replicas.readsOnPrimary.load(ordering: .relaxed)
                 for uri in ["/opds/lanes/new?size=50", "/opds/books/\(id)", "/opds/search?q=steadfast"] {
                     for _ in 0..<4 {
-                        let (status, body) = try await client.execute(uri: uri, method: .get) { ($0.status, String(buffer: $0.body)) }
+                        let (status, body) = try await Self.step("read \(uri) while the replica is down") {
+                            try await client.execute(uri: uri, method: .get) { ($0.status, String(buffer: $0.body)) }
+                        }
                         #expect(status == .ok && body.contains(id), "\(uri) answered \(status) while the replica is down: \(body.prefix(300))")
                     }
                 }
                 #expect(replicas.readsOnPrimary.load(ordering: .relaxed) > onPrimary)
                 let onReplica = replicas.readsOnReplicas.load(ordering: .relaxed)
-                for _ in 0..<5 { _ = try await Self.newBooks(client) }
+                for _ in 0..<5 { _ = try await Self.step("read the new books while the replica is down") { try await Self.newBooks(client) } }
                 #expect(replicas.readsOnReplicas.load(ordering: .relaxed) == onReplica, "no read goes to a replica that is down")
             } catch {
                 _ = try? await ChildProcess.run([script, "start", folder, port])
                 throw error
             }
-            let started = try await ChildProcess.run([script, "start", folder, port])
+            let started = try await Self.step("start the replica again") { try await ChildProcess.run([script, "start", folder, port]) }
             #expect(started.status == 0, "\(String(decoding: started.output, as: UTF8.self))")
-            try await eventually(timeout: .seconds(30), "the replica is used again once back") {
-                let before = replicas.readsOnReplicas.load(ordering: .relaxed)
-                _ = try await Self.newBooks(client)
-                return replicas.readsOnReplicas.load(ordering: .relaxed) > before
+            try await Self.step("the replica is used again once back") {
+                try await eventually(timeout: .seconds(30), "the replica is used again once back") {
+                    let before = replicas.readsOnReplicas.load(ordering: .relaxed)
+                    _ = try await Self.newBooks(client)
+                    return replicas.readsOnReplicas.load(ordering: .relaxed) > before
+                }
             }
         }
     }

@@ -17,6 +17,8 @@ public final class ChildProcess: @unchecked Sendable {
     }
 
     public let pid: pid_t
+    /// The status of a child that ended but was reaped elsewhere.
+    public static let statusLost: Int32 = 255
     private let lock = NSLock()
     private var exitStatus: Int32?
 
@@ -41,9 +43,14 @@ public final class ChildProcess: @unchecked Sendable {
         lock.withLock {
             if exitStatus == nil {
                 var raw: Int32 = 0
-                if waitpid(pid, &raw, WNOHANG) == pid {
+                let reaped = waitpid(pid, &raw, WNOHANG)
+                if reaped == pid {
                     let signal = raw & 0x7f
                     exitStatus = signal == 0 ? (raw >> 8) & 0xff : -signal
+                } else if reaped == -1, errno == ECHILD {
+                    // Reaped by someone else (a handler waiting for any child): ended, its status lost. Waiting on
+                    // would never end.
+                    exitStatus = Self.statusLost
                 }
             }
             return exitStatus

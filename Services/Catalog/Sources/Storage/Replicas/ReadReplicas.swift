@@ -148,10 +148,11 @@ final class ReadReplicas: Service, Sendable {
             await withDiscardingTaskGroup { group in
                 group.addTask { await client.run() }
                 await check(index, client)
+                // Left out before its pool closes: a read picking it now would only meet a pool shutting down.
+                state.withLock { $0.replayed[index] = nil }
                 group.cancelAll()
             }
             state.withLock { state in
-                state.replayed[index] = nil
                 if let fresh = try? Self.client(urls[index], pool: pool, logger: logger) { state.clients[index] = fresh }
             }
         }
