@@ -79,6 +79,12 @@ struct BookPostgresRepository: Sendable {
         return ids.compactMap { byID[$0] }
     }
 
+    /// One book as a feed entry, withdrawn or not, without its navigation: its own page and its related feed need
+    /// nothing more, and decoding the navigation was a book page's largest single cost (docs/PERFORMANCE.md).
+    func entry(id: UUID, logger: Logger) async throws -> BookEntry? {
+        try await entries("SELECT \(unescaped: Self.entryColumns) FROM books WHERE id = \(id)", logger: logger).first
+    }
+
     /// One book with its reading order, resources and navigation documents.
     func detail(id: UUID, logger: Logger) async throws -> BookRecord? {
         try await read { client in

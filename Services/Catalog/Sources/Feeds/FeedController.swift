@@ -348,12 +348,12 @@ struct FeedController: Sendable {
     /// answers of issue 72's signed-in morning).
     func book(request: Request, context: CatalogRequestContext, personal: PatronOverlay) async throws -> StoredResponse {
         let id = try context.uuid("id")
-        guard let book = try await feeds.books.detail(id: id, logger: context.logger), !book.withdrawn,
+        guard let book = try await feeds.books.entry(id: id, logger: context.logger), !book.withdrawn,
             personal.limit?.fits(book.audience) ?? true
         else {
             throw Problem.notFound("No book \(id)")
         }
-        let entry = Entry(book: book.entry, view: personal.views[id], publicURL: publicURL)
+        let entry = Entry(book: book, view: personal.views[id], publicURL: publicURL)
         if FeedRequest.wantsJSON(request) {
             let document = JSONWriter.bytes(of: OPDS2Renderer.publication(entry))
             return responder.cacheable(ByteBuffer(bytes: document), type: MediaType.opds2Publication, request: request, bookIDs: [id])
@@ -365,7 +365,7 @@ struct FeedController: Sendable {
     /// author and more of its first genre, without the book itself or books the patron ignores (the book may be one).
     func related(request: Request, context: CatalogRequestContext, personal: PatronOverlay) async throws -> StoredResponse {
         let id = try context.uuid("id")
-        guard let book = try await feeds.books.detail(id: id, logger: context.logger), !book.withdrawn,
+        guard let book = try await feeds.books.entry(id: id, logger: context.logger), !book.withdrawn,
             personal.limit?.fits(book.audience) ?? true
         else {
             throw Problem.notFound("No book \(id)")
