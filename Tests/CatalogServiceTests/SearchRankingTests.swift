@@ -389,6 +389,18 @@ extension CatalogServiceTests {
             }
             #expect(signedIn.total == count && signedIn.books.count == 50 && !signedIn.books.contains { $0.id == hiddenBook })
             #expect(signedIn.books.first?.id.uuidString.lowercased() == expected[1])
+            // How many of a patron's hidden books a search finds: words alone through `hidden_matches`, a search with a
+            // filter through its own statement; the same count either way, and a book the search misses not in it.
+            let (wordsAlone, filtered, none) = try await TestDatabase.withClient(url) { client, logger in
+                let feeds = FeedPostgresRepository(books: BookPostgresRepository(client: client))
+                let among = [hiddenBook, UUID(uuidString: expected[1])!, UUID()]
+                return (
+                    try await feeds.matchCount(.init(q: "harbor", size: 50), among: among, logger: logger),
+                    try await feeds.matchCount(.init(q: "harbor", title: "", size: 50), among: among, logger: logger),
+                    try await feeds.matchCount(.init(q: "zzzzqx", size: 50), among: among, logger: logger)
+                )
+            }
+            #expect(wordsAlone == 2 && filtered == 2 && none == 0, "\(wordsAlone) \(filtered) \(none)")
             // A book with the word in its description alone comes after every book with it in those fields: the pages
             // among those are still read from the kept entries, the last one from the rows; one order throughout.
             _ = try await ingestBook(client, title: "Night Boats", description: "A harbor at dawn, a harbor at dusk, harbor lights.")

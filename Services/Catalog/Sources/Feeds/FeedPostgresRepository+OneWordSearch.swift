@@ -78,12 +78,11 @@ extension FeedPostgresRepository {
             """
     }
 
-    /// $1 the books the patron hid, $2 a tsquery: how many of them it finds (a search's total leaves them out).
+    /// $1 the books the patron hid, $2 a tsquery: how many of them it finds (a search's total leaves them out). In a
+    /// function planned once a session (`hidden_matches`): as a statement PostgreSQL planned it at every run, ten times
+    /// what running it cost.
     enum HiddenMatches: PreparedSQL {
-        static let sql = """
-            SELECT count(*)::int FROM books WHERE id = ANY($1::uuid[]) AND withdrawn_at IS NULL
-                AND search @@ to_tsquery('simple', immutable_unaccent($2))
-            """
+        static let sql = "SELECT hidden_matches($1::uuid[], $2::text)"
     }
 
     func hiddenMatches(_ hidden: [UUID], query: String, logger: Logger) async throws -> Int {

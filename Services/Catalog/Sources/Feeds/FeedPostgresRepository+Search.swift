@@ -182,10 +182,11 @@ extension FeedPostgresRepository {
         corrected: CorrectedQuery?,
         sql: inout SQL
     ) throws -> (
-        conditions: [String], tsquery: String?
+        conditions: [String], tsquery: String?, searched: String?
     ) {
         var conditions = ["withdrawn_at IS NULL"]
         var tsquery: String?
+        var searched: String?
         if let q = request.q?.trimmingCharacters(in: .whitespacesAndNewlines), !q.isEmpty {
             if let isbn = ISBN.normalized(q) {
                 conditions.append("isbn = \(try sql.bind(isbn))")
@@ -193,6 +194,7 @@ extension FeedPostgresRepository {
                 let expression = "to_tsquery('simple', immutable_unaccent(\(try sql.bind(query))))"
                 conditions.append("search @@ \(expression)")
                 tsquery = expression
+                searched = query
             } else {
                 conditions.append("false")
             }
@@ -217,7 +219,7 @@ extension FeedPostgresRepository {
         if let condition = request.accessibility.condition { conditions.append(condition) }
         if let condition = request.format.condition { conditions.append(condition) }
         if let audience = request.audience { conditions.append(audience.condition) }
-        return (conditions, tsquery)
+        return (conditions, tsquery, searched)
     }
 
     /// How many of `ids` match `request`'s own query and filters (its corrections aside): a patron's hidden books that a
@@ -225,7 +227,9 @@ extension FeedPostgresRepository {
     func matchCount(_ request: SearchRequest, among ids: [UUID], logger: Logger) async throws -> Int {
         guard !ids.isEmpty else { return 0 }
         var sql = SQL()
-        let (conditions, _) = try matchConditions(request, corrected: nil, sql: &sql)
+        let (conditions, _, searched) = try matchConditions(request, corrected: nil, sql: &sql)
+        // Words alone (withdrawn books left out, and the words' matches): the statement planned once a session.
+        if let searched, conditions.count == 2 { return try await hiddenMatches(ids, query: searched, logger: logger) }
         sql.text = "SELECT count(*)::int FROM books WHERE id = ANY(\(try sql.bind(ids))) AND \(conditions.joined(separator: " AND "))"
         return try await books.read { client in
             for try await row in try await client.query(sql.query, logger: logger) { return try row.decode(Int.self) }

@@ -33,6 +33,7 @@ let catalogSchema = Schema(
         CatalogFunction.keepSearchWordCounts, CatalogFunction.searchPostingsPage, CatalogFunction.searchKeptEntriesPage,
         CatalogFunction.searchWordPage, CatalogFunction.searchCorrectedPage,
         CatalogFunction.genreLaneBooksOf, CatalogFunction.keepGenreLaneBooks, CatalogFunction.genreLanePage, CatalogFunction.fixedLanePage,
+        CatalogFunction.hiddenMatches,
     ],
     squashedThrough: 32
 )
