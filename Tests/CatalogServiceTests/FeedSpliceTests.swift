@@ -77,6 +77,10 @@ import Testing
         #expect(saved.parts.isEmpty, "a saved book shows as it does to everyone")
         let loan = try #require(FeedSplice.splice(patrons[0].1, onto: base, sharedBytes: sharedBytes, json: json, publicURL: Self.base))
         #expect(loan.parts.count == 1 && loan.bytes.readableBytes < sharedBytes.readableBytes / 2, "only the loan's entry is sent")
+        // The head is kept as it lies, not rendered again, only when it would render the same.
+        #expect(patrons[0].1.hasTheSameHead(as: shared), "a loan changes no link, total or date")
+        #expect(!patrons[5].1.hasTheSameHead(as: shared), "a new total")
+        #expect(!patrons[4].1.hasTheSameHead(as: shared), "no next link")
     }
 
     @Test func pagesWithoutPlacesOrEntriesAreRenderedWhole() {

@@ -41,9 +41,21 @@ struct Feed: Sendable, Equatable {
     /// The newest change among the feed's books. Derived from the content, never the clock, so that the same
     /// content has the same bytes and ETag; a feed without books (navigation) has a fixed date.
     var updated: Date {
-        var newest: Date?
-        forEachEntry { entry in newest = max(newest ?? entry.book.updatedAt, entry.book.updatedAt) }
-        return newest ?? Self.navigationUpdated
+        // By index: iterating the entries copied each one (every field of its book retained and released).
+        func newest(_ entries: [Entry], after date: Date?) -> Date? {
+            entries.indices.reduce(date) { newest, index in max(newest ?? entries[index].book.updatedAt, entries[index].book.updatedAt) }
+        }
+        return groups.reduce(newest(entries, after: nil)) { newest($1.entries, after: $0) } ?? Self.navigationUpdated
+    }
+
+    /// Whether the feed's head (all before its own entries, the `updated` they give included) is `other`'s: it renders
+    /// to the same bytes.
+    func hasTheSameHead(as other: Feed) -> Bool {
+        guard updated == other.updated else { return false }
+        var (mine, theirs) = (self, other)
+        mine.entries = []
+        theirs.entries = []
+        return mine == theirs
     }
 
     /// The ids of the feed's books, its groups' too.

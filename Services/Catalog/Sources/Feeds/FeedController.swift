@@ -193,16 +193,31 @@ struct FeedController: Sendable {
                 )
             }
         }
+        var feed = Feed(id: publicURL + lane.path, title: lane.title, kind: .acquisition, links: [])
+        if let shared = personal.spliceOnto?.source as? RenderedFeed, let rows = shared.rows, rows.next == page.next {
+            // Spliced onto the shared page and paging as it does: its links are the shared page's, the same request's
+            // (building them again was a fifth of a spliced page's work).
+            feed.links = shared.feed.links
+        } else {
+            feed.links = laneLinks(lane, query: query, next: page.next)
+        }
+        feed.entries = entries(page.books, personal)
+        feed.itemsPerPage = query.size
+        return try responder.render(feed, request: request, for: personal, rows: page)
+    }
+
+    /// A lane page's links: itself, its first page, its next when `next`, and a first page for each facet choice.
+    private func laneLinks(_ lane: Lane, query: LaneQuery, next: PageCursor?) -> [Feed.Link] {
         let base = lane.path
         func link(_ query: LaneQuery) -> String { base + query.queryString.suffix }
-        var feed = Feed(id: publicURL + base, title: lane.title, kind: .acquisition, links: baseLinks(self: link(query), type: MediaType.acquisition))
-        feed.links.append(Feed.Link(rel: "first", href: publicURL + link(query.first()), type: MediaType.acquisition))
-        if let next = page.next {
-            feed.links.append(Feed.Link(rel: "next", href: publicURL + link(query.next(next)), type: MediaType.acquisition))
+        var links = baseLinks(self: link(query), type: MediaType.acquisition)
+        links.append(Feed.Link(rel: "first", href: publicURL + link(query.first()), type: MediaType.acquisition))
+        if let next {
+            links.append(Feed.Link(rel: "next", href: publicURL + link(query.next(next)), type: MediaType.acquisition))
         }
         for key in lane.sorts {
             for direction in SortOrder.allCases {
-                feed.links.append(
+                links.append(
                     Feed.Link.facet(
                         publicURL + link(query.first(sort: key, order: direction)),
                         title: "\(key.label) (\(direction == .asc ? "ascending" : "descending"))",
@@ -213,7 +228,7 @@ struct FeedController: Sendable {
             }
         }
         for available in [true, false] {
-            feed.links.append(
+            links.append(
                 Feed.Link.facet(
                     publicURL + link(query.first(availableOnly: available)),
                     title: available ? "Available now" : "All",
@@ -223,7 +238,7 @@ struct FeedController: Sendable {
             )
         }
         for facet in AccessibilityFacet.allCases {
-            feed.links.append(
+            links.append(
                 Feed.Link.facet(
                     publicURL + link(query.first(accessibility: facet)),
                     title: facet.label,
@@ -233,7 +248,7 @@ struct FeedController: Sendable {
             )
         }
         for facet in FormatFacet.allCases {
-            feed.links.append(
+            links.append(
                 Feed.Link.facet(
                     publicURL + link(query.first(format: facet)),
                     title: facet.label,
@@ -242,9 +257,7 @@ struct FeedController: Sendable {
                 )
             )
         }
-        feed.entries = entries(page.books, personal)
-        feed.itemsPerPage = query.size
-        return try responder.render(feed, request: request, for: personal, rows: page)
+        return links
     }
 
     func search(request: Request, context: CatalogRequestContext, personal: PatronOverlay) async throws -> StoredResponse {

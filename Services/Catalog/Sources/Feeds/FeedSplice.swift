@@ -7,7 +7,7 @@ import Shared
 /// A patron's feed page as the shared page the gateway holds, edited (`PageSplice`): each of their entries that is
 /// byte for byte an entry of the shared page (the same book, read the same, shown as to everyone) is that entry's
 /// bytes where the gateway holds them; the rest (a loan, a hold, a book that moved up when the patron hid one) is
-/// rendered here, with the page's head (its links and counts may differ: a next link, a total). Only what differs
+/// rendered here, with the page's head when it differs (a next link, a total). Only what differs
 /// crosses the hop: a few KB instead of the ~120 KB page, and one or two entries rendered instead of fifty.
 enum FeedSplice {
     /// The answer for a gateway holding `shared` (uncompressed, with its entries' places: `RenderedFeed.entryRanges`):
@@ -32,19 +32,27 @@ enum FeedSplice {
         guard let ranges = base.entryRanges, let last = ranges.last, ranges.count == base.feed.entries.count,
             last.upperBound <= sharedBytes.readableBytes, !feed.entries.isEmpty, feed.groups.isEmpty
         else { return nil }
-        var shared: [UUID: Int] = [:]
-        for (index, entry) in base.feed.entries.enumerated() { shared[entry.book.id] = index }
+        // By index, here and below: iterating the entries copied each one (a book's every field retained and released).
+        let (mine, theirs) = (feed.entries, base.feed.entries)
+        var shared: [UUID: Int] = Dictionary(minimumCapacity: theirs.count)
+        for index in theirs.indices { shared[theirs[index].book.id] = index }
         var edit = Edit(shared: sharedBytes)
-        edit.write(json ? prefixJSON(feed, publicURL: publicURL) : AtomRenderer.prefixBytes(feed))
+        if feed.hasTheSameHead(as: base.feed) {
+            // The shared page's head as it lies: neither rendered again nor sent.
+            guard edit.keep(0..<ranges[0].lowerBound) else { return nil }
+        } else {
+            edit.write(json ? prefixJSON(feed, publicURL: publicURL) : AtomRenderer.prefixBytes(feed))
+        }
         var previous = -1
-        for (position, entry) in feed.entries.enumerated() {
+        for position in mine.indices {
             if json, position > 0 { edit.write([UInt8(ascii: ",")]) }
-            if let index = shared[entry.book.id], index > previous, !(entry.view.map(Entry.showsDifferently) ?? false),
-                entry.book == base.feed.entries[index].book, entry.publicURL == base.feed.entries[index].publicURL
+            if let index = shared[mine[position].book.id], index > previous, !(mine[position].view.map(Entry.showsDifferently) ?? false),
+                mine[position].book == theirs[index].book, mine[position].publicURL == theirs[index].publicURL
             {
                 guard edit.keep(ranges[index]) else { return nil }
                 previous = index
             } else {
+                let entry = mine[position]
                 edit.write(json ? JSONWriter.bytes(of: OPDS2Renderer.publication(entry)) : AtomRenderer.entryBytes(entry))
             }
         }
