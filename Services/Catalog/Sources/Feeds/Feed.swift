@@ -41,11 +41,12 @@ struct Feed: Sendable, Equatable {
     /// The newest change among the feed's books. Derived from the content, never the clock, so that the same
     /// content has the same bytes and ETag; a feed without books (navigation) has a fixed date.
     var updated: Date {
+        var newest: Date?
         // By index: iterating the entries copied each one (every field of its book retained and released).
-        func newest(_ entries: [Entry], after date: Date?) -> Date? {
-            entries.indices.reduce(date) { newest, index in max(newest ?? entries[index].book.updatedAt, entries[index].book.updatedAt) }
+        for list in [entries] + groups.map(\.entries) {
+            for index in list.indices { newest = max(newest ?? list[index].book.updatedAt, list[index].book.updatedAt) }
         }
-        return groups.reduce(newest(entries, after: nil)) { newest($1.entries, after: $0) } ?? Self.navigationUpdated
+        return newest ?? Self.navigationUpdated
     }
 
     /// Whether the feed's head (all before its own entries, the `updated` they give included) is `other`'s: it renders

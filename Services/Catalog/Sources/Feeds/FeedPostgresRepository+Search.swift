@@ -228,8 +228,8 @@ extension FeedPostgresRepository {
         guard !ids.isEmpty else { return 0 }
         var sql = SQL()
         let (conditions, _, searched) = try matchConditions(request, corrected: nil, sql: &sql)
-        // Words alone (withdrawn books left out, and the words' matches): the statement planned once a session.
-        if let searched, conditions.count == 2 { return try await hiddenMatches(ids, query: searched, logger: logger) }
+        // Words alone, no filter or facet: the statement planned once a session.
+        if !request.narrowed, let searched { return try await hiddenMatches(ids, query: searched, logger: logger) }
         sql.text = "SELECT count(*)::int FROM books WHERE id = ANY(\(try sql.bind(ids))) AND \(conditions.joined(separator: " AND "))"
         return try await books.read { client in
             for try await row in try await client.query(sql.query, logger: logger) { return try row.decode(Int.self) }
