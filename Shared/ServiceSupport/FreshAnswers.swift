@@ -24,12 +24,22 @@ public final class FreshAnswers<Key: Hashable & Sendable, Value: Sendable>: Send
         ask: @escaping @Sendable () async -> Value?,
         renew: (@Sendable () async -> Value?)? = nil
     ) async -> Value? {
-        if let (value, renewDue) = answers.answer(for: key, renewWithin: answers.lifetime / 2) {
+        if let (value, renewDue) = kept(key) {
             if renewDue { _ = asked(key, renew ?? ask) }
             return value
         }
         return await asked(key, ask).value
     }
+
+    /// The remembered answer without waiting for anything, and whether it is past half its lifetime (the caller then
+    /// starts `renew(_:with:)`); nil when there is none. The gateway's signed-in requests take this path synchronously:
+    /// no task frame, no closure made, on a hit.
+    @inlinable public func kept(_ key: Key) -> (value: Value, renewDue: Bool)? {
+        answers.answer(for: key, renewWithin: answers.lifetime / 2)
+    }
+
+    /// Asks again in the background (shared with any ask under way); nobody waits for it.
+    @inlinable public func renew(_ key: Key, with renew: @escaping @Sendable () async -> Value?) { _ = asked(key, renew) }
 
     @usableFromInline func asked(_ key: Key, _ ask: @escaping @Sendable () async -> Value?) -> Task<Value?, Never> {
         // Counted before the ask's task is made: one that starts after a `forget` began before it.

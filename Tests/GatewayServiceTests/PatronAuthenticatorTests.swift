@@ -100,6 +100,48 @@ import Testing
             #expect(checks.withLock { $0 }.first == "first" && !checks.withLock { $0 }.dropFirst().contains("first"), "\(checks.withLock { $0 })")
         }
     }
+
+    /// A verdict is kept under its whole header: the same header again is decided from what is kept, without asking
+    /// patron; the same credentials spelt otherwise (the scheme in capitals) are checked once more, never taken for
+    /// another's; wrong credentials are checked and refused each time, never answered from a kept verdict.
+    @Test func aKeptVerdictAnswersOnlyItsOwnHeader() async throws {
+        let patron = UUID()
+        let checks = Mutex<[String]>([])
+        let router = Router()
+        router.post("/internal/auth/basic") { request, _ in
+            let secret = String(buffer: try await request.body.collect(upTo: 10_000)).contains("1234") ? "1234" : "9999"
+            checks.withLock { $0.append(secret) }
+            guard secret == "1234" else { return Problem.unauthorized("Wrong PIN").response() }
+            return try JSONMessages.response(AuthenticatedPatron(patronId: patron))
+        }
+        let stand = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        try await stand.test(.live) { server in
+            let client = InternalClient(baseURLs: ["http://127.0.0.1:\(try #require(server.port))"], token: ServiceToken("t"), timeout: .seconds(5))
+            let authenticator = PatronAuthenticator(
+                keys: await AccessTokenKeys(secret: "test-jwt-secret-0123456789abcdef0123456789"),
+                patron: client,
+                cacheFor: 60,
+                sessionCheckFor: 60
+            )
+            let logger = Logger(label: "test")
+            func signedIn(_ header: String) async -> Bool {
+                if case .patron(let id, _) = await authenticator.authenticate(authorization: header, clientAddress: nil, logger: logger) {
+                    return id == patron
+                }
+                return false
+            }
+            let encoded = Data("reader:1234".utf8).base64EncodedString()
+            #expect(await signedIn("Basic " + encoded))
+            #expect(await signedIn("Basic " + encoded))
+            #expect(checks.withLock { $0 } == ["1234"], "the second request was answered from the kept verdict")
+            #expect(await signedIn("BASIC " + encoded))
+            #expect(checks.withLock { $0 } == ["1234", "1234"], "another spelling is checked on its own")
+            let wrong = "Basic " + Data("reader:9999".utf8).base64EncodedString()
+            #expect(await !signedIn(wrong))
+            #expect(await !signedIn(wrong))
+            #expect(checks.withLock { $0 } == ["1234", "1234", "9999", "9999"])
+        }
+    }
 }
 
 /// A time that moves only when a test moves it.

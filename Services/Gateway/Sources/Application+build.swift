@@ -78,6 +78,25 @@ public func buildGatewayApplication(
         )
         EdgeCacheMiddleware(catalog: catalog, edgeCache: edgeCache, sender: sender)
         ShelfVersionMiddleware(patron: patron, catalog: catalog)
+        // A signed-in page, next after the shelf version it needs: the file middlewares never act on a page.
+        PersonalPagesMiddleware(
+            catalog: catalog,
+            sender: sender,
+            edgeCache: edgeCache,
+            shelves: shelfSummaries,
+            sharedVerdicts: ExpiringAnswers(lifetime: settings.sharedVerdictLifetime),
+            // Past the verdict's time a copy is only ever sent after catalog's 304, so it may be held long: a patron
+            // coming back to a page an hour later costs catalog a 304, not the page's bytes. Each copy is kept fresh for
+            // its verdict's time (`put`'s lifetime), the longest being a versioned one's; 0 turns both off.
+            personalPages: ResponseCache(
+                name: "personal",
+                lifetime: .seconds(versionedLifetime),
+                staleFor: .seconds(3_600),
+                capacityBytes: settings.edgeCacheBytes,
+                now: cacheClock
+            ),
+            versionedLifetime: versionedLifetime
+        )
         DownloadsMiddleware(
             catalog: catalog,
             downloads: ResponseSlots(
@@ -98,24 +117,6 @@ public func buildGatewayApplication(
                 now: cacheClock
             ),
             firstFetches: FirstFetches(patience: .milliseconds(Int(settings.heldFileWait * 1000)))
-        )
-        PersonalPagesMiddleware(
-            catalog: catalog,
-            sender: sender,
-            edgeCache: edgeCache,
-            shelves: shelfSummaries,
-            sharedVerdicts: ExpiringAnswers(lifetime: settings.sharedVerdictLifetime),
-            // Past the verdict's time a copy is only ever sent after catalog's 304, so it may be held long: a patron
-            // coming back to a page an hour later costs catalog a 304, not the page's bytes. Each copy is kept fresh for
-            // its verdict's time (`put`'s lifetime), the longest being a versioned one's; 0 turns both off.
-            personalPages: ResponseCache(
-                name: "personal",
-                lifetime: .seconds(versionedLifetime),
-                staleFor: .seconds(3_600),
-                capacityBytes: settings.edgeCacheBytes,
-                now: cacheClock
-            ),
-            versionedLifetime: versionedLifetime
         )
         EventStreamMiddleware(
             sender: UpstreamSender(httpClient: .events, settings: settings, token: token, edgeCache: edgeCache),

@@ -26,6 +26,7 @@ final class SecretCheck: Sendable {
 
     /// True when `stamp` (what the verdict was given with) is the patron's current one, or cannot be checked now.
     func holds(_ stamp: String?, for patronID: UUID, logger: Logger) async -> Bool {
+        if let known = known(stamp, for: patronID) { return known }
         guard let stamp else { return true }
         // nil: patron could not answer; .some(nil): the account is gone.
         let current: String?? = await stamps.answer(
@@ -38,11 +39,22 @@ final class SecretCheck: Sendable {
                     return nil
                 }
             },
-            renew: { [renewals] in await renewals.value(for: patronID) }
+            renew: renewal(of: patronID)
         )
         guard let current else { return true }
         return current == stamp
     }
+
+    /// `holds` from the stamp remembered, without waiting (renewed in the background when due); nil when there is none
+    /// yet (`holds` asks patron).
+    func known(_ stamp: String?, for patronID: UUID) -> Bool? {
+        guard let stamp else { return true }
+        guard let (current, renewDue) = stamps.kept(patronID) else { return nil }
+        if renewDue { stamps.renew(patronID, with: renewal(of: patronID)) }
+        return current == stamp
+    }
+
+    private func renewal(of patronID: UUID) -> @Sendable () async -> String?? { { [renewals] in await renewals.value(for: patronID) } }
 
     /// Forgets the patron's stamp: it is asked again at their next request.
     func forget(patron patronID: UUID) { stamps.forget(patronID) }

@@ -33,6 +33,7 @@ final class SessionCheck: Sendable {
     }
 
     func check(_ session: UUID, of owner: UUID, logger: Logger) async -> Outcome {
+        if let outcome = known(session, of: owner) { return outcome }
         // Remembered under the session's real owner: a token naming someone else changes nothing for the owner.
         let answer = await answers.answer(
             for: session,
@@ -45,8 +46,24 @@ final class SessionCheck: Sendable {
                     return nil
                 }
             },
-            renew: { [renewals] in await renewals.value(for: session).map { Answer(open: $0.open, patron: $0.patronId ?? owner) } }
+            renew: renewal(of: session, owner: owner)
         )
+        return Self.outcome(answer, for: owner)
+    }
+
+    /// The outcome from the answer remembered, without waiting (renewed in the background when due); nil when there is
+    /// none yet (`check` asks patron).
+    func known(_ session: UUID, of owner: UUID) -> Outcome? {
+        guard let (answer, renewDue) = answers.kept(session) else { return nil }
+        if renewDue { answers.renew(session, with: renewal(of: session, owner: owner)) }
+        return Self.outcome(answer, for: owner)
+    }
+
+    private func renewal(of session: UUID, owner: UUID) -> @Sendable () async -> Answer? {
+        { [renewals] in await renewals.value(for: session).map { Answer(open: $0.open, patron: $0.patronId ?? owner) } }
+    }
+
+    private static func outcome(_ answer: Answer?, for owner: UUID) -> Outcome {
         guard let answer else { return .unknown }
         return answer.open && answer.patron == owner ? .open : .closed
     }

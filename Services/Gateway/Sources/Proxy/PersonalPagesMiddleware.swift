@@ -53,7 +53,11 @@ struct PersonalPagesMiddleware: RouterMiddleware {
             shared = edgeCache.get(sharedKey)
         }
         guard let shared, let etag = shared.headers[.eTag] else { return try await next(request, context) }
-        let summary = shared.sharedWithPatrons ? await shelves.summary(of: patronID, versionHeard: call.shelfVersion, logger: context.logger) : nil
+        var summary: ShelfSummary?
+        if shared.sharedWithPatrons {
+            summary = shelves.known(of: patronID, versionHeard: call.shelfVersion)
+            if summary == nil { summary = await shelves.summary(of: patronID, versionHeard: call.shelfVersion, logger: context.logger) }
+        }
         if let summary, PersonalPage.isShared(pageBooks: shared.bookIDs, touched: summary.touched) {
             return personal(shared, etag: PersonalPage.etag(shared: etag, shelfVersion: summary.version), cacheControl: PersonalPage.cacheControl)
                 .response(to: request)

@@ -5,8 +5,8 @@ import Shared
 /// The last of the proxy's middlewares: a public request none of the others answered goes to its service as the
 /// others left it (`UpstreamCall`, `UpstreamSender`). The chain, in order (`Application+build.swift`):
 /// `AuthenticationMiddleware`, `EdgeCacheMiddleware` (an anonymous page's hit ends there), `ShelfVersionMiddleware`,
-/// `DownloadsMiddleware`, `HeldFilesMiddleware`,
-/// `PersonalPagesMiddleware`, `EventStreamMiddleware`, then this.
+/// `PersonalPagesMiddleware` (a signed-in page's ends there), `DownloadsMiddleware`, `HeldFilesMiddleware`,
+/// `EventStreamMiddleware`, then this.
 struct ProxyMiddleware: RouterMiddleware {
     typealias Context = GatewayContext
 

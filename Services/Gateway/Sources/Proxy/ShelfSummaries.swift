@@ -41,12 +41,8 @@ final class ShelfSummaries: Sendable {
     /// The patron's summary, at least as new as `versionHeard`; nil when catalog cannot say (the caller asks catalog
     /// for the page itself).
     func summary(of patron: UUID, versionHeard: String?, logger: Logger) async -> ShelfSummary? {
-        let atLeast = max(versionHeard.flatMap { Int64($0) } ?? 0, announced[patron] ?? 0)
-        if let known = kept[patron], known.summary.version >= atLeast,
-            Date().timeIntervalSince(known.at) < (following.load(ordering: .relaxed) ? followedLifetime : unfollowedLifetime)
-        {
-            return known.summary
-        }
+        if let known = known(of: patron, versionHeard: versionHeard) { return known }
+        let atLeast = least(of: patron, versionHeard: versionHeard)
         return await questions.task(for: "\(patron.lowercased)|\(atLeast)") { [catalog, kept, announced] in
             do {
                 let asked = Date()
@@ -63,6 +59,21 @@ final class ShelfSummaries: Sendable {
                 return nil
             }
         }.value
+    }
+
+    /// The patron's summary when one at least as new as `versionHeard` is kept and still stands, without waiting; nil
+    /// when catalog must be asked (`summary`). Every signed-in page asks this first.
+    func known(of patron: UUID, versionHeard: String?) -> ShelfSummary? {
+        guard let known = kept[patron], known.summary.version >= least(of: patron, versionHeard: versionHeard),
+            Date().timeIntervalSince(known.at) < (following.load(ordering: .relaxed) ? followedLifetime : unfollowedLifetime)
+        else { return nil }
+        return known.summary
+    }
+
+    /// The least version of the patron's shelf a summary must have: the one this gateway heard them make, or one
+    /// announced since.
+    private func least(of patron: UUID, versionHeard: String?) -> Int64 {
+        max(versionHeard.flatMap { Int64($0) } ?? 0, announced[patron] ?? 0)
     }
 
     /// Catalog announced `version` of the patron's shelf: what is kept of an older one no longer holds.
