@@ -77,11 +77,11 @@ final class PatronAuthenticator: Sendable {
         if let verdict = kept(key, clientAddress: clientAddress, authorization: authorization, logger: logger) { return verdict }
         if let token = BasicAuthorization.bearer(authorization) {
             guard let verified = await verify(token, key: key) else {
-                return .refused(Problem.unauthorized("The access token is invalid or expired"))
+                return .refused(Self.badToken)
             }
             switch await sessions.check(verified.session, of: verified.patron, logger: logger) {
             case .open, .unknown: return .patron(verified.patron, verified.limit)
-            case .closed: return .refused(Problem.unauthorized("This session has ended (signed out or revoked); sign in again"))
+            case .closed: return .refused(Self.endedSession)
             }
         }
         guard let basic = BasicAuthorization(header: authorization) else {
@@ -104,10 +104,10 @@ final class PatronAuthenticator: Sendable {
     /// when something must be asked or verified (`authenticate` goes on and waits).
     private func kept(_ key: SHA256Digest, clientAddress: String?, authorization: String, logger: Logger) -> Verdict? {
         if let token = verifiedTokens[key] {
-            guard token.expires > now() else { return .refused(Problem.unauthorized("The access token is invalid or expired")) }
+            guard token.expires > now() else { return .refused(Self.badToken) }
             switch sessions.known(token.session, of: token.patron) {
             case .open, .unknown: return .patron(token.patron, token.limit)
-            case .closed: return .refused(Problem.unauthorized("This session has ended (signed out or revoked); sign in again"))
+            case .closed: return .refused(Self.endedSession)
             case nil: return nil
             }
         }
@@ -119,6 +119,10 @@ final class PatronAuthenticator: Sendable {
         }
         return .patron(verdict.patron, verdict.limit)
     }
+
+    /// The refusals a token or its session may get, from what is kept or after asking.
+    static let badToken = Problem.unauthorized("The access token is invalid or expired")
+    static let endedSession = Problem.unauthorized("This session has ended (signed out or revoked); sign in again")
 
     /// The key a header's verdict or token is kept under: its SHA-256, read from the header's bytes in place.
     static func key(_ authorization: String) -> SHA256Digest {
