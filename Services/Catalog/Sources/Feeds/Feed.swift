@@ -42,10 +42,7 @@ struct Feed: Sendable, Equatable {
     /// content has the same bytes and ETag; a feed without books (navigation) has a fixed date.
     var updated: Date {
         var newest: Date?
-        // By index: iterating the entries copied each one (every field of its book retained and released).
-        for list in [entries] + groups.map(\.entries) {
-            for index in list.indices { newest = max(newest ?? list[index].book.updatedAt, list[index].book.updatedAt) }
-        }
+        forEachEntry { entry in newest = max(newest ?? entry.book.updatedAt, entry.book.updatedAt) }
         return newest ?? Self.navigationUpdated
     }
 
@@ -68,8 +65,9 @@ struct Feed: Sendable, Equatable {
 
     /// Every entry, the groups' after the feed's own, without copying them into one array (each carries a whole book).
     func forEachEntry(_ body: (Entry) -> Void) {
-        for entry in entries { body(entry) }
-        for group in groups { for entry in group.entries { body(entry) } }
+        // By index: `for entry in entries` copied each entry (every field of its book retained and released).
+        for index in entries.indices { body(entries[index]) }
+        for group in groups.indices { for index in groups[group].entries.indices { body(groups[group].entries[index]) } }
     }
 
     static let navigationUpdated = Date(timeIntervalSince1970: 1_767_225_600)  // 2026-01-01

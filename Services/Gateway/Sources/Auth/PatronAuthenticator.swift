@@ -79,20 +79,14 @@ final class PatronAuthenticator: Sendable {
             guard let verified = await verify(token, key: key) else {
                 return .refused(Self.badToken)
             }
-            switch await sessions.check(verified.session, of: verified.patron, logger: logger) {
-            case .open, .unknown: return .patron(verified.patron, verified.limit)
-            case .closed: return .refused(Self.endedSession)
-            }
+            return Self.verdict(for: verified, await sessions.check(verified.session, of: verified.patron, logger: logger))
         }
         guard let basic = BasicAuthorization(header: authorization) else {
             return .refused(Problem.unauthorized("Authorization must be Basic or Bearer"))
         }
         if let (verdict, renewDue) = verdicts.answer(for: key, renewWithin: verdicts.lifetime / 4) {
             if await secrets.holds(verdict.secretStamp, for: verdict.patron, logger: logger) {
-                // A patron still browsing is checked again before the verdict runs out, in the background, so that
-                // their requests never wait for a bcrypt.
-                if renewDue { _ = check(basic, key: key, clientAddress: clientAddress, background: true, logger: logger) }
-                return .patron(verdict.patron, verdict.limit)
+                return accepted(verdict, renewDue: renewDue, basic, key: key, clientAddress: clientAddress, logger: logger)
             }
             verdicts.forget(key)
         }
@@ -105,18 +99,40 @@ final class PatronAuthenticator: Sendable {
     private func kept(_ key: SHA256Digest, clientAddress: String?, authorization: String, logger: Logger) -> Verdict? {
         if let token = verifiedTokens[key] {
             guard token.expires > now() else { return .refused(Self.badToken) }
-            switch sessions.known(token.session, of: token.patron) {
-            case .open, .unknown: return .patron(token.patron, token.limit)
-            case .closed: return .refused(Self.endedSession)
-            case nil: return nil
-            }
+            return sessions.known(token.session, of: token.patron).map { Self.verdict(for: token, $0) }
         }
         guard let (verdict, renewDue) = verdicts.answer(for: key, renewWithin: verdicts.lifetime / 4),
             secrets.known(verdict.secretStamp, for: verdict.patron) == true
         else { return nil }
-        if renewDue, let basic = BasicAuthorization(header: authorization) {
-            _ = check(basic, key: key, clientAddress: clientAddress, background: true, logger: logger)
+        return accepted(
+            verdict,
+            renewDue: renewDue,
+            BasicAuthorization(header: authorization),
+            key: key,
+            clientAddress: clientAddress,
+            logger: logger
+        )
+    }
+
+    /// A verified token's verdict, by what is known of its session.
+    private static func verdict(for token: VerifiedToken, _ session: SessionCheck.Outcome) -> Verdict {
+        switch session {
+        case .open, .unknown: .patron(token.patron, token.limit)
+        case .closed: .refused(endedSession)
         }
+    }
+
+    /// A kept Basic verdict whose secret still holds. A patron still browsing is checked again before the verdict runs
+    /// out, in the background, so that their requests never wait for a bcrypt (`basic` is decoded only then).
+    private func accepted(
+        _ verdict: BasicVerdict,
+        renewDue: Bool,
+        _ basic: @autoclosure () -> BasicAuthorization?,
+        key: SHA256Digest,
+        clientAddress: String?,
+        logger: Logger
+    ) -> Verdict {
+        if renewDue, let basic = basic() { _ = check(basic, key: key, clientAddress: clientAddress, background: true, logger: logger) }
         return .patron(verdict.patron, verdict.limit)
     }
 

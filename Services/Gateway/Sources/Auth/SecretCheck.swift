@@ -27,7 +27,6 @@ final class SecretCheck: Sendable {
     /// True when `stamp` (what the verdict was given with) is the patron's current one, or cannot be checked now.
     func holds(_ stamp: String?, for patronID: UUID, logger: Logger) async -> Bool {
         if let known = known(stamp, for: patronID) { return known }
-        guard let stamp else { return true }
         // nil: patron could not answer; .some(nil): the account is gone.
         let current: String?? = await stamps.answer(
             for: patronID,
