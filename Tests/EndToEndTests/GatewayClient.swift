@@ -55,10 +55,12 @@ struct GatewayClient: Sendable {
     }
 }
 
-/// `body` with an HTTP client that neither asks for gzip nor inflates answers (`GatewayClient.call(through:)`), shut
-/// down after it whatever happens.
-func withPlainClient<T>(_ body: (HTTPClient) async throws -> T) async throws -> T {
-    let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(decompression: .disabled))
+/// `body` with an HTTP client that neither asks for gzip nor inflates answers (`GatewayClient.call(through:)`), with up
+/// to `connectionsPerHost` connections to a server at once, shut down after it whatever happens.
+func withPlainClient<T>(connectionsPerHost: Int = 8, _ body: (HTTPClient) async throws -> T) async throws -> T {
+    var configuration = HTTPClient.Configuration(decompression: .disabled)
+    configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: connectionsPerHost)
+    let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     do {
         let result = try await body(client)
         try await client.shutdown()
