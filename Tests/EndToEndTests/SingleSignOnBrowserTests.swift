@@ -37,7 +37,10 @@ import Testing
                     status == 0,
                     "the single sign-on browser test failed:\n\(log.suffix(4000))\n--- the provider:\n\(provider.output.suffix(2000))"
                 )
-                for step in ["signed in through the provider", "borrowed", "account", "suggestion answered", "forged return refused"] {
+                for step in [
+                    "signed in through the provider", "borrowed", "account", "sync key through the provider", "suggestion answered",
+                    "forged return refused",
+                ] {
                     #expect(log.contains("ok: \(step)\n"), "the step '\(step)' did not pass")
                 }
             }

@@ -18,8 +18,9 @@ import Testing
 @Suite(.serialized) struct SingleSignOnTests {
     static let publicURL = "http://127.0.0.1:8080"
 
-    func app(_ provider: OIDCTestServer?) async throws -> some ApplicationProtocol {
-        let database = try await TestDatabase.create(prefix: "oidc")
+    func app(_ provider: OIDCTestServer?, database given: String? = nil) async throws -> some ApplicationProtocol {
+        let database: String
+        if let given { database = given } else { database = try await TestDatabase.create(prefix: "oidc") }
         return try await buildPatronApplication(
             config: TestConfig.base((provider?.configuration ?? [:]).merging(["PATRON_DATABASE_URL": database, "PUBLIC_URL": Self.publicURL]) { $1 })
         )
@@ -116,6 +117,74 @@ import Testing
             // An app with its own scheme gets its tokens there.
             let (appTo, appFields) = try await signIn(api, OIDCTestServer.adult, redirect: "org.example.reader:/oauth/done")
             #expect(appTo == "org.example.reader:/oauth/done" && appFields["access_token"] != nil)
+        }
+    }
+
+    /// A patron of the provider has no PIN to confirm a KOReader sync key with, and a key outlives any session: the key
+    /// is made by a round trip through the provider (`purpose=sync-key`), shown once in the web app's fragment, never a
+    /// token's; the same key limit holds, and a PIN is refused in its place.
+    @Test func aPatronOfTheProviderMakesASyncKeyThroughIt() async throws {
+        let provider = OIDCTestServer()
+        try await provider.start()
+        defer { Task { await provider.stop() } }
+        let database = try await TestDatabase.create(prefix: "oidckey")
+        try await app(provider, database: database).testRouter { client in
+            let api = PatronTestClient(client: client)
+            let (_, fields) = try await signIn(api, OIDCTestServer.adult)
+            let ann = try await patron(of: try #require(fields["access_token"]))
+            #expect(try await api.call(.get, "/me", patron: ann).json["signIn"] as? String == "oidc")
+            for body in [#"{"device":"Kobo","secret":"1234"}"#, #"{"device":"Kobo"}"#] {
+                let refused = try await api.call(.post, "/me/sync-keys", patron: ann, json: body)
+                #expect(
+                    refused.status == .forbidden
+                        && refused.json["type"] as? String == "https://bookmobile.dev/problems/sync-key-through-single-sign-on",
+                    "\(refused.json)"
+                )
+            }
+
+            let toProvider = try await api.call(.get, "/auth/oidc/authorize?purpose=sync-key&device=%20Kobo%20Clara%20&state=k1")
+            #expect(toProvider.status == .found)
+            let back = try await api.call(
+                .get,
+                try callback(try await atProvider(toProvider.headers[.location] ?? "", form: "sub=\(OIDCTestServer.adult)"))
+            )
+            let location = back.headers[.location] ?? ""
+            #expect(back.status == .found && back.headers[.cacheControl] == "no-store" && location.hasPrefix(Self.publicURL + "/#"))
+            let made = Self.fragment(location)
+            #expect(made["access_token"] == nil && made["refresh_token"] == nil, "a key's return makes no session: \(made)")
+            #expect(made["device"] == "Kobo Clara" && made["state"] == "k1" && made["sync_key"]?.count == 16, "\(made)")
+            let username = try #require(made["sync_key_username"])
+            let keys = try #require(try await api.call(.get, "/me/sync-keys", patron: ann).json["syncKeys"] as? [[String: Any]])
+            #expect(keys.map { $0["id"] as? String } == [made["sync_key_id"]] && keys.first?["username"] as? String == username)
+            let device = KOSyncTests.device(username, made["sync_key"] ?? "")
+            #expect(try await api.call(.get, "/kosync/users/auth", headers: device).json["authorized"] as? String == "OK")
+
+            // Only the library's own address is shown a key, for a named device, for this purpose only.
+            for (query, why) in [
+                ("purpose=sync-key&device=Kobo&redirect_uri=\(Self.encoded("org.example.reader:/oauth/done"))", "an app's scheme"),
+                ("purpose=sync-key&device=Kobo&redirect_uri=\(Self.encoded("https://elsewhere.example/"))", "another site"),
+                ("purpose=sync-key&device=%20", "no device"), ("purpose=sync-key", "no device"), ("purpose=everything", "an unknown purpose"),
+            ] {
+                let refused = try await api.call(.get, "/auth/oidc/authorize?\(query)")
+                #expect(refused.status == .badRequest && refused.json["type"] != nil, "\(why): \(refused.status)")
+            }
+
+            // At the limit, the return says so and makes nothing.
+            try await TestDatabase.execute(
+                """
+                INSERT INTO sync_keys (id, patron_id, username, key_hash, device)
+                SELECT gen_random_uuid(), '\(ann)', 'old' || g, decode(md5(g::text), 'hex'), 'Old ' || g FROM generate_series(1, 19) g
+                """,
+                on: database
+            )
+            let full = try await api.call(.get, "/auth/oidc/authorize?purpose=sync-key&device=Kindle")
+            let refused = try await api.call(
+                .get,
+                try callback(try await atProvider(full.headers[.location] ?? "", form: "sub=\(OIDCTestServer.adult)"))
+            )
+            let said = Self.fragment(refused.headers[.location] ?? "")
+            #expect(said["error"] == "sync_key_limit" && said["sync_key"] == nil, "\(said)")
+            #expect((try await api.call(.get, "/me/sync-keys", patron: ann).json["syncKeys"] as? [[String: Any]])?.count == 20)
         }
     }
 

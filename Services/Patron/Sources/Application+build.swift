@@ -161,10 +161,12 @@ func patronRouter(
         signupsPerHour: settings.signupsPerHour,
         announcements: AnnouncementPostgresRepository(client: postgres)
     ).add(to: router)
+    let syncKeys = SyncKeyPostgresRepository(client: postgres)
     SingleSignOnController(
         provider: settings.oidc.map { IdentityProvider(settings: $0) },
         signIns: SingleSignOnPostgresRepository(client: postgres),
         authenticator: authenticator,
+        syncKeys: syncKeys,
         types: settings.patronTypes,
         publicURL: settings.publicURL,
         token: token
@@ -219,7 +221,6 @@ func patronRouter(
     ProgressionController(sync: sync, positions: positions, readingOrder: readingOrder).add(to: me)
     RatingController(ratings: ratings, sync: sync).add(to: me)
     FavoriteController(favorites: FavoritePostgresRepository(client: postgres), sync: sync).add(to: me)
-    let syncKeys = SyncKeyPostgresRepository(client: postgres)
     let koreaderDocuments = KOReaderDocumentPostgresRepository(client: postgres)
     ExportController(
         profiles: profiles,
@@ -233,7 +234,7 @@ func patronRouter(
         suggestions: SuggestionPostgresRepository(client: postgres),
         catalog: catalog
     ).add(to: me)
-    SyncKeyController(keys: syncKeys, currentSecret: currentSecret, limit: 20).add(to: me)
+    SyncKeyController(keys: syncKeys, accounts: accounts, currentSecret: currentSecret, limit: SyncKeyController.keysPerPatron).add(to: me)
     EventStreamController(events: PatronEventPostgresRepository(client: postgres), hub: liveEvents).add(to: me)
     MailController(
         mail: MailPostgresRepository(client: postgres),

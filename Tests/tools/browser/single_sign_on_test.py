@@ -5,7 +5,7 @@ provider on loopback:
     python single_sign_on_test.py --base http://127.0.0.1:PORT --subject oidc-ann --book ID TITLE --chromium PATH
 The patron presses the sign-in page's single sign-on button, picks their account at the provider, comes back signed
 in (the tokens gone from the address bar), borrows the book and finds it in My Books; their account page shows the
-name the provider gave; a return this tab did not start begins no session. Prints `ok: <step>` for each step; exits 0 when every check passed.
+name the provider gave, and makes a KOReader sync key through the provider (no PIN asked); a return this tab did not start begins no session. Prints `ok: <step>` for each step; exits 0 when every check passed.
 """
 import argparse
 import os
@@ -84,6 +84,22 @@ def main():
             page.get_by_role("link", name="Account", exact=True).click()
             expect(page.get_by_text("Ann Single").first).to_be_visible()
             print("ok: account", flush=True)
+
+            # A KOReader sync key: no PIN to type, the provider confirms the patron, and the key is shown once back here.
+            if page.get_by_label("Your PIN or password, to make a key").count():
+                raise AssertionError("a patron of the provider was asked for a PIN")
+            page.get_by_label("Device name").fill("Kobo Clara")
+            page.get_by_role("button", name="Make a sync key at the sign-in service").click()
+            expect(page.get_by_role("heading", name="Authorize Client")).to_be_visible()
+            page.get_by_role("button", name=args.subject, exact=True).click()
+            expect(page.locator("#sync-key-key")).to_have_text(re.compile(r"^[a-z0-9]{16}$", re.IGNORECASE))
+            expect(page.locator("#sync-keys")).to_contain_text("Kobo Clara")
+            expect(page.locator("#sync-key-key")).to_be_in_viewport()
+            if "sync_key" in page.url or not page.url.endswith("#/account"):
+                raise AssertionError(f"the key stayed in the address, or the page is not the account: {page.url}")
+            audit(page, "account with a sync key made through the provider")
+            shoot(page, args.screenshots, "account-sync-key-sso")
+            print("ok: sync key through the provider", flush=True)
 
             # A search that finds nothing: the patron asks the library to buy the title.
             wanted = "Moonlit Orchard of Tomorrow"

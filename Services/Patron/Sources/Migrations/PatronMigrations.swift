@@ -15,6 +15,7 @@ let patronSchema = Schema(
         PatronMigration.koreaderSync, PatronMigration.mail, PatronMigration.liveEvents, PatronMigration.staffSide, PatronMigration.circulationEvents,
         PatronMigration.emailUniqueOnceConfirmed, PatronMigration.loanHistoryMayLoseItsPatron, PatronMigration.patronsOfTheLibrarysILS,
         PatronMigration.singleSignOn, PatronMigration.bookAudiences, PatronMigration.purchaseSuggestions,
+        PatronMigration.syncKeysThroughSingleSignOn,
     ],
     functions: [PatronFunction.shelfChangesFollow, PatronFunction.shelfChangesOfPatron, PatronFunction.patronEventsRecorded],
     squashedThrough: 12

@@ -26,6 +26,9 @@ struct Profile: Codable, Sendable {
     var waitingForAction: Int
     /// adult, teen or child (from the library's ILS, or staff): what the library lends them.
     var patronType: PatronType
+    /// How the patron signs in: `local` (a PIN or password kept here), `sip2` (the library's ILS checks the PIN) or
+    /// `oidc` (the library's identity provider; no PIN, and sync keys are made through the provider).
+    var signIn: String
     var createdAt: Date
     var lastLoginAt: Date?
 }

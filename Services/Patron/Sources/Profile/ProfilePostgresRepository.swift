@@ -11,7 +11,7 @@ struct ProfilePostgresRepository: Sendable {
 
     /// The patron's profile in one query, nil for an unknown patron.
     func profile(patronID: UUID, logger: Logger) async throws -> Profile? {
-        for try await (barcode, username, email, name, bio, loanLimit, holdLimit, created, lastLogin, loans, holds, favorites, waiting, type)
+        for try await (barcode, username, email, name, bio, loanLimit, holdLimit, created, lastLogin, loans, holds, favorites, waiting, type, signIn)
             in try await client.execute(ProfileStatement(patronID: patronID), logger: logger)
         {
             return Profile(
@@ -28,6 +28,7 @@ struct ProfilePostgresRepository: Sendable {
                 holds: .init(count: holds, limit: holdLimit),
                 waitingForAction: waiting,
                 patronType: PatronType(rawValue: type) ?? .adult,
+                signIn: signIn,
                 createdAt: created,
                 lastLoginAt: lastLogin
             )
@@ -44,10 +45,10 @@ struct ProfilePostgresRepository: Sendable {
                 (SELECT count(*)::int FROM patron_books WHERE patron_id = p.id AND state IN ('waiting_for_loan', 'loan_offered')),
                 (SELECT coalesce(array_agg(book_id ORDER BY created_at), '{}') FROM favorites WHERE patron_id = p.id),
                 (SELECT count(*)::int FROM notifications WHERE patron_id = p.id AND read_at IS NULL),
-                coalesce(patron_type, 'adult')
+                coalesce(patron_type, 'adult'), sign_in
             FROM patrons p WHERE id = $1
             """
-        typealias Row = (String, String?, String?, String, String, Int, Int, Date, Date?, Int, Int, [UUID], Int, String)
+        typealias Row = (String, String?, String?, String, String, Int, Int, Date, Date?, Int, Int, [UUID], Int, String, String)
 
         var patronID: UUID
 

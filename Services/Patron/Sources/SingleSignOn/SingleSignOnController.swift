@@ -2,17 +2,21 @@ import Crypto
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Logging
 import ServiceSupport
 import Shared
 
 /// `/auth/oidc/*`: signing in through the library's identity provider (OpenID Connect's authorization code flow with
 /// PKCE), for the web app and for OPDS apps (Authentication for OPDS' implicit flow: the app opens the `authenticate`
 /// link with its `redirect_uri` and gets its tokens back in that address's fragment). Answers 404 while `PATRON_AUTH`
-/// does not name `oidc`.
+/// does not name `oidc`. The same round trip makes a KOReader sync key for a patron who has no PIN to confirm one with
+/// (`purpose=sync-key`): a key outlives any session, so it takes the patron at the provider, never a token alone.
 struct SingleSignOnController: Sendable {
     let provider: IdentityProvider?
     let signIns: SingleSignOnPostgresRepository
     let authenticator: Authenticator
+    let syncKeys: SyncKeyPostgresRepository
+    var syncKeyLimit = SyncKeyController.keysPerPatron
     let types: PatronTypeRules
     let publicURL: String
     /// Reads the client's address the gateway passes on.
@@ -32,20 +36,34 @@ struct SingleSignOnController: Sendable {
 
     /// `GET /auth/oidc/authorize?redirect_uri=&state=` → 302 to the provider. `redirect_uri` (default: the web app)
     /// must be this library's own address or start with one of `OIDC_APP_REDIRECTS` (400 otherwise); `state` is the
-    /// app's, given back with its tokens.
+    /// app's, given back with its tokens. With `purpose=sync-key&device=`, the return makes a sync key for that device
+    /// instead of a session, and sends it to this library's own address only.
     func begin(request: Request, context: PatronRequestContext) async throws -> Response {
         let (provider, settings) = try settings()
-        let requested = request.uri.queryParameters["redirect_uri"].map(String.init) ?? publicURL + "/"
-        guard let app = AppRedirect(requested, publicURL: publicURL, allowedPrefixes: settings.appRedirects) else {
-            throw Problem.badRequest("redirect_uri is neither this library's address nor one of the apps it lets sign in")
+        let parameters = request.uri.queryParameters
+        let syncKeyDevice: String?
+        switch parameters["purpose"].map(String.init) {
+        case nil, "sign-in": syncKeyDevice = nil
+        case "sync-key":
+            // The name the patron typed, as a form sends it (`+` for a space).
+            syncKeyDevice = try SyncKeyController.deviceName(QueryString.formValue("device", in: Substring(request.uri.query ?? "")) ?? "")
+        default: throw Problem.badRequest("purpose is sign-in (the default) or sync-key")
         }
-        let appState = request.uri.queryParameters["state"].map(String.init)
+        let requested = parameters["redirect_uri"].map(String.init) ?? publicURL + "/"
+        guard let app = AppRedirect(requested, publicURL: publicURL, allowedPrefixes: syncKeyDevice == nil ? settings.appRedirects : []) else {
+            throw Problem.badRequest(
+                syncKeyDevice == nil
+                    ? "redirect_uri is neither this library's address nor one of the apps it lets sign in"
+                    : "redirect_uri must be this library's own address: a sync key is shown only there"
+            )
+        }
+        let appState = parameters["state"].map(String.init)
         guard (appState?.count ?? 0) <= 512 else { throw Problem.badRequest("state is longer than 512 characters") }
         let endpoints = try await provider.endpoints(logger: context.logger)
         let (state, nonce, verifier) = (Authenticator.randomToken(), Authenticator.randomToken(), Authenticator.randomToken())
         if let wait = try await signIns.begin(
             stateHash: AccountPostgresRepository.hashToken(state),
-            .init(nonce: nonce, codeVerifier: verifier, appRedirect: app.url, appState: appState),
+            .init(nonce: nonce, codeVerifier: verifier, appRedirect: app.url, appState: appState, syncKeyDevice: syncKeyDevice),
             address: Caller(request: request, token: token).clientAddress,
             lifetime: Self.lifetime,
             logger: context.logger
@@ -107,6 +125,9 @@ struct SingleSignOnController: Sendable {
                 limits: types.limits(for: type ?? .adult),
                 logger: context.logger
             )
+            if let device = pending.syncKeyDevice {
+                return Self.redirect(to: app.with(try await syncKey(for: patron.id, device: device, logger: context.logger) + appState))
+            }
             context.logger.info("Signed in through the identity provider", metadata: ["patron.id": "\(patron.id)"])
             let tokens = try await authenticator.issueTokens(patronID: patron.id, logger: context.logger)
             return Self.redirect(
@@ -121,6 +142,16 @@ struct SingleSignOnController: Sendable {
             let code = if case .identityProviderUnavailable = error { "temporarily_unavailable" } else { "access_denied" }
             return Self.redirect(to: app.with([("error", code), ("error_description", error.problem.detail ?? "")] + appState))
         }
+    }
+
+    /// The fields of a sync key made for `device` at the return (shown once, like a key made with a PIN), or of the
+    /// error when the patron has as many as they may.
+    private func syncKey(for patronID: UUID, device: String, logger: Logger) async throws -> [(String, String)] {
+        guard let key = try await syncKeys.create(patronID: patronID, device: device, limit: syncKeyLimit, logger: logger) else {
+            return [("error", "sync_key_limit"), ("error_description", SyncKeyController.limitReached(syncKeyLimit).detail ?? "")]
+        }
+        logger.info("Sync key made through the identity provider", metadata: ["patron.id": "\(patronID)", "sync_key.id": "\(key.id)"])
+        return [("sync_key_id", key.id.lowercased), ("sync_key_username", key.username), ("sync_key", key.key), ("device", key.device)]
     }
 
     /// A redirect no cache keeps (it carries a one-time state, or tokens).

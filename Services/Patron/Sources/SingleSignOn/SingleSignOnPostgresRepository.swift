@@ -15,6 +15,8 @@ struct SingleSignOnPostgresRepository: Sendable {
         var codeVerifier: String
         var appRedirect: String
         var appState: String?
+        /// The device a sync key is made for at the return, instead of a session; nil for a sign-in.
+        var syncKeyDevice: String? = nil
     }
 
     /// Sign-ins one address may have under way at once: a person needs one or two; a flood of starts, each a row for
@@ -40,9 +42,10 @@ struct SingleSignOnPostgresRepository: Sendable {
             }
             try await connection.query(
                 """
-                INSERT INTO oidc_sign_ins (state_hash, nonce, code_verifier, app_redirect, app_state, client_address, expires_at)
-                VALUES (\(stateHash), \(pending.nonce), \(pending.codeVerifier), \(pending.appRedirect), \(pending.appState), \(key),
-                        now() + make_interval(secs => \(lifetime)))
+                INSERT INTO oidc_sign_ins (state_hash, nonce, code_verifier, app_redirect, app_state, sync_key_device, client_address,
+                                           expires_at)
+                VALUES (\(stateHash), \(pending.nonce), \(pending.codeVerifier), \(pending.appRedirect), \(pending.appState),
+                        \(pending.syncKeyDevice), \(key), now() + make_interval(secs => \(lifetime)))
                 """,
                 logger: logger
             )
@@ -55,12 +58,12 @@ struct SingleSignOnPostgresRepository: Sendable {
         let rows = try await client.query(
             """
             DELETE FROM oidc_sign_ins WHERE state_hash = \(stateHash)
-            RETURNING nonce, code_verifier, app_redirect, app_state, expires_at > now()
+            RETURNING nonce, code_verifier, app_redirect, app_state, sync_key_device, expires_at > now()
             """,
             logger: logger
         )
-        for try await (nonce, verifier, redirect, appState, live) in rows.decode((String, String, String, String?, Bool).self) {
-            return live ? Pending(nonce: nonce, codeVerifier: verifier, appRedirect: redirect, appState: appState) : nil
+        for try await (nonce, verifier, redirect, appState, device, live) in rows.decode((String, String, String, String?, String?, Bool).self) {
+            return live ? Pending(nonce: nonce, codeVerifier: verifier, appRedirect: redirect, appState: appState, syncKeyDevice: device) : nil
         }
         return nil
     }

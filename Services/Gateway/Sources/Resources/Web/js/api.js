@@ -160,27 +160,52 @@ async function beginSession(tokens) {
 }
 
 const SSO_STATE_KEY = 'bookmobile.sso-state';
+const SSO_PURPOSE_KEY = 'bookmobile.sso-purpose';
+/** The sync key the provider's last return made, until the account page takes it (never stored: it is shown once). */
+let syncKeyMade = null;
 
 /** Where the library's single sign-on begins, for this page (the auth document's implicit flow), with a state of its
- * own kept for the return. */
-export function singleSignOnHref(authenticate) {
+ * own kept for the return. With `purpose: 'sync-key'` and a `device`, the return makes a KOReader sync key for a patron
+ * of the identity provider (who has no PIN to confirm one with) instead of a session. */
+export function singleSignOnHref(authenticate, { purpose = 'sign-in', device } = {}) {
   const state = crypto.randomUUID();
   sessionStorage.setItem(SSO_STATE_KEY, state);
+  sessionStorage.setItem(SSO_PURPOSE_KEY, purpose);
   const url = new URL(authenticate, location.origin);
   url.searchParams.set('redirect_uri', location.origin + '/');
   url.searchParams.set('state', state);
+  if (purpose === 'sync-key') {
+    url.searchParams.set('purpose', purpose);
+    url.searchParams.set('device', device);
+  }
   return url.pathname + url.search;
 }
 
-/** Back from the identity provider (`#access_token=…` or `#error=…`): a return whose state is this tab's begins the
- * session; the address loses the tokens either way. Returns an error message, or null. */
+/** The sync key the provider's return made (`{id, username, key, device}`, or `{error}`), once; null when none. */
+export function takeSyncKeyMade() {
+  const made = syncKeyMade;
+  syncKeyMade = null;
+  return made;
+}
+
+/** Back from the identity provider (`#access_token=…`, `#sync_key=…` or `#error=…`): a return whose state is this
+ * tab's begins the session, or leaves the key it made for the account page; the address loses the fields either way.
+ * Returns an error message for the sign-in page, or null. */
 export async function finishSingleSignOn() {
   const fields = new URLSearchParams(location.hash.slice(1));
-  if (!fields.has('access_token') && !fields.has('error')) return null;
+  if (!fields.has('access_token') && !fields.has('sync_key') && !fields.has('error')) return null;
   const expected = sessionStorage.getItem(SSO_STATE_KEY);
+  const forKey = sessionStorage.getItem(SSO_PURPOSE_KEY) === 'sync-key';
   sessionStorage.removeItem(SSO_STATE_KEY);
-  history.replaceState(null, '', location.pathname + location.search + '#/');
+  sessionStorage.removeItem(SSO_PURPOSE_KEY);
+  history.replaceState(null, '', location.pathname + location.search + (forKey ? '#/account' : '#/'));
   if (!expected || fields.get('state') !== expected) return 'That sign-in was not started here: sign in again.';
+  if (forKey) {
+    syncKeyMade = fields.has('sync_key')
+      ? { id: fields.get('sync_key_id'), username: fields.get('sync_key_username'), key: fields.get('sync_key'), device: fields.get('device') }
+      : { error: fields.get('error_description') || 'No key was made: the sign-in was cancelled.' };
+    return null;
+  }
   if (fields.has('error')) return fields.get('error_description') || (fields.get('error') === 'access_denied' ? 'The sign-in was cancelled.' : 'The sign-in service is unavailable; try again soon.');
   await beginSession({ access_token: fields.get('access_token'), refresh_token: fields.get('refresh_token') });
   return null;

@@ -1,5 +1,5 @@
 // Account: profile, reader settings, mail, KOReader sync keys, hidden books, feedback, data export, account deletion, sign out.
-import { api, session, signOut } from '../api.js';
+import { api, session, signOut, singleSignOnHref, takeSyncKeyMade } from '../api.js';
 import { announce, field, h, heading, show } from '../dom.js';
 import { applyTheme } from '../header.js';
 
@@ -114,11 +114,13 @@ async function mailSettings() {
 }
 
 /** KOReader sync keys: make one per device with the PIN or password (its user name and key shown once), list them,
- * revoke one. A new PIN or password, or signing out everywhere, revokes them all. */
-async function syncKeys() {
+ * revoke one. A new PIN or password, or signing out everywhere, revokes them all. A patron of the library's identity
+ * provider has no PIN here: their key is made through the provider, and shown when they come back to this page. */
+async function syncKeys(me) {
+  const throughProvider = me.signIn === 'oidc';
   const list = h('ul', { id: 'sync-keys' });
   const device = h('input', { type: 'text', required: true, maxlength: 100, placeholder: 'Kobo Clara', autocomplete: 'off' });
-  // A key outlives this session: the server asks for the PIN or password again before it makes one.
+  // A key outlives this session: the server asks for the PIN or password again (or the provider) before it makes one.
   const secret = h('input', { type: 'password', required: true, maxlength: 128, autocomplete: 'current-password' });
   const message = h('div', { 'aria-live': 'polite' });
   const server = `${location.origin}/kosync`;
@@ -134,29 +136,48 @@ async function syncKeys() {
     });
     return item;
   }
+  function showMade(key) {
+    show(message, h('div', { class: 'success', role: 'status' },
+      h('p', {}, `In KOReader on ${key.device}: Progress sync, Custom sync server `, h('code', {}, server),
+        ', then Register / Login with:'),
+      h('dl', { class: 'profile' }, h('dt', {}, 'Username'), h('dd', {}, h('code', { id: 'sync-key-username' }, key.username)),
+        h('dt', {}, 'Password'), h('dd', {}, h('code', { id: 'sync-key-key' }, key.key))),
+      h('p', {}, 'The password is shown only now.')));
+  }
   const form = h('form', { class: 'stack', onsubmit: async (event) => {
     event.preventDefault();
+    if (throughProvider) {
+      location.assign(singleSignOnHref('/auth/oidc/authorize', { purpose: 'sync-key', device: device.value }));
+      return;
+    }
     try {
       const key = await api('/me/sync-keys', { method: 'POST', body: { device: device.value, secret: secret.value } });
       list.append(row(key));
       device.value = '';
       secret.value = '';
-      show(message, h('div', { class: 'success', role: 'status' },
-        h('p', {}, `In KOReader on ${key.device}: Progress sync, Custom sync server `, h('code', {}, server),
-          ', then Register / Login with:'),
-        h('dl', { class: 'profile' }, h('dt', {}, 'Username'), h('dd', {}, h('code', { id: 'sync-key-username' }, key.username)),
-          h('dt', {}, 'Password'), h('dd', {}, h('code', { id: 'sync-key-key' }, key.key))),
-        h('p', {}, 'The password is shown only now.')));
+      showMade(key);
     } catch (error) {
       show(message, h('span', { class: 'error', role: 'alert' }, error.message));
     }
-  } }, field('Device name', device), field('Your PIN or password, to make a key', secret),
-  h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Make a sync key')));
+  } }, field('Device name', device), throughProvider ? null : field('Your PIN or password, to make a key', secret),
+  h('div', { class: 'actions' }, h('button', { type: 'submit' }, throughProvider ? 'Make a sync key at the sign-in service' : 'Make a sync key')));
   const { syncKeys: keys } = await api('/me/sync-keys');
   for (const key of keys) list.append(row(key));
+  const made = takeSyncKeyMade();
+  // Back from the sign-in service: the page shows what it did where the patron will look (`accountView` scrolls).
+  if (made) message.id = 'sync-key-made';
+  if (made?.error) {
+    show(message, h('span', { class: 'error', role: 'alert' }, made.error));
+  } else if (made && keys.some((key) => key.id === made.id)) {
+    showMade(made);
+  } else if (made) {
+    // The provider signed in someone else: the key is theirs, and not shown here.
+    show(message, h('span', { class: 'error', role: 'alert' }, 'The sign-in service signed in another account; that account has the key.'));
+  }
   return h('section', { 'aria-labelledby': 'sync-keys-title' }, h('h2', { id: 'sync-keys-title' }, 'KOReader sync'),
     h('p', {}, 'KOReader on an e-reader can keep your place in the books you borrow in step with this web reader. ',
-      'Each device gets its own key; your PIN never leaves this site.'),
+      throughProvider ? 'Each device gets its own key, made after you confirm it is you at the sign-in service.'
+        : 'Each device gets its own key; your PIN never leaves this site.'),
     list, form, message);
 }
 
@@ -238,11 +259,12 @@ export async function accountView(main) {
     h('div', { class: 'actions' }, signOutButton),
     settingsForm(settings),
     await mailSettings(),
-    await syncKeys(),
+    await syncKeys(me),
     await suggestions(),
     await hiddenBooks(),
     feedbackForm(),
     h('section', { 'aria-labelledby': 'data-title' }, h('h2', { id: 'data-title' }, 'Your data'),
       h('p', {}, 'Download everything Bookmobile keeps about you, or delete your account with all its loans, holds, bookmarks and lists.'),
       h('div', { class: 'actions' }, exportButton, deleteButton)));
+  document.getElementById('sync-key-made')?.scrollIntoView({ block: 'center' });
 }
