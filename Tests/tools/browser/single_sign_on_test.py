@@ -118,6 +118,10 @@ def main():
             console.get_by_role("link", name="Suggestions").click()
             expect(console.get_by_role("heading", name="Suggestions", level=1)).to_be_visible()
             expect(console.get_by_role("row", name=re.compile(wanted))).to_be_visible()
+            # The row's controls stand in one line (the actions' own margin once pushed theirs down).
+            tops = [console.get_by_label(label, exact=True).bounding_box()["y"] for label in (f"Answer for {wanted}", f"Merge {wanted} into")]
+            if abs(tops[0] - tops[1]) > 2:
+                raise AssertionError(f"the suggestion's controls are not in line: {tops}")
             audit(console, "console suggestions")
             shoot(console, args.screenshots, "console-suggestions")
             console.get_by_label(f"Answer for {wanted}", exact=True).select_option("ordered")
