@@ -4,7 +4,7 @@
 // worker adds it to the tracks' requests (ranges and all); without a service worker a track is fetched whole.
 import { api, local, session } from '../api.js';
 import { announce, h, show } from '../dom.js';
-import { sendPosition } from '../position.js';
+import { readPosition, sendPosition } from '../position.js';
 
 const SPEEDS = [0.75, 1, 1.25, 1.5, 1.75, 2];
 const SLEEP = [['Off', 0], ['15 minutes', 15], ['30 minutes', 30], ['45 minutes', 45], ['60 minutes', 60], ['End of chapter', -1]];
@@ -46,7 +46,7 @@ async function tokenToWorker() {
 
 export async function listenView(main, { bookId, manifest }) {
   const signedIn = session.signedIn;
-  const position = signedIn ? await api(`/me/books/${bookId}/position`).catch(() => null) : null;
+  const position = signedIn ? await readPosition(bookId) : null;
   const tracks = (manifest.readingOrder || []).map((link) => ({ path: trackPath(link.href), url: local(link.href).split('#')[0], type: link.type, duration: Number(link.duration) || 0, title: link.title }));
   if (!tracks.length) throw new Error('This audiobook has no tracks.');
   const starts = tracks.reduce((list, track, index) => [...list, index ? list[index - 1] + tracks[index - 1].duration : 0], []);

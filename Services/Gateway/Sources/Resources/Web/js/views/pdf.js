@@ -3,7 +3,7 @@
 // Readium locator with `page=N`) and restored on any device.
 import { api, local, session } from '../api.js';
 import { announce, h, show } from '../dom.js';
-import { sendPosition } from '../position.js';
+import { readPosition, sendPosition } from '../position.js';
 
 const ZOOMS = [['Fit', 0], ['75%', 600], ['100%', 900], ['150%', 1350], ['200%', 1800]];
 
@@ -13,7 +13,7 @@ function flatten(entries, depth = 0) {
 
 export async function pdfView(main, { bookId, manifest }) {
   const signedIn = session.signedIn;
-  const position = signedIn ? await api(`/me/books/${bookId}/position`).catch(() => null) : null;
+  const position = signedIn ? await readPosition(bookId) : null;
   const pages = Number(manifest.metadata?.numberOfPages) || 1;
   const file = manifest.readingOrder?.[0] || { href: `/books/${bookId}/publication/book.pdf`, type: 'application/pdf' };
   const base = local(file.href).split('#')[0].replace(/book\.pdf$/, '');
@@ -45,7 +45,8 @@ export async function pdfView(main, { bookId, manifest }) {
 
   function width() { return zoom || Math.min(2000, Math.max(200, Math.round(holder.clientWidth * (window.devicePixelRatio || 1)) || 900)); }
 
-  async function open(target) {
+  // `remember`: false for the page the view opens at, which is already the patron's place (or the start).
+  async function open(target, { remember = true } = {}) {
     page = Math.max(1, Math.min(pages, Number(target) || 1));
     number.value = String(page);
     where.textContent = `Page ${page} of ${pages}`;
@@ -59,7 +60,7 @@ export async function pdfView(main, { bookId, manifest }) {
     image.classList.toggle('fit', !zoom);
     image.style.width = zoom ? `${zoom}px` : '';
     announce(`Page ${page}`);
-    save();
+    if (remember) save();
   }
 
   function save() {
@@ -83,7 +84,7 @@ export async function pdfView(main, { bookId, manifest }) {
   };
   document.addEventListener('keydown', onKey);
   const start = position?.locator;
-  await open(start?.locations?.position || Number(((start?.locations?.fragments || []).join('&').match(/page=(\d+)/) || [])[1]) || 1);
+  await open(start?.locations?.position || Number(((start?.locations?.fragments || []).join('&').match(/page=(\d+)/) || [])[1]) || 1, { remember: false });
   return () => {
     document.removeEventListener('keydown', onKey);
     if (shown) URL.revokeObjectURL(shown);

@@ -4,7 +4,7 @@ import { api, session } from '../api.js';
 import { announce, h, show } from '../dom.js';
 import { applyTheme } from '../header.js';
 import { loadChapter, ResourceCache } from '../reader/chapter.js';
-import { sendPosition } from '../position.js';
+import { readPosition, sendPosition } from '../position.js';
 
 const LAYOUT_KEY = 'bookmobile.reader.layout';
 /** A resource's path inside the EPUB, as positions and bookmarks name it, from a manifest URL or such a path. */
@@ -28,7 +28,7 @@ export async function readerView(main, { params: [bookId] }) {
   const [manifest, settings, position, bookmarkList] = await Promise.all([
     opened,
     signedIn ? api('/me/settings') : { fontFamily: 'serif', fontSize: 100, theme: 'day', brightness: 1, syncBookmarks: false },
-    signedIn ? api(`/me/books/${bookId}/position`).catch(() => null) : null,
+    signedIn ? readPosition(bookId) : null,
     signedIn ? api(`/me/books/${bookId}/bookmarks`).catch(() => ({ bookmarks: [] })) : { bookmarks: [] },
   ]);
   const order = manifest.readingOrder || [];
