@@ -398,8 +398,8 @@ def main():
                         help="keep the seeded stack in .data/bench-<books> and reuse it on the next run with as many books (seeded once)")
     parser.add_argument("--hold", action="store_true", help="seed and start, then wait (for profiling) instead of measuring")
     parser.add_argument("--hold-morning", action="store_true",
-                        help="with --only 'real morning': seed the morning's shelves and sign its patrons in, print the wrk command "
-                             "of its signed-in load, then wait (for profiling) instead of measuring")
+                        help="with --only 'real morning': seed the morning's shelves and sign its patrons in (tokens good for 12 hours), "
+                             "print the wrk command of its signed-in load, then wait (for profiling) instead of measuring")
     parser.add_argument("--cold", action="store_true",
                         help="turn the gateway's and catalog's caches off (EDGE_CACHE_TTL=0, FEED_CACHE_TTL=0): every page computed")
     parser.add_argument("--only", metavar="REGEX",
@@ -436,6 +436,9 @@ def main():
             seeded.write_text(json.dumps(ingest))
         if args.cold:
             stack.env.update(EDGE_CACHE_TTL="0", FEED_CACHE_TTL="0")
+        if args.hold_morning:
+            # Tokens that outlive a profiling session (the default 15 minutes ended them mid-profile).
+            stack.env.update(ACCESS_TOKEN_TTL="12h")
         if args.blobs == "s3":
             stack.start_object_storage()
         if args.read_replica:
