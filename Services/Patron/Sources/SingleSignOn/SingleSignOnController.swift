@@ -16,7 +16,6 @@ struct SingleSignOnController: Sendable {
     let signIns: SingleSignOnPostgresRepository
     let authenticator: Authenticator
     let syncKeys: SyncKeyPostgresRepository
-    var syncKeyLimit = SyncKeyController.keysPerPatron
     let types: PatronTypeRules
     let publicURL: String
     /// Reads the client's address the gateway passes on.
@@ -147,8 +146,9 @@ struct SingleSignOnController: Sendable {
     /// The fields of a sync key made for `device` at the return (shown once, like a key made with a PIN), or of the
     /// error when the patron has as many as they may.
     private func syncKey(for patronID: UUID, device: String, logger: Logger) async throws -> [(String, String)] {
-        guard let key = try await syncKeys.create(patronID: patronID, device: device, limit: syncKeyLimit, logger: logger) else {
-            return [("error", "sync_key_limit"), ("error_description", SyncKeyController.limitReached(syncKeyLimit).detail ?? "")]
+        let limit = SyncKeyController.keysPerPatron
+        guard let key = try await syncKeys.create(patronID: patronID, device: device, limit: limit, logger: logger) else {
+            return [("error", "sync_key_limit"), ("error_description", SyncKeyController.limitReached(limit).detail ?? "")]
         }
         logger.info("Sync key made through the identity provider", metadata: ["patron.id": "\(patronID)", "sync_key.id": "\(key.id)"])
         return [("sync_key_id", key.id.lowercased), ("sync_key_username", key.username), ("sync_key", key.key), ("device", key.device)]
