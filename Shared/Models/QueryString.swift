@@ -28,14 +28,4 @@ public struct QueryString: Sendable, CustomStringConvertible {
     /// `?a=1&b=2` to follow a path, or nothing for an empty query.
     public var suffix: String { items.isEmpty ? "" : "?" + description }
 
-    /// The first value of `name` in a raw (still percent-encoded) query as an HTML form or `URLSearchParams` writes it,
-    /// where `+` is a space; nil when it is absent or not correctly encoded.
-    public static func formValue(_ name: String, in query: Substring) -> String? {
-        for pair in query.split(separator: "&") {
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            guard parts[0].replacingOccurrences(of: "+", with: " ").removingPercentEncoding == name else { continue }
-            return (parts.count > 1 ? parts[1] : "").replacingOccurrences(of: "+", with: " ").removingPercentEncoding
-        }
-        return nil
-    }
 }

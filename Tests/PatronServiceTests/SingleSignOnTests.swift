@@ -164,6 +164,7 @@ import Testing
                 ("purpose=sync-key&device=Kobo&redirect_uri=\(Self.encoded("org.example.reader:/oauth/done"))", "an app's scheme"),
                 ("purpose=sync-key&device=Kobo&redirect_uri=\(Self.encoded("https://elsewhere.example/"))", "another site"),
                 ("purpose=sync-key&device=%20", "no device"), ("purpose=sync-key", "no device"), ("purpose=everything", "an unknown purpose"),
+                ("purpose=sync-key&device=Kobo&device=Kindle", "two devices"), ("purpose=sync-key&device=%E9", "a device not in UTF-8"),
             ] {
                 let refused = try await api.call(.get, "/auth/oidc/authorize?\(query)")
                 #expect(refused.status == .badRequest && refused.json["type"] != nil, "\(why): \(refused.status)")
@@ -173,10 +174,17 @@ import Testing
             try await TestDatabase.execute(
                 """
                 INSERT INTO sync_keys (id, patron_id, username, key_hash, device)
-                SELECT gen_random_uuid(), '\(ann)', 'old' || g, decode(md5(g::text), 'hex'), 'Old ' || g FROM generate_series(1, 19) g
+                SELECT gen_random_uuid(), '\(ann)', 'old' || g, decode(md5(g::text), 'hex'), 'Old ' || g FROM generate_series(1, 18) g
                 """,
                 on: database
             )
+            // A form's `+` is a space, as the web app's `URLSearchParams` writes it; `%2B` is a plus.
+            let spaced = try await api.call(.get, "/auth/oidc/authorize?purpose=sync-key&device=Kobo+Libra%2B")
+            let spacedBack = try await api.call(
+                .get,
+                try callback(try await atProvider(spaced.headers[.location] ?? "", form: "sub=\(OIDCTestServer.adult)"))
+            )
+            #expect(Self.fragment(spacedBack.headers[.location] ?? "")["device"] == "Kobo Libra+")
             let full = try await api.call(.get, "/auth/oidc/authorize?purpose=sync-key&device=Kindle")
             let refused = try await api.call(
                 .get,

@@ -1,7 +1,7 @@
 import Shared
 import Testing
 
-/// A query written and read back: values encoded as unreserved characters, and a form's `+` read as a space.
+/// A query written: values encoded as unreserved characters, so that a query carries any text.
 @Suite struct QueryStringTests {
     @Test func valuesAreEncodedSoThatAQueryCarriesAnyText() {
         let query = QueryString().adding("q", "a b&c=d/é").adding("none", nil).adding("n", "1")
@@ -9,13 +9,4 @@ import Testing
         #expect(query.suffix == "?" + query.description && QueryString().suffix.isEmpty)
     }
 
-    @Test func aFormValueReadsPlusAsASpaceAndAnEncodedPlusAsAPlus() {
-        #expect(QueryString.formValue("device", in: "purpose=sync-key&device=Kobo+Clara") == "Kobo Clara")
-        #expect(QueryString.formValue("device", in: "device=Kobo%20Clara%2B&device=second") == "Kobo Clara+", "the first value")
-        #expect(QueryString.formValue("device", in: "device=&x=1") == "")
-        #expect(QueryString.formValue("device", in: "device") == "")
-        #expect(QueryString.formValue("device", in: "devices=1&x=device") == nil)
-        #expect(QueryString.formValue("device", in: "device=%E9") == nil, "not UTF-8 once decoded")
-        #expect(QueryString.formValue("device", in: "") == nil)
-    }
 }

@@ -45,7 +45,11 @@ struct SingleSignOnController: Sendable {
         case nil, "sign-in": syncKeyDevice = nil
         case "sync-key":
             // The name the patron typed, as a form sends it (`+` for a space).
-            syncKeyDevice = try SyncKeyController.deviceName(QueryString.formValue("device", in: Substring(request.uri.query ?? "")) ?? "")
+            let form: [String: String]
+            do { form = try TokenGrant.formFields(request.uri.query ?? "") } catch let error as OAuthError {
+                throw Problem.badRequest(error.description)
+            }
+            syncKeyDevice = try SyncKeyController.deviceName(form["device"] ?? "")
         default: throw Problem.badRequest("purpose is sign-in (the default) or sync-key")
         }
         let requested = parameters["redirect_uri"].map(String.init) ?? publicURL + "/"
