@@ -92,7 +92,7 @@ import Testing
                     // The catalog that did not ingest hears the write's announcement a moment after it was answered
                     // (NOTIFY, as the README says); from then on, the very next reads through either see it.
                     let written = writer.fence
-                    try await eventually(timeout: .seconds(5), "round \(round): the other catalog hears the write") { listener.fence >= written }
+                    try await eventually(timeout: .seconds(30), "round \(round): the other catalog hears the write") { listener.fence >= written }
                     #expect(try await Self.newBooks(one).contains(id), "round \(round): the next feed of the first catalog")
                     #expect(try await Self.newBooks(other).contains(id), "round \(round): the next feed of the other catalog")
                     #expect(try await Self.read(one, "/opds/books/\(id)").0 == .ok)

@@ -68,7 +68,9 @@ import Testing
         }
         let stand = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
         try await stand.test(.live) { server in
-            let client = InternalClient(baseURLs: ["http://127.0.0.1:\(try #require(server.port))"], token: ServiceToken("t"), timeout: .seconds(5))
+            // A minute for patron's answer: on a loaded CI machine a 5 s timeout ran out on the stand's first answer,
+            // and a check that fails is (rightly) not kept, so the test saw a second check it did not make.
+            let client = InternalClient(baseURLs: ["http://127.0.0.1:\(try #require(server.port))"], token: ServiceToken("t"), timeout: .seconds(60))
             // Verdicts kept 20 s, renewed in their last 5 s, on a clock the test moves (on a loaded machine, real time
             // slipped past the verdict's end between two steps and a second first check was asked).
             let clock = ManualClock()
@@ -116,7 +118,7 @@ import Testing
         }
         let stand = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
         try await stand.test(.live) { server in
-            let client = InternalClient(baseURLs: ["http://127.0.0.1:\(try #require(server.port))"], token: ServiceToken("t"), timeout: .seconds(5))
+            let client = InternalClient(baseURLs: ["http://127.0.0.1:\(try #require(server.port))"], token: ServiceToken("t"), timeout: .seconds(60))
             let authenticator = PatronAuthenticator(
                 keys: await AccessTokenKeys(secret: "test-jwt-secret-0123456789abcdef0123456789"),
                 patron: client,

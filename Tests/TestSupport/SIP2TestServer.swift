@@ -50,7 +50,7 @@ public final class SIP2TestServer: @unchecked Sendable {
     public var configuration: [String: String] {
         [
             "PATRON_AUTH": "local,sip2", "SIP2_HOST": "127.0.0.1", "SIP2_PORT": "\(port)", "SIP2_LOGIN": Self.login, "SIP2_PASSWORD": Self.password,
-            "SIP2_INSTITUTION": "bookmobile-test", "SIP2_TIMEOUT": "2",
+            "SIP2_INSTITUTION": "bookmobile-test", "SIP2_TIMEOUT": "15",
         ]
     }
 }
