@@ -19,8 +19,9 @@ struct CorpusBook: Sendable, CustomStringConvertible {
     }
 
     /// `count` valid books: the corpus's first when it is beside the repository, otherwise generated ones.
-    static func valid(_ count: Int) -> [URL] {
-        TestTools.corpusIsPresent ? all.filter { $0.shouldIngest == "yes" }.prefix(count).map(\.file) : TestTools.generatedBooks(count: count)
+    static func valid(_ count: Int) async -> [URL] {
+        if TestTools.corpusIsPresent { return all.filter { $0.shouldIngest == "yes" }.prefix(count).map(\.file) }
+        return await TestTools.generatedBooks(count: count)
     }
 
     static let all: [CorpusBook] = {

@@ -39,8 +39,8 @@ import Testing
     }
 
     /// The same on a generated book (an opaque 300x450 cover of noise), so that it runs without the corpus too.
-    @Test func aGeneratedOpaqueCoverBecomesASmallerJPEG() throws {
-        let file = try #require(TestTools.generatedBooks(count: 1, seed: 5, options: ["--large-covers"]).first)
+    @Test func aGeneratedOpaqueCoverBecomesASmallerJPEG() async throws {
+        let file = try #require(await TestTools.generatedBooks(count: 1, seed: 5, options: ["--large-covers"]).first)
         var parser = try EPUBParser(url: file)
         let cover = try #require(try parser.parse().cover)
         let thumbnail = try #require(try CoverThumbnail.make(from: cover.data))

@@ -42,9 +42,9 @@ import ZIPFoundation
 
     /// Generated books (EPUB 3 with a nav document, a quarter EPUB 2 with an NCX, a third with two nested parts) parse
     /// with their title, ISBN, cover and whole table of contents, with or without the corpus.
-    @Test func generatedBooksParseWithTheirNavOrNCXAndCover() throws {
+    @Test func generatedBooksParseWithTheirNavOrNCXAndCover() async throws {
         var depths: Set<Int> = []
-        for file in TestTools.generatedBooks(count: 12) {
+        for file in await TestTools.generatedBooks(count: 12) {
             var parser = try EPUBParser(url: file)
             let book = try parser.parse()
             #expect(!book.title.isEmpty && book.isbn != nil && book.cover != nil, "\(file.lastPathComponent)")
@@ -251,8 +251,8 @@ import ZIPFoundation
         #expect(refusal(try archive([("META-INF/container.xml", Self.container), ("OPS/book.opf", opf(title: ""))]))?.slug == "no-title")
     }
 
-    @Test func truncatedAndBitFlippedFilesNeverCrashTheParser() throws {
-        let source = try Data(contentsOf: try #require(CorpusBook.valid(1).first))
+    @Test func truncatedAndBitFlippedFilesNeverCrashTheParser() async throws {
+        let source = try Data(contentsOf: try #require(await CorpusBook.valid(1).first))
         var generator = SystemRandomNumberGenerator()
         for round in 0..<60 {
             var data = round < 20 ? source.prefix(Int.random(in: 0..<source.count, using: &generator)) : source

@@ -26,7 +26,7 @@ extension CatalogServiceTests {
         )
         parts.cacheClock = now
         try await buildCatalogApplication(parts: parts).testRouter { client in
-            _ = try await ingest(client, CorpusBook.valid(1)[0])
+            _ = try await ingest(client, await CorpusBook.valid(1)[0])
             try await test(client)
         }
     }

@@ -34,8 +34,8 @@ import Testing
     }
 
     /// The IDPF scheme on a generated book (`make_epubs.py --obfuscated-fonts`), so that it runs without the corpus too.
-    @Test func aGeneratedIDPFObfuscatedFontIsUndone() throws {
-        let file = try #require(TestTools.generatedBooks(count: 1, seed: 5, options: ["--obfuscated-fonts"]).first)
+    @Test func aGeneratedIDPFObfuscatedFontIsUndone() async throws {
+        let file = try #require(await TestTools.generatedBooks(count: 1, seed: 5, options: ["--obfuscated-fonts"]).first)
         var parser = try EPUBParser(url: file)
         let book = try parser.parse()
         let font = try #require(book.resources.first { $0.obfuscation != nil })

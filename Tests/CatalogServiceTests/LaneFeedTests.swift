@@ -16,7 +16,7 @@ extension CatalogServiceTests {
     @Test func lanePagesAreStableUnderConcurrentInsertsAndFacetsValidate() async throws {
         let (app, _) = try await app()
         try await app.testRouter { client in
-            let small = CorpusBook.valid(12)
+            let small = await CorpusBook.valid(12)
             for book in small.prefix(8) { _ = try await ingest(client, book) }
             var seen: [String] = []
             var uri = "/opds/lanes/new?sort=title&order=asc&size=3"
@@ -46,7 +46,7 @@ extension CatalogServiceTests {
     @Test func eachGroupOfTheGroupedFeedIsTheFirstBooksOfItsLane() async throws {
         let (app, url) = try await appAndDatabase()
         try await app.testRouter { client in
-            for book in CorpusBook.valid(14) { _ = try await ingest(client, book) }
+            for book in await CorpusBook.valid(14) { _ = try await ingest(client, book) }
             // Every lane with books, in orders that differ from the rows' order.
             try await TestDatabase.execute(
                 """
@@ -79,7 +79,7 @@ extension CatalogServiceTests {
     @Test func feedsCarryAStrongETagAnswer304AndGzipWhenAsked() async throws {
         let (app, _) = try await app()
         try await app.testRouter { client in
-            for book in CorpusBook.valid(4) { _ = try await ingest(client, book) }
+            for book in await CorpusBook.valid(4) { _ = try await ingest(client, book) }
             let (plain, etag, control) = try await client.execute(uri: "/opds/lanes/new", method: .get) {
                 (Data(buffer: $0.body), $0.headers[.eTag], $0.headers[.cacheControl])
             }

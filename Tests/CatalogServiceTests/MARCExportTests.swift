@@ -17,7 +17,7 @@ extension CatalogServiceTests {
         let (app, _) = try await app()
         try await app.testRouter { client in
             var ingested: [(id: String, title: String, authors: [String])] = []
-            for file in CorpusBook.valid(6) {
+            for file in await CorpusBook.valid(6) {
                 let (status, body) = try await ingest(client, file)
                 #expect(status == .created, "\(file.lastPathComponent)")
                 if let id = body["id"] as? String, let title = body["title"] as? String {
@@ -87,7 +87,7 @@ extension CatalogServiceTests {
         )
         try await app.testRouter { client in
             var ids: [String] = []
-            for file in CorpusBook.valid(3) { if let id = try await ingest(client, file).1["id"] as? String { ids.append(id.lowercased()) } }
+            for file in await CorpusBook.valid(3) { if let id = try await ingest(client, file).1["id"] as? String { ids.append(id.lowercased()) } }
             let json: HTTPFields = [.authorization: "Bearer \(TestConfig.adminToken)", .contentType: "application/json"]
             func call(_ method: HTTPRequest.Method, _ uri: String, _ body: String? = nil) async throws -> (HTTPResponse.Status, Data) {
                 try await client.execute(uri: uri, method: method, headers: json, body: body.map { ByteBuffer(string: $0) }) {

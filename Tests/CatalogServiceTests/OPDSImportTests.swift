@@ -84,7 +84,7 @@ extension CatalogServiceTests {
     }
 
     func importsFrom(_ feed: StaticFeed) async throws {
-        let books = TestTools.generatedBooks(count: 6, seed: 5200)
+        let books = await TestTools.generatedBooks(count: 6, seed: 5200)
         for (index, book) in books.enumerated() {
             try FileManager.default.copyItem(at: book, to: feed.folder.appendingPathComponent(index == 5 ? "private/b5.epub" : "b\(index).epub"))
         }
@@ -176,7 +176,10 @@ extension CatalogServiceTests {
     }
 
     func importsOnlyFromPermittedAddresses(_ feed: StaticFeed) async throws {
-        try FileManager.default.copyItem(at: TestTools.generatedBooks(count: 1, seed: 5300)[0], to: feed.folder.appendingPathComponent("b0.epub"))
+        try FileManager.default.copyItem(
+            at: await TestTools.generatedBooks(count: 1, seed: 5300)[0],
+            to: feed.folder.appendingPathComponent("b0.epub")
+        )
         let port = feed.port
         try feed.write(
             "page1.json",

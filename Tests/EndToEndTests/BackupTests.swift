@@ -15,7 +15,7 @@ import Testing
         var acknowledgedBefore = 0
         try await Stack.run { stack in
             let api = stack.gateway
-            for file in Stack.corpus.prefix(3) { books.append(try await stack.ingest(file, copies: 50)) }
+            for file in await Stack.corpus.prefix(3) { books.append(try await stack.ingest(file, copies: 50)) }
             for n in 0..<2 { steady.append(try await stack.signUp(pin: "\(6000 + n)").token) }
             for book in books { try await stack.waitForLicence(book, token: steady[0]) }
             for token in steady {

@@ -20,10 +20,11 @@ import Testing
         try await Stack.run { stack in
             // Real books of the corpus: the generated ones' short chapters show the reader's page count after a change
             // of text size differing from a fresh load's (page 2 of 3, then 2 of 2 after a reload; not mended yet).
-            let books = try [
+            var books: [URL] = []
+            for name in [
                 "gutenberg-pg11-alice.epub", "palace-charles-dickens_great-expectations.epub", "bmaupin-basic-v3plus2.epub",
                 "idpf-childrens-literature.epub",
-            ].map { try RealClientTests.corpusFile($0) }
+            ] { books.append(try await RealClientTests.corpusFile(name)) }
             try #require(books.count == 4)
             let lent = try await stack.ingest(books[0], copies: 1)
             let open = try await stack.ingest(books[1], openAccess: true)
@@ -33,7 +34,7 @@ import Testing
             }
             let offline = try await stack.ingest(try RealClientTests.corpusFile("otc-romeo.epub"), copies: 1)
             let (lentTitle, openTitle, offlineTitle) = (try await title(lent), try await title(open), try await title(offline))
-            let staffBooks = TestTools.generatedBooks(count: 2, seed: 520)
+            let staffBooks = await TestTools.generatedBooks(count: 2, seed: 520)
             let (staffLent, staffSpare) = (try await stack.ingest(staffBooks[0], copies: 1), try await stack.ingest(staffBooks[1], copies: 2))
             let (staffLentTitle, staffSpareTitle) = (try await title(staffLent), try await title(staffSpare))
             let audiobook = try await stack.ingest(

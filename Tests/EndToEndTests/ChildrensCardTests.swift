@@ -10,7 +10,7 @@ import Testing
     @Test func aChildsCardNeverSeesAnAdultOnlyBookAnywhere() async throws {
         try await Stack.run { stack in
             let api = stack.gateway
-            let files = TestTools.generatedBooks(count: 3, seed: 703)
+            let files = await TestTools.generatedBooks(count: 3, seed: 703)
             let (forChildren, forAdults, unmarked) = (
                 try await stack.ingest(files[0], copies: 2), try await stack.ingest(files[1], copies: 2), try await stack.ingest(files[2], copies: 2)
             )

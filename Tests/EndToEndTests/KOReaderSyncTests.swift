@@ -20,7 +20,7 @@ import Testing
     @Test func koreaderAndTheWebReaderShareOnePositionPerBook() async throws {
         try await Stack.run { stack in
             let api = stack.gateway
-            let files = Array(Stack.corpus.prefix(2))
+            let files = Array(await Stack.corpus.prefix(2))
             try #require(files.count == 2)
             let (book, other) = (try await stack.ingest(files[0]), try await stack.ingest(files[1]))
             let (digest, otherDigest) = (Self.partialMD5(try Data(contentsOf: files[0])), Self.partialMD5(try Data(contentsOf: files[1])))

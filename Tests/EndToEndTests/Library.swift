@@ -7,10 +7,18 @@ import Testing
 extension Stack {
     /// The valid books of `../shared/epubs` (INDEX.tsv says `should_ingest` = yes) when it is beside the repository,
     /// otherwise 12 books made by `Tests/tools/make_epubs.py`.
-    static let corpus: [URL] = {
+    static var corpus: [URL] {
+        get async {
+            if let indexedCorpus { return indexedCorpus }
+            return await TestTools.generatedBooks(count: 12)
+        }
+    }
+
+    /// The valid books that `../shared/epubs/INDEX.tsv` lists; nil without it.
+    private static let indexedCorpus: [URL]? = {
         let dir = TestTools.corpusDirectory
         guard let index = try? String(contentsOf: dir.appendingPathComponent("INDEX.tsv"), encoding: .utf8) else {
-            return TestTools.generatedBooks(count: 12)
+            return nil
         }
         let rows = index.split(separator: "\n").map { $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init) }
         guard let header = rows.first, let name = header.firstIndex(of: "filename"), let ingest = header.firstIndex(of: "should_ingest") else {

@@ -73,7 +73,7 @@ import Testing
         // Two patron replicas, each running the expiry job and the mail sender: every message still goes once.
         try await Stack.run(settings, patronReplicas: 2) { stack in
             let api = stack.gateway
-            let files = TestTools.generatedBooks(count: 2, seed: 51)
+            let files = await TestTools.generatedBooks(count: 2, seed: 51)
             let (wanted, other) = (try await stack.ingest(files[0]), try await stack.ingest(files[1]))
             let first = GatewayClient.Credentials.bearer(try await stack.signUp().token)
             let readerToken = try await stack.signUp().token

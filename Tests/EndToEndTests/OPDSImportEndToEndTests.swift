@@ -9,7 +9,7 @@ import Testing
     @Test func aLibraryImportsAnotherLibrarysOpenAccessBooksFromItsOPDSFeeds() async throws {
         try await Stack.run(["STAFF_JOB_INTERVAL": "0.5"]) { source in
             var offered: [String] = []
-            for file in TestTools.generatedBooks(count: 3, seed: 5210) { offered.append(try await source.ingest(file, openAccess: true)) }
+            for file in await TestTools.generatedBooks(count: 3, seed: 5210) { offered.append(try await source.ingest(file, openAccess: true)) }
             // The source library is on loopback, which only the operator's allow-list opens to import.
             try await Stack.run(["STAFF_JOB_INTERVAL": "0.5", "OPDS_IMPORT_ALLOW": "127.0.0.1/32"], insideAnother: true) { library in
                 let staff = GatewayClient.Credentials.bearer(Stack.adminToken)

@@ -33,7 +33,7 @@ import Glibc
     @Test func twoCatalogReplicasWithoutASharedDiskServeBooksFromObjectStorage() async throws {
         try await ObjectStorageServer.run { server in
             try await Stack.run(server.catalogSettings(), catalogReplicas: 2, readReplica: true) { stack in
-                let file = try #require(Stack.corpus.first)
+                let file = try #require(await Stack.corpus.first)
                 let first = GatewayClient(base: "http://127.0.0.1:\(stack.ports[.catalog]!)")
                 let ingested = try await first.call(
                     .POST,

@@ -10,7 +10,7 @@ import Testing
 
     func journey(_ stack: Stack) async throws {
         let api = stack.gateway
-        let books = Array(Stack.corpus.prefix(6))
+        let books = Array(await Stack.corpus.prefix(6))
         try #require(books.count == 6, "the corpus in ../shared/epubs is missing")
         var ids: [String] = []
         for book in books { ids.append(try await stack.ingest(book)) }

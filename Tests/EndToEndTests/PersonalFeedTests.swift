@@ -8,7 +8,7 @@ import Testing
         try await Stack.run { stack in
             let api = stack.gateway
             var ids: [String] = []
-            for file in Stack.corpus.prefix(3) { ids.append(try await stack.ingest(file)) }
+            for file in await Stack.corpus.prefix(3) { ids.append(try await stack.ingest(file)) }
             let (_, token) = try await stack.signUp()
             let ann = GatewayClient.Credentials.bearer(token)
             try await stack.waitForLicence(ids[2], token: token)

@@ -5,8 +5,8 @@ import Testing
 /// What real library clients do with this server: Palace's OPDS 2.0 importer reads every kind of document it emits,
 /// and a client signs in the way the authentication document declares.
 @Suite struct RealClientTests {
-    static func corpusFile(_ name: String) throws -> URL {
-        try #require(Stack.corpus.first { $0.lastPathComponent == name }, "\(name) is in ../shared/epubs")
+    static func corpusFile(_ name: String) async throws -> URL {
+        try #require(await Stack.corpus.first { $0.lastPathComponent == name }, "\(name) is in ../shared/epubs")
     }
 
     @Test(.enabled(if: TestTools.corpusIsPresent, Comment(rawValue: TestTools.corpusMissing)))

@@ -30,7 +30,7 @@ import Testing
         try await Stack.run(settings) { stack in
             let api = stack.gateway
             let (valid, blocked) = (SIP2TestServer.valid, SIP2TestServer.blockedForFines)
-            let book = try await stack.ingest(TestTools.generatedBooks(count: 1, seed: 71)[0], copies: 2)
+            let book = try await stack.ingest(await TestTools.generatedBooks(count: 1, seed: 71)[0], copies: 2)
 
             let signUp = try await api.call(.POST, "/auth/signup", json: #"{"pin": "4321"}"#)
             #expect(signUp.status == 403 && signUp.isProblem, "\(signUp.text)")

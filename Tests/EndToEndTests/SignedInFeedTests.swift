@@ -26,7 +26,7 @@ import Testing
         try await Stack.run(["SHELF_PUBLISH_INTERVAL": "60s"], catalogReplicas: 2) { stack in
             let api = stack.gateway
             var ids: [String] = []
-            for file in Stack.corpus.prefix(5) { ids.append(try await stack.ingest(file, copies: 1)) }
+            for file in await Stack.corpus.prefix(5) { ids.append(try await stack.ingest(file, copies: 1)) }
             let (_, annToken) = try await stack.signUp(pin: "1111")
             let (bobCard, bobToken) = try await stack.signUp(pin: "2222")
             let ann = GatewayClient.Credentials.bearer(annToken)
@@ -84,7 +84,7 @@ import Testing
     @Test func joinedPagesShowEachPatronTheirOwnStateThroughEitherGateway() async throws {
         try await Stack.run(["SHELF_PUBLISH_INTERVAL": "60s", "SHARED_PAGE_VERDICT_TTL": "1s"], catalogReplicas: 2, gateways: 2) { stack in
             var ids: [String] = []
-            for file in Stack.corpus.prefix(4) { ids.append(try await stack.ingest(file, copies: 1)) }
+            for file in await Stack.corpus.prefix(4) { ids.append(try await stack.ingest(file, copies: 1)) }
             let (_, annToken) = try await stack.signUp(pin: "1111")
             let (_, bobToken) = try await stack.signUp(pin: "2222")
             let ann = GatewayClient.Credentials.bearer(annToken)
@@ -141,7 +141,7 @@ import Testing
         try await Stack.run { stack in
             let api = stack.gateway
             var ids: [String] = []
-            for file in Stack.corpus.prefix(2) { ids.append(try await stack.ingest(file, copies: 3)) }
+            for file in await Stack.corpus.prefix(2) { ids.append(try await stack.ingest(file, copies: 3)) }
             let (_, token) = try await stack.signUp()
             let ann = GatewayClient.Credentials.bearer(token)
             for id in ids { try await stack.waitForLicence(id, token: token) }
@@ -171,7 +171,7 @@ extension SignedInFeedTests {
         try await Stack.run { stack in
             let api = stack.gateway
             var ids: [String] = []
-            for file in Stack.corpus.prefix(7) { ids.append(try await stack.ingest(file, copies: 2)) }
+            for file in await Stack.corpus.prefix(7) { ids.append(try await stack.ingest(file, copies: 2)) }
             let (_, annToken) = try await stack.signUp(pin: "1111")
             let (_, bobToken) = try await stack.signUp(pin: "2222")
             let ann = GatewayClient.Credentials.bearer(annToken)

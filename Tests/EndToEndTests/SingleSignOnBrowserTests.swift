@@ -16,7 +16,7 @@ import Testing
         try await provider.start()
         do {
             try await Stack.run(provider.configuration) { stack in
-                let book = try await stack.ingest(TestTools.generatedBooks(count: 1, seed: 702)[0], copies: 2)
+                let book = try await stack.ingest(await TestTools.generatedBooks(count: 1, seed: 702)[0], copies: 2)
                 let entry = try await stack.gateway.call(.GET, "/opds/books/\(book)", headers: [("Accept", "application/opds+json")])
                 let title = try #require((entry.json["metadata"] as? [String: Any])?["title"] as? String)
                 let output = stack.workDir.appendingPathComponent("single-sign-on-browser.log")

@@ -14,7 +14,7 @@ import Testing
         try await Stack.run(["SHARED_PAGE_VERDICT_TTL": "0"]) { stack in
             let api = stack.gateway
             var ids: [String] = []
-            for file in Stack.corpus.prefix(5) { ids.append(try await stack.ingest(file, copies: 1)) }
+            for file in await Stack.corpus.prefix(5) { ids.append(try await stack.ingest(file, copies: 1)) }
             let (_, annToken) = try await stack.signUp(pin: "1111")
             let (_, bobToken) = try await stack.signUp(pin: "2222")
             let ann = GatewayClient.Credentials.bearer(annToken)

@@ -62,7 +62,7 @@ import Glibc
         let deadline = ContinuousClock.now + limit
         while ContinuousClock.now < deadline {
             let count = recv(fd, &buffer, buffer.count, 0)
-            if count == 0 { break }
+            if count == 0 || (count < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) { break }  // closed or reset
             if count > 0 { received += buffer[0..<count] }
             if String(decoding: received, as: UTF8.self).contains("\r\n\r\n") { break }
         }
@@ -83,7 +83,7 @@ import Glibc
                 let answered = DispatchSemaphore(value: 0)
                 nonisolated(unsafe) var reply = ""
                 Thread {
-                    reply = answer(fd, limit: .seconds(20))
+                    reply = answer(fd, limit: .seconds(90))
                     answered.signal()
                 }
                 .start()
@@ -149,7 +149,8 @@ import Glibc
     func uploadThroughGateway(toCatalogAt port: Int) async throws -> String {
         let config = TestConfig.base([
             "CATALOG_URLS": "http://127.0.0.1:\(port)", "PATRON_URLS": "http://127.0.0.1:1", "GATEWAY_PORT": "0", "INGEST_MAX_BYTES": "10000000",
-            // Well inside the client's 20 s wait for an answer (`upload`).
+            // Well inside the client's 90 s wait for an answer (`upload`): at the start of a full run, with every test
+            // starting at once, 20 s were once not enough for the gateway's answer to arrive.
             "UPSTREAM_TIMEOUT": "5s",
         ])
         return try await buildGatewayApplication(config: config).test(.live) { client in

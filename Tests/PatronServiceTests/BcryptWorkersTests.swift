@@ -39,9 +39,9 @@ import Testing
         try await eventually { started.now }
     }
 
-    /// Waits until `condition` holds (a worker has taken a job), at most 5 s.
+    /// Waits until `condition` holds (a worker has taken a job, checks are queued), at most 60 s.
     func eventually(_ condition: () -> Bool) async throws {
-        for _ in 0..<500 where !condition() { try await Task.sleep(for: .milliseconds(10)) }
+        for _ in 0..<6_000 where !condition() { try await Task.sleep(for: .milliseconds(10)) }
         #expect(condition())
     }
 
@@ -122,7 +122,8 @@ import Testing
             for priority in [BcryptWorkers.Priority.first, .first, .background] {
                 group.addTask { try await workers.run(priority) {} }
             }
-            try await Task.sleep(for: .milliseconds(200))
+            // Every one queued before the next is asked (a fixed 200 ms was not always enough on a loaded machine).
+            try await eventually { workers.waiting == (first: 2, background: 1) }
             await #expect(throws: BcryptWorkers.Busy(retryAfter: 1)) { try await workers.run(.first) {} }
             await #expect(throws: BcryptWorkers.Busy.self) { try await workers.run(.background) {} }
             gate.release()

@@ -124,6 +124,9 @@ final class BcryptWorkers: Sendable {
         state.withLock { refusal(priority, $0) }
     }
 
+    /// The checks waiting for a worker, by priority.
+    var waiting: (first: Int, background: Int) { state.withLock { ($0.firstWaiting, $0.background.count) } }
+
     /// A first check that would wait past `maxWait`, or a background one beyond `workers` queued, is refused.
     private func refusal(_ priority: Priority, _ state: State) -> Busy? {
         switch priority {
