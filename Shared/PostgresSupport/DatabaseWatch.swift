@@ -31,7 +31,7 @@ public final class DatabaseWatch: Service, Sendable {
     let grace: Duration
     let logger: Logger
     private let away = Atomic<Bool>(false)
-    private let underWay = Mutex<(next: Int, cutOffs: [Int: @Sendable () -> Void])>((0, [:]))
+    private let underWay = WorkUnderWay<Int>()
 
     public init(
         url: String,
@@ -59,29 +59,11 @@ public final class DatabaseWatch: Service, Sendable {
     /// `work`'s result; or, when the database goes away while it runs and it has not finished `grace` later, the 503
     /// problem (the work is cancelled and left behind: it may never end).
     public func cutOffAtOutage<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) async throws -> T {
-        let outcome = TimeoutOutcome<T>()
-        let task = Task {
-            do { outcome.settle(.success(try await work())) } catch { outcome.settle(.failure(error)) }
-        }
-        let id = underWay.withLock { state in
-            state.next += 1
-            state.cutOffs[state.next] = {
-                task.cancel()
-                outcome.settle(.failure(DatabaseErrorProblem.unavailable))
-            }
-            return state.next
-        }
-        defer { _ = underWay.withLock { $0.cutOffs.removeValue(forKey: id) } }
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { outcome.wait(with: $0) }
-        } onCancel: {
-            task.cancel()
-            outcome.settle(.failure(CancellationError()))
-        }
+        try await underWay.run(0, cutOffError: { DatabaseErrorProblem.unavailable }, work)
     }
 
     /// How many requests are under way through `cutOffAtOutage`.
-    public var requestsUnderWay: Int { underWay.withLock { $0.cutOffs.count } }
+    public var requestsUnderWay: Int { underWay.count }
 
     private func watch() async {
         var connectionID = 0
@@ -156,13 +138,12 @@ public final class DatabaseWatch: Service, Sendable {
 
     /// The requests under way now get `grace` to finish, then the 503.
     private func cutOffUnderWay() {
-        let ids = underWay.withLock { Array($0.cutOffs.keys) }
+        let ids = underWay.now()
         guard !ids.isEmpty else { return }
         Task { [grace, logger] in
             try? await Task.sleep(for: grace)
-            let left = self.underWay.withLock { state in ids.compactMap { state.cutOffs[$0] } }
-            if !left.isEmpty { logger.warning("Requests under way when the database went away answered 503", metadata: ["count": "\(left.count)"]) }
-            for cutOff in left { cutOff() }
+            let left = self.underWay.cutOff(ids)
+            if left > 0 { logger.warning("Requests under way when the database went away answered 503", metadata: ["count": "\(left)"]) }
         }
     }
 }

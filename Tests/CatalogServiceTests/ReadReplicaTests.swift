@@ -205,10 +205,25 @@ import Testing
                     return replicas.readsOnReplicas.load(ordering: .relaxed) > before
                 }
             }
+            // A read under way on the replica that would never end by itself (it ignores cancellation, as a query
+            // whose connection closed under it can in PostgresNIO): once the replica's pool is closed, it is asked of
+            // the primary.
+            let released = Released()
+            let stuck = Task {
+                try await BookPostgresRepository(reads: replicas).read { client in
+                    if client === replicas.primary { return "primary" }
+                    while !released.value.withLock({ $0 }) { try? await Task.sleep(for: .milliseconds(20)) }
+                    return "replica"
+                }
+            }
+            defer { released.value.withLock { $0 = true } }
+            try await eventually(timeout: .seconds(20), "the read is under way on the replica") { replicas.readsUnderWayOnReplicas == 1 }
             do {
                 // Inside: a stop that outlasts its step may have stopped the replica all the same, and it is started again.
                 let stopped = try await Self.step("stop the replica") { try await ChildProcess.run([script, "stop", folder]) }
                 #expect(stopped.status == 0)
+                let answer = try await Self.step("the read under way when the replica stopped") { try await stuck.value }
+                #expect(answer == "primary", "the read under way on the replica was asked of the primary")
                 // Every read is answered, by the primary: the first ones too, which went to the replica before a check
                 // found it gone (asked again of the primary).
                 let onPrimary = replicas.readsOnPrimary.load(ordering: .relaxed)
@@ -239,4 +254,9 @@ import Testing
             }
         }
     }
+}
+
+/// Lets a read that ignores cancellation end, once the test is over.
+final class Released: Sendable {
+    let value = Mutex(false)
 }

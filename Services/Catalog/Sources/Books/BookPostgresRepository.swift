@@ -14,13 +14,16 @@ struct BookPostgresRepository: Sendable {
 
     /// Runs a read on the database these queries go to: the primary, or for public reads the replica `ReadReplicas`
     /// picks. A read a replica could not answer (its connection lost, or none could be made) is run again on the
-    /// primary, and the replica left out until its next check: a replica going away costs no reader a 503.
-    func read<Result>(_ body: (PostgresClient) async throws -> Result) async throws -> Result {
+    /// primary, and the replica left out until its next check: a replica going away costs no reader a 503. A read under
+    /// way on a replica whose pool is closed is asked of the primary at once (`ReadReplicas.read(onReplica:_:_:)`).
+    func read<Result: Sendable>(_ body: @escaping @Sendable (PostgresClient) async throws -> Result) async throws -> Result {
         guard case .reads(let replicas) = source else { return try await body(primary) }
         let (client, replica) = replicas.pick()
         guard let replica else { return try await body(client) }
         do {
-            return try await body(client)
+            return try await replicas.read(onReplica: replica, client, body)
+        } catch is ReadReplicas.ReplicaClosed {
+            return try await body(replicas.onPrimary())
         } catch  where DatabaseErrorProblem.isUnreachable(error) {
             replicas.leaveOut(replica, error: error)
             return try await body(replicas.onPrimary())
@@ -56,9 +59,9 @@ struct BookPostgresRepository: Sendable {
         try await books(query, decode: Self.decodeEntry, logger: logger)
     }
 
-    private func books<Book>(
+    private func books<Book: Sendable>(
         _ query: PostgresQuery,
-        decode: (PostgresRandomAccessRow) throws -> Book,
+        decode: @escaping @Sendable (PostgresRandomAccessRow) throws -> Book,
         logger: Logger
     ) async throws -> [Book] {
         try await read { client in

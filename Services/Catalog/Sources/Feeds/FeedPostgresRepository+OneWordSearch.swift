@@ -96,7 +96,8 @@ extension FeedPostgresRepository {
         logger: Logger
     ) async throws -> Int {
         // Every row read (one): a sequence left early gives its pooled connection back only once it ends.
-        try await books.read { client in
+        nonisolated(unsafe) let values = values  // plain values (text, numbers, ids), read by the read's own task only
+        return try await books.read { client in
             var number = 0
             for try await value in try await client.run(statement, values: values, logger: logger).decode(Int.self) { number = value }
             return number

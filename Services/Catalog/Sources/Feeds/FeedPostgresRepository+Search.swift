@@ -231,8 +231,9 @@ extension FeedPostgresRepository {
         // Words alone, no filter or facet: the statement planned once a session.
         if !request.narrowed, let searched { return try await hiddenMatches(ids, query: searched, logger: logger) }
         sql.text = "SELECT count(*)::int FROM books WHERE id = ANY(\(try sql.bind(ids))) AND \(conditions.joined(separator: " AND "))"
+        let query = sql.query
         return try await books.read { client in
-            for try await row in try await client.query(sql.query, logger: logger) { return try row.decode(Int.self) }
+            for try await row in try await client.query(query, logger: logger) { return try row.decode(Int.self) }
             return 0
         }
     }
@@ -383,10 +384,11 @@ extension FeedPostgresRepository {
                 page.match_key, page.match_id FROM page JOIN books ON books.id = page.match_id)
             SELECT found.*, counted.n FROM counted LEFT JOIN found ON true ORDER BY \(order)
             """
+        let query = sql.query
         let (counted, rows) = try await books.read { client in
             var counted = 0
             var rows: [(book: BookEntry, key: String, title: String)] = []
-            for try await row in try await client.query(sql.query, logger: logger) {
+            for try await row in try await client.query(query, logger: logger) {
                 let cells = row.makeRandomAccess()
                 let column = BookPostgresRepository.entryColumnCount
                 counted = try cells[cells.count - 1].decode(Int.self)

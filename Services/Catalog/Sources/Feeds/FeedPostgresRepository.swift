@@ -135,13 +135,11 @@ struct FeedPostgresRepository: Sendable {
         // (audiobooks and PDFs have partial indexes of their own, migration 38), nor audiences (a teen's or a child's card).
         let general = format != .all || audience != nil
         if !general, let genre = lane.genre, let column = sort.genreLaneColumn {
-            rows = try await books.read {
-                try await Self.entriesWithCursors(try await $0.run(GenreLanePage.self, values: values(genre, column), logger: logger))
-            }
+            nonisolated(unsafe) let bound = values(genre, column)  // plain values, read by the read's own task only
+            rows = try await books.read { try await Self.entriesWithCursors(try await $0.run(GenreLanePage.self, values: bound, logger: logger)) }
         } else if !general, FixedLanePage.serves(lane, sort: sort) {
-            rows = try await books.read {
-                try await Self.entriesWithCursors(try await $0.run(FixedLanePage.self, values: values(lane.slug, sort.rawValue), logger: logger))
-            }
+            nonisolated(unsafe) let bound = values(lane.slug, sort.rawValue)  // plain values, read by the read's own task only
+            rows = try await books.read { try await Self.entriesWithCursors(try await $0.run(FixedLanePage.self, values: bound, logger: logger)) }
         } else {
             rows = try await generalLaneRows(
                 lane,
@@ -201,7 +199,8 @@ struct FeedPostgresRepository: Sendable {
             hidden: hiddenPlaceholder,
             into: &sql
         )
-        return try await books.read { try await Self.entriesWithCursors(try await $0.query(sql.query, logger: logger)) }
+        let query = sql.query
+        return try await books.read { try await Self.entriesWithCursors(try await $0.query(query, logger: logger)) }
     }
 
     /// $1 genre, $2 the order's column of `genre_lane_books`, $3 the accessibility facet's column ('' for none), $4
@@ -293,9 +292,10 @@ struct FeedPostgresRepository: Sendable {
             )
         }
         sql.text = branches.map { "(\($0))" }.joined(separator: "\nUNION ALL ") + "\nORDER BY lane_index, position"
+        let query = sql.query
         return try await books.read { client in
             var pages = Array(repeating: [BookEntry](), count: lanes.count)
-            for try await row in try await client.query(sql.query, logger: logger) {
+            for try await row in try await client.query(query, logger: logger) {
                 let cells = row.makeRandomAccess()
                 let index = try cells[BookPostgresRepository.entryColumnCount + 1].decode(Int.self)
                 pages[index].append(try BookPostgresRepository.decodeEntry(cells))

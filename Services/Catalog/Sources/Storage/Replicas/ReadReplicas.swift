@@ -44,6 +44,8 @@ final class ReadReplicas: Service, Sendable {
         var listening = false
     }
     private let state: Mutex<State>
+    /// The reads under way on each replica (by index), ended when its pool is closed (`read(onReplica:_:_:)`).
+    private let readsUnderWay = WorkUnderWay<Int>()
     /// Reads sent to a replica and to the primary since start-up (figures for tests).
     let readsOnReplicas = Atomic(0)
     let readsOnPrimary = Atomic(0)
@@ -91,6 +93,26 @@ final class ReadReplicas: Service, Sendable {
         guard let (client, index) = replica else { return (onPrimary(), nil) }
         readsOnReplicas.add(1, ordering: .relaxed)
         return (client, index)
+    }
+
+    /// `body` on replica `index`'s pool, as `pick` gave it; `ReplicaClosed` at once when that pool is closed while the
+    /// read runs. Closing a pool did not end every query under way on it: a read waited on one for good (a request of a
+    /// full test run's, unanswered after 12 minutes, while a loaded replica's checks timed out and its pool was closed
+    /// and made anew again and again).
+    func read<T: Sendable>(
+        onReplica index: Int,
+        _ client: PostgresClient,
+        _ body: @escaping @Sendable (PostgresClient) async throws -> T
+    ) async throws -> T {
+        try await readsUnderWay.run(index, cutOffError: { ReplicaClosed() }, { try await body(client) })
+    }
+
+    /// How many reads are under way on replicas (figures for tests).
+    var readsUnderWayOnReplicas: Int { readsUnderWay.count }
+
+    /// A read ended because its replica's pool was closed under it (asked of the primary instead).
+    struct ReplicaClosed: Error, CustomStringConvertible {
+        var description: String { "the read replica's pool was closed" }
     }
 
     /// The primary, for a read (counted).
@@ -145,11 +167,14 @@ final class ReadReplicas: Service, Sendable {
     private func supervise(_ index: Int) async {
         while !Task.isCancelled {
             let client = state.withLock { $0.clients[index] }
+            readsUnderWay.reopen(index)
             await withDiscardingTaskGroup { group in
                 group.addTask { await client.run() }
                 await check(index, client)
-                // Left out before its pool closes: a read picking it now would only meet a pool shutting down.
+                // Left out before its pool closes: a read picking it now would only meet a pool shutting down. The reads
+                // under way on it are ended now, and asked of the primary.
                 state.withLock { $0.replayed[index] = nil }
+                readsUnderWay.close(index)
                 group.cancelAll()
             }
             state.withLock { state in
