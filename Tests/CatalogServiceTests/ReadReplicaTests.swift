@@ -97,7 +97,7 @@ import Testing
                     #expect(try await Self.newBooks(other).contains(id), "round \(round): the next feed of the other catalog")
                     #expect(try await Self.read(one, "/opds/books/\(id)").0 == .ok)
                 }
-                try await eventually(timeout: .seconds(20), "feeds are read from the replica once it has caught up") {
+                try await eventually(timeout: .seconds(60), "feeds are read from the replica once it has caught up") {
                     let before = replicas.readsOnReplicas.load(ordering: .relaxed)
                     _ = try await Self.newBooks(one)
                     try await one.execute(uri: "/opds/search?q=replicated", method: .get) { response in
@@ -119,7 +119,7 @@ import Testing
         let parts = try Self.parts(database, blobs: blobs)
         let replicas = try #require(parts.readReplicas)
         try await buildCatalogApplication(parts: parts).testRouter { client in
-            try await eventually(timeout: .seconds(20), "the replica is in use") {
+            try await eventually(timeout: .seconds(60), "the replica is in use") {
                 let before = replicas.readsOnReplicas.load(ordering: .relaxed)
                 _ = try await Self.newBooks(client)
                 return replicas.readsOnReplicas.load(ordering: .relaxed) > before
@@ -138,7 +138,7 @@ import Testing
                 throw error
             }
             try await TestDatabase.execute("SELECT pg_wal_replay_resume()", on: replicaURL)
-            try await eventually(timeout: .seconds(20), "the replica is read again once it has replayed the write") {
+            try await eventually(timeout: .seconds(60), "the replica is read again once it has replayed the write") {
                 let before = replicas.readsOnReplicas.load(ordering: .relaxed)
                 _ = try await Self.newBooks(client)
                 return replicas.readsOnReplicas.load(ordering: .relaxed) > before
@@ -199,7 +199,7 @@ import Testing
         try await buildCatalogApplication(parts: parts).testRouter { client in
             let id = try await Self.step("ingest a book") { try await Self.ingest(client, title: "Steadfast Volume") }
             try await Self.step("the replica is in use") {
-                try await eventually(timeout: .seconds(20), "the replica is in use") {
+                try await eventually(timeout: .seconds(60), "the replica is in use") {
                     let before = replicas.readsOnReplicas.load(ordering: .relaxed)
                     _ = try await Self.newBooks(client)
                     return replicas.readsOnReplicas.load(ordering: .relaxed) > before
@@ -217,7 +217,7 @@ import Testing
                 }
             }
             defer { released.value.withLock { $0 = true } }
-            try await eventually(timeout: .seconds(20), "the read is under way on the replica") { replicas.readsUnderWayOnReplicas == 1 }
+            try await eventually(timeout: .seconds(60), "the read is under way on the replica") { replicas.readsUnderWayOnReplicas == 1 }
             do {
                 // Inside: a stop that outlasts its step may have stopped the replica all the same, and it is started again.
                 let stopped = try await Self.step("stop the replica") { try await ChildProcess.run([script, "stop", folder]) }
